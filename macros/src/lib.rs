@@ -1,0 +1,103 @@
+//! Procedural macros of [mcp-profiles](https://docs.rs/mcp-profiles).
+//!
+//! Use them through the `mcp-profiles` crate, which re-exports them and
+//! provides the runtime they expand to. Each macro is split into a parse
+//! stage (tokens into plain data), a validate stage (every error of one
+//! input collected and reported together) and an expand stage (quoting the
+//! output). On error the original item is still emitted, so the user sees the
+//! macro's error and not a cascade of unresolved names.
+
+mod errors;
+mod names;
+mod register;
+mod tool_group;
+mod vocabulary;
+
+use proc_macro::TokenStream;
+
+/// Declares the profile vocabulary of a server type.
+///
+/// ```ignore
+/// #[derive(Clone)]
+/// pub struct Kandev { /* ... */ }
+///
+/// mcp_profiles::vocabulary! {
+///     server Kandev;
+///
+///     /// The base surface of a session.
+///     #[surfaces]
+///     pub enum Surface { KanbanTask, OfficeTask, Configuration, External }
+///
+///     #[capabilities]
+///     pub enum Capability {
+///         UserQuestion,
+///         #[exclusive_with(UserQuestion)]
+///         ParentQuestion,
+///         TaskTitle,
+///     }
+///
+///     #[providers]
+///     pub enum Provider { Github, Gitlab }
+/// }
+/// ```
+///
+/// Each enum becomes an ordinary Rust enum (deriving `Clone`, `Copy`, `Debug`,
+/// `PartialEq`, `Eq`, `PartialOrd`, `Ord`, `Hash`) with `Display`, `FromStr`
+/// and serde support through its kebab-case wire name (`KanbanTask` is
+/// `kanban-task`; `#[rename = "..."]` on a variant overrides it). Parsing an
+/// unknown name fails with an error naming it and listing the valid ones.
+/// `#[exclusive_with(...)]` on a capability forbids holding both.
+///
+/// The server type gets `mcp_profiles::Vocabulary`. Invoke the macro in the
+/// module that defines the server type: it also defines a hidden macro under
+/// the type's name, which is how `#[tool_group] impl Kandev` finds the
+/// vocabulary to check its names against, from any module that can name
+/// `Kandev`.
+#[proc_macro]
+pub fn vocabulary(input: TokenStream) -> TokenStream {
+    vocabulary::vocabulary(input.into()).into()
+}
+
+/// Makes an impl block of rmcp `#[tool]` handlers one tool group, with one
+/// enablement rule, in the server's static registry.
+///
+/// ```ignore
+/// #[tool_group(surface = "kanban-task", capability = "parent-question")]
+/// impl Kandev {
+///     #[tool(description = "Ask the parent task a blocking question")]
+///     async fn ask_parent_question_kandev(
+///         &self,
+///         Parameters(questions): Parameters<Questions>,
+///     ) -> Result<CallToolResult, ErrorData> { /* ... */ }
+/// }
+/// ```
+///
+/// Keys, at least one condition required:
+///
+/// - `surface = "..."` or `surfaces = ["...", ...]`: the context's surface is one of these;
+/// - `capability = "..."` (repeatable) or `capabilities = [...]`: every one is held;
+/// - `provider = "..."`: this provider is attached;
+/// - `name = "..."`: the group's kebab-case name; by default the last segment
+///   of the module path (`tools/plan.rs` gives `plan`).
+///
+/// The methods stay ordinary rmcp tools (`Parameters<T>`, `Json<T>`,
+/// schemars schemas). The group can live in any module or file; nothing lists
+/// it by hand: its registry entry is linked in with `linkme`.
+///
+/// At compile time, each with one error on the offending tokens: an unknown
+/// surface, capability or provider (on the string literal, listing the
+/// declared ones), no condition, an unknown or repeated key, a group
+/// requiring two exclusive capabilities, anything but an inherent, non-generic
+/// impl block, an impl with no `#[tool]`, and two tools of one name.
+#[proc_macro_attribute]
+pub fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
+    tool_group::tool_group(attr.into(), item.into()).into()
+}
+
+/// The registration callback `#[tool_group]` reaches through the macro
+/// `vocabulary!` defines; not for direct use.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __register_tool_group(input: TokenStream) -> TokenStream {
+    register::register(input.into()).into()
+}

@@ -1,0 +1,27 @@
+//! The registration callback behind `#[tool_group]`: it receives the
+//! server's vocabulary and one group, checks the group's names against the
+//! vocabulary, and emits the group's registry entry.
+
+mod expand;
+mod parse;
+mod validate;
+
+use proc_macro2::TokenStream;
+
+use crate::errors::Errors;
+
+pub(crate) fn register(input: TokenStream) -> TokenStream {
+    let input = match syn::parse2::<parse::Input>(input) {
+        Ok(input) => input,
+        Err(error) => return error.to_compile_error(),
+    };
+    let mut errors = Errors::default();
+    let masks = validate::validate(&input.vocabulary, &input.group, &mut errors);
+    if errors.is_empty() {
+        expand::expand(&input.group, &masks)
+    } else {
+        // The impl block was already emitted by `#[tool_group]`; only the
+        // errors remain to be said.
+        errors.to_compile_errors()
+    }
+}

@@ -1,0 +1,146 @@
+//! Parse stage of the registration callback.
+//!
+//! Its input is written by two macros, never by hand: `vocabulary!` puts the
+//! vocabulary in front, `#[tool_group]` appends the group.
+//!
+//! ```text
+//! vocabulary {
+//!     surfaces: ["kanban-task", ...], capabilities: [...], providers: [...],
+//!     exclusive: [["user-question", "parent-question"], ...],
+//! }
+//! server: Kandev,
+//! name: ["parent-question"],
+//! surfaces: ["kanban-task"], capabilities: ["parent-question"], providers: [],
+//! tools: ["ask_parent_question_kandev" => ask_parent_question_kandev],
+//! ```
+
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Ident, LitStr, Token, Type, braced, bracketed};
+
+/// The vocabulary as `vocabulary!` wrote it: wire names in index order.
+pub(crate) struct VocabularyNames {
+    pub surfaces: Vec<String>,
+    pub capabilities: Vec<String>,
+    pub providers: Vec<String>,
+    pub exclusive: Vec<(String, String)>,
+}
+
+/// The group as `#[tool_group]` wrote it, user spans intact.
+pub(crate) struct GroupInput {
+    pub server: Type,
+    pub name: Option<LitStr>,
+    pub surfaces: Vec<LitStr>,
+    pub capabilities: Vec<LitStr>,
+    pub providers: Vec<LitStr>,
+    pub tools: Vec<(LitStr, Ident)>,
+}
+
+pub(crate) struct Input {
+    pub vocabulary: VocabularyNames,
+    pub group: GroupInput,
+}
+
+impl Parse for Input {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        label(input, "vocabulary")?;
+        let content;
+        braced!(content in input);
+        let vocabulary = VocabularyNames {
+            surfaces: strings(&field(&content, "surfaces")?),
+            capabilities: strings(&field(&content, "capabilities")?),
+            providers: strings(&field(&content, "providers")?),
+            exclusive: {
+                label(&content, "exclusive")?;
+                content.parse::<Token![:]>()?;
+                let pairs;
+                bracketed!(pairs in content);
+                let pairs = Punctuated::<Pair, Token![,]>::parse_terminated(&pairs)?;
+                content.parse::<Option<Token![,]>>()?;
+                pairs.into_iter().map(|pair| (pair.0, pair.1)).collect()
+            },
+        };
+        label(input, "server")?;
+        input.parse::<Token![:]>()?;
+        let server: Type = input.parse()?;
+        input.parse::<Token![,]>()?;
+        let group = GroupInput {
+            server,
+            name: field(input, "name")?.into_iter().next(),
+            surfaces: field(input, "surfaces")?,
+            capabilities: field(input, "capabilities")?,
+            providers: field(input, "providers")?,
+            tools: {
+                label(input, "tools")?;
+                input.parse::<Token![:]>()?;
+                let content;
+                bracketed!(content in input);
+                let tools = Punctuated::<Tool, Token![,]>::parse_terminated(&content)?;
+                input.parse::<Option<Token![,]>>()?;
+                tools
+                    .into_iter()
+                    .map(|tool| (tool.name, tool.method))
+                    .collect()
+            },
+        };
+        Ok(Input { vocabulary, group })
+    }
+}
+
+/// `["a", "b"]` as a pair of names.
+struct Pair(String, String);
+
+impl Parse for Pair {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let content;
+        bracketed!(content in input);
+        let first: LitStr = content.parse()?;
+        content.parse::<Token![,]>()?;
+        let second: LitStr = content.parse()?;
+        Ok(Pair(first.value(), second.value()))
+    }
+}
+
+/// `"name" => method`
+struct Tool {
+    name: LitStr,
+    method: Ident,
+}
+
+impl Parse for Tool {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name = input.parse()?;
+        input.parse::<Token![=>]>()?;
+        Ok(Tool {
+            name,
+            method: input.parse()?,
+        })
+    }
+}
+
+fn label(input: ParseStream, expected: &str) -> syn::Result<()> {
+    let ident: Ident = input.parse()?;
+    if ident == expected {
+        Ok(())
+    } else {
+        Err(syn::Error::new(
+            ident.span(),
+            format!("expected `{expected}`"),
+        ))
+    }
+}
+
+/// `label: ["a", "b"],`
+fn field(input: ParseStream, name: &str) -> syn::Result<Vec<LitStr>> {
+    label(input, name)?;
+    input.parse::<Token![:]>()?;
+    let content;
+    bracketed!(content in input);
+    let items = Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?;
+    input.parse::<Option<Token![,]>>()?;
+    Ok(items.into_iter().collect())
+}
+
+fn strings(literals: &[LitStr]) -> Vec<String> {
+    literals.iter().map(LitStr::value).collect()
+}

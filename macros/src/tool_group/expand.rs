@@ -1,0 +1,53 @@
+//! Expand stage: the impl block, unchanged, plus one call of the
+//! registration macro that the server's `vocabulary!` generated.
+//!
+//! That macro carries the vocabulary, so names are checked and turned into
+//! bits there; the literals pass through `macro_rules!` with their spans, which
+//! is what puts an unknown-name error on the user's string literal.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{ItemImpl, LitStr, PathArguments, TypePath};
+
+use super::parse::ToolFn;
+use super::validate::GroupSpec;
+
+pub(crate) fn expand(
+    item: &ItemImpl,
+    self_path: &TypePath,
+    spec: &GroupSpec,
+    tools: &[ToolFn],
+) -> TokenStream {
+    // `vocabulary!` defines the registration macro under the server type's
+    // name (macros and types live in different namespaces), so the path that
+    // names the type here also names the macro.
+    let mut macro_path = self_path.path.clone();
+    for segment in &mut macro_path.segments {
+        segment.arguments = PathArguments::None;
+    }
+    let self_ty = &item.self_ty;
+    let GroupSpec {
+        name,
+        surfaces,
+        capabilities,
+        provider,
+    } = spec;
+    let name = name.iter();
+    let provider = provider.iter();
+    let tool_names = tools
+        .iter()
+        .map(|tool| LitStr::new(&tool.name, tool.name_span));
+    let methods = tools.iter().map(|tool| &tool.method);
+    quote! {
+        #item
+
+        #macro_path! {
+            server: #self_ty,
+            name: [#(#name)*],
+            surfaces: [#(#surfaces),*],
+            capabilities: [#(#capabilities),*],
+            providers: [#(#provider)*],
+            tools: [#(#tool_names => #methods),*],
+        }
+    }
+}

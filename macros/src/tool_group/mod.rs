@@ -1,0 +1,62 @@
+//! `#[tool_group(...)]`: parse, validate, expand.
+
+mod expand;
+mod parse;
+mod validate;
+
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote};
+use syn::Item;
+
+use crate::errors::{Errors, item_with_errors};
+
+pub(crate) fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let item_impl = match syn::parse2::<Item>(item.clone()) {
+        Ok(Item::Impl(item_impl)) => item_impl,
+        Ok(other) => {
+            let (what, head) = describe(&other);
+            errors.spanned(
+                head,
+                format!(
+                    "#[tool_group] applies to an `impl` block of rmcp #[tool] methods, not to {what}"
+                ),
+            );
+            return item_with_errors(item, &errors);
+        }
+        // Not an item at all: rustc reports the syntax error itself.
+        Err(_) => return item,
+    };
+    let spec = match parse::args(attr) {
+        Ok(args) => validate::attribute(args, &mut errors),
+        Err(error) => {
+            errors.push(error);
+            validate::GroupSpec::default()
+        }
+    };
+    let tools = parse::tool_fns(&item_impl);
+    let self_path = validate::item(&item_impl, &tools, &mut errors);
+    match self_path {
+        Some(self_path) if errors.is_empty() => {
+            expand::expand(&item_impl, self_path, &spec, &tools)
+        }
+        _ => item_with_errors(&item_impl, &errors),
+    }
+}
+
+/// What the item is, and the tokens that best name it for an error span.
+fn describe(item: &Item) -> (&'static str, TokenStream) {
+    match item {
+        Item::Struct(s) => ("a struct", spanning(&s.struct_token, &s.ident)),
+        Item::Enum(e) => ("an enum", spanning(&e.enum_token, &e.ident)),
+        Item::Fn(f) => ("a function", spanning(&f.sig.fn_token, &f.sig.ident)),
+        Item::Trait(t) => ("a trait", spanning(&t.trait_token, &t.ident)),
+        Item::Mod(m) => ("a module", spanning(&m.mod_token, &m.ident)),
+        Item::Union(u) => ("a union", spanning(&u.union_token, &u.ident)),
+        other => ("this item", other.to_token_stream()),
+    }
+}
+
+fn spanning(keyword: &impl ToTokens, ident: &syn::Ident) -> TokenStream {
+    quote!(#keyword #ident)
+}

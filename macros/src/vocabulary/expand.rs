@@ -1,0 +1,193 @@
+//! Expand stage of `vocabulary!`: the enums with their trait impls, the
+//! `Vocabulary` impl for the server, and the registration macro that
+//! `#[tool_group]` calls through the server type's name.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::ItemEnum;
+
+use super::validate::{Role, TermEnum, Vocabulary};
+
+pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
+    let Vocabulary {
+        server,
+        surfaces,
+        capabilities,
+        providers,
+        exclusive,
+    } = vocabulary;
+    let enums = [
+        (Role::Surfaces, surfaces),
+        (Role::Capabilities, capabilities),
+        (Role::Providers, providers),
+    ]
+    .map(|(role, term_enum)| term_enum_tokens(server, role, term_enum));
+    let (surface, capability, provider) = (
+        &surfaces.item.ident,
+        &capabilities.item.ident,
+        &providers.item.ident,
+    );
+    let variant = |index: usize| &capabilities.terms[index].variant;
+    let exclusive_values = exclusive
+        .iter()
+        .map(|(a, b)| (variant(*a), variant(*b)))
+        .map(|(a, b)| quote!((#capability::#a, #capability::#b)));
+    let wire = |term_enum: &TermEnum| -> Vec<String> {
+        term_enum
+            .terms
+            .iter()
+            .map(|t| t.wire_name.clone())
+            .collect()
+    };
+    let (surface_names, capability_names, provider_names) =
+        (wire(surfaces), wire(capabilities), wire(providers));
+    let exclusive_names = exclusive.iter().map(|(a, b)| {
+        let (a, b) = (&capability_names[*a], &capability_names[*b]);
+        quote!([#a, #b])
+    });
+    let register = format_ident!("__mcp_profiles_register_{}", server);
+    quote! {
+        #(#enums)*
+
+        impl ::mcp_profiles::Vocabulary for #server {
+            type Surface = #surface;
+            type Capability = #capability;
+            type Provider = #provider;
+
+            const EXCLUSIVE: &'static [(Self::Capability, Self::Capability)] =
+                &[#(#exclusive_values),*];
+
+            fn registry() -> &'static ::mcp_profiles::Registry<Self> {
+                static REGISTRY: ::std::sync::OnceLock<::mcp_profiles::Registry<#server>> =
+                    ::std::sync::OnceLock::new();
+                REGISTRY.get_or_init(::mcp_profiles::__private::linked_registry::<#server>)
+            }
+        }
+
+        // `#[tool_group] impl Server` calls `Server! { ... }`: the type's
+        // name doubles as this macro's name, so whoever can name the type can
+        // reach its vocabulary.
+        #[doc(hidden)]
+        #[allow(unused_macros)]
+        macro_rules! #register {
+            ($($group:tt)*) => {
+                ::mcp_profiles::__private::register_tool_group! {
+                    vocabulary {
+                        surfaces: [#(#surface_names),*],
+                        capabilities: [#(#capability_names),*],
+                        providers: [#(#provider_names),*],
+                        exclusive: [#(#exclusive_names),*],
+                    }
+                    $($group)*
+                }
+            };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        pub(crate) use #register as #server;
+    }
+}
+
+fn term_enum_tokens(server: &syn::Ident, role: Role, term_enum: &TermEnum) -> TokenStream {
+    let ItemEnum {
+        attrs,
+        vis,
+        enum_token,
+        ident,
+        brace_token: _,
+        variants,
+        ..
+    } = &term_enum.item;
+    let kind = format_ident!("{}", role.kind());
+    let default_doc = attrs
+        .iter()
+        .all(|attr| !attr.path().is_ident("doc"))
+        .then(|| {
+            let doc = format!(
+                " The {} of [`{server}`]'s profile vocabulary.",
+                role.attribute()
+            );
+            quote!(#[doc = #doc])
+        });
+    let variant_tokens = variants
+        .iter()
+        .zip(&term_enum.terms)
+        .map(|(variant, term)| {
+            let variant_attrs = &variant.attrs;
+            let name = &variant.ident;
+            let has_doc = variant_attrs.iter().any(|attr| attr.path().is_ident("doc"));
+            let separator = has_doc.then(|| quote!(#[doc = ""]));
+            let doc = format!(" Wire name: `{}`.", term.wire_name);
+            quote! {
+                #(#variant_attrs)*
+                #separator
+                #[doc = #doc]
+                #name
+            }
+        });
+    let names: Vec<_> = term_enum.terms.iter().map(|t| &t.variant).collect();
+    let wire_names = term_enum.terms.iter().map(|t| &t.wire_name);
+    let indices = 0..names.len();
+    let private = quote!(::mcp_profiles::__private);
+    quote! {
+        #default_doc
+        #(#attrs)*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #vis #enum_token #ident {
+            #(#variant_tokens,)*
+        }
+
+        impl ::mcp_profiles::Term for #ident {
+            const KIND: ::mcp_profiles::TermKind = ::mcp_profiles::TermKind::#kind;
+            const ALL: &'static [Self] = &[#(Self::#names),*];
+            const NAMES: &'static [&'static str] = &[#(#wire_names),*];
+
+            fn index(self) -> usize {
+                match self {
+                    #(Self::#names => #indices,)*
+                }
+            }
+        }
+
+        impl ::core::fmt::Display for #ident {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.pad(::mcp_profiles::Term::wire_name(*self))
+            }
+        }
+
+        impl ::core::str::FromStr for #ident {
+            type Err = ::mcp_profiles::UnknownName;
+
+            fn from_str(name: &str) -> ::core::result::Result<Self, Self::Err> {
+                <Self as ::mcp_profiles::Term>::parse_wire_name(name)
+            }
+        }
+
+        impl #private::serde::Serialize for #ident {
+            fn serialize<S: #private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                #private::serde_term::serialize(*self, serializer)
+            }
+        }
+
+        impl<'de> #private::serde::Deserialize<'de> for #ident {
+            fn deserialize<D: #private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                #private::serde_term::deserialize(deserializer)
+            }
+        }
+    }
+}
+
+/// The enums alone, as plain enums, for when validation failed.
+pub(crate) fn plain_enums(enums: &[ItemEnum]) -> TokenStream {
+    quote! {
+        #(
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+            #enums
+        )*
+    }
+}

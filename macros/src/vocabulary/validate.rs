@@ -1,0 +1,272 @@
+//! Validate stage of `vocabulary!`: three role-marked enums of unit variants,
+//! unique kebab-case wire names, and exclusivity between known capabilities.
+
+use syn::{Attribute, Fields, Ident, Item, ItemEnum, LitStr, Meta, Token, punctuated::Punctuated};
+
+use super::parse::Input;
+use crate::errors::Errors;
+use crate::names::{is_kebab_case, kebab_case};
+
+/// Terms are bits of a `u64`.
+const MAX_TERMS: usize = 64;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    Surfaces,
+    Capabilities,
+    Providers,
+}
+
+impl Role {
+    pub const ALL: [Role; 3] = [Role::Surfaces, Role::Capabilities, Role::Providers];
+
+    pub fn attribute(self) -> &'static str {
+        match self {
+            Role::Surfaces => "surfaces",
+            Role::Capabilities => "capabilities",
+            Role::Providers => "providers",
+        }
+    }
+
+    pub fn kind(self) -> &'static str {
+        match self {
+            Role::Surfaces => "Surface",
+            Role::Capabilities => "Capability",
+            Role::Providers => "Provider",
+        }
+    }
+}
+
+/// One enum of the vocabulary, with our attributes taken off.
+pub(crate) struct TermEnum {
+    pub item: ItemEnum,
+    pub terms: Vec<TermSpec>,
+}
+
+pub(crate) struct TermSpec {
+    pub variant: Ident,
+    pub wire_name: String,
+    pub exclusive_with: Vec<Ident>,
+}
+
+pub(crate) struct Vocabulary {
+    pub server: Ident,
+    pub surfaces: TermEnum,
+    pub capabilities: TermEnum,
+    pub providers: TermEnum,
+    /// Index pairs into `capabilities.terms`, each pair once.
+    pub exclusive: Vec<(usize, usize)>,
+}
+
+/// Validates the input; on any error returns the enums found so far, cleaned
+/// of our attributes, so that code naming them still compiles.
+pub(crate) fn validate(input: Input, errors: &mut Errors) -> Result<Vocabulary, Vec<ItemEnum>> {
+    let mut found: [Option<TermEnum>; 3] = [None, None, None];
+    let mut cleaned = Vec::new();
+    for item in input.items {
+        let Item::Enum(mut item) = item else {
+            errors.spanned(
+                &item,
+                "a vocabulary holds only enums marked #[surfaces], #[capabilities] or #[providers]",
+            );
+            continue;
+        };
+        let role = take_role(&mut item, errors);
+        let terms = terms(&mut item, role, errors);
+        cleaned.push(item.clone());
+        let Some(role) = role else { continue };
+        let slot = &mut found[Role::ALL
+            .iter()
+            .position(|r| *r == role)
+            .unwrap_or_default()];
+        if slot.is_some() {
+            errors.spanned(
+                &item.ident,
+                format!(
+                    "a second #[{}] enum; a vocabulary has exactly one",
+                    role.attribute()
+                ),
+            );
+        } else {
+            *slot = Some(TermEnum { item, terms });
+        }
+    }
+    for (role, slot) in Role::ALL.iter().zip(&found) {
+        if slot.is_none() {
+            errors.at(
+                proc_macro2::Span::call_site(),
+                format!(
+                    "the vocabulary has no #[{}] enum; declare one (it may be empty: `pub enum {} {{}}`)",
+                    role.attribute(),
+                    role.kind()
+                ),
+            );
+        }
+    }
+    let [Some(surfaces), Some(capabilities), Some(providers)] = found else {
+        return Err(cleaned);
+    };
+    if surfaces.terms.is_empty() {
+        errors.spanned(
+            &surfaces.item.ident,
+            "a vocabulary needs at least one surface",
+        );
+    }
+    let exclusive = exclusive_pairs(&capabilities, errors);
+    if !errors.is_empty() {
+        return Err(cleaned);
+    }
+    Ok(Vocabulary {
+        server: input.server,
+        surfaces,
+        capabilities,
+        providers,
+        exclusive,
+    })
+}
+
+/// Removes and returns the enum's role attribute.
+fn take_role(item: &mut ItemEnum, errors: &mut Errors) -> Option<Role> {
+    let mut role = None;
+    item.attrs.retain(|attr| {
+        let Some(found) = Role::ALL
+            .into_iter()
+            .find(|r| attr.path().is_ident(r.attribute()))
+        else {
+            return true;
+        };
+        if role.is_some() {
+            errors.spanned(
+                attr,
+                "an enum has one role: #[surfaces], #[capabilities] or #[providers]",
+            );
+        }
+        role = Some(found);
+        false
+    });
+    if role.is_none() {
+        errors.spanned(
+            &item.ident,
+            "mark this enum #[surfaces], #[capabilities] or #[providers]",
+        );
+    }
+    role
+}
+
+/// The enum's terms, checking variants and removing our variant attributes.
+fn terms(item: &mut ItemEnum, role: Option<Role>, errors: &mut Errors) -> Vec<TermSpec> {
+    if !item.generics.params.is_empty() {
+        errors.spanned(&item.generics, "vocabulary enums cannot be generic");
+    }
+    if item.variants.len() > MAX_TERMS {
+        errors.spanned(
+            &item.ident,
+            format!(
+                "a vocabulary enum holds at most {MAX_TERMS} terms; this one has {}",
+                item.variants.len()
+            ),
+        );
+    }
+    let mut terms: Vec<TermSpec> = Vec::new();
+    for variant in &mut item.variants {
+        if !matches!(variant.fields, Fields::Unit) {
+            errors.spanned(&variant.fields, "vocabulary terms are unit variants");
+        }
+        if let Some((eq, discriminant)) = &variant.discriminant {
+            errors.spanned(
+                quote::quote!(#eq #discriminant),
+                "vocabulary terms take no discriminant; a term's index is its position",
+            );
+        }
+        let mut wire_name = kebab_case(&variant.ident.to_string());
+        let mut exclusive_with = Vec::new();
+        let mut attrs = Vec::new();
+        for attr in variant.attrs.drain(..) {
+            if attr.path().is_ident("rename") {
+                if let Some(name) = rename(&attr, errors) {
+                    wire_name = name;
+                }
+            } else if attr.path().is_ident("exclusive_with") {
+                if role != Some(Role::Capabilities) {
+                    errors.spanned(&attr, "#[exclusive_with] belongs on capabilities");
+                }
+                exclusive_with.extend(idents(&attr, errors));
+            } else {
+                attrs.push(attr);
+            }
+        }
+        variant.attrs = attrs;
+        if let Some(first) = terms.iter().find(|t| t.wire_name == wire_name) {
+            errors.spanned(
+                &variant.ident,
+                format!(
+                    "wire name `{wire_name}` is already used by `{}`",
+                    first.variant
+                ),
+            );
+        }
+        terms.push(TermSpec {
+            variant: variant.ident.clone(),
+            wire_name,
+            exclusive_with,
+        });
+    }
+    terms
+}
+
+fn rename(attr: &Attribute, errors: &mut Errors) -> Option<String> {
+    let name = match &attr.meta {
+        Meta::NameValue(pair) => match &pair.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(lit),
+                ..
+            }) => Some(lit.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(name): Option<LitStr> = name else {
+        errors.spanned(attr, "expected `#[rename = \"wire-name\"]`");
+        return None;
+    };
+    if !is_kebab_case(&name.value()) {
+        errors.spanned(
+            &name,
+            format!("wire name `{}` is not kebab-case", name.value()),
+        );
+        return None;
+    }
+    Some(name.value())
+}
+
+fn idents(attr: &Attribute, errors: &mut Errors) -> Vec<Ident> {
+    match attr.parse_args_with(Punctuated::<Ident, Token![,]>::parse_terminated) {
+        Ok(list) if !list.is_empty() => list.into_iter().collect(),
+        _ => {
+            errors.spanned(attr, "expected `#[exclusive_with(OtherCapability, ...)]`");
+            Vec::new()
+        }
+    }
+}
+
+fn exclusive_pairs(capabilities: &TermEnum, errors: &mut Errors) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    for (index, term) in capabilities.terms.iter().enumerate() {
+        for other in &term.exclusive_with {
+            match capabilities.terms.iter().position(|t| t.variant == *other) {
+                None => errors.spanned(other, format!("no capability `{other}` in this enum")),
+                Some(found) if found == index => {
+                    errors.spanned(other, "a capability cannot exclude itself")
+                }
+                Some(found) => {
+                    let pair = (index.min(found), index.max(found));
+                    if !pairs.contains(&pair) {
+                        pairs.push(pair);
+                    }
+                }
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs
+}

@@ -1,0 +1,255 @@
+//! Assembly: a context in, a [`Profile`] out.
+//!
+//! The enabled groups are a bit set over registry indices; the tool set of
+//! each distinct bit set is built once, sorted by name, and shared through an
+//! `Arc` by every profile that has it.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::{Decision, Group, ProfileContext, Registry, Vocabulary};
+
+/// The sorted tools of one set of enabled groups; shared, never mutated.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct ToolSet {
+    /// Names of the enabled groups, in registry (name) order.
+    pub groups: Box<[Arc<str>]>,
+    /// Every tool name of those groups, sorted.
+    pub tools: Box<[&'static str]>,
+}
+
+/// The tools one context can reach: the enabled groups and their tools.
+///
+/// Profiles with the same enabled groups share one tool list; comparing them
+/// is a pointer comparison first.
+///
+/// ```
+/// # mod server { pub struct Demo; }
+/// # use server::Demo;
+/// # mcp_profiles::vocabulary! {
+/// #     server Demo;
+/// #     #[surfaces] pub enum Surface { KanbanTask, External }
+/// #     #[capabilities] pub enum Capability { UserQuestion }
+/// #     #[providers] pub enum Provider {}
+/// # }
+/// use mcp_profiles::{ProfileContext, Vocabulary};
+///
+/// let registry = Demo::registry();
+/// let plain = registry.assemble(&ProfileContext::new(Surface::KanbanTask));
+/// let asking = registry.assemble(
+///     &ProfileContext::new(Surface::KanbanTask).with_capability(Capability::UserQuestion)?,
+/// );
+/// let diff = plain.diff(&asking);
+/// assert!(diff.removed.is_empty());
+/// # Ok::<(), mcp_profiles::ContextError>(())
+/// ```
+pub struct Profile<V: Vocabulary> {
+    context: ProfileContext<V>,
+    set: Arc<ToolSet>,
+}
+
+impl<V: Vocabulary> Clone for Profile<V> {
+    fn clone(&self) -> Self {
+        Profile {
+            context: self.context,
+            set: Arc::clone(&self.set),
+        }
+    }
+}
+
+impl<V: Vocabulary> fmt::Debug for Profile<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Profile")
+            .field("context", &self.context)
+            .field("groups", &self.set.groups)
+            .field("tools", &self.set.tools)
+            .finish()
+    }
+}
+
+/// Tools gained and lost between two profiles, each list sorted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ToolDiff {
+    /// In the new profile only.
+    pub added: Vec<&'static str>,
+    /// In the old profile only.
+    pub removed: Vec<&'static str>,
+}
+
+impl ToolDiff {
+    /// Whether the two tool sets are equal.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty()
+    }
+}
+
+impl<V: Vocabulary> Profile<V> {
+    /// The context this profile was assembled from.
+    pub fn context(&self) -> &ProfileContext<V> {
+        &self.context
+    }
+
+    /// Names of the enabled groups, in registry order.
+    pub fn groups(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.set.groups.iter().map(|name| &**name)
+    }
+
+    /// Every tool name, sorted.
+    pub fn tool_names(&self) -> &[&'static str] {
+        &self.set.tools
+    }
+
+    /// Whether the profile exposes `tool`.
+    pub fn contains(&self, tool: &str) -> bool {
+        self.set.tools.binary_search(&tool).is_ok()
+    }
+
+    /// Whether both profiles expose exactly the same tools; a replacement
+    /// between such profiles changes nothing a client can see.
+    pub fn same_tools(&self, other: &Profile<V>) -> bool {
+        Arc::ptr_eq(&self.set, &other.set) || self.set.tools == other.set.tools
+    }
+
+    /// What a change from `self` to `new` adds and removes.
+    pub fn diff(&self, new: &Profile<V>) -> ToolDiff {
+        let (old, new) = (&self.set.tools, &new.set.tools);
+        let mut diff = ToolDiff::default();
+        let (mut i, mut j) = (0, 0);
+        // Both lists are sorted: one merge pass.
+        while i < old.len() || j < new.len() {
+            match (old.get(i), new.get(j)) {
+                (Some(a), Some(b)) if a == b => (i, j) = (i + 1, j + 1),
+                (Some(a), Some(b)) if a < b => {
+                    diff.removed.push(a);
+                    i += 1;
+                }
+                (Some(a), None) => {
+                    diff.removed.push(a);
+                    i += 1;
+                }
+                (_, Some(b)) => {
+                    diff.added.push(b);
+                    j += 1;
+                }
+                (None, None) => unreachable!("loop condition"),
+            }
+        }
+        diff
+    }
+}
+
+impl<V: Vocabulary> Registry<V> {
+    /// Assembles the profile of `context`: its enabled groups and tools.
+    ///
+    /// Deterministic: tools are sorted by name, and the order in which a
+    /// context's capabilities or providers were added cannot matter because
+    /// a context stores them as sets.
+    pub fn assemble(&self, context: &ProfileContext<V>) -> Profile<V> {
+        let bits = context.bits();
+        let words = self.groups().len().div_ceil(64);
+        let mut enabled = vec![0u64; words];
+        for (index, group) in self.groups().iter().enumerate() {
+            if group.rule().masks().matches(&bits) {
+                enabled[index / 64] |= 1 << (index % 64);
+            }
+        }
+        let set = self.tool_set(enabled);
+        Profile {
+            context: *context,
+            set,
+        }
+    }
+
+    fn tool_set(&self, enabled: Vec<u64>) -> Arc<ToolSet> {
+        let mut cache = self
+            .tool_sets
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(set) = cache.get(&enabled) {
+            return Arc::clone(set);
+        }
+        let groups: Vec<&Group<V>> = self
+            .groups()
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| enabled[index / 64] & (1 << (index % 64)) != 0)
+            .map(|(_, group)| group)
+            .collect();
+        let mut tools: Vec<&'static str> = groups
+            .iter()
+            .flat_map(|group| group.tools().iter().copied())
+            .collect();
+        tools.sort_unstable();
+        // Verification rules out two co-enabled groups sharing a tool name.
+        tools.dedup();
+        let set = Arc::new(ToolSet {
+            groups: groups
+                .iter()
+                .map(|group| Arc::clone(group.shared_name()))
+                .collect(),
+            tools: tools.into_boxed_slice(),
+        });
+        cache.insert(enabled, Arc::clone(&set));
+        set
+    }
+
+    /// Explains `context`: every group, on or off, with the deciding condition.
+    pub fn explain(&self, context: &ProfileContext<V>) -> Explanation<'_, V> {
+        Explanation {
+            context: *context,
+            rows: self
+                .groups()
+                .iter()
+                .map(|group| (group, group.rule().decide(context)))
+                .collect(),
+        }
+    }
+}
+
+/// Every group of a registry, on or off for one context, and why.
+///
+/// Displays as one aligned line per group:
+///
+/// ```text
+/// on   github-pr  surface(kanban-task) & provider(github)  every condition holds
+/// off  gitlab-mr  surface(kanban-task) & provider(gitlab)  provider gitlab is not attached
+/// ```
+pub struct Explanation<'r, V: Vocabulary> {
+    context: ProfileContext<V>,
+    rows: Vec<(&'r Group<V>, Decision<V>)>,
+}
+
+impl<'r, V: Vocabulary> Explanation<'r, V> {
+    /// The explained context.
+    pub fn context(&self) -> &ProfileContext<V> {
+        &self.context
+    }
+
+    /// Each group with its decision, in registry order.
+    pub fn rows(&self) -> impl ExactSizeIterator<Item = (&'r Group<V>, Decision<V>)> + '_ {
+        self.rows.iter().copied()
+    }
+}
+
+impl<V: Vocabulary> fmt::Display for Explanation<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rules: Vec<String> = self
+            .rows
+            .iter()
+            .map(|(g, _)| g.rule().to_string())
+            .collect();
+        let name_width = self.rows.iter().map(|(g, _)| g.name().len()).max();
+        let rule_width = rules.iter().map(String::len).max();
+        for ((group, decision), rule) in self.rows.iter().zip(&rules) {
+            let state = if decision.is_enabled() { "on" } else { "off" };
+            writeln!(
+                f,
+                "{state:<4} {name:<nw$}  {rule:<rw$}  {decision}",
+                name = group.name(),
+                nw = name_width.unwrap_or(0),
+                rw = rule_width.unwrap_or(0),
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,354 @@
+//! [`ProfileContext`]: the typed input of profile assembly.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
+
+use serde::de::Error as _;
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::rule::{ContextBits, Shape, mask_below};
+use crate::{Term, Vocabulary};
+
+/// One surface, a set of capabilities and a set of attached providers.
+///
+/// The backend builds a context from what it knows about a session; the
+/// registry [assembles](crate::Registry::assemble) it into a tool set.
+/// Constructors keep exclusive capabilities apart, sets are duplicate-free and
+/// order-insensitive, and equality, hashing and copying are a few integer
+/// operations.
+///
+/// The JSON form is
+/// `{"surface":"kanban-task","capabilities":["parent-question"],"providers":["github"]}`;
+/// decoding is strict (an unknown name or field is an error naming it), and
+/// `capabilities` and `providers` may be omitted when empty.
+///
+/// ```
+/// # mod server { pub struct Demo; }
+/// # use server::Demo;
+/// # mcp_profiles::vocabulary! {
+/// #     server Demo;
+/// #     #[surfaces] pub enum Surface { KanbanTask, External }
+/// #     #[capabilities] pub enum Capability { UserQuestion, #[exclusive_with(UserQuestion)] ParentQuestion }
+/// #     #[providers] pub enum Provider { Github }
+/// # }
+/// use mcp_profiles::ProfileContext;
+///
+/// let context = ProfileContext::<Demo>::new(Surface::KanbanTask)
+///     .with_capability(Capability::ParentQuestion)?
+///     .with_provider(Provider::Github);
+/// assert_eq!(
+///     context.to_json(),
+///     r#"{"surface":"kanban-task","capabilities":["parent-question"],"providers":["github"]}"#
+/// );
+/// assert_eq!(ProfileContext::<Demo>::from_json(&context.to_json())?, context);
+///
+/// // Exclusive capabilities never meet.
+/// let err = context.with_capability(Capability::UserQuestion).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "capabilities `user-question` and `parent-question` are mutually exclusive"
+/// );
+/// # Ok::<(), mcp_profiles::ContextError>(())
+/// ```
+pub struct ProfileContext<V: Vocabulary> {
+    surface: V::Surface,
+    capabilities: u64,
+    providers: u64,
+    vocabulary: PhantomData<fn() -> V>,
+}
+
+/// A context that could not be built or decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ContextError {
+    /// Two capabilities that may not be held together.
+    Exclusive {
+        /// The first capability of the pair, in declaration order.
+        first: &'static str,
+        /// The second capability of the pair.
+        second: &'static str,
+    },
+    /// The JSON form was malformed or named something unknown; the message
+    /// names the offending value and says where it is.
+    Decode(String),
+}
+
+impl fmt::Display for ContextError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ContextError::Exclusive { first, second } => write!(
+                f,
+                "capabilities `{first}` and `{second}` are mutually exclusive"
+            ),
+            ContextError::Decode(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for ContextError {}
+
+impl<V: Vocabulary> ProfileContext<V> {
+    /// A context with `surface`, no capabilities and no providers.
+    pub fn new(surface: V::Surface) -> Self {
+        ProfileContext {
+            surface,
+            capabilities: 0,
+            providers: 0,
+            vocabulary: PhantomData,
+        }
+    }
+
+    /// The same context on another surface.
+    pub fn with_surface(mut self, surface: V::Surface) -> Self {
+        self.surface = surface;
+        self
+    }
+
+    /// Adds a capability, refusing one that is exclusive with a held one.
+    pub fn with_capability(self, capability: V::Capability) -> Result<Self, ContextError> {
+        self.with_capabilities([capability])
+    }
+
+    /// Adds capabilities, refusing a set that holds an exclusive pair.
+    pub fn with_capabilities(
+        mut self,
+        capabilities: impl IntoIterator<Item = V::Capability>,
+    ) -> Result<Self, ContextError> {
+        let mut bits = self.capabilities;
+        for capability in capabilities {
+            bits |= capability.bit();
+        }
+        if let Some(pair) = Shape::of::<V>().conflict(bits) {
+            let mut names = V::Capability::from_mask(pair).map(Term::wire_name);
+            let (first, second) = (names.next(), names.next());
+            return Err(ContextError::Exclusive {
+                first: first.unwrap_or_default(),
+                second: second.unwrap_or_default(),
+            });
+        }
+        self.capabilities = bits;
+        Ok(self)
+    }
+
+    /// Removes a capability, if held.
+    pub fn without_capability(mut self, capability: V::Capability) -> Self {
+        self.capabilities &= !capability.bit();
+        self
+    }
+
+    /// Attaches a provider.
+    pub fn with_provider(self, provider: V::Provider) -> Self {
+        self.with_providers([provider])
+    }
+
+    /// Attaches providers.
+    pub fn with_providers(mut self, providers: impl IntoIterator<Item = V::Provider>) -> Self {
+        for provider in providers {
+            self.providers |= provider.bit();
+        }
+        self
+    }
+
+    /// The same context with exactly `providers` attached.
+    pub fn replace_providers(mut self, providers: impl IntoIterator<Item = V::Provider>) -> Self {
+        self.providers = 0;
+        self.with_providers(providers)
+    }
+
+    /// The base surface.
+    pub fn surface(&self) -> V::Surface {
+        self.surface
+    }
+
+    /// The capabilities, in declaration order.
+    pub fn capabilities(&self) -> impl Iterator<Item = V::Capability> {
+        V::Capability::from_mask(self.capabilities)
+    }
+
+    /// The attached providers, in declaration order.
+    pub fn providers(&self) -> impl Iterator<Item = V::Provider> {
+        V::Provider::from_mask(self.providers)
+    }
+
+    /// Whether `capability` is held.
+    pub fn has_capability(&self, capability: V::Capability) -> bool {
+        self.capabilities & capability.bit() != 0
+    }
+
+    /// Whether `provider` is attached.
+    pub fn has_provider(&self, provider: V::Provider) -> bool {
+        self.providers & provider.bit() != 0
+    }
+
+    /// Decodes the JSON form strictly.
+    pub fn from_json(json: &str) -> Result<Self, ContextError> {
+        serde_json::from_str(json).map_err(|err| ContextError::Decode(err.to_string()))
+    }
+
+    /// The compact JSON form, names in declaration order.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a context always serialises")
+    }
+
+    /// Every valid context of the vocabulary: each surface, each capability
+    /// set free of exclusive pairs, each provider set.
+    ///
+    /// The space is finite but exponential in the number of capabilities and
+    /// providers; it is meant for tests, matrices and audits of vocabularies
+    /// of everyday size.
+    pub fn all() -> impl Iterator<Item = Self> {
+        let shape = Shape::of::<V>();
+        let capability_sets: Vec<u64> = subsets(mask_below(V::Capability::ALL.len()))
+            .filter(|set| shape.conflict(*set).is_none())
+            .collect();
+        let provider_sets: Vec<u64> = subsets(mask_below(V::Provider::ALL.len())).collect();
+        V::Surface::ALL.iter().flat_map(move |surface| {
+            let provider_sets = provider_sets.clone();
+            capability_sets
+                .clone()
+                .into_iter()
+                .flat_map(move |capabilities| {
+                    provider_sets
+                        .clone()
+                        .into_iter()
+                        .map(move |providers| ProfileContext {
+                            surface: *surface,
+                            capabilities,
+                            providers,
+                            vocabulary: PhantomData,
+                        })
+                })
+        })
+    }
+
+    pub(crate) fn bits(&self) -> ContextBits {
+        ContextBits {
+            surface: self.surface.index(),
+            capabilities: self.capabilities,
+            providers: self.providers,
+        }
+    }
+
+    /// Rebuilds a context from bits the registry checked against the shape.
+    pub(crate) fn from_bits(bits: ContextBits) -> Self {
+        ProfileContext {
+            surface: V::Surface::ALL[bits.surface],
+            capabilities: bits.capabilities,
+            providers: bits.providers,
+            vocabulary: PhantomData,
+        }
+    }
+}
+
+/// Every subset of `mask`, counting up from the empty set.
+fn subsets(mask: u64) -> impl Iterator<Item = u64> {
+    // Enumerates subsets in increasing order via the "next submask" trick.
+    let mut next = Some(0u64);
+    std::iter::from_fn(move || {
+        let current = next?;
+        next = if current == mask {
+            None
+        } else {
+            Some(((current | !mask).wrapping_add(1)) & mask)
+        };
+        Some(current)
+    })
+}
+
+impl<V: Vocabulary> Clone for ProfileContext<V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<V: Vocabulary> Copy for ProfileContext<V> {}
+
+impl<V: Vocabulary> PartialEq for ProfileContext<V> {
+    fn eq(&self, other: &Self) -> bool {
+        self.surface == other.surface
+            && self.capabilities == other.capabilities
+            && self.providers == other.providers
+    }
+}
+
+impl<V: Vocabulary> Eq for ProfileContext<V> {}
+
+impl<V: Vocabulary> Hash for ProfileContext<V> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.bits().hash(state);
+    }
+}
+
+impl<V: Vocabulary> fmt::Debug for ProfileContext<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProfileContext")
+            .field("surface", &self.surface)
+            .field("capabilities", &self.capabilities().collect::<Vec<_>>())
+            .field("providers", &self.providers().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// `kanban-task +user-question, providers: github, gitlab`
+impl<V: Vocabulary> fmt::Display for ProfileContext<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.surface)?;
+        for capability in self.capabilities() {
+            write!(f, " +{capability}")?;
+        }
+        let providers: Vec<&str> = self.providers().map(Term::wire_name).collect();
+        if !providers.is_empty() {
+            write!(f, ", providers: {}", providers.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+impl<V: Vocabulary> Serialize for ProfileContext<V> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut state = serializer.serialize_struct("ProfileContext", 3)?;
+        state.serialize_field("surface", &self.surface)?;
+        state.serialize_field("capabilities", &self.capabilities().collect::<Vec<_>>())?;
+        state.serialize_field("providers", &self.providers().collect::<Vec<_>>())?;
+        state.end()
+    }
+}
+
+/// The wire shape, decoded strictly before the exclusivity check.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, bound = "")]
+struct WireContext<V: Vocabulary> {
+    surface: V::Surface,
+    #[serde(default)]
+    capabilities: Vec<V::Capability>,
+    #[serde(default)]
+    providers: Vec<V::Provider>,
+}
+
+impl<'de, V: Vocabulary> Deserialize<'de> for ProfileContext<V> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = WireContext::<V>::deserialize(deserializer)?;
+        ProfileContext::new(wire.surface)
+            .with_capabilities(wire.capabilities)
+            .map(|context| context.with_providers(wire.providers))
+            .map_err(D::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::subsets;
+
+    #[test]
+    fn subsets_enumerates_every_submask_once() {
+        let all: Vec<u64> = subsets(0b1011).collect();
+        assert_eq!(
+            all,
+            [
+                0b0000, 0b0001, 0b0010, 0b0011, 0b1000, 0b1001, 0b1010, 0b1011
+            ]
+        );
+        assert_eq!(subsets(0).collect::<Vec<_>>(), [0]);
+    }
+}

@@ -1,0 +1,95 @@
+//! Typed tool profiles for MCP servers built on [`rmcp`].
+//!
+//! A server type declares its **vocabulary** once — surfaces, capabilities
+//! (with exclusivity) and providers — and every group of rmcp `#[tool]`
+//! handlers carries **one enablement rule** in a `#[tool_group]` attribute.
+//! The groups become a static, verified [`Registry`]; a [`ProfileContext`]
+//! chosen by the backend assembles into a [`Profile`]: the exact, sorted set
+//! of tools a session may see and call. Nothing lists groups by hand and
+//! nothing counts tools.
+//!
+//! ```
+//! use mcp_profiles::{ProfileContext, Vocabulary, tool_group};
+//! use rmcp::{ErrorData, handler::server::wrapper::Parameters, model::CallToolResult, tool};
+//!
+//! mod server {
+//!     /// The rmcp handler type whose tools are grouped.
+//!     #[derive(Clone)]
+//!     pub struct Tasks;
+//!
+//!     mcp_profiles::vocabulary! {
+//!         server Tasks;
+//!
+//!         #[surfaces]
+//!         pub enum Surface { KanbanTask, External }
+//!
+//!         #[capabilities]
+//!         pub enum Capability {
+//!             UserQuestion,
+//!             #[exclusive_with(UserQuestion)]
+//!             ParentQuestion,
+//!         }
+//!
+//!         #[providers]
+//!         pub enum Provider { Github }
+//!     }
+//! }
+//! use server::{Capability, Surface, Tasks};
+//!
+//! #[tool_group(surface = "kanban-task", capability = "parent-question")]
+//! impl Tasks {
+//!     #[tool(description = "Ask the parent task a blocking question")]
+//!     async fn ask_parent(&self) -> Result<CallToolResult, ErrorData> {
+//!         Ok(CallToolResult::success(vec![]))
+//!     }
+//! }
+//!
+//! #[tool_group(name = "board", surfaces = ["kanban-task", "external"])]
+//! impl Tasks {
+//!     #[tool(description = "List the tasks of the board")]
+//!     async fn list_tasks(&self) -> Result<CallToolResult, ErrorData> {
+//!         Ok(CallToolResult::success(vec![]))
+//!     }
+//! }
+//!
+//! let context = ProfileContext::<Tasks>::new(Surface::KanbanTask)
+//!     .with_capability(Capability::ParentQuestion)?;
+//! let profile = Tasks::registry().assemble(&context);
+//! assert_eq!(profile.tool_names(), ["ask_parent", "list_tasks"]);
+//! # Ok::<(), mcp_profiles::ContextError>(())
+//! ```
+//!
+//! The [`vocabulary!`] and [`tool_group`] docs describe the annotations and the
+//! compile-time checks behind them.
+
+// Generated code names this crate `::mcp_profiles`; let that resolve here too.
+extern crate self as mcp_profiles;
+
+mod assembly;
+mod context;
+mod registry;
+mod rule;
+mod vocabulary;
+
+pub use assembly::{Explanation, Profile, ToolDiff};
+pub use context::{ContextError, ProfileContext};
+pub use registry::{Group, Registry, RegistryError, RegistryErrors};
+pub use rule::{Decision, Rule};
+pub use vocabulary::{Term, TermKind, UnknownName, Vocabulary};
+
+pub use mcp_profiles_macros::{tool_group, vocabulary};
+
+/// The rmcp this crate is built against.
+pub use rmcp;
+
+/// Items used by generated code; not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::registry::{GroupEntry, LinkedGroup, TOOL_GROUPS, linked_registry};
+    pub use crate::rule::RuleMasks;
+    pub use crate::vocabulary::serde_term;
+    pub use linkme;
+    pub use mcp_profiles_macros::__register_tool_group as register_tool_group;
+    pub use rmcp::handler::server::router::tool::{IntoToolRoute, ToolRoute};
+    pub use serde;
+}

@@ -1,0 +1,401 @@
+//! The registry: every tool group of a server type, sorted and verified.
+//!
+//! Each `#[tool_group]` emits one [`GroupEntry`] static and links it into
+//! [`TOOL_GROUPS`] with `linkme`; nothing lists groups by hand and nothing
+//! runs before `main`. The registry collects the entries of one server type,
+//! sorts them by name and verifies them once.
+
+use std::any::{Any, TypeId};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use linkme::distributed_slice;
+use rmcp::handler::server::router::tool::ToolRoute;
+
+use crate::assembly::ToolSet;
+use crate::rule::{RuleMasks, Shape, Unsatisfiable};
+use crate::{ProfileContext, Rule, Term, Vocabulary};
+
+/// One `#[tool_group]` as the macro emits it.
+///
+/// Not meant to be written by hand outside tests of the registry itself.
+pub struct GroupEntry<V: Vocabulary> {
+    /// The explicit `name = "..."`, if any.
+    pub name: Option<&'static str>,
+    /// `module_path!()` of the group; its last segment is the default name.
+    pub module_path: &'static str,
+    /// `file!()` of the group.
+    pub file: &'static str,
+    /// `line!()` of the group.
+    pub line: u32,
+    /// The enablement rule.
+    pub rule: RuleMasks,
+    /// The group's tool names, in source order.
+    pub tools: &'static [&'static str],
+    /// Builds the group's rmcp routes, in the order of `tools`.
+    pub routes: fn() -> Vec<ToolRoute<V>>,
+}
+
+impl<V: Vocabulary> Clone for GroupEntry<V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<V: Vocabulary> Copy for GroupEntry<V> {}
+
+/// A group entry of some server type, as stored in [`TOOL_GROUPS`].
+pub struct LinkedGroup {
+    server: fn() -> TypeId,
+    entry: &'static (dyn Any + Sync),
+}
+
+impl LinkedGroup {
+    /// Links `entry` as a group of server type `V`.
+    pub const fn new<V: Vocabulary>(entry: &'static GroupEntry<V>) -> Self {
+        LinkedGroup {
+            server: TypeId::of::<V>,
+            entry,
+        }
+    }
+
+    fn entry_for<V: Vocabulary>(&self) -> Option<GroupEntry<V>> {
+        if (self.server)() == TypeId::of::<V>() {
+            let entry: &dyn Any = self.entry;
+            entry.downcast_ref::<GroupEntry<V>>().copied()
+        } else {
+            None
+        }
+    }
+}
+
+/// Every tool group of every server type linked into the program.
+#[distributed_slice]
+pub static TOOL_GROUPS: [LinkedGroup];
+
+/// Builds `V`'s registry from the linked groups, panicking if it is invalid.
+///
+/// Called once by the `Vocabulary::registry` that `vocabulary!` generates.
+pub fn linked_registry<V: Vocabulary>() -> Registry<V> {
+    Registry::linked().unwrap_or_else(|errors| {
+        panic!(
+            "the tool groups of `{}` are invalid:\n{errors}",
+            std::any::type_name::<V>()
+        )
+    })
+}
+
+/// One tool group of a registry.
+pub struct Group<V: Vocabulary> {
+    name: Arc<str>,
+    entry: GroupEntry<V>,
+}
+
+impl<V: Vocabulary> Group<V> {
+    /// The group's name: its `name = "..."`, or else the last segment of its
+    /// module path with `_` written as `-`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn shared_name(&self) -> &Arc<str> {
+        &self.name
+    }
+
+    /// The enablement rule.
+    pub fn rule(&self) -> Rule<V> {
+        Rule::from_masks(self.entry.rule)
+    }
+
+    /// The group's tool names, in source order.
+    pub fn tools(&self) -> &'static [&'static str] {
+        self.entry.tools
+    }
+
+    /// Where the group is declared, as `file:line`.
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.entry.file, self.entry.line)
+    }
+
+    /// Builds the group's rmcp routes (schemas included); done once per
+    /// server, not per request.
+    pub fn routes(&self) -> Vec<ToolRoute<V>> {
+        (self.entry.routes)()
+    }
+}
+
+impl<V: Vocabulary> fmt::Debug for Group<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Group")
+            .field("name", &self.name)
+            .field("rule", &self.rule())
+            .field("tools", &self.entry.tools)
+            .finish()
+    }
+}
+
+/// Every tool group of server type `V`, sorted by name and verified.
+///
+/// Verification is exact over the whole context space: group names are
+/// unique, every group can be enabled by some valid context, and no two
+/// groups that some valid context enables together expose the same tool name.
+/// Because rules only ever *require* capabilities and providers, the smallest
+/// context satisfying a rule (or two rules) decides each question, so the
+/// check costs one step per group and per pair of groups sharing a tool name,
+/// not one per context.
+pub struct Registry<V: Vocabulary> {
+    groups: Vec<Group<V>>,
+    pub(crate) shape: Shape,
+    /// Tool sets already assembled, keyed by the set of enabled groups.
+    pub(crate) tool_sets: Mutex<std::collections::HashMap<Vec<u64>, Arc<ToolSet>>>,
+}
+
+impl<V: Vocabulary> Registry<V> {
+    /// Collects `V`'s groups from the program's linked entries and verifies them.
+    pub fn linked() -> Result<Self, RegistryErrors> {
+        Self::from_entries(TOOL_GROUPS.iter().filter_map(LinkedGroup::entry_for::<V>))
+    }
+
+    /// Builds and verifies a registry from explicit entries.
+    pub fn from_entries(
+        entries: impl IntoIterator<Item = GroupEntry<V>>,
+    ) -> Result<Self, RegistryErrors> {
+        let mut groups: Vec<Group<V>> = entries
+            .into_iter()
+            .map(|entry| Group {
+                name: default_name(&entry),
+                entry,
+            })
+            .collect();
+        // Location breaks ties so that duplicate names report deterministically.
+        groups.sort_by(|a, b| {
+            (&a.name, a.entry.file, a.entry.line).cmp(&(&b.name, b.entry.file, b.entry.line))
+        });
+        let registry = Registry {
+            groups,
+            shape: Shape::of::<V>(),
+            tool_sets: Mutex::default(),
+        };
+        registry.verify()?;
+        Ok(registry)
+    }
+
+    /// Every group, sorted by name.
+    pub fn groups(&self) -> &[Group<V>] {
+        &self.groups
+    }
+
+    /// The group called `name`.
+    pub fn group(&self, name: &str) -> Option<&Group<V>> {
+        self.groups
+            .binary_search_by(|group| (*group.name).cmp(name))
+            .ok()
+            .map(|index| &self.groups[index])
+    }
+
+    /// Checks every invariant again, reporting all violations together.
+    pub fn verify(&self) -> Result<(), RegistryErrors> {
+        let mut errors = Vec::new();
+        for pair in self.groups.windows(2) {
+            if pair[0].name == pair[1].name {
+                errors.push(RegistryError::DuplicateGroupName {
+                    name: pair[0].name.to_string(),
+                    locations: [pair[0].location(), pair[1].location()],
+                });
+            }
+        }
+        let mut reachable = vec![true; self.groups.len()];
+        for (index, group) in self.groups.iter().enumerate() {
+            if group.entry.tools.is_empty() {
+                errors.push(RegistryError::EmptyGroup {
+                    group: group.name.to_string(),
+                });
+            }
+            let mut seen = std::collections::HashSet::new();
+            for tool in group.entry.tools {
+                if !seen.insert(tool) {
+                    errors.push(RegistryError::DuplicateTool {
+                        group: group.name.to_string(),
+                        tool: tool.to_string(),
+                    });
+                }
+            }
+            if let Err(why) = self.shape.witness(&group.entry.rule) {
+                reachable[index] = false;
+                errors.push(RegistryError::UnreachableGroup {
+                    group: group.name.to_string(),
+                    location: group.location(),
+                    reason: self.describe(why),
+                });
+            }
+        }
+        let mut owners: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (index, group) in self.groups.iter().enumerate() {
+            for tool in group.entry.tools {
+                owners.entry(tool).or_default().push(index);
+            }
+        }
+        for (tool, groups) in owners {
+            for (i, &a) in groups.iter().enumerate() {
+                for &b in &groups[i + 1..] {
+                    if a == b || !reachable[a] || !reachable[b] {
+                        continue;
+                    }
+                    let (first, second) = (&self.groups[a], &self.groups[b]);
+                    if let Some(witness) = self
+                        .shape
+                        .joint_witness(&first.entry.rule, &second.entry.rule)
+                    {
+                        errors.push(RegistryError::ToolCollision {
+                            tool: tool.to_string(),
+                            groups: [first.name.to_string(), second.name.to_string()],
+                            witness: ProfileContext::<V>::from_bits(witness).to_json(),
+                        });
+                    }
+                }
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(RegistryErrors(errors))
+        }
+    }
+
+    fn describe(&self, why: Unsatisfiable) -> String {
+        match why {
+            Unsatisfiable::Exclusive(pair) => {
+                let names: Vec<String> = V::Capability::from_mask(pair)
+                    .map(|c| format!("`{c}`"))
+                    .collect();
+                format!(
+                    "it requires capabilities {}, which are mutually exclusive",
+                    names.join(" and ")
+                )
+            }
+            Unsatisfiable::UndeclaredSurface => "it lists no declared surface".to_owned(),
+            Unsatisfiable::UndeclaredCapability => {
+                "it requires a capability the vocabulary does not declare".to_owned()
+            }
+            Unsatisfiable::UndeclaredProvider => {
+                "it requires a provider the vocabulary does not declare".to_owned()
+            }
+        }
+    }
+}
+
+impl<V: Vocabulary> fmt::Debug for Registry<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registry")
+            .field("groups", &self.groups)
+            .finish_non_exhaustive()
+    }
+}
+
+fn default_name<V: Vocabulary>(entry: &GroupEntry<V>) -> Arc<str> {
+    match entry.name {
+        Some(name) => Arc::from(name),
+        None => {
+            let module = entry.module_path.rsplit("::").next().unwrap_or_default();
+            Arc::from(module.replace('_', "-"))
+        }
+    }
+}
+
+/// One broken registry invariant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegistryError {
+    /// Two groups share a name.
+    DuplicateGroupName {
+        /// The shared name.
+        name: String,
+        /// Where the two groups are declared.
+        locations: [String; 2],
+    },
+    /// A group exposes no tools.
+    EmptyGroup {
+        /// The group.
+        group: String,
+    },
+    /// A group lists the same tool twice.
+    DuplicateTool {
+        /// The group.
+        group: String,
+        /// The repeated tool name.
+        tool: String,
+    },
+    /// No valid context enables the group.
+    UnreachableGroup {
+        /// The group.
+        group: String,
+        /// Where it is declared.
+        location: String,
+        /// Why no context satisfies its rule.
+        reason: String,
+    },
+    /// Two groups that a valid context enables together expose one tool name.
+    ToolCollision {
+        /// The shared tool name.
+        tool: String,
+        /// The two groups, in registry order.
+        groups: [String; 2],
+        /// A context enabling both, in its JSON form.
+        witness: String,
+    },
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RegistryError::DuplicateGroupName { name, locations } => write!(
+                f,
+                "two tool groups are named `{name}` ({} and {}); give one of them \
+                 `#[tool_group(name = \"...\")]`",
+                locations[0], locations[1]
+            ),
+            RegistryError::EmptyGroup { group } => {
+                write!(f, "tool group `{group}` exposes no tools")
+            }
+            RegistryError::DuplicateTool { group, tool } => {
+                write!(f, "tool group `{group}` lists tool `{tool}` twice")
+            }
+            RegistryError::UnreachableGroup {
+                group,
+                location,
+                reason,
+            } => write!(
+                f,
+                "tool group `{group}` ({location}) can never be enabled: {reason}"
+            ),
+            RegistryError::ToolCollision {
+                tool,
+                groups,
+                witness,
+            } => write!(
+                f,
+                "tool `{tool}` is exposed by both `{}` and `{}`, which the context {witness} \
+                 enables together",
+                groups[0], groups[1]
+            ),
+        }
+    }
+}
+
+/// Every invariant a registry broke, one per line when displayed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegistryErrors(pub Vec<RegistryError>);
+
+impl fmt::Display for RegistryErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (index, error) in self.0.iter().enumerate() {
+            if index > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "- {error}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RegistryErrors {}

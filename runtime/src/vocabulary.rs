@@ -1,0 +1,225 @@
+//! The vocabulary of a server: its surfaces, capabilities and providers.
+//!
+//! A server type declares its vocabulary once with [`vocabulary!`](crate::vocabulary);
+//! the macro generates one ordinary Rust enum per kind and implements
+//! [`Term`] for each and [`Vocabulary`] for the server type.
+
+use std::fmt;
+use std::hash::Hash;
+use std::str::FromStr;
+
+use crate::Registry;
+
+/// The three kinds of names a profile is built from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TermKind {
+    /// The one base surface of a session (`kanban-task`, `external`, ...).
+    Surface,
+    /// An additive capability (`user-question`, `task-title`, ...).
+    Capability,
+    /// An attached provider (`github`, `gitlab`, ...).
+    Provider,
+}
+
+impl TermKind {
+    /// The singular word used in messages: `surface`, `capability`, `provider`.
+    pub const fn singular(self) -> &'static str {
+        match self {
+            TermKind::Surface => "surface",
+            TermKind::Capability => "capability",
+            TermKind::Provider => "provider",
+        }
+    }
+
+    /// The plural word used in messages: `surfaces`, `capabilities`, `providers`.
+    pub const fn plural(self) -> &'static str {
+        match self {
+            TermKind::Surface => "surfaces",
+            TermKind::Capability => "capabilities",
+            TermKind::Provider => "providers",
+        }
+    }
+}
+
+impl fmt::Display for TermKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.singular())
+    }
+}
+
+/// One name of a vocabulary: a surface, a capability or a provider.
+///
+/// Implemented by the enums that [`vocabulary!`](crate::vocabulary) generates.
+/// Every term has a kebab-case wire name and an index, its position in
+/// declaration order; the index is what rules and contexts store as bits,
+/// which is why a kind holds at most 64 terms.
+pub trait Term:
+    Copy
+    + Eq
+    + Ord
+    + Hash
+    + fmt::Debug
+    + fmt::Display
+    + FromStr<Err = UnknownName>
+    + serde::Serialize
+    + serde::de::DeserializeOwned
+    + Send
+    + Sync
+    + 'static
+{
+    /// Which kind of term this is.
+    const KIND: TermKind;
+    /// Every term, in declaration order (`ALL[t.index()] == t`).
+    const ALL: &'static [Self];
+    /// Every wire name, in declaration order (`NAMES[t.index()]`).
+    const NAMES: &'static [&'static str];
+
+    /// Position of this term in declaration order.
+    fn index(self) -> usize;
+
+    /// The kebab-case name used on the wire, in JSON and in `#[tool_group]`.
+    fn wire_name(self) -> &'static str {
+        Self::NAMES[self.index()]
+    }
+
+    /// The single bit standing for this term in a mask.
+    fn bit(self) -> u64 {
+        1 << self.index()
+    }
+
+    /// Parses a wire name, failing with an error that names the bad value
+    /// and lists the valid ones.
+    fn parse_wire_name(name: &str) -> Result<Self, UnknownName> {
+        match Self::NAMES.iter().position(|known| *known == name) {
+            Some(index) => Ok(Self::ALL[index]),
+            None => Err(UnknownName::new(Self::KIND, name, Self::NAMES)),
+        }
+    }
+
+    /// The terms whose bits are set in `mask`, in declaration order.
+    fn from_mask(mask: u64) -> impl Iterator<Item = Self> {
+        Self::ALL
+            .iter()
+            .copied()
+            .filter(move |term| mask & term.bit() != 0)
+    }
+}
+
+/// The profile vocabulary of a server type, and the way to its registry.
+///
+/// Implemented by [`vocabulary!`](crate::vocabulary) for the server type it
+/// names; tool groups of that server are `#[tool_group]` impl blocks on it.
+pub trait Vocabulary: Sized + Send + Sync + 'static {
+    /// The server's surfaces; a context has exactly one.
+    type Surface: Term;
+    /// The server's additive capabilities.
+    type Capability: Term;
+    /// The providers a session can have attached.
+    type Provider: Term;
+
+    /// Pairs of capabilities that no context may hold together.
+    const EXCLUSIVE: &'static [(Self::Capability, Self::Capability)];
+
+    /// The verified registry of every tool group linked into the program.
+    ///
+    /// Built and verified on first use.
+    ///
+    /// # Panics
+    ///
+    /// Panics on first use when the linked groups fail
+    /// [verification](Registry::linked); tests call `Registry::linked()` to see
+    /// the errors as a value instead.
+    fn registry() -> &'static Registry<Self>;
+}
+
+/// A name that is not part of the vocabulary.
+///
+/// ```
+/// # use mcp_profiles::{TermKind, UnknownName};
+/// let err = UnknownName::new(TermKind::Capability, "parent-quesiton", &["user-question", "parent-question"]);
+/// assert_eq!(
+///     err.to_string(),
+///     "unknown capability `parent-quesiton`; expected one of: user-question, parent-question"
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownName {
+    kind: TermKind,
+    value: String,
+    expected: &'static [&'static str],
+}
+
+impl UnknownName {
+    /// An error for `value`, which is not one of `expected`.
+    pub fn new(kind: TermKind, value: &str, expected: &'static [&'static str]) -> Self {
+        Self {
+            kind,
+            value: value.to_owned(),
+            expected,
+        }
+    }
+
+    /// The kind of term that was expected.
+    pub fn kind(&self) -> TermKind {
+        self.kind
+    }
+
+    /// The name that was given.
+    pub fn value(&self) -> &str {
+        &self.value
+    }
+
+    /// The names that would have been accepted.
+    pub fn expected(&self) -> &'static [&'static str] {
+        self.expected
+    }
+}
+
+impl fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown {} `{}`; ", self.kind, self.value)?;
+        if self.expected.is_empty() {
+            write!(f, "no {} are declared", self.kind.plural())
+        } else {
+            write!(f, "expected one of: {}", self.expected.join(", "))
+        }
+    }
+}
+
+impl std::error::Error for UnknownName {}
+
+/// Serde support for generated term enums: a term is its wire name.
+#[doc(hidden)]
+pub mod serde_term {
+    use std::fmt;
+    use std::marker::PhantomData;
+
+    use serde::de::{Error, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    use super::Term;
+
+    /// Serialises a term as its wire name.
+    pub fn serialize<T: Term, S: Serializer>(term: T, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(term.wire_name())
+    }
+
+    /// Deserialises a term from its wire name.
+    pub fn deserialize<'de, T: Term, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+        struct WireName<T>(PhantomData<T>);
+
+        impl<T: Term> Visitor<'_> for WireName<T> {
+            type Value = T;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "a {} name", T::KIND)
+            }
+
+            fn visit_str<E: Error>(self, value: &str) -> Result<T, E> {
+                T::parse_wire_name(value).map_err(E::custom)
+            }
+        }
+
+        deserializer.deserialize_str(WireName(PhantomData))
+    }
+}
