@@ -317,7 +317,7 @@ impl<V: Vocabulary> Serialize for ProfileContext<V> {
 
 /// The wire shape, decoded strictly before the exclusivity check.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, bound = "")]
+#[serde(rename = "ProfileContext", deny_unknown_fields, bound = "")]
 struct WireContext<V: Vocabulary> {
     surface: V::Surface,
     #[serde(default)]
