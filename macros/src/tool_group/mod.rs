@@ -40,6 +40,13 @@ pub(crate) fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
         Some(self_path) if errors.is_empty() => {
             expand::expand(&item_impl, self_path, &spec, &tools)
         }
+        _ if item_impl.trait_.is_some() => {
+            // rmcp's #[tool] cannot expand inside a trait impl; dropping it
+            // leaves our error as the only one.
+            let mut item_impl = item_impl.clone();
+            parse::strip_tool_attrs(&mut item_impl);
+            item_with_errors(&item_impl, &errors)
+        }
         _ => item_with_errors(&item_impl, &errors),
     }
 }

@@ -69,12 +69,7 @@ pub(crate) fn tool_fns(item: &ItemImpl) -> Vec<ToolFn> {
             _ => None,
         })
         .filter_map(|function| {
-            let attr = function.attrs.iter().find(|attr| {
-                attr.path()
-                    .segments
-                    .last()
-                    .is_some_and(|segment| segment.ident == "tool")
-            })?;
+            let attr = function.attrs.iter().find(|attr| is_tool_attr(attr))?;
             let method = function.sig.ident.clone();
             let explicit = explicit_tool_name(attr);
             Some(match explicit {
@@ -91,6 +86,22 @@ pub(crate) fn tool_fns(item: &ItemImpl) -> Vec<ToolFn> {
             })
         })
         .collect()
+}
+
+/// Removes every `#[tool]` attribute, for an item rmcp could not expand.
+pub(crate) fn strip_tool_attrs(item: &mut ItemImpl) {
+    for item in &mut item.items {
+        if let ImplItem::Fn(function) = item {
+            function.attrs.retain(|attr| !is_tool_attr(attr));
+        }
+    }
+}
+
+fn is_tool_attr(attr: &syn::Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|segment| segment.ident == "tool")
 }
 
 /// The `name = "..."` of a `#[tool(...)]`; anything unparsable is left for

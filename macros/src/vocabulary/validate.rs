@@ -63,6 +63,7 @@ pub(crate) struct Vocabulary {
 pub(crate) fn validate(input: Input, errors: &mut Errors) -> Result<Vocabulary, Vec<ItemEnum>> {
     let mut found: [Option<TermEnum>; 3] = [None, None, None];
     let mut cleaned = Vec::new();
+    let mut unmarked = false;
     for item in input.items {
         let Item::Enum(mut item) = item else {
             errors.spanned(
@@ -74,7 +75,10 @@ pub(crate) fn validate(input: Input, errors: &mut Errors) -> Result<Vocabulary, 
         let role = take_role(&mut item, errors);
         let terms = terms(&mut item, role, errors);
         cleaned.push(item.clone());
-        let Some(role) = role else { continue };
+        let Some(role) = role else {
+            unmarked = true;
+            continue;
+        };
         let slot = &mut found[Role::ALL
             .iter()
             .position(|r| *r == role)
@@ -92,7 +96,8 @@ pub(crate) fn validate(input: Input, errors: &mut Errors) -> Result<Vocabulary, 
         }
     }
     for (role, slot) in Role::ALL.iter().zip(&found) {
-        if slot.is_none() {
+        // An unmarked enum was most likely meant to fill the gap; its error says so.
+        if slot.is_none() && !unmarked {
             errors.at(
                 proc_macro2::Span::call_site(),
                 format!(
@@ -103,16 +108,21 @@ pub(crate) fn validate(input: Input, errors: &mut Errors) -> Result<Vocabulary, 
             );
         }
     }
-    let [Some(surfaces), Some(capabilities), Some(providers)] = found else {
-        return Err(cleaned);
-    };
-    if surfaces.terms.is_empty() {
+    let exclusive = found[1]
+        .as_ref()
+        .map(|capabilities| exclusive_pairs(capabilities, errors))
+        .unwrap_or_default();
+    if let Some(surfaces) = &found[0]
+        && surfaces.terms.is_empty()
+    {
         errors.spanned(
             &surfaces.item.ident,
             "a vocabulary needs at least one surface",
         );
     }
-    let exclusive = exclusive_pairs(&capabilities, errors);
+    let [Some(surfaces), Some(capabilities), Some(providers)] = found else {
+        return Err(cleaned);
+    };
     if !errors.is_empty() {
         return Err(cleaned);
     }

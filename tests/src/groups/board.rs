@@ -1,0 +1,54 @@
+//! Board tools: kanban-task and configuration both list tasks, never together.
+
+use mcp_profiles::tool_group;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{ErrorData, tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::TaskServer;
+
+/// Which workflow to list.
+#[derive(Deserialize, JsonSchema)]
+pub struct ListTasks {
+    /// The workflow's ID.
+    pub workflow_id: String,
+}
+
+#[tool_group(name = "kanban-task", surface = "kanban-task")]
+impl TaskServer {
+    #[tool(description = "List the tasks of a workflow")]
+    async fn list_tasks(
+        &self,
+        Parameters(args): Parameters<ListTasks>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.record("list_tasks");
+        Ok(CallToolResult::success(vec![
+            rmcp::model::ContentBlock::text(args.workflow_id),
+        ]))
+    }
+
+    #[tool(name = "create_task", description = "Create a task")]
+    async fn create(&self) -> Result<CallToolResult, ErrorData> {
+        self.record("create_task");
+        Ok(CallToolResult::success(vec![]))
+    }
+}
+
+#[tool_group(name = "configuration-tasks", surfaces = ["configuration", "external"])]
+impl TaskServer {
+    #[tool(
+        name = "list_tasks",
+        description = "List the tasks of a workflow, for configuration"
+    )]
+    async fn list_tasks_for_configuration(
+        &self,
+        Parameters(args): Parameters<ListTasks>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.record("list_tasks");
+        Ok(CallToolResult::success(vec![
+            rmcp::model::ContentBlock::text(args.workflow_id),
+        ]))
+    }
+}

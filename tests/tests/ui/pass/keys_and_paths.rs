@@ -1,0 +1,95 @@
+// Every key form, a self type written as a path from another module, and the
+// default group name taken from the module.
+
+mod server {
+    #[derive(Clone, Default)]
+    pub struct Kandev;
+
+    mcp_profiles::vocabulary! {
+        server Kandev;
+
+        #[surfaces]
+        pub enum Surface { KanbanTask, OfficeTask, Configuration, External }
+
+        #[capabilities]
+        pub enum Capability {
+            UserQuestion,
+            #[exclusive_with(UserQuestion)]
+            ParentQuestion,
+            TaskTitle,
+        }
+
+        #[providers]
+        pub enum Provider { Github, Gitlab }
+    }
+}
+
+mod plan_tools {
+    use mcp_profiles::tool_group;
+    use rmcp::model::CallToolResult;
+    use rmcp::{ErrorData, tool};
+
+    #[tool_group(surfaces = ["kanban-task", "office-task"])]
+    impl crate::server::Kandev {
+        #[tool(description = "Read the plan")]
+        async fn get_task_plan_kandev(&self) -> Result<CallToolResult, ErrorData> {
+            Ok(CallToolResult::success(vec![]))
+        }
+    }
+}
+
+mod more {
+    use mcp_profiles::tool_group;
+    use rmcp::model::CallToolResult;
+    use rmcp::{ErrorData, tool};
+
+    use crate::server::Kandev;
+
+    #[tool_group(
+        name = "title-and-provider",
+        surface = "kanban-task",
+        capability = "task-title",
+        capability = "user-question",
+        provider = "github",
+    )]
+    impl Kandev {
+        #[tool(description = "Set the title")]
+        fn set_task_title_kandev(&self) -> Result<CallToolResult, ErrorData> {
+            Ok(CallToolResult::success(vec![]))
+        }
+    }
+
+    #[tool_group(name = "any-surface", capabilities = ["parent-question"])]
+    impl Kandev {
+        #[tool(description = "Ask the parent")]
+        async fn ask_parent_question_kandev(&self) -> Result<CallToolResult, ErrorData> {
+            Ok(CallToolResult::success(vec![]))
+        }
+    }
+
+    #[tool_group(name = "provider-only", provider = "gitlab")]
+    impl Kandev {
+        #[tool(description = "Read the merge request")]
+        async fn get_mr_kandev(&self) -> Result<CallToolResult, ErrorData> {
+            Ok(CallToolResult::success(vec![]))
+        }
+    }
+}
+
+use mcp_profiles::{ProfileContext, Vocabulary};
+use server::{Capability, Kandev, Provider, Surface};
+
+fn main() {
+    let names: Vec<&str> = Kandev::registry().groups().iter().map(|g| g.name()).collect();
+    assert_eq!(names, ["any-surface", "plan-tools", "provider-only", "title-and-provider"]);
+
+    let context = ProfileContext::<Kandev>::new(Surface::KanbanTask)
+        .with_capabilities([Capability::TaskTitle, Capability::UserQuestion])
+        .unwrap()
+        .with_providers([Provider::Github, Provider::Gitlab]);
+    let profile = Kandev::registry().assemble(&context);
+    assert_eq!(
+        profile.tool_names(),
+        ["get_mr_kandev", "get_task_plan_kandev", "set_task_title_kandev"]
+    );
+}
