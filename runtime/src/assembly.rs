@@ -24,7 +24,7 @@ pub(crate) struct ToolSet {
 /// is a pointer comparison first.
 ///
 /// ```
-/// # mod server { pub struct Demo; }
+/// # mod server { #[derive(Clone)] pub struct Demo; }
 /// # use server::Demo;
 /// # mcp_profiles::vocabulary! {
 /// #     server Demo;
@@ -32,6 +32,20 @@ pub(crate) struct ToolSet {
 /// #     #[capabilities] pub enum Capability { UserQuestion }
 /// #     #[providers] pub enum Provider {}
 /// # }
+/// # use rmcp::{ErrorData, model::CallToolResult, tool};
+/// # #[mcp_profiles::tool_group(name = "board", surface = "kanban-task")]
+/// # impl Demo {
+/// #     #[tool(description = "List tasks")]
+/// #     async fn list_tasks(&self) -> Result<CallToolResult, ErrorData> { todo!() }
+/// # }
+/// #[mcp_profiles::tool_group(name = "user-question", capability = "user-question")]
+/// impl Demo {
+///     #[tool(description = "Ask the user")]
+///     async fn ask_user(&self) -> Result<CallToolResult, ErrorData> {
+///         Ok(CallToolResult::success(vec![]))
+///     }
+/// }
+///
 /// use mcp_profiles::{ProfileContext, Vocabulary};
 ///
 /// let registry = Demo::registry();
@@ -39,8 +53,10 @@ pub(crate) struct ToolSet {
 /// let asking = registry.assemble(
 ///     &ProfileContext::new(Surface::KanbanTask).with_capability(Capability::UserQuestion)?,
 /// );
+/// assert_eq!(plain.tool_names(), ["list_tasks"]);
+/// assert_eq!(asking.tool_names(), ["ask_user", "list_tasks"]);
 /// let diff = plain.diff(&asking);
-/// assert!(diff.removed.is_empty());
+/// assert_eq!((diff.added, diff.removed), (vec!["ask_user"], vec![]));
 /// # Ok::<(), mcp_profiles::ContextError>(())
 /// ```
 pub struct Profile<V: Vocabulary> {

@@ -4,7 +4,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
 
-use serde::de::Error as _;
+use serde::de::{Error as _, MapAccess, Visitor};
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -315,24 +315,47 @@ impl<V: Vocabulary> Serialize for ProfileContext<V> {
     }
 }
 
-/// The wire shape, decoded strictly before the exclusivity check.
-#[derive(Deserialize)]
-#[serde(rename = "ProfileContext", deny_unknown_fields, bound = "")]
-struct WireContext<V: Vocabulary> {
-    surface: V::Surface,
-    #[serde(default)]
-    capabilities: Vec<V::Capability>,
-    #[serde(default)]
-    providers: Vec<V::Provider>,
+const FIELDS: &[&str] = &["surface", "capabilities", "providers"];
+
+/// Accepts only a JSON object (serde would also take a sequence for a
+/// derived struct), with each known field at most once.
+struct ContextVisitor<V>(PhantomData<fn() -> V>);
+
+impl<'de, V: Vocabulary> Visitor<'de> for ContextVisitor<V> {
+    type Value = ProfileContext<V>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a profile context object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut surface: Option<V::Surface> = None;
+        let mut capabilities: Option<Vec<V::Capability>> = None;
+        let mut providers: Option<Vec<V::Provider>> = None;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match &*key {
+                "surface" if surface.is_none() => surface = Some(map.next_value()?),
+                "capabilities" if capabilities.is_none() => {
+                    capabilities = Some(map.next_value()?);
+                }
+                "providers" if providers.is_none() => providers = Some(map.next_value()?),
+                "surface" => return Err(A::Error::duplicate_field("surface")),
+                "capabilities" => return Err(A::Error::duplicate_field("capabilities")),
+                "providers" => return Err(A::Error::duplicate_field("providers")),
+                other => return Err(A::Error::unknown_field(other, FIELDS)),
+            }
+        }
+        let surface = surface.ok_or_else(|| A::Error::missing_field("surface"))?;
+        ProfileContext::new(surface)
+            .with_capabilities(capabilities.unwrap_or_default())
+            .map(|context| context.with_providers(providers.unwrap_or_default()))
+            .map_err(A::Error::custom)
+    }
 }
 
 impl<'de, V: Vocabulary> Deserialize<'de> for ProfileContext<V> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let wire = WireContext::<V>::deserialize(deserializer)?;
-        ProfileContext::new(wire.surface)
-            .with_capabilities(wire.capabilities)
-            .map(|context| context.with_providers(wire.providers))
-            .map_err(D::Error::custom)
+        deserializer.deserialize_struct("ProfileContext", FIELDS, ContextVisitor(PhantomData))
     }
 }
 

@@ -1,7 +1,7 @@
 //! The registry: every tool group of a server type, sorted and verified.
 //!
-//! Each `#[tool_group]` emits one [`GroupEntry`] static and links it into
-//! [`TOOL_GROUPS`] with `linkme`; nothing lists groups by hand and nothing
+//! Each `#[tool_group]` emits one `GroupEntry` static and links it into
+//! `TOOL_GROUPS` with `linkme`; nothing lists groups by hand and nothing
 //! runs before `main`. The registry collects the entries of one server type,
 //! sorts them by name and verifies them once.
 
@@ -45,7 +45,7 @@ impl<V: Vocabulary> Clone for GroupEntry<V> {
 
 impl<V: Vocabulary> Copy for GroupEntry<V> {}
 
-/// A group entry of some server type, as stored in [`TOOL_GROUPS`].
+/// A group entry of some server type, as stored in `TOOL_GROUPS`.
 pub struct LinkedGroup {
     server: fn() -> TypeId,
     entry: &'static (dyn Any + Sync),

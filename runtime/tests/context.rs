@@ -132,7 +132,8 @@ fn decoding_errors_name_the_bad_value() {
         decode_error(
             r#"{"surface":"kanban-task","capabilities":["user-question","parent-question"]}"#
         ),
-        "capabilities `user-question` and `parent-question` are mutually exclusive"
+        "capabilities `user-question` and `parent-question` are mutually exclusive at line 1 \
+         column 76"
     );
     assert_eq!(
         decode_error(r#"{"surface":"kanban-task","providers":"github"}"#),
@@ -144,7 +145,15 @@ fn decoding_errors_name_the_bad_value() {
     );
     assert_eq!(
         decode_error(r#"["kanban-task"]"#),
-        "invalid type: sequence, expected struct ProfileContext at line 1 column 0"
+        "invalid type: sequence, expected a profile context object at line 1 column 1"
+    );
+    assert_eq!(
+        decode_error(r#"{"surface":"external","surface":"external"}"#),
+        "duplicate field `surface` at line 1 column 31"
+    );
+    assert_eq!(
+        decode_error(r#"{"surface":"external","capabilities":null}"#),
+        "invalid type: null, expected a sequence at line 1 column 41"
     );
     assert_eq!(
         decode_error(""),
