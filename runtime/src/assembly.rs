@@ -16,6 +16,8 @@ pub(crate) struct ToolSet {
     pub groups: Box<[Arc<str>]>,
     /// Every tool name of those groups, sorted.
     pub tools: Box<[&'static str]>,
+    /// Where each tool of `tools` comes from: (group index, tool index).
+    pub origins: Box<[(usize, usize)]>,
 }
 
 /// The tools one context can reach: the enabled groups and their tools.
@@ -126,6 +128,11 @@ impl<V: Vocabulary> Profile<V> {
         Arc::ptr_eq(&self.set, &other.set) || self.set.tools == other.set.tools
     }
 
+    /// The shared tool set; its address identifies the set of enabled groups.
+    pub(crate) fn tool_set(&self) -> &Arc<ToolSet> {
+        &self.set
+    }
+
     /// What a change from `self` to `new` adds and removes.
     pub fn diff(&self, new: &Profile<V>) -> ToolDiff {
         let (old, new) = (&self.set.tools, &new.set.tools);
@@ -184,26 +191,33 @@ impl<V: Vocabulary> Registry<V> {
         if let Some(set) = cache.get(&enabled) {
             return Arc::clone(set);
         }
-        let groups: Vec<&Group<V>> = self
+        let enabled_index = |index: &usize| enabled[index / 64] & (1 << (index % 64)) != 0;
+        let mut tools: Vec<(&'static str, (usize, usize))> = self
             .groups()
             .iter()
             .enumerate()
-            .filter(|(index, _)| enabled[index / 64] & (1 << (index % 64)) != 0)
-            .map(|(_, group)| group)
-            .collect();
-        let mut tools: Vec<&'static str> = groups
-            .iter()
-            .flat_map(|group| group.tools().iter().copied())
+            .filter(|(index, _)| enabled_index(index))
+            .flat_map(|(group_index, group)| {
+                group
+                    .tools()
+                    .iter()
+                    .enumerate()
+                    .map(move |(tool_index, name)| (*name, (group_index, tool_index)))
+            })
             .collect();
         tools.sort_unstable();
         // Verification rules out two co-enabled groups sharing a tool name.
-        tools.dedup();
+        tools.dedup_by_key(|(name, _)| *name);
         let set = Arc::new(ToolSet {
-            groups: groups
+            groups: self
+                .groups()
                 .iter()
-                .map(|group| Arc::clone(group.shared_name()))
+                .enumerate()
+                .filter(|(index, _)| enabled_index(index))
+                .map(|(_, group)| Arc::clone(group.shared_name()))
                 .collect(),
-            tools: tools.into_boxed_slice(),
+            tools: tools.iter().map(|(name, _)| *name).collect(),
+            origins: tools.iter().map(|(_, origin)| *origin).collect(),
         });
         cache.insert(enabled, Arc::clone(&set));
         set

@@ -67,14 +67,24 @@ extern crate self as mcp_profiles;
 
 mod assembly;
 mod context;
+mod controller;
+#[cfg(feature = "http")]
+pub mod http;
+mod legacy;
+mod notification;
 mod registry;
 mod rule;
+mod server;
+mod snapshot;
 mod vocabulary;
 
 pub use assembly::{Explanation, Profile, ToolDiff};
 pub use context::{ContextError, ProfileContext};
+pub use controller::{ProfileController, Replacement};
+pub use legacy::{LegacyAliases, LegacyError};
 pub use registry::{Group, Registry, RegistryError, RegistryErrors};
 pub use rule::{Decision, Rule};
+pub use server::ProfiledServer;
 pub use vocabulary::{Term, TermKind, UnknownName, Vocabulary};
 
 pub use mcp_profiles_macros::{tool_group, vocabulary};

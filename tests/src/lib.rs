@@ -1,17 +1,33 @@
 //! Fixtures shared by the cross-crate tests: a small task server whose tool
 //! groups live in separate files of this library crate, linked into the test
-//! binaries only through `linkme`.
+//! binaries only through `linkme`, and an MCP client that counts
+//! `notifications/tools/list_changed`.
 
+pub mod client;
 pub mod groups;
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::Semaphore;
 
 /// A task server with one call counter per tool, so tests can prove a
 /// handler ran or did not.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct TaskServer {
-    calls: Arc<std::sync::Mutex<std::collections::BTreeMap<&'static str, Arc<AtomicUsize>>>>,
+    calls: Arc<Mutex<BTreeMap<&'static str, Arc<AtomicUsize>>>>,
+    /// Permits `wait_for_release` waits for.
+    release: Arc<Semaphore>,
+}
+
+impl Default for TaskServer {
+    fn default() -> Self {
+        TaskServer {
+            calls: Arc::default(),
+            release: Arc::new(Semaphore::new(0)),
+        }
+    }
 }
 
 impl TaskServer {
@@ -28,6 +44,29 @@ impl TaskServer {
     pub fn calls(&self, tool: &str) -> usize {
         let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
         calls.get(tool).map_or(0, |c| c.load(Ordering::SeqCst))
+    }
+
+    /// Lets `n` waiting `wait_for_release` calls finish.
+    pub fn release(&self, n: usize) {
+        self.release.add_permits(n);
+    }
+
+    /// Waits for one permit from [`release`](Self::release).
+    pub async fn wait_released(&self) {
+        self.release
+            .acquire()
+            .await
+            .expect("the semaphore is never closed")
+            .forget();
+    }
+}
+
+/// Everything but tools is rmcp's default; the tools are the registry's.
+impl rmcp::ServerHandler for TaskServer {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        let mut info = rmcp::model::ServerConfig::default();
+        info.server_info.name = "task-server".into();
+        info
     }
 }
 

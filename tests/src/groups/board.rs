@@ -29,6 +29,14 @@ impl TaskServer {
         ]))
     }
 
+    #[tool(description = "Wait until the test releases this call")]
+    async fn wait_for_release(&self) -> Result<CallToolResult, ErrorData> {
+        self.record("wait_for_release_started");
+        self.wait_released().await;
+        self.record("wait_for_release");
+        Ok(CallToolResult::success(vec![]))
+    }
+
     #[tool(name = "create_task", description = "Create a task")]
     async fn create(&self) -> Result<CallToolResult, ErrorData> {
         self.record("create_task");

@@ -1,0 +1,254 @@
+//! The profile cell of one agent instance and its controller: the backend's
+//! only handle for changing what the agent can reach.
+
+use std::sync::{Arc, Mutex};
+
+use arc_swap::ArcSwap;
+
+use crate::notification::Sessions;
+use crate::snapshot::{Snapshots, ToolSnapshot};
+use crate::{
+    LegacyAliases, LegacyError, Profile, ProfileContext, ProfiledServer, Registry, ToolDiff,
+    Vocabulary,
+};
+
+/// What the sessions serve right now.
+pub(crate) struct Current<S: Vocabulary> {
+    pub profile: Profile<S>,
+    pub tools: Arc<ToolSnapshot<S>>,
+}
+
+/// State shared by the controller and every session of one agent instance.
+pub(crate) struct Cell<S: Vocabulary> {
+    pub registry: &'static Registry<S>,
+    snapshots: Snapshots<S>,
+    current: ArcSwap<Current<S>>,
+    /// Serialises replacements, so each one's notifications follow its swap.
+    replacing: Mutex<Option<LegacyAliases<S>>>,
+    pub sessions: Arc<Sessions>,
+}
+
+impl<S: Vocabulary> Cell<S> {
+    /// The current profile and tools; a call keeps the snapshot it loaded.
+    pub fn current(&self) -> Arc<Current<S>> {
+        self.current.load_full()
+    }
+}
+
+/// The backend's handle on one agent instance's profile.
+///
+/// Replacing the profile swaps the whole tool set atomically for every
+/// session of every [`ProfiledServer`] made from this controller, and queues
+/// exactly one `notifications/tools/list_changed` per initialised session when
+/// the tool set changed (none when it did not). Calls already running finish
+/// on the snapshot they started with. Replacements are serialised.
+///
+/// Nothing on the MCP side holds a controller: sessions can read the profile,
+/// never change it.
+///
+/// ```
+/// # mod server {
+/// #     #[derive(Clone)] pub struct Demo;
+/// #     impl rmcp::ServerHandler for Demo {}
+/// # }
+/// # use server::Demo;
+/// # mcp_profiles::vocabulary! {
+/// #     server Demo;
+/// #     #[surfaces] pub enum Surface { KanbanTask, External }
+/// #     #[capabilities] pub enum Capability { UserQuestion }
+/// #     #[providers] pub enum Provider {}
+/// # }
+/// # use rmcp::{ErrorData, model::CallToolResult, tool};
+/// # #[mcp_profiles::tool_group(name = "ask", capability = "user-question")]
+/// # impl Demo {
+/// #     #[tool(description = "Ask")]
+/// #     async fn ask(&self) -> Result<CallToolResult, ErrorData> { todo!() }
+/// # }
+/// use mcp_profiles::{ProfileContext, ProfileController};
+///
+/// let controller = ProfileController::<Demo>::new(ProfileContext::new(Surface::KanbanTask));
+/// let server = controller.server(Demo); // serve it over stdio, HTTP, ...
+///
+/// let asking = ProfileContext::new(Surface::KanbanTask).with_capability(Capability::UserQuestion)?;
+/// let change = controller.replace(asking);
+/// assert_eq!(change.diff.added, ["ask"]);
+/// assert!(controller.replace(asking).diff.is_empty()); // no change, no notification
+/// # drop(server);
+/// # Ok::<(), mcp_profiles::ContextError>(())
+/// ```
+pub struct ProfileController<S: Vocabulary> {
+    cell: Arc<Cell<S>>,
+}
+
+impl<S: Vocabulary> Clone for ProfileController<S> {
+    fn clone(&self) -> Self {
+        ProfileController {
+            cell: Arc::clone(&self.cell),
+        }
+    }
+}
+
+/// The outcome of one replacement.
+pub struct Replacement<S: Vocabulary> {
+    /// The profile before.
+    pub old: Profile<S>,
+    /// The profile now in force.
+    pub new: Profile<S>,
+    /// Tools added and removed; empty when the tool set did not change.
+    pub diff: ToolDiff,
+    /// How many sessions were sent a list_changed.
+    pub notified_sessions: usize,
+}
+
+impl<S: Vocabulary> std::fmt::Debug for Replacement<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Replacement")
+            .field("old", &self.old)
+            .field("new", &self.new)
+            .field("diff", &self.diff)
+            .field("notified_sessions", &self.notified_sessions)
+            .finish()
+    }
+}
+
+impl<S: Vocabulary> Replacement<S> {
+    /// Whether the tool set changed.
+    pub fn changed(&self) -> bool {
+        !self.diff.is_empty()
+    }
+}
+
+impl<S: Vocabulary> ProfileController<S> {
+    /// A new agent instance serving `initial`, built over `S`'s registry.
+    ///
+    /// Every route and schema is built here, once.
+    pub fn new(initial: ProfileContext<S>) -> Self {
+        let registry = S::registry();
+        let snapshots = Snapshots::new(registry);
+        let profile = registry.assemble(&initial);
+        let tools = snapshots.for_profile(&profile);
+        ProfileController {
+            cell: Arc::new(Cell {
+                registry,
+                snapshots,
+                current: ArcSwap::from_pointee(Current { profile, tools }),
+                replacing: Mutex::new(None),
+                sessions: Arc::default(),
+            }),
+        }
+    }
+
+    /// Enables [`set_mode`](Self::set_mode) and
+    /// [`set_providers`](Self::set_providers) with these aliases.
+    pub fn with_legacy(self, aliases: LegacyAliases<S>) -> Self {
+        *self.lock() = Some(aliases);
+        self
+    }
+
+    /// A server for one handler, serving this controller's profile. Clone it
+    /// (or call this again) for every further session; all of them share the
+    /// profile.
+    pub fn server(&self, handler: S) -> ProfiledServer<S> {
+        ProfiledServer::new(Arc::new(handler), Arc::clone(&self.cell))
+    }
+
+    /// The profile in force.
+    pub fn current(&self) -> Profile<S> {
+        self.cell.current().profile.clone()
+    }
+
+    /// The registry profiles are assembled from.
+    pub fn registry(&self) -> &'static Registry<S> {
+        self.cell.registry
+    }
+
+    /// How many initialised sessions are live.
+    pub fn session_count(&self) -> usize {
+        self.cell.sessions.len()
+    }
+
+    /// Replaces the profile with the one `context` assembles into.
+    pub fn replace(&self, context: ProfileContext<S>) -> Replacement<S> {
+        let guard = self.lock();
+        let replacement = self.swap(context);
+        drop(guard);
+        replacement
+    }
+
+    /// Legacy: switches the mode, keeping capabilities the mode does not
+    /// decide. An unknown mode (or no aliases configured) is an error and
+    /// changes nothing.
+    pub fn set_mode(
+        &self,
+        mode: &str,
+        disable_ask_question: bool,
+    ) -> Result<Replacement<S>, LegacyError> {
+        let guard = self.lock();
+        let aliases = guard.as_ref().ok_or_else(|| LegacyError::NoModes {
+            mode: mode.to_owned(),
+        })?;
+        let current = *self.cell.current().profile.context();
+        let context = aliases.apply_mode(&current, mode, disable_ask_question)?;
+        let replacement = self.swap(context);
+        drop(guard);
+        Ok(replacement)
+    }
+
+    /// Legacy: attaches exactly these providers (normalised). An unknown name
+    /// is an error and changes nothing.
+    pub fn set_providers<I>(&self, providers: I) -> Result<Replacement<S>, LegacyError>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
+        let guard = self.lock();
+        let current = *self.cell.current().profile.context();
+        let context = match guard.as_ref() {
+            Some(aliases) => aliases.apply_providers(&current, providers)?,
+            None => LegacyAliases::new().apply_providers(&current, providers)?,
+        };
+        let replacement = self.swap(context);
+        drop(guard);
+        Ok(replacement)
+    }
+
+    /// Assembles, swaps and notifies; the caller holds the replacement lock.
+    fn swap(&self, context: ProfileContext<S>) -> Replacement<S> {
+        let cell = &self.cell;
+        let old = cell.current().profile.clone();
+        let new = cell.registry.assemble(&context);
+        let tools = cell.snapshots.for_profile(&new);
+        let diff = old.diff(&new);
+        cell.current.store(Arc::new(Current {
+            profile: new.clone(),
+            tools,
+        }));
+        let notified_sessions = if diff.is_empty() {
+            0
+        } else {
+            cell.sessions.notify_all()
+        };
+        tracing::info!(
+            old = %old.context(),
+            new = %new.context(),
+            tools = new.tool_names().len(),
+            added = diff.added.len(),
+            removed = diff.removed.len(),
+            notified_sessions,
+            "tool profile replaced"
+        );
+        Replacement {
+            old,
+            new,
+            diff,
+            notified_sessions,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<LegacyAliases<S>>> {
+        self.cell
+            .replacing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+}

@@ -1,0 +1,346 @@
+//! [`ProfiledServer`]: a user's rmcp handler, served with the tools of the
+//! current profile and nothing else.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::sync::{Arc, OnceLock};
+
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::*;
+use rmcp::service::{
+    MaybeSendFuture, NotificationContext, RequestContext, RoleServer, SubscriptionContext,
+};
+use rmcp::{ErrorData, ServerHandler};
+
+use crate::Vocabulary;
+use crate::controller::Cell;
+use crate::notification::SessionGuard;
+
+/// Serves handler `S` with the tools of its controller's current profile.
+///
+/// - `tools/list` answers from the current snapshot, built once per tool set;
+/// - `tools/call` dispatches only to tools in that snapshot; any other name
+///   fails with JSON-RPC error -32602 saying the tool is not available in the
+///   current profile, and no handler runs;
+/// - `initialize` advertises `tools.listChanged: true`, and every initialised
+///   session is sent one `notifications/tools/list_changed` per replacement
+///   that changes the tool set;
+/// - everything else (server info, prompts, resources, ...) is `S`'s own.
+///
+/// Made by [`ProfileController::server`](crate::ProfileController::server).
+/// Each clone is a fresh session sharing the handler and the profile, so a
+/// clone per connection is what a transport's service factory wants. `S`
+/// implements `ServerHandler` for the non-tool parts, without
+/// `#[tool_handler]`: the tools are the registry's.
+pub struct ProfiledServer<S: Vocabulary> {
+    handler: Arc<S>,
+    cell: Arc<Cell<S>>,
+    /// Set at `initialize`; dropping it forgets the session.
+    session: OnceLock<SessionGuard>,
+}
+
+impl<S: Vocabulary> Clone for ProfiledServer<S> {
+    fn clone(&self) -> Self {
+        ProfiledServer::new(Arc::clone(&self.handler), Arc::clone(&self.cell))
+    }
+}
+
+impl<S: Vocabulary> ProfiledServer<S> {
+    pub(crate) fn new(handler: Arc<S>, cell: Arc<Cell<S>>) -> Self {
+        ProfiledServer {
+            handler,
+            cell,
+            session: OnceLock::new(),
+        }
+    }
+
+    /// The wrapped handler.
+    pub fn handler(&self) -> &S {
+        &self.handler
+    }
+}
+
+/// Adds `tools.listChanged: true`, keeping whatever else the handler set.
+fn advertise_tools(capabilities: &mut ServerCapabilities) {
+    let mut tools = capabilities.tools.take().unwrap_or_default();
+    tools.list_changed = Some(true);
+    capabilities.tools = Some(tools);
+}
+
+/// The error for a tool outside the current profile.
+fn not_in_profile(name: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!("tool `{name}` is not available in the current profile"),
+        None,
+    )
+}
+
+impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = self.handler.get_info();
+        advertise_tools(&mut info.capabilities);
+        info
+    }
+
+    // Both answer from `self.get_info()`, so they must not be delegated: the
+    // handler's own info lacks the tools capability this server adds.
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let result = self.negotiate_initialize(&request)?;
+        let _ = self
+            .session
+            .get_or_init(|| self.cell.sessions.register(context.peer.clone()));
+        Ok(result)
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        ))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            self.cell.current().tools.tools.clone(),
+        ))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.cell.current().tools.tool(name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // The call runs on the snapshot loaded here, whatever replaces it meanwhile.
+        let current = self.cell.current();
+        if current.tools.tool(&request.name).is_none() {
+            tracing::debug!(tool = %request.name, "refused a tool outside the current profile");
+            return Err(not_in_profile(&request.name));
+        }
+        let call = ToolCallContext::new(&*self.handler, request, context);
+        current.tools.router.call(call).await
+    }
+
+    fn on_initialized(
+        &self,
+        context: NotificationContext<RoleServer>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.session
+            .get_or_init(|| self.cell.sessions.register(context.peer.clone()))
+            .mark_ready();
+        self.handler.on_initialized(context)
+    }
+
+    fn negotiate_initialize(
+        &self,
+        request: &InitializeRequestParams,
+    ) -> Result<InitializeResult, ErrorData> {
+        let mut result = self.handler.negotiate_initialize(request)?;
+        advertise_tools(&mut result.capabilities);
+        Ok(result)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        self.handler.supported_protocol_versions()
+    }
+
+    fn ping(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.ping(context)
+    }
+
+    fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<CompleteResult, ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.complete(request, context)
+    }
+
+    #[allow(deprecated)]
+    fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.set_level(request, context)
+    }
+
+    fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<GetPromptResponse, ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.get_prompt(request, context)
+    }
+
+    fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<ListPromptsResult, ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.list_prompts(request, context)
+    }
+
+    fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<ListResourcesResult, ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.list_resources(request, context)
+    }
+
+    fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<ListResourceTemplatesResult, ErrorData>> + MaybeSendFuture + '_
+    {
+        self.handler.list_resource_templates(request, context)
+    }
+
+    fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<ReadResourceResponse, ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.read_resource(request, context)
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.handler.accepted_subscription_filter(requested)
+    }
+
+    fn listen(
+        &self,
+        context: SubscriptionContext,
+    ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.listen(context)
+    }
+
+    #[allow(deprecated)]
+    fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.subscribe(request, context)
+    }
+
+    #[allow(deprecated)]
+    fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.unsubscribe(request, context)
+    }
+
+    fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<CustomResult, ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.on_custom_request(request, context)
+    }
+
+    fn on_cancelled(
+        &self,
+        notification: CancelledNotificationParam,
+        context: NotificationContext<RoleServer>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.handler.on_cancelled(notification, context)
+    }
+
+    fn on_progress(
+        &self,
+        notification: ProgressNotificationParam,
+        context: NotificationContext<RoleServer>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.handler.on_progress(notification, context)
+    }
+
+    fn on_roots_list_changed(
+        &self,
+        context: NotificationContext<RoleServer>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.handler.on_roots_list_changed(context)
+    }
+
+    fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        context: NotificationContext<RoleServer>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.handler.on_custom_notification(notification, context)
+    }
+
+    fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<GetTaskResult, ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.get_task(request, context)
+    }
+
+    fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.update_task(request, context)
+    }
+
+    fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.cancel_task(request, context)
+    }
+
+    fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<ListSkillsResult, ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.list_skills(request, context)
+    }
+
+    fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<GetSkillResult, ErrorData>> + MaybeSendFuture + '_ {
+        self.handler.get_skill(request, context)
+    }
+
+    fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<ReadResourceDirectoryResult, ErrorData>> + MaybeSendFuture + '_
+    {
+        self.handler.read_resource_directory(request, context)
+    }
+}

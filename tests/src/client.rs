@@ -1,0 +1,119 @@
+//! A real rmcp client session that counts `notifications/tools/list_changed`.
+
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientConfig, ErrorCode, JsonObject, ProtocolVersion,
+};
+use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
+use rmcp::{ClientHandler, ServiceExt};
+use tokio::sync::watch;
+
+/// Counts list_changed notifications as they arrive.
+pub struct Recorder {
+    count: watch::Sender<usize>,
+}
+
+impl ClientHandler for Recorder {
+    // A 2025-era session: `initialize` handshake, unsolicited notifications.
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default().with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.count.send_modify(|count| *count += 1);
+    }
+}
+
+/// One connected client session.
+pub struct Session {
+    /// The running rmcp client.
+    pub service: RunningService<RoleClient, Recorder>,
+    count: watch::Receiver<usize>,
+}
+
+/// How an outcome of `tools/call` looks to a test.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CallOutcome {
+    /// The handler ran; its text content.
+    Ran(Vec<String>),
+    /// A JSON-RPC error: code and message.
+    Refused(i32, String),
+}
+
+impl Session {
+    /// Connects a client over `transport` and completes the handshake.
+    pub async fn connect<T, E, A>(transport: T) -> Self
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let (count, receiver) = watch::channel(0);
+        let service = Recorder { count }
+            .serve(transport)
+            .await
+            .expect("the MCP handshake succeeds");
+        Session {
+            service,
+            count: receiver,
+        }
+    }
+
+    /// Notifications received so far.
+    pub fn notifications(&self) -> usize {
+        *self.count.borrow()
+    }
+
+    /// Waits until at least `n` notifications arrived, or `limit` passed;
+    /// returns the count seen.
+    pub async fn wait_for_notifications(&self, n: usize, limit: Duration) -> usize {
+        let mut receiver = self.count.clone();
+        let _ = tokio::time::timeout(limit, receiver.wait_for(|count| *count >= n)).await;
+        self.notifications()
+    }
+
+    /// The listed tool names, sorted.
+    pub async fn tool_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .service
+            .list_all_tools()
+            .await
+            .expect("tools/list succeeds")
+            .into_iter()
+            .map(|tool| tool.name.into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Calls `tool` with `arguments` (an object, or nothing).
+    pub async fn call(&self, tool: &str, arguments: Option<serde_json::Value>) -> CallOutcome {
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        if let Some(serde_json::Value::Object(arguments)) = arguments {
+            params = params.with_arguments(JsonObject::from_iter(arguments));
+        }
+        match self.service.call_tool(params).await {
+            Ok(result) => CallOutcome::Ran(texts(&result)),
+            Err(ServiceError::McpError(error)) => {
+                CallOutcome::Refused(error.code.0, error.message.into_owned())
+            }
+            Err(other) => panic!("tools/call failed outside MCP: {other}"),
+        }
+    }
+}
+
+fn texts(result: &CallToolResult) -> Vec<String> {
+    result
+        .content
+        .iter()
+        .filter_map(|content| content.as_text().map(|text| text.text.clone()))
+        .collect()
+}
+
+/// The -32602 refusal of a tool outside the profile.
+pub fn refused(tool: &str) -> CallOutcome {
+    CallOutcome::Refused(
+        ErrorCode::INVALID_PARAMS.0,
+        format!("tool `{tool}` is not available in the current profile"),
+    )
+}
