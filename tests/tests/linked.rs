@@ -36,7 +36,10 @@ fn the_registry_finds_every_group_of_every_file() {
         ]
     );
     let board = registry.group("kanban-task").unwrap();
-    assert_eq!(board.tools(), ["list_tasks", "create_task"]);
+    assert_eq!(
+        board.tools(),
+        ["list_tasks", "wait_for_release", "create_task"]
+    );
     assert!(
         board.location().ends_with("board.rs:19"),
         "{}",
@@ -78,7 +81,8 @@ fn profiles_assemble_from_groups_in_different_files() {
             "ask_parent_question",
             "create_task",
             "get_pull_request",
-            "list_tasks"
+            "list_tasks",
+            "wait_for_release"
         ]
     );
     let external = TaskServer::registry().assemble(&ProfileContext::new(Surface::External));
