@@ -1,0 +1,13 @@
+//! Kandev's MCP tool surface on mcp-profiles.
+//!
+//! 25 tool groups over four surfaces (`kanban-task`, `office-task`,
+//! `configuration`, `external`), three capabilities (`user-question`,
+//! `parent-question`, `task-title`) and two providers (`github`, `gitlab`),
+//! with the group names, rules, tool names and parameters of Kandev's
+//! catalog. Handlers work on an in-memory demo board.
+
+pub mod server;
+pub mod store;
+mod tools;
+
+pub use server::{Capability, Kandev, Provider, Surface};

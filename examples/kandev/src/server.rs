@@ -1,0 +1,96 @@
+//! The Kandev server type, its profile vocabulary and its non-tool MCP surface.
+
+use std::sync::Arc;
+
+use rmcp::ServerHandler;
+use rmcp::model::{Implementation, ServerConfig};
+
+use crate::store::Store;
+
+/// Kandev's MCP handler for one agent session: the shared board and the task
+/// (and session) the agent works on. Its tools are the `#[tool_group]` impl
+/// blocks under `tools/`.
+#[derive(Clone)]
+pub struct Kandev {
+    pub(crate) store: Arc<Store>,
+    /// The task this session's agent is bound to; tools default to it.
+    pub(crate) task_id: String,
+    /// The agent session this server serves.
+    pub(crate) session_id: String,
+}
+
+impl Kandev {
+    /// A server over `store`, bound to `task_id`'s session `session_id`.
+    pub fn new(
+        store: Arc<Store>,
+        task_id: impl Into<String>,
+        session_id: impl Into<String>,
+    ) -> Self {
+        Kandev {
+            store,
+            task_id: task_id.into(),
+            session_id: session_id.into(),
+        }
+    }
+
+    /// The demo board, bound to the child task `task-2` (parent `task-1`).
+    pub fn demo() -> Self {
+        Kandev::new(Arc::new(Store::demo()), "task-2", "session-1")
+    }
+
+    /// The board.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// `task_id` if given, else the bound task.
+    pub(crate) fn task_or_bound(&self, task_id: Option<String>) -> String {
+        task_id.unwrap_or_else(|| self.task_id.clone())
+    }
+}
+
+mcp_profiles::vocabulary! {
+    server Kandev;
+
+    /// The base surface of a Kandev agent session.
+    #[surfaces]
+    pub enum Surface {
+        /// A coding task on the kanban board.
+        KanbanTask,
+        /// An office (documents and decisions) task.
+        OfficeTask,
+        /// A configuration chat.
+        Configuration,
+        /// An outside client driving Kandev.
+        External,
+    }
+
+    /// Additive capabilities the backend grants a session.
+    #[capabilities]
+    pub enum Capability {
+        /// May ask the user questions.
+        UserQuestion,
+        /// May ask its direct parent task (autopilot children only).
+        #[exclusive_with(UserQuestion)]
+        ParentQuestion,
+        /// Owns the task's title and may set it.
+        TaskTitle,
+    }
+
+    /// Code hosts whose tools a session gets when attached.
+    #[providers]
+    pub enum Provider {
+        Github,
+        Gitlab,
+    }
+}
+
+/// Server info only: tools come from the profile, not from here.
+impl ServerHandler for Kandev {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::default()
+            .with_instructions("Kandev task orchestration tools for this agent session.");
+        info.server_info = Implementation::new("kandev-mcp", env!("CARGO_PKG_VERSION"));
+        info
+    }
+}

@@ -1,0 +1,39 @@
+//! Every Kandev tool group, one concern per file. Nothing lists them: each
+//! `#[tool_group]` links its own registry entry.
+//!
+//! Handlers return JSON text on success and an error result naming the bad
+//! field otherwise; unparsable arguments are rejected by rmcp the same way.
+
+mod questions;
+pub(crate) mod shared;
+
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde::Serialize;
+
+use crate::store::BadField;
+
+/// What every handler returns.
+pub(crate) type ToolResult = Result<CallToolResult, ErrorData>;
+
+/// A successful result: `value` as JSON text.
+pub(crate) fn ok(value: impl Serialize) -> ToolResult {
+    let text = serde_json::to_string(&value)
+        .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+    Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+}
+
+/// A tool error result naming the bad field.
+pub(crate) fn bad(error: BadField) -> ToolResult {
+    Ok(CallToolResult::error(vec![ContentBlock::text(
+        error.to_string(),
+    )]))
+}
+
+/// `ok` or `bad`, whichever `result` is.
+pub(crate) fn respond<T: Serialize>(result: Result<T, BadField>) -> ToolResult {
+    match result {
+        Ok(value) => ok(value),
+        Err(error) => bad(error),
+    }
+}

@@ -1,0 +1,152 @@
+//! Questions and the title: `user-question`, `parent-question`, `task-title`.
+
+use mcp_profiles::tool_group;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::tool;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{ToolResult, respond};
+use crate::server::Kandev;
+use crate::store::{Asked, BadField, Object, Question};
+
+/// At most this many questions per bundle.
+const MAX_QUESTIONS: usize = 4;
+
+/// A bundle of multiple-choice questions.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AskQuestions {
+    /// One to four questions, each an object with the question and its options.
+    pub questions: Vec<Object>,
+    /// Why the agent is asking.
+    pub context: Option<String>,
+    /// Longer background, one paragraph per entry.
+    pub context_paragraphs: Option<Vec<String>>,
+}
+
+/// The new title.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetTitle {
+    /// A concise final title for the bound task.
+    pub title: String,
+}
+
+impl Kandev {
+    /// Records a pending question bundle from the bound task.
+    fn record_question(
+        &self,
+        asked: Asked,
+        parent_task_id: Option<String>,
+        ask: AskQuestions,
+    ) -> Result<String, BadField> {
+        if ask.questions.is_empty() || ask.questions.len() > MAX_QUESTIONS {
+            return Err(BadField::new(
+                "questions",
+                format!(
+                    "give 1 to {MAX_QUESTIONS} questions, not {}",
+                    ask.questions.len()
+                ),
+            ));
+        }
+        let mut board = self.store.lock();
+        let id = board.next_id("question");
+        let sequence = board.next_sequence();
+        let context = match (ask.context, ask.context_paragraphs) {
+            (Some(context), Some(paragraphs)) => {
+                Some(format!("{context}\n\n{}", paragraphs.join("\n\n")))
+            }
+            (context, paragraphs) => context.or(paragraphs.map(|p| p.join("\n\n"))),
+        };
+        board.questions.insert(
+            id.clone(),
+            Question {
+                id: id.clone(),
+                task_id: self.task_id.clone(),
+                asked,
+                parent_task_id,
+                questions: ask.questions,
+                context,
+                status: "pending".into(),
+                answers: Vec::new(),
+                reject_reason: None,
+                sequence,
+            },
+        );
+        Ok(id)
+    }
+}
+
+#[tool_group(
+    name = "user-question",
+    surfaces = ["kanban-task", "office-task", "configuration"],
+    capability = "user-question"
+)]
+impl Kandev {
+    #[tool(
+        description = "Ask the user up to four multiple-choice questions and wait for the answers."
+    )]
+    async fn ask_user_question_kandev(
+        &self,
+        Parameters(ask): Parameters<AskQuestions>,
+    ) -> ToolResult {
+        respond(
+            self.record_question(Asked::User, None, ask)
+                .map(|id| json!({ "question_id": id, "status": "waiting_for_user" })),
+        )
+    }
+}
+
+#[tool_group(
+    name = "parent-question",
+    surface = "kanban-task",
+    capability = "parent-question"
+)]
+impl Kandev {
+    #[tool(
+        description = "Ask this autopilot task's direct parent a blocking question; the parent answers with message_task_kandev."
+    )]
+    async fn ask_parent_question_kandev(
+        &self,
+        Parameters(ask): Parameters<AskQuestions>,
+    ) -> ToolResult {
+        let parent = {
+            let board = self.store.lock();
+            board
+                .task("task_id", &self.task_id)
+                .map(|task| task.parent_id.clone())
+        };
+        let result = parent.and_then(|parent| {
+            let parent = parent.ok_or_else(|| {
+                BadField::new("questions", format!("task `{}` has no direct parent to ask", self.task_id))
+            })?;
+            let id = self.record_question(Asked::Parent, Some(parent.clone()), ask)?;
+            Ok(json!({ "question_id": id, "parent_task_id": parent, "status": "waiting_for_parent" }))
+        });
+        respond(result)
+    }
+}
+
+#[tool_group(
+    name = "task-title",
+    surface = "kanban-task",
+    capability = "task-title"
+)]
+impl Kandev {
+    #[tool(description = "Replace the bound task's placeholder title with a concise final one.")]
+    async fn set_task_title_kandev(&self, Parameters(set): Parameters<SetTitle>) -> ToolResult {
+        let title = set.title.trim().to_owned();
+        let mut board = self.store.lock();
+        let result = if title.is_empty() {
+            Err(BadField::new("title", "the title is empty"))
+        } else {
+            board.task_mut("task_id", &self.task_id).map(|task| {
+                task.title = title;
+                json!({ "task_id": task.id, "title": task.title })
+            })
+        };
+        respond(result)
+    }
+}
