@@ -6,6 +6,11 @@
 //! with the group names, rules, tool names and parameters of Kandev's
 //! catalog. Handlers work on an in-memory demo board.
 
+pub mod control;
+pub mod demo;
+pub mod legacy;
+pub mod matrix;
+pub mod resolver;
 pub mod server;
 pub mod store;
 mod tools;

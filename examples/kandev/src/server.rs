@@ -8,34 +8,27 @@ use rmcp::model::{Implementation, ServerConfig};
 use crate::store::Store;
 
 /// Kandev's MCP handler for one agent session: the shared board and the task
-/// (and session) the agent works on. Its tools are the `#[tool_group]` impl
+/// the agent works on. Its tools are the `#[tool_group]` impl
 /// blocks under `tools/`.
 #[derive(Clone)]
 pub struct Kandev {
     pub(crate) store: Arc<Store>,
     /// The task this session's agent is bound to; tools default to it.
     pub(crate) task_id: String,
-    /// The agent session this server serves.
-    pub(crate) session_id: String,
 }
 
 impl Kandev {
-    /// A server over `store`, bound to `task_id`'s session `session_id`.
-    pub fn new(
-        store: Arc<Store>,
-        task_id: impl Into<String>,
-        session_id: impl Into<String>,
-    ) -> Self {
+    /// A server over `store`, bound to the task `task_id`.
+    pub fn new(store: Arc<Store>, task_id: impl Into<String>) -> Self {
         Kandev {
             store,
             task_id: task_id.into(),
-            session_id: session_id.into(),
         }
     }
 
     /// The demo board, bound to the child task `task-2` (parent `task-1`).
     pub fn demo() -> Self {
-        Kandev::new(Arc::new(Store::demo()), "task-2", "session-1")
+        Kandev::new(Arc::new(Store::demo()), "task-2")
     }
 
     /// The board.

@@ -84,6 +84,9 @@ pub struct Task {
     pub deferred_launch_prompt: Option<String>,
     pub repository_id: Option<String>,
     pub base_branch: Option<String>,
+    /// How the task was asked to launch: workspace mode, agent and executor
+    /// profiles, local path or repository URL, outside ID, auto-start.
+    pub launch: Object,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -427,6 +430,7 @@ impl Board {
             deferred_launch_prompt: None,
             repository_id: Some("repo-1".into()),
             base_branch: Some("main".into()),
+            launch: Object::new(),
         };
         for task in [
             task("task-1", "Ship typed tool profiles", None, "step-doing"),

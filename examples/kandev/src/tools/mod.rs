@@ -4,7 +4,13 @@
 //! Handlers return JSON text on success and an error result naming the bad
 //! field otherwise; unparsable arguments are rejected by rmcp the same way.
 
+mod configuration;
+mod external;
+mod kanban;
+mod office;
+mod providers;
 mod questions;
+mod session;
 pub(crate) mod shared;
 
 use rmcp::ErrorData;

@@ -228,6 +228,47 @@ impl Kandev {
         for blocker in args.blocked_by.iter().flatten() {
             board.task("blocked_by", blocker)?;
         }
+        if let Some(profile) = &args.agent_profile_id
+            && !board.agent_profiles.contains_key(profile)
+        {
+            return Err(BadField::missing(
+                "agent_profile_id",
+                "agent profile",
+                profile,
+            ));
+        }
+        if let Some(profile) = &args.executor_profile_id
+            && !board.executor_profiles.contains_key(profile)
+        {
+            return Err(BadField::missing(
+                "executor_profile_id",
+                "executor profile",
+                profile,
+            ));
+        }
+        let mut launch = crate::store::Object::new();
+        for (key, value) in [
+            ("workspace_mode", args.workspace_mode.map(Value::from)),
+            (
+                "agent_profile_id",
+                args.agent_profile_id.clone().map(Value::from),
+            ),
+            (
+                "executor_profile_id",
+                args.executor_profile_id.map(Value::from),
+            ),
+            ("local_path", args.local_path.map(Value::from)),
+            ("repository_url", args.repository_url.map(Value::from)),
+            ("external_id", args.external_id.map(Value::from)),
+            (
+                "start_when_unblocked",
+                args.start_when_unblocked.map(Value::from),
+            ),
+        ] {
+            if let Some(value) = value {
+                launch.insert(key.to_owned(), value);
+            }
+        }
         let id = board.next_id("task");
         let task = Task {
             id: id.clone(),
@@ -249,7 +290,23 @@ impl Kandev {
             deferred_launch_prompt: None,
             repository_id: args.repository_id.or(template.repository_id),
             base_branch: args.base_branch.or(template.base_branch),
+            launch,
         };
+        if args.start_agent.unwrap_or(false) {
+            let sequence = board.next_sequence();
+            let session_id = board.next_id("session");
+            board.sessions.insert(
+                session_id.clone(),
+                crate::store::TaskSession {
+                    id: session_id,
+                    task_id: id.clone(),
+                    name: "main".into(),
+                    agent_profile_id: args.agent_profile_id,
+                    running: true,
+                    sequence,
+                },
+            );
+        }
         for blocker in args.blocked_by.into_iter().flatten() {
             board.dependencies.insert((id.clone(), blocker));
         }

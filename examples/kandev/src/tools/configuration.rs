@@ -1,0 +1,1500 @@
+//! Board configuration for configuration chats and outside clients:
+//! `configuration-workflows`, `configuration-agents`, `configuration-mcp`,
+//! `configuration-executors` and `configuration-tasks`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use mcp_profiles::tool_group;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::tool;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::shared::{ExecutorRef, MoveTask, TaskConversation, TaskRef, WorkflowRef, WorkspaceRef};
+use super::{ToolResult, ok, respond};
+use crate::server::Kandev;
+use crate::store::{
+    AgentProfile, BadField, Board, ExecutorProfile, Object, Workflow, WorkflowStep,
+};
+
+// ---------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------
+
+/// The workspace whose repositories to list.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListRepositories {
+    /// The workspace's ID (see list_workspaces_kandev).
+    pub workspace_id: String,
+}
+
+/// A new workflow.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateWorkflow {
+    /// The workspace the workflow belongs to.
+    pub workspace_id: String,
+    /// The workflow's name, unique within the workspace.
+    pub name: String,
+    /// What the workflow is for.
+    pub description: Option<String>,
+}
+
+/// Changes to a workflow.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateWorkflow {
+    /// The workflow to change.
+    pub workflow_id: String,
+    /// Its new name, unique within the workspace.
+    pub name: Option<String>,
+    /// Its new description.
+    pub description: Option<String>,
+}
+
+/// The workflow to delete.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteWorkflow {
+    /// The workflow's ID; it must hold no tasks.
+    pub workflow_id: String,
+}
+
+/// A workflow document to import.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImportWorkflow {
+    /// The workspace to import into.
+    pub workspace_id: String,
+    /// The JSON text export_workflow_kandev returned.
+    pub document: String,
+}
+
+/// The workflow to export.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExportWorkflow {
+    /// The workflow's ID.
+    pub workflow_id: String,
+}
+
+/// A new workflow step (board column).
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateWorkflowStep {
+    /// The workflow the step belongs to.
+    pub workflow_id: String,
+    /// The column's name, unique within the workflow.
+    pub name: String,
+    /// Zero-based column index; appended at the end when omitted.
+    pub position: Option<f64>,
+    /// Display colour of the column.
+    pub color: Option<String>,
+    /// Prompt given to agents whose task enters the step.
+    pub prompt: Option<String>,
+    /// Make this the step new tasks start in.
+    pub is_start_step: Option<bool>,
+    /// Let people drag tasks into the step by hand.
+    pub allow_manual_move: Option<bool>,
+    /// List the step in the command panel.
+    pub show_in_command_panel: Option<bool>,
+    /// Advance only once the agent signals it is done.
+    pub auto_advance_requires_signal: Option<bool>,
+    /// Treat cancelling as the end of the agent's turn.
+    pub cancel_triggers_turn_complete: Option<bool>,
+    /// At most this many tasks in the step (a whole number).
+    pub wip_limit: Option<f64>,
+    /// A step of the same workflow to pull tasks from.
+    pub pull_from_step_id: Option<String>,
+    /// Event hooks of the step, stored as given.
+    pub events: Option<Object>,
+}
+
+/// Changes to a workflow step; omitted settings stay as they are.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateWorkflowStep {
+    /// The step to change.
+    pub step_id: String,
+    /// Its new name, unique within the workflow.
+    pub name: Option<String>,
+    /// Display colour; an empty string clears it.
+    pub color: Option<String>,
+    /// Step prompt; an empty string clears it.
+    pub prompt: Option<String>,
+    /// Make this the step new tasks start in.
+    pub is_start_step: Option<bool>,
+    /// Let people drag tasks into the step by hand.
+    pub allow_manual_move: Option<bool>,
+    /// List the step in the command panel.
+    pub show_in_command_panel: Option<bool>,
+    /// Archive tasks after this many hours in the step.
+    pub auto_archive_after_hours: Option<f64>,
+    /// Advance only once the agent signals it is done.
+    pub auto_advance_requires_signal: Option<bool>,
+    /// Treat cancelling as the end of the agent's turn.
+    pub cancel_triggers_turn_complete: Option<bool>,
+    /// At most this many tasks in the step (a whole number).
+    pub wip_limit: Option<f64>,
+    /// A step of the same workflow to pull tasks from; an empty string clears it.
+    pub pull_from_step_id: Option<String>,
+    /// Event hooks of the step, replacing the stored ones.
+    pub events: Option<Object>,
+}
+
+/// The workflow step to delete.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteWorkflowStep {
+    /// The step's ID; no task may be on it.
+    pub step_id: String,
+}
+
+/// A new column order.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReorderWorkflowSteps {
+    /// The workflow to reorder.
+    pub workflow_id: String,
+    /// Every step ID of the workflow, each once, in the new order.
+    pub step_ids: Vec<Value>,
+}
+
+/// Changes to an agent.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateAgent {
+    /// The agent to change.
+    pub agent_id: String,
+    /// Whether the agent can use MCP servers.
+    pub supports_mcp: Option<bool>,
+    /// Where the agent reads its MCP config; an empty string clears it.
+    pub mcp_config_path: Option<String>,
+}
+
+/// A new agent profile.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateAgentProfile {
+    /// The agent the profile belongs to.
+    pub agent_id: String,
+    /// The profile's name.
+    pub name: String,
+    /// The model the profile runs.
+    pub model: String,
+    /// Approve the agent's tool calls without asking; off by default.
+    pub auto_approve: Option<bool>,
+}
+
+/// The agent profile to delete.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteAgentProfile {
+    /// The profile's ID; no running session may use it.
+    pub profile_id: String,
+}
+
+/// The agent whose profiles to list.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListAgentProfiles {
+    /// The agent's ID (see list_agents_kandev).
+    pub agent_id: String,
+}
+
+/// Changes to an agent profile.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateAgentProfile {
+    /// The profile to change.
+    pub profile_id: String,
+    /// Its new name.
+    pub name: Option<String>,
+    /// Its new model.
+    pub model: Option<String>,
+    /// Approve the agent's tool calls without asking.
+    pub auto_approve: Option<bool>,
+}
+
+/// The agent profile whose MCP setup to read.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetMcpConfig {
+    /// The agent profile's ID.
+    pub profile_id: String,
+}
+
+/// A new MCP setup for an agent profile.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateMcpConfig {
+    /// The agent profile's ID.
+    pub profile_id: String,
+    /// Turn MCP on or off for the profile.
+    pub enabled: Option<bool>,
+    /// The MCP servers by name, each an object; replaces the stored map.
+    pub servers: Option<Object>,
+}
+
+/// A new executor profile.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateExecutorProfile {
+    /// The executor the profile belongs to.
+    pub executor_id: String,
+    /// The profile's name.
+    pub name: String,
+    /// How MCP servers are handled in this executor.
+    pub mcp_policy: Option<String>,
+    /// Executor settings, stored as given.
+    pub config: Option<Object>,
+    /// Script run before the agent starts.
+    pub prepare_script: Option<String>,
+    /// Script run after the agent stops.
+    pub cleanup_script: Option<String>,
+}
+
+/// Changes to an executor profile; an empty string clears a text field.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateExecutorProfile {
+    /// The profile to change.
+    pub profile_id: String,
+    /// Its new name.
+    pub name: Option<String>,
+    /// How MCP servers are handled in this executor.
+    pub mcp_policy: Option<String>,
+    /// Executor settings, replacing the stored ones.
+    pub config: Option<Object>,
+    /// Script run before the agent starts.
+    pub prepare_script: Option<String>,
+    /// Script run after the agent stops.
+    pub cleanup_script: Option<String>,
+}
+
+/// The executor profile to delete.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteExecutorProfile {
+    /// The executor profile's ID.
+    pub profile_id: String,
+}
+
+/// A task's new lifecycle state.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateTaskState {
+    /// The task to change.
+    pub task_id: String,
+    /// The state to set, such as `todo`, `in_progress` or `completed`.
+    pub state: String,
+}
+
+// ---------------------------------------------------------------------------
+// The portable workflow document
+// ---------------------------------------------------------------------------
+
+/// What export_workflow_kandev returns and import_workflow_kandev reads.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WorkflowDocument {
+    workflows: Vec<ExportedWorkflow>,
+}
+
+/// One workflow, without IDs.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExportedWorkflow {
+    name: String,
+    #[serde(default)]
+    description: String,
+    /// In column order.
+    #[serde(default)]
+    steps: Vec<ExportedStep>,
+}
+
+/// One step, without IDs: the step it pulls from is named instead.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExportedStep {
+    name: String,
+    #[serde(default)]
+    settings: Object,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pull_from_step: Option<String>,
+}
+
+/// The settings key naming the step a step pulls tasks from.
+const PULL_FROM: &str = "pull_from_step_id";
+
+// ---------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------
+
+/// `value` trimmed, or an error when nothing is left.
+fn required_text(field: &'static str, value: String) -> Result<String, BadField> {
+    let value = value.trim();
+    if value.is_empty() {
+        Err(BadField::new(field, "the value is empty"))
+    } else {
+        Ok(value.to_owned())
+    }
+}
+
+/// `None` for a blank string (clearing an optional field), else the string.
+fn unless_blank(value: String) -> Option<String> {
+    (!value.trim().is_empty()).then_some(value)
+}
+
+/// A whole number of 0 or more.
+fn whole(field: &'static str, value: f64) -> Result<u64, BadField> {
+    if value.is_finite() && value >= 0.0 && value.fract() == 0.0 {
+        Ok(value as u64)
+    } else {
+        Err(BadField::new(field, "expected a whole number of 0 or more"))
+    }
+}
+
+/// The step IDs of a workflow, in column order.
+fn step_order(board: &Board, workflow_id: &str) -> Vec<String> {
+    board
+        .steps_of(workflow_id)
+        .iter()
+        .map(|step| step.id.clone())
+        .collect()
+}
+
+/// Sets each step's position to its index in `order`.
+fn renumber(board: &mut Board, order: &[String]) {
+    for (position, id) in order.iter().enumerate() {
+        if let Some(step) = board.steps.get_mut(id) {
+            step.position = position as u32;
+        }
+    }
+}
+
+/// Refuses `name` when another workflow of the workspace has it.
+fn check_workflow_name(
+    board: &Board,
+    workspace_id: &str,
+    name: &str,
+    except: Option<&str>,
+) -> Result<(), BadField> {
+    let taken = board.workflows.values().any(|workflow| {
+        workflow.workspace_id == workspace_id
+            && workflow.name == name
+            && Some(workflow.id.as_str()) != except
+    });
+    if taken {
+        Err(BadField::new(
+            "name",
+            format!("workspace `{workspace_id}` already has a workflow named `{name}`"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Refuses `name` when another step of the workflow has it.
+fn check_step_name(
+    board: &Board,
+    workflow_id: &str,
+    name: &str,
+    except: Option<&str>,
+) -> Result<(), BadField> {
+    let taken = board.steps.values().any(|step| {
+        step.workflow_id == workflow_id && step.name == name && Some(step.id.as_str()) != except
+    });
+    if taken {
+        Err(BadField::new(
+            "name",
+            format!("workflow `{workflow_id}` already has a step named `{name}`"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// The behaviour settings a step tool may set; `None` leaves one as it is.
+#[derive(Default)]
+struct StepSettings {
+    color: Option<String>,
+    prompt: Option<String>,
+    is_start_step: Option<bool>,
+    allow_manual_move: Option<bool>,
+    show_in_command_panel: Option<bool>,
+    auto_archive_after_hours: Option<f64>,
+    auto_advance_requires_signal: Option<bool>,
+    cancel_triggers_turn_complete: Option<bool>,
+    wip_limit: Option<f64>,
+    pull_from_step_id: Option<String>,
+    events: Option<Object>,
+}
+
+impl StepSettings {
+    /// Checks the settings for step `step_id` (not yet created when `None`)
+    /// of `workflow_id`, and returns them as a patch where `null` removes a key.
+    fn patch(
+        self,
+        board: &Board,
+        workflow_id: &str,
+        step_id: Option<&str>,
+    ) -> Result<Object, BadField> {
+        let mut patch = Object::new();
+        let text = |value: String| unless_blank(value).map_or(Value::Null, Value::String);
+        let mut put = |key: &str, value: Option<Value>| {
+            if let Some(value) = value {
+                patch.insert(key.to_owned(), value);
+            }
+        };
+        put("color", self.color.map(text));
+        put("prompt", self.prompt.map(text));
+        put("is_start_step", self.is_start_step.map(Value::Bool));
+        put("allow_manual_move", self.allow_manual_move.map(Value::Bool));
+        put(
+            "show_in_command_panel",
+            self.show_in_command_panel.map(Value::Bool),
+        );
+        let hours = match self.auto_archive_after_hours {
+            Some(hours) if !hours.is_finite() || hours < 0.0 => {
+                return Err(BadField::new(
+                    "auto_archive_after_hours",
+                    "expected a number of hours of 0 or more",
+                ));
+            }
+            hours => hours.map(|hours| json!(hours)),
+        };
+        put("auto_archive_after_hours", hours);
+        put(
+            "auto_advance_requires_signal",
+            self.auto_advance_requires_signal.map(Value::Bool),
+        );
+        put(
+            "cancel_triggers_turn_complete",
+            self.cancel_triggers_turn_complete.map(Value::Bool),
+        );
+        let wip_limit = self
+            .wip_limit
+            .map(|limit| whole("wip_limit", limit))
+            .transpose()?;
+        put("wip_limit", wip_limit.map(Value::from));
+        // A blank ID clears the key; an absent one leaves it.
+        let pull_from = match self.pull_from_step_id.map(|id| id.trim().to_owned()) {
+            None => None,
+            Some(source) if source.is_empty() => Some(Value::Null),
+            Some(source) => {
+                if board.step(PULL_FROM, &source)?.workflow_id != workflow_id {
+                    return Err(BadField::new(
+                        PULL_FROM,
+                        format!("step `{source}` is not in workflow `{workflow_id}`"),
+                    ));
+                }
+                if Some(source.as_str()) == step_id {
+                    return Err(BadField::new(PULL_FROM, "a step cannot pull from itself"));
+                }
+                Some(Value::String(source))
+            }
+        };
+        put(PULL_FROM, pull_from);
+        put("events", self.events.map(Value::Object));
+        Ok(patch)
+    }
+}
+
+/// Merges a settings patch into a step; a start step demotes its siblings.
+fn apply_settings(board: &mut Board, workflow_id: &str, step_id: &str, patch: Object) {
+    if patch.get("is_start_step") == Some(&Value::Bool(true)) {
+        for step in board
+            .steps
+            .values_mut()
+            .filter(|step| step.workflow_id == workflow_id && step.id != step_id)
+        {
+            if let Some(flag) = step.settings.get_mut("is_start_step") {
+                *flag = Value::Bool(false);
+            }
+        }
+    }
+    if let Some(step) = board.steps.get_mut(step_id) {
+        for (key, value) in patch {
+            if value.is_null() {
+                step.settings.remove(&key);
+            } else {
+                step.settings.insert(key, value);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Workflows and steps
+// ---------------------------------------------------------------------------
+
+fn list_repositories(board: &Board, args: ListRepositories) -> Result<Value, BadField> {
+    board.workspace("workspace_id", &args.workspace_id)?;
+    let repositories: Vec<_> = board
+        .repositories
+        .values()
+        .filter(|repository| repository.workspace_id == args.workspace_id)
+        .collect();
+    Ok(json!({ "repositories": repositories }))
+}
+
+fn create_workflow(board: &mut Board, args: CreateWorkflow) -> Result<Value, BadField> {
+    board.workspace("workspace_id", &args.workspace_id)?;
+    let name = required_text("name", args.name)?;
+    check_workflow_name(board, &args.workspace_id, &name, None)?;
+    let id = board.next_id("workflow");
+    let workflow = Workflow {
+        id: id.clone(),
+        workspace_id: args.workspace_id,
+        name,
+        description: args.description.unwrap_or_default(),
+    };
+    board.workflows.insert(id, workflow.clone());
+    Ok(json!({ "workflow": workflow }))
+}
+
+fn update_workflow(board: &mut Board, args: UpdateWorkflow) -> Result<Value, BadField> {
+    let workspace_id = board
+        .workflow("workflow_id", &args.workflow_id)?
+        .workspace_id
+        .clone();
+    let name = args
+        .name
+        .map(|name| required_text("name", name))
+        .transpose()?;
+    if let Some(name) = &name {
+        check_workflow_name(board, &workspace_id, name, Some(&args.workflow_id))?;
+    }
+    let workflow = board
+        .workflows
+        .get_mut(&args.workflow_id)
+        .ok_or_else(|| BadField::missing("workflow_id", "workflow", &args.workflow_id))?;
+    if let Some(name) = name {
+        workflow.name = name;
+    }
+    if let Some(description) = args.description {
+        workflow.description = description;
+    }
+    Ok(json!({ "workflow": workflow }))
+}
+
+fn delete_workflow(board: &mut Board, args: DeleteWorkflow) -> Result<Value, BadField> {
+    board.workflow("workflow_id", &args.workflow_id)?;
+    let tasks = board
+        .tasks
+        .values()
+        .filter(|task| task.workflow_id == args.workflow_id)
+        .count();
+    if tasks > 0 {
+        return Err(BadField::new(
+            "workflow_id",
+            format!(
+                "workflow `{}` still holds {tasks} task(s); move or delete them first",
+                args.workflow_id
+            ),
+        ));
+    }
+    let steps = step_order(board, &args.workflow_id);
+    board
+        .steps
+        .retain(|_, step| step.workflow_id != args.workflow_id);
+    board.workflows.remove(&args.workflow_id);
+    Ok(json!({ "deleted": args.workflow_id, "deleted_steps": steps }))
+}
+
+fn export_workflow(board: &Board, args: ExportWorkflow) -> Result<WorkflowDocument, BadField> {
+    let workflow = board.workflow("workflow_id", &args.workflow_id)?;
+    let steps = board
+        .steps_of(&workflow.id)
+        .into_iter()
+        .map(|step| {
+            let mut settings = step.settings.clone();
+            let pull_from_step = settings
+                .remove(PULL_FROM)
+                .and_then(|source| board.steps.get(source.as_str()?))
+                .map(|source| source.name.clone());
+            ExportedStep {
+                name: step.name.clone(),
+                settings,
+                pull_from_step,
+            }
+        })
+        .collect();
+    Ok(WorkflowDocument {
+        workflows: vec![ExportedWorkflow {
+            name: workflow.name.clone(),
+            description: workflow.description.clone(),
+            steps,
+        }],
+    })
+}
+
+/// Reads an export: `{"workflows": [...]}`, or a single workflow object.
+fn parse_document(document: &str) -> Result<Vec<ExportedWorkflow>, BadField> {
+    let value: Value = serde_json::from_str(document)
+        .map_err(|err| BadField::new("document", format!("not JSON: {err}")))?;
+    let workflows = if value.get("workflows").is_some() {
+        serde_json::from_value::<WorkflowDocument>(value).map(|document| document.workflows)
+    } else {
+        serde_json::from_value::<ExportedWorkflow>(value).map(|workflow| vec![workflow])
+    }
+    .map_err(|err| BadField::new("document", format!("not a workflow export: {err}")))?;
+    if workflows.is_empty() {
+        return Err(BadField::new("document", "the document holds no workflows"));
+    }
+    for workflow in &workflows {
+        if workflow.name.trim().is_empty() {
+            return Err(BadField::new("document", "a workflow has no name"));
+        }
+        let mut names = BTreeSet::new();
+        for step in &workflow.steps {
+            let name = step.name.trim();
+            if name.is_empty() {
+                return Err(BadField::new(
+                    "document",
+                    format!("a step of workflow `{}` has no name", workflow.name),
+                ));
+            }
+            if !names.insert(name) {
+                return Err(BadField::new(
+                    "document",
+                    format!("workflow `{}` has two steps named `{name}`", workflow.name),
+                ));
+            }
+        }
+        for step in &workflow.steps {
+            if let Some(source) = &step.pull_from_step
+                && !names.contains(source.trim())
+            {
+                return Err(BadField::new(
+                    "document",
+                    format!(
+                        "step `{}` pulls from `{source}`, which workflow `{}` does not have",
+                        step.name, workflow.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(workflows)
+}
+
+fn import_workflows(board: &mut Board, args: ImportWorkflow) -> Result<Value, BadField> {
+    board.workspace("workspace_id", &args.workspace_id)?;
+    let workflows = parse_document(&args.document)?;
+    let mut present: BTreeSet<String> = board
+        .workflows
+        .values()
+        .filter(|workflow| workflow.workspace_id == args.workspace_id)
+        .map(|workflow| workflow.name.clone())
+        .collect();
+    let (mut imported, mut skipped) = (Vec::new(), Vec::new());
+    for workflow in workflows {
+        let name = workflow.name.trim().to_owned();
+        if !present.insert(name.clone()) {
+            skipped.push(name);
+            continue;
+        }
+        let id = board.next_id("workflow");
+        board.workflows.insert(
+            id.clone(),
+            Workflow {
+                id: id.clone(),
+                workspace_id: args.workspace_id.clone(),
+                name: name.clone(),
+                description: workflow.description,
+            },
+        );
+        let mut ids_by_name = BTreeMap::new();
+        let mut pulls = Vec::new();
+        let step_count = workflow.steps.len();
+        for (position, step) in workflow.steps.into_iter().enumerate() {
+            let step_id = board.next_id("step");
+            let step_name = step.name.trim().to_owned();
+            let mut settings = step.settings;
+            // IDs from another board mean nothing here.
+            settings.remove(PULL_FROM);
+            if let Some(source) = step.pull_from_step {
+                pulls.push((step_id.clone(), source.trim().to_owned()));
+            }
+            ids_by_name.insert(step_name.clone(), step_id.clone());
+            board.steps.insert(
+                step_id.clone(),
+                WorkflowStep {
+                    id: step_id,
+                    workflow_id: id.clone(),
+                    name: step_name,
+                    position: position as u32,
+                    settings,
+                },
+            );
+        }
+        for (step_id, source) in pulls {
+            if let (Some(step), Some(source)) =
+                (board.steps.get_mut(&step_id), ids_by_name.get(&source))
+            {
+                step.settings
+                    .insert(PULL_FROM.to_owned(), Value::String(source.clone()));
+            }
+        }
+        imported.push(json!({ "workflow_id": id, "name": name, "steps": step_count }));
+    }
+    Ok(json!({ "imported": imported, "skipped": skipped }))
+}
+
+fn create_workflow_step(board: &mut Board, args: CreateWorkflowStep) -> Result<Value, BadField> {
+    board.workflow("workflow_id", &args.workflow_id)?;
+    let name = required_text("name", args.name)?;
+    check_step_name(board, &args.workflow_id, &name, None)?;
+    let mut order = step_order(board, &args.workflow_id);
+    let index = match args.position {
+        Some(position) => usize::try_from(whole("position", position)?)
+            .unwrap_or(usize::MAX)
+            .min(order.len()),
+        None => order.len(),
+    };
+    let patch = StepSettings {
+        color: args.color,
+        prompt: args.prompt,
+        is_start_step: args.is_start_step,
+        allow_manual_move: args.allow_manual_move,
+        show_in_command_panel: args.show_in_command_panel,
+        auto_advance_requires_signal: args.auto_advance_requires_signal,
+        cancel_triggers_turn_complete: args.cancel_triggers_turn_complete,
+        wip_limit: args.wip_limit,
+        pull_from_step_id: args.pull_from_step_id,
+        events: args.events,
+        ..StepSettings::default()
+    }
+    .patch(board, &args.workflow_id, None)?;
+    let id = board.next_id("step");
+    board.steps.insert(
+        id.clone(),
+        WorkflowStep {
+            id: id.clone(),
+            workflow_id: args.workflow_id.clone(),
+            name,
+            position: 0,
+            settings: Object::new(),
+        },
+    );
+    apply_settings(board, &args.workflow_id, &id, patch);
+    order.insert(index, id.clone());
+    renumber(board, &order);
+    Ok(json!({ "step": board.steps.get(&id) }))
+}
+
+fn update_workflow_step(board: &mut Board, args: UpdateWorkflowStep) -> Result<Value, BadField> {
+    let workflow_id = board.step("step_id", &args.step_id)?.workflow_id.clone();
+    let name = args
+        .name
+        .map(|name| required_text("name", name))
+        .transpose()?;
+    if let Some(name) = &name {
+        check_step_name(board, &workflow_id, name, Some(&args.step_id))?;
+    }
+    let patch = StepSettings {
+        color: args.color,
+        prompt: args.prompt,
+        is_start_step: args.is_start_step,
+        allow_manual_move: args.allow_manual_move,
+        show_in_command_panel: args.show_in_command_panel,
+        auto_archive_after_hours: args.auto_archive_after_hours,
+        auto_advance_requires_signal: args.auto_advance_requires_signal,
+        cancel_triggers_turn_complete: args.cancel_triggers_turn_complete,
+        wip_limit: args.wip_limit,
+        pull_from_step_id: args.pull_from_step_id,
+        events: args.events,
+    }
+    .patch(board, &workflow_id, Some(&args.step_id))?;
+    apply_settings(board, &workflow_id, &args.step_id, patch);
+    let step = board
+        .steps
+        .get_mut(&args.step_id)
+        .ok_or_else(|| BadField::missing("step_id", "workflow step", &args.step_id))?;
+    if let Some(name) = name {
+        step.name = name;
+    }
+    Ok(json!({ "step": step }))
+}
+
+fn delete_workflow_step(board: &mut Board, args: DeleteWorkflowStep) -> Result<Value, BadField> {
+    let workflow_id = board.step("step_id", &args.step_id)?.workflow_id.clone();
+    let tasks = board
+        .tasks
+        .values()
+        .filter(|task| task.workflow_step_id == args.step_id)
+        .count();
+    if tasks > 0 {
+        return Err(BadField::new(
+            "step_id",
+            format!(
+                "step `{}` still holds {tasks} task(s); move them first",
+                args.step_id
+            ),
+        ));
+    }
+    board.steps.remove(&args.step_id);
+    for step in board.steps.values_mut() {
+        if step.settings.get(PULL_FROM).and_then(Value::as_str) == Some(args.step_id.as_str()) {
+            step.settings.remove(PULL_FROM);
+        }
+    }
+    let order = step_order(board, &workflow_id);
+    renumber(board, &order);
+    Ok(json!({ "deleted": args.step_id, "workflow_id": workflow_id }))
+}
+
+fn reorder_workflow_steps(
+    board: &mut Board,
+    args: ReorderWorkflowSteps,
+) -> Result<Value, BadField> {
+    board.workflow("workflow_id", &args.workflow_id)?;
+    let current: BTreeSet<String> = step_order(board, &args.workflow_id).into_iter().collect();
+    let mut order = Vec::with_capacity(args.step_ids.len());
+    let mut seen = BTreeSet::new();
+    for value in args.step_ids {
+        let Value::String(id) = value else {
+            return Err(BadField::new(
+                "step_ids",
+                format!("`{value}` is not a step ID string"),
+            ));
+        };
+        if !current.contains(&id) {
+            return Err(BadField::new(
+                "step_ids",
+                format!("`{id}` is not a step of workflow `{}`", args.workflow_id),
+            ));
+        }
+        if !seen.insert(id.clone()) {
+            return Err(BadField::new("step_ids", format!("`{id}` is listed twice")));
+        }
+        order.push(id);
+    }
+    let left_out: Vec<&str> = current
+        .iter()
+        .filter(|id| !seen.contains(*id))
+        .map(String::as_str)
+        .collect();
+    if !left_out.is_empty() {
+        return Err(BadField::new(
+            "step_ids",
+            format!(
+                "list every step of the workflow; missing: {}",
+                left_out.join(", ")
+            ),
+        ));
+    }
+    renumber(board, &order);
+    Ok(json!({ "steps": board.steps_of(&args.workflow_id) }))
+}
+
+// ---------------------------------------------------------------------------
+// Agents, profiles and MCP
+// ---------------------------------------------------------------------------
+
+fn update_agent(board: &mut Board, args: UpdateAgent) -> Result<Value, BadField> {
+    let agent = board
+        .agents
+        .get_mut(&args.agent_id)
+        .ok_or_else(|| BadField::missing("agent_id", "agent", &args.agent_id))?;
+    if let Some(supports_mcp) = args.supports_mcp {
+        agent.supports_mcp = supports_mcp;
+    }
+    if let Some(path) = args.mcp_config_path {
+        agent.mcp_config_path = unless_blank(path.trim().to_owned());
+    }
+    Ok(json!({ "agent": agent }))
+}
+
+fn agent_profile_mut<'a>(
+    board: &'a mut Board,
+    profile_id: &str,
+) -> Result<&'a mut AgentProfile, BadField> {
+    board
+        .agent_profiles
+        .get_mut(profile_id)
+        .ok_or_else(|| BadField::missing("profile_id", "agent profile", profile_id))
+}
+
+fn create_agent_profile(board: &mut Board, args: CreateAgentProfile) -> Result<Value, BadField> {
+    if !board.agents.contains_key(&args.agent_id) {
+        return Err(BadField::missing("agent_id", "agent", &args.agent_id));
+    }
+    let name = required_text("name", args.name)?;
+    let model = required_text("model", args.model)?;
+    let id = board.next_id("profile");
+    let profile = AgentProfile {
+        id: id.clone(),
+        agent_id: args.agent_id,
+        name,
+        model,
+        auto_approve: args.auto_approve.unwrap_or(false),
+    };
+    board.agent_profiles.insert(id, profile.clone());
+    Ok(json!({ "profile": profile }))
+}
+
+fn delete_agent_profile(board: &mut Board, args: DeleteAgentProfile) -> Result<Value, BadField> {
+    agent_profile_mut(board, &args.profile_id)?;
+    if let Some(session) = board.sessions.values().find(|session| {
+        session.running && session.agent_profile_id.as_deref() == Some(args.profile_id.as_str())
+    }) {
+        return Err(BadField::new(
+            "profile_id",
+            format!(
+                "session `{}` of task `{}` is running with this profile",
+                session.id, session.task_id
+            ),
+        ));
+    }
+    board.agent_profiles.remove(&args.profile_id);
+    board.mcp_configs.remove(&args.profile_id);
+    Ok(json!({ "deleted": args.profile_id }))
+}
+
+fn list_agent_profiles(board: &Board, args: ListAgentProfiles) -> Result<Value, BadField> {
+    if !board.agents.contains_key(&args.agent_id) {
+        return Err(BadField::missing("agent_id", "agent", &args.agent_id));
+    }
+    let profiles: Vec<_> = board
+        .agent_profiles
+        .values()
+        .filter(|profile| profile.agent_id == args.agent_id)
+        .collect();
+    Ok(json!({ "profiles": profiles }))
+}
+
+fn update_agent_profile(board: &mut Board, args: UpdateAgentProfile) -> Result<Value, BadField> {
+    agent_profile_mut(board, &args.profile_id)?;
+    let name = args
+        .name
+        .map(|name| required_text("name", name))
+        .transpose()?;
+    let model = args
+        .model
+        .map(|model| required_text("model", model))
+        .transpose()?;
+    let profile = agent_profile_mut(board, &args.profile_id)?;
+    if let Some(name) = name {
+        profile.name = name;
+    }
+    if let Some(model) = model {
+        profile.model = model;
+    }
+    if let Some(auto_approve) = args.auto_approve {
+        profile.auto_approve = auto_approve;
+    }
+    Ok(json!({ "profile": profile }))
+}
+
+/// An agent profile's MCP setup, with whether its agent can use MCP at all.
+fn mcp_config(board: &Board, profile_id: &str) -> Result<Value, BadField> {
+    let profile = board
+        .agent_profiles
+        .get(profile_id)
+        .ok_or_else(|| BadField::missing("profile_id", "agent profile", profile_id))?;
+    let config = board
+        .mcp_configs
+        .get(profile_id)
+        .cloned()
+        .unwrap_or_default();
+    let supports_mcp = board
+        .agents
+        .get(&profile.agent_id)
+        .is_some_and(|agent| agent.supports_mcp);
+    Ok(json!({
+        "profile_id": profile_id,
+        "agent_id": profile.agent_id,
+        "supports_mcp": supports_mcp,
+        "enabled": config.enabled,
+        "servers": config.servers,
+    }))
+}
+
+fn update_mcp_config(board: &mut Board, args: UpdateMcpConfig) -> Result<Value, BadField> {
+    let agent_id = agent_profile_mut(board, &args.profile_id)?.agent_id.clone();
+    if args.enabled == Some(true)
+        && board
+            .agents
+            .get(&agent_id)
+            .is_some_and(|agent| !agent.supports_mcp)
+    {
+        return Err(BadField::new(
+            "enabled",
+            format!("agent `{agent_id}` does not support MCP"),
+        ));
+    }
+    if let Some((name, _)) = args
+        .servers
+        .iter()
+        .flatten()
+        .find(|(_, server)| !server.is_object())
+    {
+        return Err(BadField::new(
+            "servers",
+            format!("server `{name}` is not a JSON object"),
+        ));
+    }
+    let config = board
+        .mcp_configs
+        .entry(args.profile_id.clone())
+        .or_default();
+    if let Some(enabled) = args.enabled {
+        config.enabled = enabled;
+    }
+    if let Some(servers) = args.servers {
+        config.servers = servers;
+    }
+    mcp_config(board, &args.profile_id)
+}
+
+// ---------------------------------------------------------------------------
+// Executors
+// ---------------------------------------------------------------------------
+
+fn list_executors(board: &Board) -> Value {
+    json!({ "executors": board.executors.values().collect::<Vec<_>>() })
+}
+
+fn executor_profile_mut<'a>(
+    board: &'a mut Board,
+    profile_id: &str,
+) -> Result<&'a mut ExecutorProfile, BadField> {
+    board
+        .executor_profiles
+        .get_mut(profile_id)
+        .ok_or_else(|| BadField::missing("profile_id", "executor profile", profile_id))
+}
+
+fn create_executor_profile(
+    board: &mut Board,
+    args: CreateExecutorProfile,
+) -> Result<Value, BadField> {
+    if !board.executors.contains_key(&args.executor_id) {
+        return Err(BadField::missing(
+            "executor_id",
+            "executor",
+            &args.executor_id,
+        ));
+    }
+    let name = required_text("name", args.name)?;
+    let id = board.next_id("executor-profile");
+    let profile = ExecutorProfile {
+        id: id.clone(),
+        executor_id: args.executor_id,
+        name,
+        mcp_policy: args.mcp_policy.and_then(unless_blank),
+        config: args.config.unwrap_or_default(),
+        prepare_script: args.prepare_script.and_then(unless_blank),
+        cleanup_script: args.cleanup_script.and_then(unless_blank),
+    };
+    board.executor_profiles.insert(id, profile.clone());
+    Ok(json!({ "profile": profile }))
+}
+
+fn update_executor_profile(
+    board: &mut Board,
+    args: UpdateExecutorProfile,
+) -> Result<Value, BadField> {
+    executor_profile_mut(board, &args.profile_id)?;
+    let name = args
+        .name
+        .map(|name| required_text("name", name))
+        .transpose()?;
+    let profile = executor_profile_mut(board, &args.profile_id)?;
+    if let Some(name) = name {
+        profile.name = name;
+    }
+    if let Some(policy) = args.mcp_policy {
+        profile.mcp_policy = unless_blank(policy);
+    }
+    if let Some(config) = args.config {
+        profile.config = config;
+    }
+    if let Some(script) = args.prepare_script {
+        profile.prepare_script = unless_blank(script);
+    }
+    if let Some(script) = args.cleanup_script {
+        profile.cleanup_script = unless_blank(script);
+    }
+    Ok(json!({ "profile": profile }))
+}
+
+fn delete_executor_profile(
+    board: &mut Board,
+    args: DeleteExecutorProfile,
+) -> Result<Value, BadField> {
+    executor_profile_mut(board, &args.profile_id)?;
+    board.executor_profiles.remove(&args.profile_id);
+    Ok(json!({ "deleted": args.profile_id }))
+}
+
+// ---------------------------------------------------------------------------
+// Tasks
+// ---------------------------------------------------------------------------
+
+fn update_task_state(board: &mut Board, args: UpdateTaskState) -> Result<Value, BadField> {
+    let state = required_text("state", args.state)?;
+    let task = board.task_mut("task_id", &args.task_id)?;
+    task.state = state;
+    Ok(json!({ "task": task }))
+}
+
+// ---------------------------------------------------------------------------
+// The tool groups
+// ---------------------------------------------------------------------------
+
+#[tool_group(name = "configuration-workflows", surfaces = ["configuration", "external"])]
+impl Kandev {
+    #[tool(
+        name = "list_workspaces_kandev",
+        description = "List all workspaces with their IDs."
+    )]
+    async fn config_list_workspaces(&self) -> ToolResult {
+        ok(self.list_workspaces())
+    }
+
+    #[tool(
+        name = "list_workflows_kandev",
+        description = "List the workflows of a workspace."
+    )]
+    async fn config_list_workflows(
+        &self,
+        Parameters(args): Parameters<WorkspaceRef>,
+    ) -> ToolResult {
+        respond(self.list_workflows(args))
+    }
+
+    #[tool(
+        name = "list_repositories_kandev",
+        description = "List a workspace's repositories and their default branches."
+    )]
+    async fn config_list_repositories(
+        &self,
+        Parameters(args): Parameters<ListRepositories>,
+    ) -> ToolResult {
+        respond(list_repositories(&self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "create_workflow_kandev",
+        description = "Create a workflow in a workspace under a new name."
+    )]
+    async fn config_create_workflow(
+        &self,
+        Parameters(args): Parameters<CreateWorkflow>,
+    ) -> ToolResult {
+        respond(create_workflow(&mut self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "update_workflow_kandev",
+        description = "Change a workflow's name or description."
+    )]
+    async fn config_update_workflow(
+        &self,
+        Parameters(args): Parameters<UpdateWorkflow>,
+    ) -> ToolResult {
+        respond(update_workflow(&mut self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "delete_workflow_kandev",
+        description = "Permanently delete an empty workflow and all of its steps."
+    )]
+    async fn config_delete_workflow(
+        &self,
+        Parameters(args): Parameters<DeleteWorkflow>,
+    ) -> ToolResult {
+        respond(delete_workflow(&mut self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "import_workflow_kandev",
+        description = "Create workflows in a workspace from an exported JSON document; names that already exist are skipped."
+    )]
+    async fn config_import_workflow(
+        &self,
+        Parameters(args): Parameters<ImportWorkflow>,
+    ) -> ToolResult {
+        respond(import_workflows(&mut self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "export_workflow_kandev",
+        description = "Export a workflow and its steps as an ID-free JSON document that import_workflow_kandev accepts."
+    )]
+    async fn config_export_workflow(
+        &self,
+        Parameters(args): Parameters<ExportWorkflow>,
+    ) -> ToolResult {
+        respond(export_workflow(&self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "list_workflow_steps_kandev",
+        description = "List a workflow's steps (board columns) in order."
+    )]
+    async fn config_list_workflow_steps(
+        &self,
+        Parameters(args): Parameters<WorkflowRef>,
+    ) -> ToolResult {
+        respond(self.list_workflow_steps(args))
+    }
+
+    #[tool(
+        name = "create_workflow_step_kandev",
+        description = "Add a column to a workflow, optionally at a position and with behaviour settings."
+    )]
+    async fn config_create_workflow_step(
+        &self,
+        Parameters(args): Parameters<CreateWorkflowStep>,
+    ) -> ToolResult {
+        respond(create_workflow_step(&mut self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "update_workflow_step_kandev",
+        description = "Change a workflow step's name or behaviour settings."
+    )]
+    async fn config_update_workflow_step(
+        &self,
+        Parameters(args): Parameters<UpdateWorkflowStep>,
+    ) -> ToolResult {
+        respond(update_workflow_step(&mut self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "delete_workflow_step_kandev",
+        description = "Permanently delete a workflow step that holds no tasks."
+    )]
+    async fn config_delete_workflow_step(
+        &self,
+        Parameters(args): Parameters<DeleteWorkflowStep>,
+    ) -> ToolResult {
+        respond(delete_workflow_step(&mut self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "reorder_workflow_steps_kandev",
+        description = "Reorder a workflow's columns; list every one of its step IDs exactly once."
+    )]
+    async fn config_reorder_workflow_steps(
+        &self,
+        Parameters(args): Parameters<ReorderWorkflowSteps>,
+    ) -> ToolResult {
+        respond(reorder_workflow_steps(&mut self.store.lock(), args))
+    }
+}
+
+#[tool_group(name = "configuration-agents", surfaces = ["configuration", "external"])]
+impl Kandev {
+    #[tool(
+        name = "list_agents_kandev",
+        description = "List the configured agents, each with its profiles."
+    )]
+    async fn config_list_agents(&self) -> ToolResult {
+        ok(self.list_agents())
+    }
+
+    #[tool(
+        name = "update_agent_kandev",
+        description = "Set whether an agent supports MCP and where it reads its MCP config."
+    )]
+    async fn config_update_agent(&self, Parameters(args): Parameters<UpdateAgent>) -> ToolResult {
+        respond(update_agent(&mut self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "create_agent_profile_kandev",
+        description = "Add a profile with a model to an agent."
+    )]
+    async fn config_create_agent_profile(
+        &self,
+        Parameters(args): Parameters<CreateAgentProfile>,
+    ) -> ToolResult {
+        respond(create_agent_profile(&mut self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "delete_agent_profile_kandev",
+        description = "Delete an agent profile; refused while a running session uses it."
+    )]
+    async fn config_delete_agent_profile(
+        &self,
+        Parameters(args): Parameters<DeleteAgentProfile>,
+    ) -> ToolResult {
+        respond(delete_agent_profile(&mut self.store.lock(), args))
+    }
+}
+
+#[tool_group(name = "configuration-mcp", surfaces = ["configuration", "external"])]
+impl Kandev {
+    #[tool(
+        name = "list_agent_profiles_kandev",
+        description = "List one agent's profiles."
+    )]
+    async fn config_list_agent_profiles(
+        &self,
+        Parameters(args): Parameters<ListAgentProfiles>,
+    ) -> ToolResult {
+        respond(list_agent_profiles(&self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "update_agent_profile_kandev",
+        description = "Change an agent profile's name, model or auto-approve setting."
+    )]
+    async fn config_update_agent_profile(
+        &self,
+        Parameters(args): Parameters<UpdateAgentProfile>,
+    ) -> ToolResult {
+        respond(update_agent_profile(&mut self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "get_mcp_config_kandev",
+        description = "Show an agent profile's MCP setup: whether it is on and which servers it has."
+    )]
+    async fn config_get_mcp_config(
+        &self,
+        Parameters(args): Parameters<GetMcpConfig>,
+    ) -> ToolResult {
+        respond(mcp_config(&self.store.lock(), &args.profile_id))
+    }
+
+    #[tool(
+        name = "update_mcp_config_kandev",
+        description = "Turn MCP on or off for an agent profile and replace its server map."
+    )]
+    async fn config_update_mcp_config(
+        &self,
+        Parameters(args): Parameters<UpdateMcpConfig>,
+    ) -> ToolResult {
+        respond(update_mcp_config(&mut self.store.lock(), args))
+    }
+}
+
+#[tool_group(name = "configuration-executors", surfaces = ["configuration", "external"])]
+impl Kandev {
+    #[tool(
+        name = "list_executors_kandev",
+        description = "List the configured executors."
+    )]
+    async fn config_list_executors(&self) -> ToolResult {
+        ok(list_executors(&self.store.lock()))
+    }
+
+    #[tool(
+        name = "list_executor_profiles_kandev",
+        description = "List one executor's profiles."
+    )]
+    async fn config_list_executor_profiles(
+        &self,
+        Parameters(args): Parameters<ExecutorRef>,
+    ) -> ToolResult {
+        respond(self.list_executor_profiles(args))
+    }
+
+    #[tool(
+        name = "create_executor_profile_kandev",
+        description = "Add a profile to an executor, with MCP policy, settings and prepare/cleanup scripts."
+    )]
+    async fn config_create_executor_profile(
+        &self,
+        Parameters(args): Parameters<CreateExecutorProfile>,
+    ) -> ToolResult {
+        respond(create_executor_profile(&mut self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "update_executor_profile_kandev",
+        description = "Change an executor profile's name, MCP policy, settings or scripts."
+    )]
+    async fn config_update_executor_profile(
+        &self,
+        Parameters(args): Parameters<UpdateExecutorProfile>,
+    ) -> ToolResult {
+        respond(update_executor_profile(&mut self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "delete_executor_profile_kandev",
+        description = "Delete an executor profile."
+    )]
+    async fn config_delete_executor_profile(
+        &self,
+        Parameters(args): Parameters<DeleteExecutorProfile>,
+    ) -> ToolResult {
+        respond(delete_executor_profile(&mut self.store.lock(), args))
+    }
+}
+
+#[tool_group(name = "configuration-tasks", surfaces = ["configuration", "external"])]
+impl Kandev {
+    #[tool(
+        name = "list_tasks_kandev",
+        description = "List a workflow's active tasks with any linked pull request."
+    )]
+    async fn config_list_tasks(&self, Parameters(args): Parameters<WorkflowRef>) -> ToolResult {
+        respond(self.list_tasks(args))
+    }
+
+    #[tool(
+        name = "move_task_kandev",
+        description = "Move a task to a step of a workflow, optionally with a hand-off prompt."
+    )]
+    async fn config_move_task(&self, Parameters(args): Parameters<MoveTask>) -> ToolResult {
+        respond(self.move_task(args))
+    }
+
+    #[tool(
+        name = "delete_task_kandev",
+        description = "Permanently delete a task."
+    )]
+    async fn config_delete_task(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
+        respond(self.delete_task(args))
+    }
+
+    #[tool(
+        name = "archive_task_kandev",
+        description = "Archive a task: it leaves the boards but its record is kept."
+    )]
+    async fn config_archive_task(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
+        respond(self.archive_task(args))
+    }
+
+    #[tool(
+        name = "update_task_state_kandev",
+        description = "Set a task's lifecycle state."
+    )]
+    async fn config_update_task_state(
+        &self,
+        Parameters(args): Parameters<UpdateTaskState>,
+    ) -> ToolResult {
+        respond(update_task_state(&mut self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "get_task_conversation_kandev",
+        description = "Read a page of messages from one of a task's sessions."
+    )]
+    async fn config_get_task_conversation(
+        &self,
+        Parameters(args): Parameters<TaskConversation>,
+    ) -> ToolResult {
+        respond(self.get_task_conversation(args))
+    }
+
+    #[tool(
+        name = "list_task_sessions_kandev",
+        description = "List a task's sessions with their IDs, most recent first."
+    )]
+    async fn config_list_task_sessions(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
+        respond(self.list_task_sessions(args))
+    }
+}

@@ -1,0 +1,648 @@
+//! The agent's own session on a task: `plan`, `rich-output`, `walkthrough`,
+//! `review`, `related-tasks`, `task-branch-sources`, `step-completion` and
+//! `diagnostics`.
+
+use std::borrow::Cow;
+
+use mcp_profiles::tool_group;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::tool;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Value, json};
+
+use super::{ToolResult, respond};
+use crate::server::Kandev;
+use crate::store::{
+    BadField, Board, Object, Plan, ReviewSubmission, StepCompletion, Task, Walkthrough,
+};
+
+/// A task to look at; the bound task when omitted.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MaybeTask {
+    /// The task's ID; defaults to the task this session works on.
+    pub task_id: Option<String>,
+}
+
+/// A plan to save or overwrite.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanWrite {
+    /// The task the plan belongs to; defaults to the task this session works on.
+    pub task_id: Option<String>,
+    /// The plan itself, in markdown.
+    pub content: String,
+    /// A heading for the plan.
+    pub title: Option<String>,
+}
+
+/// The only rich-output format version there is: 1.
+#[derive(Clone, Copy)]
+pub struct RichOutputVersion;
+
+impl RichOutputVersion {
+    /// The version as a number.
+    fn number(self) -> i64 {
+        1
+    }
+}
+
+impl<'de> Deserialize<'de> for RichOutputVersion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        if value.as_i64() == Some(1) {
+            Ok(RichOutputVersion)
+        } else {
+            Err(serde::de::Error::custom(format!(
+                "unsupported `version` {value}: only 1 is supported"
+            )))
+        }
+    }
+}
+
+impl JsonSchema for RichOutputVersion {
+    fn schema_name() -> Cow<'static, str> {
+        "RichOutputVersion".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "integer", "const": 1 })
+    }
+}
+
+/// Rich content to render in the Kandev UI.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RichOutput {
+    /// The rich-output format version; must be 1.
+    pub version: RichOutputVersion,
+    /// A heading shown above the blocks.
+    pub title: String,
+    /// A line of text under the heading.
+    pub description: Option<String>,
+    /// The blocks to render: file previews, metric groups or charts.
+    pub blocks: Vec<Object>,
+}
+
+/// A code tour to show.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WalkthroughShow {
+    /// The task the tour is about; defaults to the task this session works on.
+    pub task_id: Option<String>,
+    /// A heading for the tour.
+    pub title: Option<String>,
+    /// The stops in order, each anchored to a file and line range.
+    pub steps: Vec<Object>,
+}
+
+/// Review findings to publish.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewFindings {
+    /// The reviewed task; defaults to the task this session works on.
+    pub task_id: Option<String>,
+    /// An overall verdict in a few sentences.
+    pub summary: Option<String>,
+    /// The defects found, each anchored to a file and line.
+    pub findings: Vec<Object>,
+}
+
+/// Whose neighbours to list.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RelatedTasks {
+    /// The task in the middle; defaults to the task this session works on.
+    pub task_id: Option<String>,
+    /// Give full task records instead of short summaries.
+    pub verbose: Option<bool>,
+}
+
+/// A repository branch to attach as an extra worktree.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BranchSource {
+    /// The task to attach it to; defaults to the task this session works on.
+    pub task_id: Option<String>,
+    /// A repository known to the workspace.
+    pub repository_id: Option<String>,
+    /// A repository by clone URL.
+    pub repository_url: Option<String>,
+    /// A repository already on disk.
+    pub local_path: Option<String>,
+    /// The branch to check out; the repository's default branch when omitted.
+    pub checkout_branch: Option<String>,
+    /// The branch the worktree's diff is compared against.
+    pub base_branch: Option<String>,
+}
+
+/// Repository or folder sources to add.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceSources {
+    /// The task to add them to; defaults to the task this session works on.
+    pub task_id: Option<String>,
+    /// One or more sources, each describing a repository or a folder.
+    pub sources: Vec<Object>,
+}
+
+/// A new base branch for one of a task's repositories.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BaseBranch {
+    /// The task; defaults to the task this session works on.
+    pub task_id: Option<String>,
+    /// The task's repository whose base changes (required).
+    pub task_repository_id: Option<String>,
+    /// The branch to compare against from now on (required).
+    pub base_branch: Option<String>,
+}
+
+/// The end of the current workflow step.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StepComplete {
+    /// What was done in this step.
+    pub summary: String,
+    /// Notes for whoever picks up the next step.
+    pub handoff: Option<String>,
+    /// Anything still in the way.
+    pub blockers: Option<String>,
+}
+
+/// Which side's diagnostics to gather.
+#[derive(Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DiagnosticSource {
+    Backend,
+    Frontend,
+    All,
+}
+
+impl DiagnosticSource {
+    fn as_str(self) -> &'static str {
+        match self {
+            DiagnosticSource::Backend => "backend",
+            DiagnosticSource::Frontend => "frontend",
+            DiagnosticSource::All => "all",
+        }
+    }
+}
+
+/// A diagnostic bundle to gather.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiagnosticBundle {
+    /// `backend`, `frontend` or `all`.
+    pub source: DiagnosticSource,
+}
+
+/// `field`'s value, trimmed, or an error naming it when absent or blank.
+fn required(field: &'static str, value: Option<String>) -> Result<String, BadField> {
+    let value = value.map(|v| v.trim().to_owned()).unwrap_or_default();
+    if value.is_empty() {
+        Err(BadField::new(field, "give a non-empty value"))
+    } else {
+        Ok(value)
+    }
+}
+
+/// An error unless `items` has at least one entry.
+fn non_empty(field: &'static str, items: &[Object]) -> Result<(), BadField> {
+    if items.is_empty() {
+        Err(BadField::new(field, "give at least one entry"))
+    } else {
+        Ok(())
+    }
+}
+
+/// The plan of a task that must have one.
+fn plan_of<'a>(board: &'a mut Board, task_id: &str) -> Result<&'a mut Plan, BadField> {
+    board.task("task_id", task_id)?;
+    board
+        .plans
+        .get_mut(task_id)
+        .ok_or_else(|| BadField::new("task_id", format!("task `{task_id}` has no plan")))
+}
+
+#[tool_group(name = "plan", surfaces = ["kanban-task", "office-task"])]
+impl Kandev {
+    #[tool(
+        name = "create_task_plan_kandev",
+        description = "Save a new markdown plan for this task or another one; fails if it already has a plan."
+    )]
+    async fn plan_create(&self, Parameters(args): Parameters<PlanWrite>) -> ToolResult {
+        let task_id = self.task_or_bound(args.task_id);
+        let mut board = self.store.lock();
+        let result = board.task("task_id", &task_id).map(|_| ()).and_then(|()| {
+            if board.plans.contains_key(&task_id) {
+                return Err(BadField::new(
+                    "task_id",
+                    format!("task `{task_id}` already has a plan; use update_task_plan_kandev"),
+                ));
+            }
+            let plan = Plan {
+                task_id: task_id.clone(),
+                title: args.title.unwrap_or_else(|| "Plan".into()),
+                content: args.content,
+            };
+            let reply = json!({ "created": true, "plan": &plan });
+            board.plans.insert(task_id, plan);
+            Ok(reply)
+        });
+        respond(result)
+    }
+
+    #[tool(
+        name = "get_task_plan_kandev",
+        description = "Read a task's plan as it stands now, user edits included."
+    )]
+    async fn plan_get(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
+        let task_id = self.task_or_bound(args.task_id);
+        let mut board = self.store.lock();
+        respond(plan_of(&mut board, &task_id).map(|plan| json!({ "plan": plan })))
+    }
+
+    #[tool(
+        name = "update_task_plan_kandev",
+        description = "Replace the content, and optionally the title, of a task's existing plan."
+    )]
+    async fn plan_update(&self, Parameters(args): Parameters<PlanWrite>) -> ToolResult {
+        let task_id = self.task_or_bound(args.task_id);
+        let mut board = self.store.lock();
+        let result = plan_of(&mut board, &task_id).map(|plan| {
+            plan.content = args.content;
+            if let Some(title) = args.title {
+                plan.title = title;
+            }
+            json!({ "updated": true, "plan": plan })
+        });
+        respond(result)
+    }
+
+    #[tool(
+        name = "delete_task_plan_kandev",
+        description = "Remove a task's plan."
+    )]
+    async fn plan_delete(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
+        let task_id = self.task_or_bound(args.task_id);
+        let mut board = self.store.lock();
+        let result = plan_of(&mut board, &task_id).map(|_| ()).map(|()| {
+            board.plans.remove(&task_id);
+            json!({ "deleted": true, "task_id": task_id })
+        });
+        respond(result)
+    }
+}
+
+#[tool_group(name = "rich-output", surfaces = ["kanban-task", "office-task"])]
+impl Kandev {
+    #[tool(
+        name = "show_rich_output_kandev",
+        description = "Render file previews, metric groups or charts natively in the Kandev UI."
+    )]
+    async fn rich_output_show(&self, Parameters(args): Parameters<RichOutput>) -> ToolResult {
+        let result = non_empty("blocks", &args.blocks).map(|()| {
+            let mut board = self.store.lock();
+            let id = board.next_id("output");
+            let blocks = args.blocks.len();
+            let mut output = Object::new();
+            output.insert("id".into(), json!(id));
+            output.insert("task_id".into(), json!(self.task_id));
+            output.insert("version".into(), json!(args.version.number()));
+            output.insert("title".into(), json!(args.title));
+            output.insert("description".into(), json!(args.description));
+            output.insert(
+                "blocks".into(),
+                Value::Array(args.blocks.into_iter().map(Value::Object).collect()),
+            );
+            board.rich_outputs.push(output);
+            json!({ "output_id": id, "task_id": self.task_id, "blocks": blocks })
+        });
+        respond(result)
+    }
+}
+
+#[tool_group(name = "walkthrough", surface = "kanban-task")]
+impl Kandev {
+    #[tool(
+        name = "show_walkthrough_kandev",
+        description = "Save an ordered, line-anchored code tour for a task, replacing the previous one."
+    )]
+    async fn walkthrough_show(&self, Parameters(args): Parameters<WalkthroughShow>) -> ToolResult {
+        let task_id = self.task_or_bound(args.task_id);
+        let mut board = self.store.lock();
+        let result = non_empty("steps", &args.steps)
+            .and_then(|()| board.task("task_id", &task_id).map(|_| ()))
+            .map(|()| {
+                let walkthrough = Walkthrough {
+                    task_id: task_id.clone(),
+                    title: args.title.unwrap_or_else(|| "Walkthrough".into()),
+                    steps: args.steps,
+                };
+                let title = walkthrough.title.clone();
+                let steps = walkthrough.steps.len();
+                let replaced = board
+                    .walkthroughs
+                    .insert(task_id.clone(), walkthrough)
+                    .is_some();
+                json!({ "task_id": task_id, "title": title, "steps": steps, "replaced": replaced })
+            });
+        respond(result)
+    }
+
+    #[tool(
+        name = "get_walkthrough_kandev",
+        description = "Read the code tour currently saved for a task."
+    )]
+    async fn walkthrough_get(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
+        let task_id = self.task_or_bound(args.task_id);
+        let board = self.store.lock();
+        let result = board.task("task_id", &task_id).and_then(|_| {
+            board
+                .walkthroughs
+                .get(&task_id)
+                .map(|walkthrough| json!({ "walkthrough": walkthrough }))
+                .ok_or_else(|| {
+                    BadField::new("task_id", format!("task `{task_id}` has no walkthrough"))
+                })
+        });
+        respond(result)
+    }
+
+    #[tool(
+        name = "delete_walkthrough_kandev",
+        description = "Remove the code tour saved for a task."
+    )]
+    async fn walkthrough_delete(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
+        let task_id = self.task_or_bound(args.task_id);
+        let mut board = self.store.lock();
+        let result = board.task("task_id", &task_id).map(|_| ()).and_then(|()| {
+            board
+                .walkthroughs
+                .remove(&task_id)
+                .map(|_| json!({ "deleted": true, "task_id": task_id }))
+                .ok_or_else(|| {
+                    BadField::new("task_id", format!("task `{task_id}` has no walkthrough"))
+                })
+        });
+        respond(result)
+    }
+}
+
+#[tool_group(name = "review", surface = "kanban-task")]
+impl Kandev {
+    #[tool(
+        name = "publish_review_findings_kandev",
+        description = "Publish review defects as inline comments anchored on the task's changed code."
+    )]
+    async fn review_publish(&self, Parameters(args): Parameters<ReviewFindings>) -> ToolResult {
+        let task_id = self.task_or_bound(args.task_id);
+        let mut board = self.store.lock();
+        let result = non_empty("findings", &args.findings)
+            .and_then(|()| board.task("task_id", &task_id).map(|_| ()))
+            .map(|()| {
+                let id = board.next_id("review");
+                let findings = args.findings.len();
+                board.reviews.push(ReviewSubmission {
+                    id: id.clone(),
+                    task_id: task_id.clone(),
+                    summary: args.summary.unwrap_or_default(),
+                    findings: args.findings,
+                });
+                json!({ "review_id": id, "task_id": task_id, "findings": findings })
+            });
+        respond(result)
+    }
+}
+
+/// A task as `list_related_tasks_kandev` shows it.
+fn related(task: &Task, verbose: bool) -> Value {
+    if verbose {
+        json!(task)
+    } else {
+        json!({
+            "id": task.id,
+            "title": task.title,
+            "state": task.state,
+            "workflow_step_id": task.workflow_step_id,
+        })
+    }
+}
+
+#[tool_group(name = "related-tasks", surfaces = ["kanban-task", "office-task"])]
+impl Kandev {
+    #[tool(
+        name = "list_related_tasks_kandev",
+        description = "List a task's parent, children, siblings, blockers and the tasks it blocks."
+    )]
+    async fn related_tasks_list(&self, Parameters(args): Parameters<RelatedTasks>) -> ToolResult {
+        let task_id = self.task_or_bound(args.task_id);
+        let verbose = args.verbose.unwrap_or(false);
+        let board = self.store.lock();
+        let result = board.task("task_id", &task_id).map(|task| {
+            let show = |tasks: Vec<&Task>| -> Vec<Value> {
+                tasks
+                    .into_iter()
+                    .map(|task| related(task, verbose))
+                    .collect()
+            };
+            let parent = task
+                .parent_id
+                .as_deref()
+                .and_then(|id| board.tasks.get(id))
+                .map(|parent| related(parent, verbose));
+            let siblings = match task.parent_id.as_deref() {
+                Some(parent) => board
+                    .children_of(parent)
+                    .into_iter()
+                    .filter(|sibling| sibling.id != task.id)
+                    .collect(),
+                None => Vec::new(),
+            };
+            let linked = |waiting: bool| -> Vec<&Task> {
+                board
+                    .dependencies
+                    .iter()
+                    .filter_map(|(waiter, waited_for)| {
+                        let (this, other) = if waiting {
+                            (waiter, waited_for)
+                        } else {
+                            (waited_for, waiter)
+                        };
+                        (*this == task_id).then(|| board.tasks.get(other)).flatten()
+                    })
+                    .collect()
+            };
+            json!({
+                "task_id": task.id,
+                "parent": parent,
+                "children": show(board.children_of(&task.id)),
+                "siblings": show(siblings),
+                "blocked_by": show(linked(true)),
+                "blocking": show(linked(false)),
+            })
+        });
+        respond(result)
+    }
+}
+
+#[tool_group(name = "task-branch-sources", surface = "kanban-task")]
+impl Kandev {
+    #[tool(
+        name = "add_branch_to_task_kandev",
+        description = "Attach a worktree on a branch of another repository to a task."
+    )]
+    async fn branch_sources_add_branch(
+        &self,
+        Parameters(args): Parameters<BranchSource>,
+    ) -> ToolResult {
+        let task_id = self.task_or_bound(args.task_id);
+        let mut board = self.store.lock();
+        let result = (|| {
+            board.task("task_id", &task_id)?;
+            if args.repository_id.is_none()
+                && args.repository_url.is_none()
+                && args.local_path.is_none()
+            {
+                return Err(BadField::new(
+                    "repository_id",
+                    "give repository_id, repository_url or local_path",
+                ));
+            }
+            let default_branch = match &args.repository_id {
+                Some(id) => Some(
+                    board
+                        .repositories
+                        .get(id)
+                        .ok_or_else(|| BadField::missing("repository_id", "repository", id))?
+                        .default_branch
+                        .clone(),
+                ),
+                None => None,
+            };
+            let checkout_branch = args.checkout_branch.or(default_branch.clone());
+            let base_branch = args.base_branch.or(default_branch);
+            let mut source = Object::new();
+            source.insert("kind".into(), json!("branch"));
+            source.insert("repository_id".into(), json!(args.repository_id));
+            source.insert("repository_url".into(), json!(args.repository_url));
+            source.insert("local_path".into(), json!(args.local_path));
+            source.insert("checkout_branch".into(), json!(checkout_branch));
+            source.insert("base_branch".into(), json!(base_branch));
+            let sources = board.sources.entry(task_id.clone()).or_default();
+            sources.push(source.clone());
+            Ok(json!({ "task_id": task_id, "source": source, "sources": sources.len() }))
+        })();
+        respond(result)
+    }
+
+    #[tool(
+        name = "add_workspace_sources_kandev",
+        description = "Add repository or folder sources to an idle task's workspace."
+    )]
+    async fn branch_sources_add_workspace(
+        &self,
+        Parameters(args): Parameters<WorkspaceSources>,
+    ) -> ToolResult {
+        let task_id = self.task_or_bound(args.task_id);
+        let mut board = self.store.lock();
+        let result = non_empty("sources", &args.sources)
+            .and_then(|()| board.task("task_id", &task_id).map(|_| ()))
+            .map(|()| {
+                let added = args.sources.len();
+                let sources = board.sources.entry(task_id.clone()).or_default();
+                sources.extend(args.sources);
+                json!({ "task_id": task_id, "added": added, "sources": sources.len() })
+            });
+        respond(result)
+    }
+
+    #[tool(
+        name = "update_repository_base_branch_kandev",
+        description = "Change the branch a task's repository diff is compared against."
+    )]
+    async fn branch_sources_update_base(
+        &self,
+        Parameters(args): Parameters<BaseBranch>,
+    ) -> ToolResult {
+        let task_id = self.task_or_bound(args.task_id);
+        let mut board = self.store.lock();
+        let result = (|| {
+            let task = board.task_mut("task_id", &task_id)?;
+            let repository_id = required("task_repository_id", args.task_repository_id)?;
+            let base_branch = required("base_branch", args.base_branch)?;
+            if task.repository_id.as_deref() != Some(repository_id.as_str()) {
+                return Err(BadField::new(
+                    "task_repository_id",
+                    format!("task `{task_id}` has no repository `{repository_id}`"),
+                ));
+            }
+            let previous = task.base_branch.replace(base_branch.clone());
+            Ok(json!({
+                "task_id": task_id,
+                "task_repository_id": repository_id,
+                "base_branch": base_branch,
+                "previous_base_branch": previous,
+            }))
+        })();
+        respond(result)
+    }
+}
+
+#[tool_group(name = "step-completion", surface = "kanban-task")]
+impl Kandev {
+    #[tool(
+        name = "step_complete_kandev",
+        description = "Mark the current workflow step's work as done, with a summary for what follows."
+    )]
+    async fn step_completion_complete(
+        &self,
+        Parameters(args): Parameters<StepComplete>,
+    ) -> ToolResult {
+        let mut board = self.store.lock();
+        let result = (|| {
+            let step = board
+                .task("task_id", &self.task_id)?
+                .workflow_step_id
+                .clone();
+            let summary = required("summary", Some(args.summary))?;
+            board.completions.push(StepCompletion {
+                task_id: self.task_id.clone(),
+                workflow_step_id: step.clone(),
+                summary,
+                handoff: args.handoff,
+                blockers: args.blockers,
+            });
+            Ok(json!({
+                "task_id": self.task_id,
+                "workflow_step_id": step,
+                "status": "completed",
+            }))
+        })();
+        respond(result)
+    }
+}
+
+#[tool_group(name = "diagnostics", surface = "kanban-task")]
+impl Kandev {
+    #[tool(
+        name = "get_diagnostic_bundle_kandev",
+        description = "Collect a size-bounded backend and/or frontend diagnostics ZIP into the workspace."
+    )]
+    async fn diagnostics_bundle(
+        &self,
+        Parameters(args): Parameters<DiagnosticBundle>,
+    ) -> ToolResult {
+        let mut board = self.store.lock();
+        let source = args.source.as_str();
+        let path = format!("diagnostics/{source}-{}.zip", board.diagnostics.len() + 1);
+        board.diagnostics.push(path.clone());
+        respond(Ok(json!({ "source": source, "path": path })))
+    }
+}

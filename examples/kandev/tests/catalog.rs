@@ -1,0 +1,281 @@
+//! The example reproduces Kandev's catalog: every group with its name, rule,
+//! tools and parameters (names, required-ness, types, enums), and the tool
+//! counts of the catalog's reference profiles.
+//!
+//! `tests/data/kandev-catalog.tsv` is the catalog as given (read from Kandev's
+//! source at cd9fa0e6); the one deliberate difference is documented below.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use kandev_mcp::{Capability, Kandev, Provider, Surface};
+use mcp_profiles::{ProfileContext, Vocabulary};
+use serde_json::Value;
+
+const CATALOG: &str = include_str!("data/kandev-catalog.tsv");
+
+/// Ours limits user-question to live-session surfaces, so `external` can
+/// never reach `ask_user_question_kandev` (Kandev's rule has no surface).
+const USER_QUESTION_RULE: &str = "(surface(kanban-task) | surface(office-task) | surface(configuration)) & capability(user-question)";
+
+struct Row {
+    group: String,
+    rule: String,
+    tool: String,
+    params: String,
+}
+
+fn catalog() -> Vec<Row> {
+    CATALOG
+        .lines()
+        .skip(1)
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| {
+            let cells: Vec<&str> = line.split('\t').collect();
+            Row {
+                group: cells[0].to_owned(),
+                rule: cells[1].to_owned(),
+                tool: cells[2].to_owned(),
+                params: cells[3].to_owned(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn every_group_has_the_catalog_name_rule_and_tools() {
+    let registry = Kandev::registry();
+    let mut expected: BTreeMap<String, (String, BTreeSet<String>)> = BTreeMap::new();
+    for row in catalog() {
+        let entry = expected
+            .entry(row.group.clone())
+            .or_insert_with(|| (row.rule.clone(), BTreeSet::new()));
+        entry.1.insert(row.tool);
+    }
+    let actual: BTreeMap<String, (String, BTreeSet<String>)> = registry
+        .groups()
+        .iter()
+        .map(|group| {
+            let tools = group.tools().iter().map(|tool| tool.to_string()).collect();
+            (group.name().to_owned(), (group.rule().to_string(), tools))
+        })
+        .collect();
+    assert_eq!(
+        actual.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>()
+    );
+    for (name, (rule, tools)) in &expected {
+        let (actual_rule, actual_tools) = &actual[name];
+        let rule = if name == "user-question" {
+            USER_QUESTION_RULE
+        } else {
+            rule
+        };
+        assert_eq!(actual_rule, rule, "rule of group {name}");
+        assert_eq!(actual_tools, tools, "tools of group {name}");
+    }
+}
+
+/// `name!:type=a|b` parsed: (name, required, type, enum values).
+fn parse_param(spec: &str) -> (String, bool, String, Vec<String>) {
+    let (name, rest) = spec.split_once(':').expect(spec);
+    let (kind, values) = match rest.split_once('=') {
+        Some((kind, values)) => (kind, values.split('|').map(str::to_owned).collect()),
+        None => (rest, Vec::new()),
+    };
+    let required = name.ends_with('!');
+    (
+        name.trim_end_matches('!').to_owned(),
+        required,
+        kind.to_owned(),
+        values,
+    )
+}
+
+/// Follows a `$ref` into the schema's `$defs`.
+fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema.get("$ref").and_then(Value::as_str) {
+        Some(reference) => {
+            let name = reference.rsplit('/').next().unwrap();
+            &root["$defs"][name]
+        }
+        None => schema,
+    }
+}
+
+/// The non-null branch of an `Option`'s `anyOf`, if the schema is one.
+fn non_null(schema: &Value) -> Option<&Value> {
+    schema
+        .get("anyOf")?
+        .as_array()?
+        .iter()
+        .find(|branch| branch.get("type") != Some(&Value::from("null")))
+}
+
+/// The JSON type of a property, looking through `Option`'s `null` and refs.
+fn type_of(root: &Value, schema: &Value) -> String {
+    let schema = resolve(root, schema);
+    if let Some(inner) = non_null(schema) {
+        return type_of(root, inner);
+    }
+    if schema.get("oneOf").is_some() || schema.get("enum").is_some() {
+        return "string".into();
+    }
+    match &schema["type"] {
+        Value::String(kind) => kind.clone(),
+        Value::Array(kinds) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|kind| *kind != "null")
+            .unwrap_or("none")
+            .to_owned(),
+        _ => "none".into(),
+    }
+}
+
+fn enum_values(root: &Value, schema: &Value) -> Vec<String> {
+    let schema = resolve(root, schema);
+    if let Some(inner) = non_null(schema) {
+        return enum_values(root, inner);
+    }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        return values
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect();
+    }
+    if let Some(variants) = schema.get("oneOf").and_then(Value::as_array) {
+        return variants
+            .iter()
+            .filter_map(|variant| variant.get("const").and_then(Value::as_str))
+            .map(str::to_owned)
+            .collect();
+    }
+    if let Some(value) = schema.get("const") {
+        return vec![value.to_string()];
+    }
+    Vec::new()
+}
+
+#[test]
+fn every_tool_has_the_catalog_parameters() {
+    let registry = Kandev::registry();
+    for row in catalog() {
+        let group = registry.group(&row.group).expect(&row.group);
+        let routes = group.routes();
+        let route = routes
+            .iter()
+            .find(|route| route.name() == row.tool)
+            .unwrap_or_else(|| panic!("{} has no tool {}", row.group, row.tool));
+        let schema = Value::Object((*route.attr.input_schema).clone());
+        let properties = schema["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let required: BTreeSet<String> = schema["required"]
+            .as_array()
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let specs: Vec<_> = row.params.split_whitespace().map(parse_param).collect();
+        let names: BTreeSet<&String> = specs.iter().map(|(name, ..)| name).collect();
+        assert_eq!(
+            properties.keys().collect::<BTreeSet<_>>(),
+            names,
+            "parameters of {}",
+            row.tool
+        );
+        for (name, is_required, kind, values) in &specs {
+            let context = format!("{}.{name}", row.tool);
+            assert_eq!(required.contains(name), *is_required, "required: {context}");
+            let property = &properties[name];
+            let base = kind.split('<').next().unwrap();
+            assert_eq!(type_of(&schema, property), base, "type: {context}");
+            if let Some(item) = kind
+                .strip_prefix("array<")
+                .and_then(|k| k.strip_suffix('>'))
+            {
+                let array = resolve(&schema, property);
+                // Option<Vec<T>>: the array schema sits in the non-null branch.
+                let items = non_null(array).unwrap_or(array)["items"].clone();
+                assert_eq!(type_of(&schema, &items), item, "items: {context}");
+            }
+            if !values.is_empty() {
+                assert_eq!(&enum_values(&schema, property), values, "enum: {context}");
+            }
+        }
+    }
+}
+
+fn count(context: ProfileContext<Kandev>) -> usize {
+    Kandev::registry().assemble(&context).tool_names().len()
+}
+
+fn with(
+    surface: Surface,
+    capabilities: &[Capability],
+    providers: &[Provider],
+) -> ProfileContext<Kandev> {
+    ProfileContext::new(surface)
+        .with_capabilities(capabilities.iter().copied())
+        .unwrap()
+        .with_providers(providers.iter().copied())
+}
+
+#[test]
+fn reference_profiles_have_the_catalog_counts() {
+    use Capability::*;
+    use Provider::*;
+    use Surface::*;
+    let cases = [
+        (with(KanbanTask, &[UserQuestion], &[Github, Gitlab]), 38),
+        (with(KanbanTask, &[ParentQuestion], &[]), 34),
+        (with(KanbanTask, &[], &[]), 33),
+        (with(KanbanTask, &[TaskTitle, UserQuestion], &[]), 35),
+        (with(KanbanTask, &[UserQuestion], &[Gitlab]), 36),
+        (with(OfficeTask, &[UserQuestion], &[]), 11),
+        (with(OfficeTask, &[], &[]), 10),
+        (with(Configuration, &[UserQuestion], &[]), 34),
+        (with(Configuration, &[], &[]), 33),
+        (with(External, &[], &[]), 40),
+    ];
+    for (context, expected) in cases {
+        assert_eq!(count(context), expected, "{context}");
+    }
+}
+
+#[test]
+fn the_catalog_counts_are_the_union_of_the_enabled_groups_rows() {
+    // The same figures derived from the catalog rows, not written down:
+    // a profile's tools are the distinct tool names of the groups it enables.
+    let registry = Kandev::registry();
+    let rows = catalog();
+    for context in ProfileContext::<Kandev>::all() {
+        let profile = registry.assemble(&context);
+        let enabled: BTreeSet<&str> = profile.groups().collect();
+        let from_catalog: BTreeSet<&str> = rows
+            .iter()
+            .filter(|row| enabled.contains(row.group.as_str()))
+            .map(|row| row.tool.as_str())
+            .collect();
+        let assembled: BTreeSet<&str> = profile.tool_names().iter().copied().collect();
+        assert_eq!(assembled, from_catalog, "{context}");
+    }
+}
+
+#[test]
+fn external_never_reaches_a_question_tool() {
+    let external = with(
+        Surface::External,
+        &[Capability::UserQuestion],
+        &[Provider::Github],
+    );
+    let profile = Kandev::registry().assemble(&external);
+    assert!(!profile.contains("ask_user_question_kandev"));
+    assert!(!profile.contains("ask_parent_question_kandev"));
+}

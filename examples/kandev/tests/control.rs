@@ -1,0 +1,304 @@
+//! The control API against a running `kandev-mcp serve --http --control`
+//! process, with a real rmcp client connected over streamable HTTP.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use rmcp::model::{ClientConfig, ProtocolVersion};
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::watch;
+
+const TOKEN: &str = "test-token-0123456789";
+
+struct Client {
+    notifications: watch::Sender<usize>,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default().with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.notifications.send_modify(|count| *count += 1);
+    }
+}
+
+struct Server {
+    child: tokio::process::Child,
+    mcp: String,
+    control: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}
+
+async fn start() -> Server {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kandev-mcp"))
+        .args(["serve", "--http", "127.0.0.1:0", "--control", "127.0.0.1:0"])
+        .args(["--control-token", TOKEN])
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("kandev-mcp starts");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let (mut mcp, mut control) = (None, None);
+    while mcp.is_none() || control.is_none() {
+        let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+            .await
+            .expect("the server announces its addresses")
+            .unwrap()
+            .expect("stderr stays open");
+        if let Some(url) = line.strip_prefix("mcp: ") {
+            mcp = Some(url.to_owned());
+        } else if let Some(url) = line.strip_prefix("control: ") {
+            control = Some(url.to_owned());
+        }
+    }
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    Server {
+        child,
+        mcp: mcp.unwrap(),
+        control: control.unwrap(),
+    }
+}
+
+async fn connect(server: &Server) -> (RunningService<RoleClient, Client>, watch::Receiver<usize>) {
+    let (notifications, received) = watch::channel(0);
+    let transport = StreamableHttpClientTransport::from_uri(server.mcp.clone());
+    let client = Client { notifications }
+        .serve(transport)
+        .await
+        .expect("handshake");
+    (client, received)
+}
+
+async fn tool_names(client: &RunningService<RoleClient, Client>) -> Vec<String> {
+    let mut names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Sends `body` to the control API; status and JSON answer.
+async fn send(
+    server: &Server,
+    method: reqwest::Method,
+    path: &str,
+    token: Option<&str>,
+    body: Option<String>,
+) -> (u16, Value) {
+    let mut request = reqwest::Client::new().request(method, format!("{}{path}", server.control));
+    if let Some(token) = token {
+        request = request.header("Authorization", token);
+    }
+    if let Some(body) = body {
+        request = request
+            .header("Content-Type", "application/json")
+            .body(body);
+    }
+    let response = request.send().await.expect("the control API answers");
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+fn bearer() -> Option<&'static str> {
+    Some("Bearer test-token-0123456789")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_authorised_put_notifies_once_and_errors_change_nothing() {
+    let server = start().await;
+    let (client, mut received) = connect(&server).await;
+    let before = tool_names(&client).await;
+    assert!(before.contains(&"ask_user_question_kandev".to_owned()));
+
+    let (status, current) = send(
+        &server,
+        reqwest::Method::GET,
+        "/api/v1/mcp/profile",
+        bearer(),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        current["profile"],
+        json!({"surface": "kanban-task", "capabilities": ["user-question"], "providers": []})
+    );
+    assert_eq!(current["tools"].as_array().unwrap().len(), before.len());
+
+    // Every refusal: nothing changes, nothing is sent.
+    let profile = r#"{"surface":"kanban-task","capabilities":["parent-question"]}"#.to_owned();
+    let refusals = [
+        (
+            "/api/v1/mcp/profile",
+            None,
+            Some(profile.clone()),
+            401,
+            "missing `Authorization: Bearer <token>` header",
+        ),
+        (
+            "/api/v1/mcp/profile",
+            Some("Bearer wrong"),
+            Some(profile.clone()),
+            401,
+            "wrong bearer token",
+        ),
+        (
+            "/api/v1/mcp/profile",
+            Some("Basic dGVzdA=="),
+            Some(profile.clone()),
+            401,
+            "missing `Authorization: Bearer <token>` header",
+        ),
+        (
+            "/api/v1/mcp/profile",
+            bearer(),
+            Some("{not json".into()),
+            400,
+            "key must be a string at line 1 column 2",
+        ),
+        (
+            "/api/v1/mcp/profile",
+            bearer(),
+            Some(r#"{"surface":"kanban-task","capabilities":["parent-quesiton"]}"#.into()),
+            400,
+            "unknown capability `parent-quesiton`; expected one of: user-question, parent-question, task-title at line 1 column 58",
+        ),
+        (
+            "/api/v1/mcp/profile",
+            bearer(),
+            Some(r#"{"surface":"kanban-task","mode":"task"}"#.into()),
+            400,
+            "unknown field `mode`, expected one of `surface`, `capabilities`, `providers` at line 1 column 31",
+        ),
+        (
+            "/api/v1/mcp/mode",
+            bearer(),
+            Some(r#"{"mode":"planning"}"#.into()),
+            400,
+            "unknown mode `planning`; expected one of: task, task-title-pending, config, office, external",
+        ),
+        (
+            "/api/v1/mcp/mode",
+            bearer(),
+            Some(r#"{"mode":"task","disable":true}"#.into()),
+            400,
+            "unknown field `disable`, expected `mode` or `disable_ask_question` at line 1 column 24",
+        ),
+        (
+            "/api/v1/mcp/providers",
+            bearer(),
+            Some(r#"{"mcp_providers":["bitbucket"]}"#.into()),
+            400,
+            "unknown provider `bitbucket`; expected one of: github, gitlab",
+        ),
+        (
+            "/api/v1/mcp/profile",
+            bearer(),
+            Some(format!(
+                r#"{{"surface":"kanban-task","pad":"{}"}}"#,
+                "x".repeat(70 * 1024)
+            )),
+            413,
+            "body larger than 65536 bytes",
+        ),
+    ];
+    for (path, token, body, status, message) in refusals {
+        let (got, answer) = send(&server, reqwest::Method::PUT, path, token, body).await;
+        assert_eq!(
+            (got, answer["error"].as_str().unwrap_or_default()),
+            (status, message),
+            "{path}"
+        );
+    }
+    let (status, _) = send(
+        &server,
+        reqwest::Method::POST,
+        "/api/v1/mcp/profile",
+        bearer(),
+        Some(profile.clone()),
+    )
+    .await;
+    assert_eq!(status, 405);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        *received.borrow(),
+        0,
+        "a refused request sent a notification"
+    );
+    assert_eq!(tool_names(&client).await, before);
+
+    // The authorised update: one notification and the new set.
+    let (status, answer) = send(
+        &server,
+        reqwest::Method::PUT,
+        "/api/v1/mcp/profile",
+        bearer(),
+        Some(profile),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(answer["changed"], json!(true));
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        received.wait_for(|count| *count >= 1),
+    )
+    .await
+    .expect("a list_changed arrives")
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(*received.borrow(), 1);
+    let after = tool_names(&client).await;
+    assert!(after.contains(&"ask_parent_question_kandev".to_owned()));
+    assert!(!after.contains(&"ask_user_question_kandev".to_owned()));
+    let tools: Vec<String> = serde_json::from_value(answer["tools"].clone()).unwrap();
+    assert_eq!(tools, after);
+
+    // Mode and providers routes; an unchanged set reports changed: false.
+    let (status, answer) = send(
+        &server,
+        reqwest::Method::PUT,
+        "/api/v1/mcp/providers",
+        bearer(),
+        Some(r#"{"mcp_providers":["GitHub"]}"#.into()),
+    )
+    .await;
+    assert_eq!((status, answer["changed"].clone()), (200, json!(true)));
+    assert_eq!(answer["profile"]["providers"], json!(["github"]));
+    let (status, answer) = send(
+        &server,
+        reqwest::Method::PUT,
+        "/api/v1/mcp/mode",
+        bearer(),
+        Some(r#"{"mode":"task","disable_ask_question":true}"#.into()),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        answer["profile"]["capabilities"],
+        json!(["parent-question"])
+    );
+    assert_eq!(answer["changed"], json!(false));
+    client.cancel().await.unwrap();
+}
