@@ -1,0 +1,31 @@
+//! Board configuration for configuration chats and outside clients:
+//! `configuration-workflows`, `configuration-agents`, `configuration-mcp`,
+//! `configuration-executors` and `configuration-tasks`.
+//!
+//! One file per concern; the helpers below are shared by several of them.
+
+mod agents;
+mod executors;
+mod tasks;
+mod workflows;
+
+use crate::store::BadField;
+
+// ---------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------
+
+/// `value` trimmed, or an error when nothing is left.
+fn required_text(field: &'static str, value: String) -> Result<String, BadField> {
+    let value = value.trim();
+    if value.is_empty() {
+        Err(BadField::new(field, "the value is empty"))
+    } else {
+        Ok(value.to_owned())
+    }
+}
+
+/// `None` for a blank string (clearing an optional field), else the string.
+fn unless_blank(value: String) -> Option<String> {
+    (!value.trim().is_empty()).then_some(value)
+}

@@ -1,0 +1,109 @@
+//! `configuration-tasks`: listing, moving, archiving and deleting tasks,
+//! their lifecycle state and their sessions.
+
+use mcp_profiles::tool_group;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::tool;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::required_text;
+use crate::server::Kandev;
+use crate::store::{BadField, Board};
+use crate::tools::shared::{MoveTask, TaskConversation, TaskRef, WorkflowRef};
+use crate::tools::{ToolResult, respond};
+
+// ---------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------
+
+/// A task's new lifecycle state.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateTaskState {
+    /// The task to change.
+    pub task_id: String,
+    /// The state to set, such as `todo`, `in_progress` or `completed`.
+    pub state: String,
+}
+
+// ---------------------------------------------------------------------------
+// Tasks
+// ---------------------------------------------------------------------------
+
+fn update_task_state(board: &mut Board, args: UpdateTaskState) -> Result<Value, BadField> {
+    let state = required_text("state", args.state)?;
+    let task = board.task_mut("task_id", &args.task_id)?;
+    task.state = state;
+    Ok(json!({ "task": task }))
+}
+
+// ---------------------------------------------------------------------------
+// The tool group
+// ---------------------------------------------------------------------------
+
+#[tool_group(name = "configuration-tasks", surfaces = ["configuration", "external"])]
+impl Kandev {
+    #[tool(
+        name = "list_tasks_kandev",
+        description = "List a workflow's active tasks with any linked pull request."
+    )]
+    async fn config_list_tasks(&self, Parameters(args): Parameters<WorkflowRef>) -> ToolResult {
+        respond(self.list_tasks(args))
+    }
+
+    #[tool(
+        name = "move_task_kandev",
+        description = "Move a task to a step of a workflow, optionally with a hand-off prompt."
+    )]
+    async fn config_move_task(&self, Parameters(args): Parameters<MoveTask>) -> ToolResult {
+        respond(self.move_task(args))
+    }
+
+    #[tool(
+        name = "delete_task_kandev",
+        description = "Permanently delete a task."
+    )]
+    async fn config_delete_task(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
+        respond(self.delete_task(args))
+    }
+
+    #[tool(
+        name = "archive_task_kandev",
+        description = "Archive a task: it leaves the boards but its record is kept."
+    )]
+    async fn config_archive_task(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
+        respond(self.archive_task(args))
+    }
+
+    #[tool(
+        name = "update_task_state_kandev",
+        description = "Set a task's lifecycle state."
+    )]
+    async fn config_update_task_state(
+        &self,
+        Parameters(args): Parameters<UpdateTaskState>,
+    ) -> ToolResult {
+        respond(update_task_state(&mut self.store.lock(), args))
+    }
+
+    #[tool(
+        name = "get_task_conversation_kandev",
+        description = "Read a page of messages from one of a task's sessions."
+    )]
+    async fn config_get_task_conversation(
+        &self,
+        Parameters(args): Parameters<TaskConversation>,
+    ) -> ToolResult {
+        respond(self.get_task_conversation(args))
+    }
+
+    #[tool(
+        name = "list_task_sessions_kandev",
+        description = "List a task's sessions with their IDs, most recent first."
+    )]
+    async fn config_list_task_sessions(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
+        respond(self.list_task_sessions(args))
+    }
+}
