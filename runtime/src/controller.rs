@@ -1,7 +1,9 @@
 //! The profile cell of one agent instance and its controller: the backend's
 //! only handle for changing what the agent can reach.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use arc_swap::ArcSwap;
 
@@ -26,9 +28,15 @@ pub(crate) struct Cell<S: Vocabulary> {
     /// Serialises replacements, so each one's notifications follow its swap.
     replacing: Mutex<Option<LegacyAliases<S>>>,
     pub sessions: Arc<Sessions>,
+    /// The `ttlMs` put on `tools/list` results.
+    list_ttl_ms: AtomicU64,
 }
 
 impl<S: Vocabulary> Cell<S> {
+    pub fn list_ttl_ms(&self) -> u64 {
+        self.list_ttl_ms.load(Ordering::Relaxed)
+    }
+
     /// The current profile and tools; a call keeps the snapshot it loaded.
     pub fn current(&self) -> Arc<Current<S>> {
         self.current.load_full()
@@ -134,6 +142,7 @@ impl<S: Vocabulary> ProfileController<S> {
                 current: ArcSwap::from_pointee(Current { profile, tools }),
                 replacing: Mutex::new(None),
                 sessions: Arc::default(),
+                list_ttl_ms: AtomicU64::new(0),
             }),
         }
     }
@@ -143,6 +152,22 @@ impl<S: Vocabulary> ProfileController<S> {
     pub fn with_legacy(self, aliases: LegacyAliases<S>) -> Self {
         *self.lock() = Some(aliases);
         self
+    }
+
+    /// How long clients may cache a `tools/list` result (`ttlMs`, scope
+    /// `private`). The default, zero, is the only value that keeps a client
+    /// that did not subscribe from serving a stale list after a replacement:
+    /// replacements come at any time and only subscribers hear of them.
+    /// Subscribed rmcp clients drop their cached list on `list_changed`, so
+    /// a deployment whose clients all subscribe can raise it.
+    pub fn with_list_ttl(self, ttl: Duration) -> Self {
+        let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
+        self.cell.list_ttl_ms.store(millis, Ordering::Relaxed);
+        self
+    }
+
+    pub(crate) fn cell(&self) -> Arc<Cell<S>> {
+        Arc::clone(&self.cell)
     }
 
     /// A server for one handler, serving this controller's profile. Clone it

@@ -72,6 +72,8 @@ mod controller;
 pub mod http;
 mod legacy;
 mod notification;
+#[cfg(feature = "http")]
+mod principals;
 mod registry;
 mod rule;
 mod server;
@@ -82,6 +84,8 @@ pub use assembly::{Explanation, Profile, ToolDiff};
 pub use context::{ContextError, ProfileContext};
 pub use controller::{ProfileController, Replacement};
 pub use legacy::{LegacyAliases, LegacyError};
+#[cfg(feature = "http")]
+pub use principals::{Principal, ProfileStore, UnknownPrincipal};
 pub use registry::{Group, Registry, RegistryError, RegistryErrors};
 pub use rule::{Decision, Rule};
 pub use server::ProfiledServer;

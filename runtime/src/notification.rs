@@ -9,8 +9,32 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-use rmcp::service::{Peer, RoleServer};
+use rmcp::service::{Peer, RoleServer, SubscriptionSink};
 use tokio::sync::Notify;
+
+/// Where one session's list_changed notifications go.
+pub(crate) enum Target {
+    /// A 2025-era session: unsolicited, to the peer.
+    Peer(Peer<RoleServer>),
+    /// A 2026-07-28 `subscriptions/listen` stream that asked for
+    /// `toolsListChanged`.
+    Subscription(SubscriptionSink),
+}
+
+impl Target {
+    async fn notify(&self) -> Result<(), String> {
+        match self {
+            Target::Peer(peer) => peer
+                .notify_tool_list_changed()
+                .await
+                .map_err(|e| e.to_string()),
+            Target::Subscription(sink) => sink
+                .notify_tool_list_changed()
+                .await
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
 
 /// The sessions of one profile cell.
 #[derive(Default)]
@@ -69,17 +93,22 @@ impl Drop for SessionGuard {
 }
 
 impl Sessions {
-    /// Registers a session at `initialize` and starts its delivery task.
+    /// Registers a session and starts its delivery task.
     ///
-    /// Registering before the `initialize` response is sent means no
-    /// replacement can fall between the client's first `tools/list` and the
-    /// session being counted; delivery waits for [`SessionGuard::mark_ready`].
-    /// Must be called inside a Tokio runtime (rmcp's handlers always are).
-    pub fn register(self: &Arc<Self>, peer: Peer<RoleServer>) -> SessionGuard {
+    /// A 2025-era session registers at `initialize`, so no replacement can
+    /// fall between the client's first `tools/list` and the session being
+    /// counted; delivery waits for [`SessionGuard::mark_ready`]. A
+    /// subscription is acknowledged before it is registered, so it starts
+    /// ready. Must be called inside a Tokio runtime (rmcp's handlers always
+    /// are).
+    pub fn register(self: &Arc<Self>, target: Target) -> SessionGuard {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let queue = Arc::new(Queue::default());
+        if matches!(target, Target::Subscription(_)) {
+            queue.ready.store(true, Ordering::SeqCst);
+        }
         self.lock().insert(id, Arc::clone(&queue));
-        tokio::spawn(deliver(Arc::clone(&queue), peer));
+        tokio::spawn(deliver(Arc::clone(&queue), target));
         tracing::debug!(session = id, "session registered for tools/list_changed");
         SessionGuard {
             id,
@@ -119,10 +148,10 @@ impl Sessions {
 }
 
 /// Sends one notification per pending bump until the session closes.
-async fn deliver(queue: Arc<Queue>, peer: Peer<RoleServer>) {
+async fn deliver(queue: Arc<Queue>, target: Target) {
     loop {
         while !queue.is_closed() && queue.is_ready() && take_one(&queue.pending) {
-            if let Err(error) = peer.notify_tool_list_changed().await {
+            if let Err(error) = target.notify().await {
                 tracing::debug!(%error, "peer gone; stopping tools/list_changed delivery");
                 queue.close();
             }

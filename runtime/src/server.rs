@@ -6,6 +6,7 @@ use std::future::Future;
 use std::sync::{Arc, OnceLock};
 
 use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::Extensions;
 use rmcp::model::*;
 use rmcp::service::{
     MaybeSendFuture, NotificationContext, RequestContext, RoleServer, SubscriptionContext,
@@ -14,7 +15,7 @@ use rmcp::{ErrorData, ServerHandler};
 
 use crate::Vocabulary;
 use crate::controller::Cell;
-use crate::notification::SessionGuard;
+use crate::notification::{SessionGuard, Target};
 
 /// Serves handler `S` with the tools of its controller's current profile.
 ///
@@ -34,14 +35,37 @@ use crate::notification::SessionGuard;
 /// `#[tool_handler]`: the tools are the registry's.
 pub struct ProfiledServer<S: Vocabulary> {
     handler: Arc<S>,
-    cell: Arc<Cell<S>>,
+    source: Source<S>,
     /// Set at `initialize`; dropping it forgets the session.
     session: OnceLock<SessionGuard>,
 }
 
+/// Where each request's profile comes from.
+enum Source<S: Vocabulary> {
+    /// One agent: every request reads the same cell.
+    Single(Arc<Cell<S>>),
+    /// Many agents: the request's bearer token picks the cell.
+    #[cfg(feature = "http")]
+    Principals(Arc<crate::ProfileStore<S>>),
+}
+
+impl<S: Vocabulary> Clone for Source<S> {
+    fn clone(&self) -> Self {
+        match self {
+            Source::Single(cell) => Source::Single(Arc::clone(cell)),
+            #[cfg(feature = "http")]
+            Source::Principals(store) => Source::Principals(Arc::clone(store)),
+        }
+    }
+}
+
 impl<S: Vocabulary> Clone for ProfiledServer<S> {
     fn clone(&self) -> Self {
-        ProfiledServer::new(Arc::clone(&self.handler), Arc::clone(&self.cell))
+        ProfiledServer {
+            handler: Arc::clone(&self.handler),
+            source: self.source.clone(),
+            session: OnceLock::new(),
+        }
     }
 }
 
@@ -49,8 +73,36 @@ impl<S: Vocabulary> ProfiledServer<S> {
     pub(crate) fn new(handler: Arc<S>, cell: Arc<Cell<S>>) -> Self {
         ProfiledServer {
             handler,
-            cell,
+            source: Source::Single(cell),
             session: OnceLock::new(),
+        }
+    }
+
+    #[cfg(feature = "http")]
+    pub(crate) fn for_principals(handler: Arc<S>, store: Arc<crate::ProfileStore<S>>) -> Self {
+        ProfiledServer {
+            handler,
+            source: Source::Principals(store),
+            session: OnceLock::new(),
+        }
+    }
+
+    /// The cell serving a request: the only one, or the one its bearer
+    /// token names (looked up per request, as MCP 2026-07-28 allows).
+    #[cfg_attr(not(feature = "http"), allow(unused_variables))]
+    fn cell(&self, extensions: &Extensions) -> Result<Arc<Cell<S>>, ErrorData> {
+        match &self.source {
+            Source::Single(cell) => Ok(Arc::clone(cell)),
+            #[cfg(feature = "http")]
+            Source::Principals(store) => extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| store.cell_for(&parts.headers))
+                .ok_or_else(|| {
+                    ErrorData::invalid_request(
+                        "the request's bearer token names no known principal",
+                        None,
+                    )
+                }),
         }
     }
 
@@ -91,9 +143,10 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
         let result = self.negotiate_initialize(&request)?;
+        let cell = self.cell(&context.extensions)?;
         let _ = self
             .session
-            .get_or_init(|| self.cell.sessions.register(context.peer.clone()));
+            .get_or_init(|| cell.sessions.register(Target::Peer(context.peer.clone())));
         Ok(result)
     }
 
@@ -110,15 +163,24 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(
-            self.cell.current().tools.tools.clone(),
-        ))
+        let cell = self.cell(&context.extensions)?;
+        Ok(
+            ListToolsResult::with_all_items(cell.current().tools.tools.clone())
+                .with_ttl_ms(cell.list_ttl_ms())
+                // The list depends on who asks: never share it across principals.
+                .with_cache_scope(CacheScope::Private),
+        )
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.cell.current().tools.tool(name).cloned()
+        match &self.source {
+            Source::Single(cell) => cell.current().tools.tool(name).cloned(),
+            // Without a request there is no principal to look up.
+            #[cfg(feature = "http")]
+            Source::Principals(_) => None,
+        }
     }
 
     async fn call_tool(
@@ -127,7 +189,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         // The call runs on the snapshot loaded here, whatever replaces it meanwhile.
-        let current = self.cell.current();
+        let current = self.cell(&context.extensions)?.current();
         if current.tools.tool(&request.name).is_none() {
             tracing::debug!(tool = %request.name, "refused a tool outside the current profile");
             return Err(not_in_profile(&request.name));
@@ -140,9 +202,10 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         &self,
         context: NotificationContext<RoleServer>,
     ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        self.session
-            .get_or_init(|| self.cell.sessions.register(context.peer.clone()))
-            .mark_ready();
+        // Registered at `initialize`; a session that skipped it has no cell.
+        if let Some(session) = self.session.get() {
+            session.mark_ready();
+        }
         self.handler.on_initialized(context)
     }
 
@@ -224,18 +287,34 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         self.handler.read_resource(request, context)
     }
 
+    /// Accepts `toolsListChanged` on top of whatever the handler accepts.
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        self.handler.accepted_subscription_filter(requested)
+        let handler = self.handler.accepted_subscription_filter(requested);
+        if requested.tools_list_changed != Some(true) {
+            return handler;
+        }
+        let mut accepted = handler.unwrap_or_default();
+        accepted.tools_list_changed = Some(true);
+        Some(accepted)
     }
 
-    fn listen(
-        &self,
-        context: SubscriptionContext,
-    ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.listen(context)
+    /// A stream that accepted `toolsListChanged` gets one list_changed per
+    /// effective replacement of its principal's profile until it closes; the
+    /// handler serves the rest of the stream.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let _subscription = if context.accepted().tools_list_changed == Some(true) {
+            let cell = self.cell(&context.request_context().extensions)?;
+            Some(
+                cell.sessions
+                    .register(Target::Subscription(context.sink().clone())),
+            )
+        } else {
+            None
+        };
+        self.handler.listen(context).await
     }
 
     #[allow(deprecated)]

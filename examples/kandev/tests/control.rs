@@ -4,10 +4,10 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use rmcp::model::{ClientConfig, ProtocolVersion};
+use rmcp::model::{ClientConfig, ProtocolVersion, ServerNotification, SubscriptionFilter};
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{ClientHandler, ServiceExt};
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::watch;
@@ -301,4 +301,60 @@ async fn an_authorised_put_notifies_once_and_errors_change_nothing() {
     );
     assert_eq!(answer["changed"], json!(false));
     client.cancel().await.unwrap();
+}
+
+/// A 2026-07-28 client in the Discover lifecycle and a 2025-era client on the
+/// same `serve --http` process: the subscriber hears of the change on its
+/// `subscriptions/listen` stream, the 2025 session unsolicited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_http_speaks_both_protocol_eras() {
+    let server = start().await;
+    let (legacy, mut legacy_notifications) = connect(&server).await;
+    let modern = ()
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_uri(server.mcp.clone()),
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .expect("discover lifecycle");
+    let mut subscription = modern
+        .listen(SubscriptionFilter::builder().tools_list_changed().build())
+        .await
+        .expect("subscriptions/listen");
+
+    let profile = r#"{"surface":"office-task"}"#.to_owned();
+    let (status, _) = send(
+        &server,
+        reqwest::Method::PUT,
+        "/api/v1/mcp/profile",
+        bearer(),
+        Some(profile),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let notification = tokio::time::timeout(Duration::from_secs(10), subscription.next())
+        .await
+        .expect("the subscriber is notified")
+        .unwrap()
+        .unwrap();
+    assert!(matches!(
+        notification,
+        ServerNotification::ToolListChangedNotification(_)
+    ));
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        legacy_notifications.wait_for(|count| *count >= 1),
+    )
+    .await
+    .expect("the 2025 session is notified")
+    .unwrap();
+    let modern_tools = modern.list_all_tools().await.unwrap();
+    assert_eq!(modern_tools.len(), tool_names(&legacy).await.len());
+    assert!(
+        modern_tools
+            .iter()
+            .any(|tool| tool.name == "write_task_document_kandev")
+    );
 }

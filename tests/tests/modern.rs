@@ -1,0 +1,339 @@
+//! MCP 2026-07-28 next to 2025-era sessions: list_changed only on a
+//! `subscriptions/listen` stream that asked for it, stateless HTTP with the
+//! profile looked up per request (per principal on a multi-agent server),
+//! and cache hints on `tools/list`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_profiles::{ProfileContext, ProfileController, ProfileStore, Vocabulary};
+use mcp_profiles_tests::client::Session;
+use mcp_profiles_tests::{Capability, Surface, TaskServer};
+use rmcp::model::{CacheScope, ProtocolVersion, ServerNotification, SubscriptionFilter};
+use rmcp::service::{NotificationContext, RoleClient, RunningService, Subscription};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt};
+use tokio::sync::watch;
+
+type Context = ProfileContext<TaskServer>;
+
+const LIMIT: Duration = Duration::from_secs(10);
+const QUIET: Duration = Duration::from_millis(500);
+
+fn asking() -> Context {
+    Context::new(Surface::KanbanTask)
+        .with_capability(Capability::UserQuestion)
+        .unwrap()
+}
+
+fn child() -> Context {
+    Context::new(Surface::KanbanTask)
+        .with_capability(Capability::ParentQuestion)
+        .unwrap()
+}
+
+fn names_of(context: &Context) -> Vec<String> {
+    let profile = TaskServer::registry().assemble(context);
+    profile
+        .tool_names()
+        .iter()
+        .map(|name| name.to_string())
+        .collect()
+}
+
+/// A 2026-07-28 client that counts list_changed reaching its handler, which
+/// only unsolicited (never subscribed) notifications would.
+struct Modern {
+    unsolicited: watch::Sender<usize>,
+}
+
+impl ClientHandler for Modern {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.unsolicited.send_modify(|count| *count += 1);
+    }
+}
+
+struct ModernSession {
+    service: RunningService<RoleClient, Modern>,
+    unsolicited: watch::Receiver<usize>,
+}
+
+impl ModernSession {
+    async fn connect<T, E, A>(transport: T) -> Self
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A> + Send + 'static,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let (unsolicited, receiver) = watch::channel(0);
+        let service = Modern { unsolicited }
+            .serve_with_lifecycle(
+                transport,
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await
+            .expect("the discover lifecycle succeeds");
+        ModernSession {
+            service,
+            unsolicited: receiver,
+        }
+    }
+
+    async fn subscribe(&self) -> Subscription {
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        let subscription = self
+            .service
+            .listen(filter)
+            .await
+            .expect("subscriptions/listen");
+        assert_eq!(subscription.acknowledged().tools_list_changed, Some(true));
+        subscription
+    }
+
+    async fn tool_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .service
+            .list_all_tools()
+            .await
+            .expect("tools/list")
+            .into_iter()
+            .map(|tool| tool.name.into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn unsolicited(&self) -> usize {
+        *self.unsolicited.borrow()
+    }
+}
+
+/// Exactly one tools/list_changed arrives on `subscription`, and no other
+/// notification follows within [`QUIET`].
+async fn expect_one_list_changed(subscription: &mut Subscription) {
+    let first = tokio::time::timeout(LIMIT, subscription.next())
+        .await
+        .expect("a list_changed arrives on the subscription")
+        .expect("the subscription is open")
+        .expect("a notification");
+    assert!(
+        matches!(first, ServerNotification::ToolListChangedNotification(_)),
+        "{first:?}"
+    );
+    expect_silence(subscription).await;
+}
+
+async fn expect_silence(subscription: &mut Subscription) {
+    if let Ok(next) = tokio::time::timeout(QUIET, subscription.next()).await {
+        panic!("unexpected notification: {next:?}");
+    }
+}
+
+async fn duplex_modern(controller: &ProfileController<TaskServer>) -> ModernSession {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = controller.server(TaskServer::default());
+    tokio::spawn(async move {
+        use rmcp::ServiceExt;
+        let running = server.serve(server_io).await.expect("server starts");
+        let _ = running.waiting().await;
+    });
+    ModernSession::connect(client_io).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn duplex_subscribers_get_one_notification_and_others_none() {
+    let controller = ProfileController::<TaskServer>::new(asking());
+    let subscribed = duplex_modern(&controller).await;
+    let mut subscription = subscribed.subscribe().await;
+    let unsubscribed = duplex_modern(&controller).await;
+    assert_eq!(unsubscribed.tool_names().await, names_of(&asking()));
+
+    assert!(controller.replace(child()).changed());
+    expect_one_list_changed(&mut subscription).await;
+    assert_eq!(subscribed.tool_names().await, names_of(&child()));
+    assert_eq!(unsubscribed.tool_names().await, names_of(&child()));
+    assert_eq!(subscribed.unsolicited() + unsubscribed.unsolicited(), 0);
+
+    // An equal tool set sends nothing, even to subscribers.
+    assert!(!controller.replace(child()).changed());
+    expect_silence(&mut subscription).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_subscription_is_dropped() {
+    let controller = ProfileController::<TaskServer>::new(asking());
+    let session = duplex_modern(&controller).await;
+    let subscription = session.subscribe().await;
+    let registered = async {
+        while controller.session_count() != 1 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(LIMIT, registered)
+        .await
+        .expect("the stream registers");
+    drop(subscription);
+    let dropped = async {
+        while controller.session_count() != 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(LIMIT, dropped)
+        .await
+        .expect("the closed stream is forgotten");
+    assert_eq!(controller.replace(child()).notified_sessions, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_list_carries_private_cache_hints() {
+    let controller = ProfileController::<TaskServer>::new(asking());
+    let session = duplex_modern(&controller).await;
+    let result = session.service.list_tools(None).await.unwrap();
+    assert_eq!(result.ttl_ms, Some(0));
+    assert_eq!(result.cache_scope, Some(CacheScope::Private));
+
+    let cached =
+        ProfileController::<TaskServer>::new(asking()).with_list_ttl(Duration::from_secs(30));
+    let session = duplex_modern(&cached).await;
+    let result = session.service.list_tools(None).await.unwrap();
+    assert_eq!(result.ttl_ms, Some(30_000));
+}
+
+/// A subscribed client that caches lists for as long as the server allows
+/// still never serves a stale list after a notification.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caching_subscriber_never_serves_a_stale_list_after_a_notification() {
+    let controller =
+        ProfileController::<TaskServer>::new(asking()).with_list_ttl(Duration::from_secs(3600));
+    let session = duplex_modern(&controller).await;
+    let mut subscription = session.subscribe().await;
+    let unsubscribed = duplex_modern(&controller).await;
+    assert_eq!(session.tool_names().await, names_of(&asking()));
+    assert_eq!(unsubscribed.tool_names().await, names_of(&asking()));
+    controller.replace(child());
+    expect_one_list_changed(&mut subscription).await;
+    assert_eq!(session.tool_names().await, names_of(&child()));
+    // Why the default TTL is zero: a caching client nobody told still serves
+    // the old list.
+    assert_eq!(unsubscribed.tool_names().await, names_of(&asking()));
+}
+
+fn http_transport(
+    uri: &str,
+    token: Option<&str>,
+) -> StreamableHttpClientTransport<reqwest::Client> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(uri.to_owned());
+    if let Some(token) = token {
+        config = config.auth_header(token.to_owned());
+    }
+    StreamableHttpClientTransport::from_config(config)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_http_serves_both_eras_from_one_cell() {
+    let controller = ProfileController::<TaskServer>::new(asking());
+    let http = mcp_profiles::http::serve(
+        controller.server(TaskServer::default()),
+        "127.0.0.1:0".parse().unwrap(),
+    )
+    .await
+    .unwrap();
+    let uri = format!("http://{}/mcp", http.local_addr);
+    let subscribed = ModernSession::connect(http_transport(&uri, None)).await;
+    let mut subscription = subscribed.subscribe().await;
+    let unsubscribed = ModernSession::connect(http_transport(&uri, None)).await;
+    let legacy = Session::connect(http_transport(&uri, None)).await;
+    assert_eq!(unsubscribed.tool_names().await, names_of(&asking()));
+
+    assert!(controller.replace(child()).changed());
+    expect_one_list_changed(&mut subscription).await;
+    assert_eq!(legacy.wait_for_notifications(1, LIMIT).await, 1);
+    tokio::time::sleep(QUIET).await;
+    assert_eq!(legacy.notifications(), 1);
+    assert_eq!(unsubscribed.unsolicited(), 0);
+    for names in [
+        subscribed.tool_names().await,
+        unsubscribed.tool_names().await,
+        legacy.tool_names().await,
+    ] {
+        assert_eq!(names, names_of(&child()));
+    }
+    http.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn principals_hold_their_own_profiles_on_one_http_server() {
+    let store = ProfileStore::<TaskServer>::new();
+    let alice = store.add_agent("alice", asking());
+    let bob = store.add_agent("bob", asking());
+    store.grant("alice-token", "alice").unwrap();
+    store.grant("bob-token", "bob").unwrap();
+    assert!(store.grant("carol-token", "carol").is_err());
+    let http = mcp_profiles::http::serve_multi_agent(
+        &store,
+        TaskServer::default(),
+        "127.0.0.1:0".parse().unwrap(),
+    )
+    .await
+    .unwrap();
+    let uri = format!("http://{}/mcp", http.local_addr);
+
+    let alice_client = ModernSession::connect(http_transport(&uri, Some("alice-token"))).await;
+    let mut alice_events = alice_client.subscribe().await;
+    let bob_client = ModernSession::connect(http_transport(&uri, Some("bob-token"))).await;
+    let mut bob_events = bob_client.subscribe().await;
+    let alice_legacy = Session::connect(http_transport(&uri, Some("alice-token"))).await;
+
+    assert!(alice.replace(child()).changed());
+    expect_one_list_changed(&mut alice_events).await;
+    assert_eq!(alice_legacy.wait_for_notifications(1, LIMIT).await, 1);
+    expect_silence(&mut bob_events).await;
+    assert_eq!(alice_client.tool_names().await, names_of(&child()));
+    assert_eq!(alice_legacy.tool_names().await, names_of(&child()));
+    assert_eq!(bob_client.tool_names().await, names_of(&asking()));
+    assert_eq!(bob.current().context(), &asking());
+
+    // Unknown and missing tokens are refused before MCP sees them.
+    for token in [Some("mallory-token"), None] {
+        let refused = Modern {
+            unsolicited: watch::channel(0).0,
+        }
+        .serve_with_lifecycle(
+            http_transport(&uri, token),
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await;
+        assert!(refused.is_err(), "token {token:?} was let in");
+    }
+    let raw = reqwest::Client::new()
+        .post(&uri)
+        .header("Authorization", "Bearer mallory-token")
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(raw.status().as_u16(), 401);
+
+    // Revoking a token shuts its bearer out; the other principal is unaffected.
+    store.revoke("bob-token");
+    let bob_again = Modern {
+        unsolicited: watch::channel(0).0,
+    }
+    .serve_with_lifecycle(
+        http_transport(&uri, Some("bob-token")),
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await;
+    assert!(bob_again.is_err());
+    assert_eq!(alice_client.tool_names().await, names_of(&child()));
+    drop(Arc::clone(&store));
+    http.shutdown().await.unwrap();
+}
