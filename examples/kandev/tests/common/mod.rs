@@ -1,0 +1,248 @@
+//! What the load and hostile-input tests share: a `kandev-mcp serve --http
+//! --control` child process on 127.0.0.1, rmcp clients over streamable HTTP
+//! that count `notifications/tools/list_changed`, and a control-API caller.
+
+// Each test binary uses its own part of this module.
+#![allow(dead_code)]
+
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{ClientConfig, ProtocolVersion};
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::watch;
+
+/// The control API's token in every test.
+pub const TOKEN: &str = "test-token-0123456789";
+
+/// `Authorization` header value carrying [`TOKEN`].
+pub const BEARER: &str = "Bearer test-token-0123456789";
+
+/// How long a test waits for something that must happen.
+pub const LIMIT: Duration = Duration::from_secs(20);
+
+/// How long a test waits to be sure something does not happen.
+pub const QUIET: Duration = Duration::from_millis(500);
+
+/// A 2025-era client handler (`initialize` handshake) counting list_changed.
+pub struct Counter {
+    count: watch::Sender<usize>,
+}
+
+impl ClientHandler for Counter {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default().with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.count.send_modify(|count| *count += 1);
+    }
+}
+
+/// One connected client session.
+pub struct Session {
+    /// The running rmcp client.
+    pub service: RunningService<RoleClient, Counter>,
+    count: watch::Receiver<usize>,
+}
+
+impl Session {
+    /// Notifications received so far.
+    pub fn notifications(&self) -> usize {
+        *self.count.borrow()
+    }
+
+    /// Waits until at least `n` notifications arrived or [`LIMIT`] passed;
+    /// returns the count then.
+    pub async fn wait_for_notifications(&self, n: usize) -> usize {
+        let mut receiver = self.count.clone();
+        let _ = tokio::time::timeout(LIMIT, receiver.wait_for(|count| *count >= n)).await;
+        self.notifications()
+    }
+
+    /// The listed tool names, sorted.
+    pub async fn tool_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .service
+            .list_all_tools()
+            .await
+            .expect("tools/list succeeds")
+            .into_iter()
+            .map(|tool| tool.name.into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// A running `kandev-mcp serve --http 127.0.0.1:0 --control 127.0.0.1:0`.
+pub struct Server {
+    child: tokio::process::Child,
+    /// The MCP endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub mcp: String,
+    /// The control API's base, `http://127.0.0.1:PORT`.
+    pub control: String,
+    stderr: Arc<Mutex<Vec<String>>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}
+
+impl Server {
+    /// Starts the server with `RUST_LOG=warn` and waits for its addresses.
+    pub async fn start() -> Server {
+        Server::start_with(&[]).await
+    }
+
+    /// Like [`start`](Self::start), with more environment variables.
+    pub async fn start_with(env: &[(&str, &str)]) -> Server {
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kandev-mcp"))
+            .args(["serve", "--http", "127.0.0.1:0", "--control", "127.0.0.1:0"])
+            .args(["--control-token", TOKEN])
+            .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("kandev-mcp starts");
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let (mut mcp, mut control) = (None, None);
+        while mcp.is_none() || control.is_none() {
+            let line = tokio::time::timeout(LIMIT, lines.next_line())
+                .await
+                .expect("the server announces its addresses")
+                .unwrap()
+                .expect("stderr stays open");
+            if let Some(url) = line.strip_prefix("mcp: ") {
+                mcp = Some(url.to_owned());
+            } else if let Some(url) = line.strip_prefix("control: ") {
+                control = Some(url.to_owned());
+            }
+            stderr.lock().unwrap().push(line);
+        }
+        let collected = Arc::clone(&stderr);
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                collected.lock().unwrap().push(line);
+            }
+        });
+        Server {
+            child,
+            mcp: mcp.unwrap(),
+            control: control.unwrap(),
+            stderr,
+        }
+    }
+
+    /// The server's process ID.
+    pub fn pid(&self) -> u32 {
+        self.child.id().expect("the server is running")
+    }
+
+    /// Panics unless the process is still running and never printed a panic.
+    pub fn assert_alive(&mut self) {
+        let status = self.child.try_wait().expect("the child can be polled");
+        assert!(status.is_none(), "the server exited: {status:?}");
+        let stderr = self.stderr.lock().unwrap();
+        assert!(
+            !stderr.iter().any(|line| line.contains("panicked")),
+            "the server panicked:\n{}",
+            stderr.join("\n")
+        );
+    }
+
+    /// The server's resident set size in KiB, from `/proc/<pid>/status`.
+    pub fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("/proc/<pid>/status is readable");
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS is present")
+    }
+
+    /// Connects a 2025-era rmcp client over streamable HTTP.
+    pub async fn connect(&self) -> Session {
+        let (count, receiver) = watch::channel(0);
+        let transport = StreamableHttpClientTransport::from_uri(self.mcp.clone());
+        let service = Counter { count }
+            .serve(transport)
+            .await
+            .expect("the MCP handshake succeeds");
+        Session {
+            service,
+            count: receiver,
+        }
+    }
+
+    /// Sends a control-API request with `authorization` as the header (if
+    /// any) and `body` (if any); the status and the answer as JSON (or as a
+    /// JSON string when it is not JSON).
+    pub async fn control(
+        &self,
+        http: &reqwest::Client,
+        method: reqwest::Method,
+        path: &str,
+        authorization: Option<&str>,
+        body: Option<String>,
+    ) -> (u16, Value) {
+        let mut request = http.request(method, format!("{}{path}", self.control));
+        if let Some(value) = authorization {
+            request = request.header("Authorization", value);
+        }
+        if let Some(body) = body {
+            request = request
+                .header("Content-Type", "application/json")
+                .body(body);
+        }
+        let response = request.send().await.expect("the control API answers");
+        let status = response.status().as_u16();
+        let text = response.text().await.expect("the answer is readable");
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    /// `GET /api/v1/mcp/profile` with the right token: `{"profile", "tools"}`.
+    pub async fn profile(&self, http: &reqwest::Client) -> Value {
+        let (status, answer) = self
+            .control(
+                http,
+                reqwest::Method::GET,
+                "/api/v1/mcp/profile",
+                Some(BEARER),
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{answer}");
+        answer
+    }
+
+    /// `PUT /api/v1/mcp/profile` with the right token; the answer.
+    pub async fn replace(&self, http: &reqwest::Client, context: &str) -> Value {
+        let (status, answer) = self
+            .control(
+                http,
+                reqwest::Method::PUT,
+                "/api/v1/mcp/profile",
+                Some(BEARER),
+                Some(context.to_owned()),
+            )
+            .await;
+        assert_eq!(status, 200, "{context}: {answer}");
+        answer
+    }
+}
