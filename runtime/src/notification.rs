@@ -1,16 +1,18 @@
 //! `notifications/tools/list_changed` delivery to every live session.
 //!
-//! A replacement never waits on a client: it bumps a counter per session and
-//! wakes that session's delivery task, which sends one notification per bump,
-//! in order. A slow or dead peer therefore delays only its own notifications,
-//! and memory per session stays constant however far it falls behind.
+//! A replacement never waits on a client: it bumps a counter per session and,
+//! if that session has no delivery running, starts one; the delivery sends one
+//! notification per bump, in order, and ends when the counter is drained. A
+//! slow or dead peer therefore delays only its own notifications, an idle
+//! session costs a few words and no task, and memory per session stays
+//! constant however far a client falls behind.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use rmcp::service::{Peer, RoleServer, SubscriptionSink};
-use tokio::sync::Notify;
+use tokio::runtime::Handle;
 
 /// Where one session's list_changed notifications go.
 pub(crate) enum Target {
@@ -41,30 +43,29 @@ impl Target {
 pub(crate) struct Sessions {
     next_id: AtomicU64,
     live: Mutex<HashMap<u64, Arc<Queue>>>,
+    /// The runtime deliveries run on: the one the first session came from,
+    /// so that a replacement made outside any runtime still delivers.
+    runtime: OnceLock<Handle>,
 }
 
-/// One session's pending notifications.
-#[derive(Default)]
+/// One session's target and pending notifications.
 struct Queue {
+    target: Target,
     pending: AtomicU64,
-    wake: Notify,
+    /// A delivery task is running for this session.
+    draining: AtomicBool,
     /// Set by `notifications/initialized`; nothing is sent before it.
     ready: AtomicBool,
     closed: AtomicBool,
 }
 
 impl Queue {
-    fn is_ready(&self) -> bool {
-        self.ready.load(Ordering::SeqCst)
+    fn flag(flag: &AtomicBool) -> bool {
+        flag.load(Ordering::SeqCst)
     }
 
     fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
-        self.wake.notify_one();
-    }
-
-    fn is_closed(&self) -> bool {
-        self.closed.load(Ordering::SeqCst)
     }
 }
 
@@ -80,7 +81,9 @@ impl SessionGuard {
     /// including anything queued since `initialize`.
     pub fn mark_ready(&self) {
         self.queue.ready.store(true, Ordering::SeqCst);
-        self.queue.wake.notify_one();
+        if let Some(sessions) = self.sessions.upgrade() {
+            sessions.kick(&self.queue);
+        }
     }
 }
 
@@ -93,22 +96,27 @@ impl Drop for SessionGuard {
 }
 
 impl Sessions {
-    /// Registers a session and starts its delivery task.
+    /// Registers a session.
     ///
     /// A 2025-era session registers at `initialize`, so no replacement can
     /// fall between the client's first `tools/list` and the session being
     /// counted; delivery waits for [`SessionGuard::mark_ready`]. A
     /// subscription is acknowledged before it is registered, so it starts
-    /// ready. Must be called inside a Tokio runtime (rmcp's handlers always
-    /// are).
+    /// ready. Called from rmcp's handlers, inside a Tokio runtime.
     pub fn register(self: &Arc<Self>, target: Target) -> SessionGuard {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let queue = Arc::new(Queue::default());
-        if matches!(target, Target::Subscription(_)) {
-            queue.ready.store(true, Ordering::SeqCst);
+        if let Ok(handle) = Handle::try_current() {
+            let _ = self.runtime.get_or_init(|| handle);
         }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let ready = matches!(target, Target::Subscription(_));
+        let queue = Arc::new(Queue {
+            target,
+            pending: AtomicU64::new(0),
+            draining: AtomicBool::new(false),
+            ready: AtomicBool::new(ready),
+            closed: AtomicBool::new(false),
+        });
         self.lock().insert(id, Arc::clone(&queue));
-        tokio::spawn(deliver(Arc::clone(&queue), target));
         tracing::debug!(session = id, "session registered for tools/list_changed");
         SessionGuard {
             id,
@@ -122,10 +130,10 @@ impl Sessions {
     /// Sessions whose peer has gone are dropped here rather than notified.
     pub fn notify_all(&self) -> usize {
         let mut live = self.lock();
-        live.retain(|_, queue| !queue.is_closed());
+        live.retain(|_, queue| !Queue::flag(&queue.closed));
         for queue in live.values() {
             queue.pending.fetch_add(1, Ordering::SeqCst);
-            queue.wake.notify_one();
+            self.kick(queue);
         }
         live.len()
     }
@@ -133,6 +141,25 @@ impl Sessions {
     /// How many sessions are registered.
     pub fn len(&self) -> usize {
         self.lock().len()
+    }
+
+    /// Starts a delivery for `queue` unless one is running or there is
+    /// nothing (yet) to send.
+    fn kick(&self, queue: &Arc<Queue>) {
+        let sendable = Queue::flag(&queue.ready)
+            && !Queue::flag(&queue.closed)
+            && queue.pending.load(Ordering::SeqCst) > 0;
+        if !sendable || queue.draining.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        match self.runtime.get() {
+            Some(runtime) => {
+                runtime.spawn(drain(Arc::clone(queue)));
+            }
+            // Unreachable through rmcp (sessions register inside a runtime);
+            // if it happens, the notification cannot be sent.
+            None => queue.draining.store(false, Ordering::SeqCst),
+        }
     }
 
     fn forget(&self, id: u64) {
@@ -147,20 +174,23 @@ impl Sessions {
     }
 }
 
-/// Sends one notification per pending bump until the session closes.
-async fn deliver(queue: Arc<Queue>, target: Target) {
+/// Sends one notification per pending bump, then ends; whoever bumps the
+/// counter afterwards starts the next delivery.
+async fn drain(queue: Arc<Queue>) {
     loop {
-        while !queue.is_closed() && queue.is_ready() && take_one(&queue.pending) {
-            if let Err(error) = target.notify().await {
+        while !Queue::flag(&queue.closed) && take_one(&queue.pending) {
+            if let Err(error) = queue.target.notify().await {
                 tracing::debug!(%error, "peer gone; stopping tools/list_changed delivery");
                 queue.close();
             }
         }
-        if queue.is_closed() {
+        queue.draining.store(false, Ordering::SeqCst);
+        // A bump that landed after the loop saw zero found `draining` set and
+        // left the work to us: take it back unless someone else already did.
+        let more = queue.pending.load(Ordering::SeqCst) > 0 && !Queue::flag(&queue.closed);
+        if !more || queue.draining.swap(true, Ordering::SeqCst) {
             return;
         }
-        // A bump that raced the check above left a permit, so this returns.
-        queue.wake.notified().await;
     }
 }
 
