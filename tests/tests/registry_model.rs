@@ -1,0 +1,560 @@
+//! Property tests of the generic registry against a naive reference model.
+//!
+//! Three vocabularies of different shapes; for each, random group entries
+//! (random rule masks over the vocabulary's bits, group names and tool names
+//! drawn from small pools so that collisions happen) go through
+//! `Registry::from_entries`, and the outcome is compared with a model that
+//! brute-forces every valid context:
+//!
+//! - verification reports exactly the model's violations (duplicate names,
+//!   empty groups, a tool listed twice in a group, groups no context enables,
+//!   tools shared by two groups some context enables together), so it
+//!   accepts iff the model finds none;
+//! - every collision's witness is a valid context enabling both groups;
+//! - for an accepted registry, every context assembles to the model's sorted
+//!   union of the matching groups' tools, with the model's enabled groups,
+//!   and `Rule::is_enabled`, `explain` and `ProfileContext::all()` agree.
+//!
+//! Cases per vocabulary and generator are `DEFAULT_CASES`, or `PROPTEST_CASES`
+//! when set (a long run: `PROPTEST_CASES=20000 cargo test --release -p
+//! mcp-profiles-tests --test registry_model -- --nocapture`).
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mcp_profiles::__private::{GroupEntry, RuleMasks};
+use mcp_profiles::{ProfileContext, Registry, RegistryError, Term, Vocabulary};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+
+/// Five surfaces, five capabilities with two exclusive pairs sharing one
+/// capability (`ask`–`delegate`, `ask`–`escalate`), three providers.
+mod wide {
+    /// The server type of the wide vocabulary; it has no handlers.
+    pub struct Wide;
+
+    mcp_profiles::vocabulary! {
+        server Wide;
+
+        #[surfaces]
+        pub enum Surface { Alpha, Beta, Gamma, Delta, Epsilon }
+
+        #[capabilities]
+        pub enum Capability {
+            Ask,
+            #[exclusive_with(Ask)]
+            Delegate,
+            #[exclusive_with(Ask)]
+            Escalate,
+            Title,
+            Review,
+        }
+
+        #[providers]
+        pub enum Provider { Github, Gitlab, Gitea }
+    }
+}
+
+/// One surface, nothing else: exactly one context.
+mod single {
+    /// The server type of the single-context vocabulary.
+    pub struct Single;
+
+    mcp_profiles::vocabulary! {
+        server Single;
+
+        #[surfaces]
+        pub enum Surface { Only }
+
+        #[capabilities]
+        pub enum Capability {}
+
+        #[providers]
+        pub enum Provider {}
+    }
+}
+
+/// A chain of exclusions: `one`–`two`, `two`–`three`, `three`–`four`.
+mod chain {
+    /// The server type of the chained vocabulary.
+    pub struct Chain;
+
+    mcp_profiles::vocabulary! {
+        server Chain;
+
+        #[surfaces]
+        pub enum Surface { Task, External }
+
+        #[capabilities]
+        pub enum Capability {
+            One,
+            #[exclusive_with(One)]
+            Two,
+            #[exclusive_with(Two)]
+            Three,
+            #[exclusive_with(Three)]
+            Four,
+        }
+
+        #[providers]
+        pub enum Provider { Github }
+    }
+}
+
+const DEFAULT_CASES: u32 = 384;
+
+const GROUP_NAMES: &[&str] = &["alpha-tools", "beta", "gamma", "delta", "epsilon", "zeta"];
+/// Module paths of unnamed groups; `tests::alpha_tools` defaults to the name
+/// `alpha-tools`, which an explicit name may also take.
+const MODULES: &[&str] = &["tests::alpha_tools", "tests::beta", "other::omega"];
+const TOOLS: &[&str] = &["list", "get", "create", "delete", "ask", "move"];
+
+/// A generated group entry, independent of the vocabulary type.
+#[derive(Clone, Debug)]
+struct Spec {
+    name: Option<&'static str>,
+    module: &'static str,
+    rule: RuleMasks,
+    tools: Vec<&'static str>,
+}
+
+impl Spec {
+    /// The name the registry gives the group: explicit, or the module's last
+    /// segment with `_` as `-`.
+    fn name(&self) -> String {
+        match self.name {
+            Some(name) => name.to_owned(),
+            None => self.module.rsplit("::").next().unwrap().replace('_', "-"),
+        }
+    }
+
+    fn entry<V: Vocabulary>(&self) -> GroupEntry<V> {
+        GroupEntry {
+            name: self.name,
+            module_path: self.module,
+            file: "tests/registry_model.rs",
+            line: 1,
+            rule: self.rule,
+            tools: Box::leak(self.tools.clone().into_boxed_slice()),
+            routes: Vec::new,
+        }
+    }
+}
+
+/// A mask over `count` bits, each set with probability `p`.
+fn sparse(count: usize, p: f64) -> impl Strategy<Value = u64> {
+    proptest::collection::vec(proptest::bool::weighted(p), count).prop_map(|bits| {
+        bits.iter()
+            .enumerate()
+            .filter(|(_, set)| **set)
+            .fold(0, |mask, (index, _)| mask | 1 << index)
+    })
+}
+
+fn rule<V: Vocabulary>() -> impl Strategy<Value = RuleMasks> {
+    let (surfaces, capabilities, providers) = sizes::<V>();
+    (
+        prop_oneof![1 => Just(0u64), 2 => sparse(surfaces, 0.4)],
+        sparse(capabilities, 0.25),
+        sparse(providers, 0.2),
+    )
+        .prop_map(|(surfaces, capabilities, providers)| RuleMasks {
+            surfaces,
+            capabilities,
+            providers,
+        })
+}
+
+/// Anything: names may repeat, groups may be empty or list a tool twice.
+fn raw_specs<V: Vocabulary>() -> impl Strategy<Value = Vec<Spec>> {
+    let spec = (
+        prop_oneof![4 => proptest::sample::select(GROUP_NAMES).prop_map(Some), 1 => Just(None)],
+        proptest::sample::select(MODULES),
+        rule::<V>(),
+        prop_oneof![
+            1 => Just(Vec::new()),
+            9 => proptest::collection::vec(proptest::sample::select(TOOLS), 1..=3),
+        ],
+    )
+        .prop_map(|(name, module, rule, tools)| Spec {
+            name,
+            module,
+            rule,
+            tools,
+        });
+    proptest::collection::vec(spec, 0..=5)
+}
+
+/// Distinct names, non-empty groups of distinct tools: only reachability and
+/// collisions vary, so a good share of registries verify.
+fn well_formed_specs<V: Vocabulary>() -> impl Strategy<Value = Vec<Spec>> {
+    let spec = (
+        rule::<V>(),
+        proptest::sample::subsequence(TOOLS, 1..=3).prop_shuffle(),
+    );
+    proptest::collection::vec(spec, 1..=5).prop_map(|specs| {
+        specs
+            .into_iter()
+            .enumerate()
+            .map(|(index, (rule, tools))| Spec {
+                name: Some(GROUP_NAMES[index]),
+                module: MODULES[0],
+                rule,
+                tools,
+            })
+            .collect()
+    })
+}
+
+fn sizes<V: Vocabulary>() -> (usize, usize, usize) {
+    (
+        V::Surface::ALL.len(),
+        V::Capability::ALL.len(),
+        V::Provider::ALL.len(),
+    )
+}
+
+/// A context as the model sees it: term indices in plain sets.
+#[derive(Clone, Debug)]
+struct NaiveContext {
+    surface: usize,
+    capabilities: BTreeSet<usize>,
+    providers: BTreeSet<usize>,
+}
+
+impl NaiveContext {
+    fn typed<V: Vocabulary>(&self) -> ProfileContext<V> {
+        ProfileContext::new(V::Surface::ALL[self.surface])
+            .with_capabilities(self.capabilities.iter().map(|&i| V::Capability::ALL[i]))
+            .expect("the model enumerates valid contexts only")
+            .with_providers(self.providers.iter().map(|&i| V::Provider::ALL[i]))
+    }
+}
+
+fn indices(mask: u64) -> BTreeSet<usize> {
+    (0..64).filter(|bit| mask & (1 << bit) != 0).collect()
+}
+
+/// Every valid context, by brute force over all index sets.
+fn naive_contexts<V: Vocabulary>() -> Vec<NaiveContext> {
+    let (surfaces, capabilities, providers) = sizes::<V>();
+    let exclusive: Vec<(usize, usize)> = V::EXCLUSIVE
+        .iter()
+        .map(|(a, b)| (a.index(), b.index()))
+        .collect();
+    let mut all = Vec::new();
+    for surface in 0..surfaces {
+        for capability_mask in 0..(1u64 << capabilities) {
+            let held = indices(capability_mask);
+            if exclusive
+                .iter()
+                .any(|(a, b)| held.contains(a) && held.contains(b))
+            {
+                continue;
+            }
+            for provider_mask in 0..(1u64 << providers) {
+                all.push(NaiveContext {
+                    surface,
+                    capabilities: held.clone(),
+                    providers: indices(provider_mask),
+                });
+            }
+        }
+    }
+    all
+}
+
+/// The model's rule: surface listed (or none listed), every capability
+/// held, every provider attached.
+fn naive_matches(rule: &RuleMasks, context: &NaiveContext) -> bool {
+    let surfaces = indices(rule.surfaces);
+    (surfaces.is_empty() || surfaces.contains(&context.surface))
+        && indices(rule.capabilities).is_subset(&context.capabilities)
+        && indices(rule.providers).is_subset(&context.providers)
+}
+
+/// A violation, in a form both the model and the registry's errors map to.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Violation {
+    DuplicateName(String),
+    Empty(String),
+    DuplicateTool(String, String),
+    Unreachable(String),
+    /// The tool and the two groups, sorted.
+    Collision(String, [String; 2]),
+}
+
+fn sorted_pair(a: &str, b: &str) -> [String; 2] {
+    let mut pair = [a.to_owned(), b.to_owned()];
+    pair.sort();
+    pair
+}
+
+/// What the model says verification must report.
+fn naive_violations(specs: &[Spec], contexts: &[NaiveContext]) -> BTreeSet<Violation> {
+    let mut violations = BTreeSet::new();
+    let mut names = BTreeMap::new();
+    for spec in specs {
+        *names.entry(spec.name()).or_insert(0) += 1;
+    }
+    for (name, count) in names {
+        if count > 1 {
+            violations.insert(Violation::DuplicateName(name));
+        }
+    }
+    for spec in specs {
+        if spec.tools.is_empty() {
+            violations.insert(Violation::Empty(spec.name()));
+        }
+        for (index, tool) in spec.tools.iter().enumerate() {
+            if spec.tools[..index].contains(tool) {
+                violations.insert(Violation::DuplicateTool(spec.name(), (*tool).to_owned()));
+            }
+        }
+        if !contexts.iter().any(|c| naive_matches(&spec.rule, c)) {
+            violations.insert(Violation::Unreachable(spec.name()));
+        }
+    }
+    for (i, a) in specs.iter().enumerate() {
+        for b in &specs[i + 1..] {
+            let co_enabled = contexts
+                .iter()
+                .any(|c| naive_matches(&a.rule, c) && naive_matches(&b.rule, c));
+            if !co_enabled {
+                continue;
+            }
+            for tool in &a.tools {
+                if b.tools.contains(tool) {
+                    violations.insert(Violation::Collision(
+                        (*tool).to_owned(),
+                        sorted_pair(&a.name(), &b.name()),
+                    ));
+                }
+            }
+        }
+    }
+    violations
+}
+
+fn reported(error: &RegistryError) -> Violation {
+    match error {
+        RegistryError::DuplicateGroupName { name, .. } => Violation::DuplicateName(name.clone()),
+        RegistryError::EmptyGroup { group } => Violation::Empty(group.clone()),
+        RegistryError::DuplicateTool { group, tool } => {
+            Violation::DuplicateTool(group.clone(), tool.clone())
+        }
+        RegistryError::UnreachableGroup { group, .. } => Violation::Unreachable(group.clone()),
+        RegistryError::ToolCollision { tool, groups, .. } => {
+            Violation::Collision(tool.clone(), sorted_pair(&groups[0], &groups[1]))
+        }
+    }
+}
+
+/// What one run saw, to show that both outcomes were exercised.
+#[derive(Default)]
+struct Tally {
+    accepted: AtomicUsize,
+    rejected: AtomicUsize,
+    unreachable: AtomicUsize,
+    collisions: AtomicUsize,
+    contexts_assembled: AtomicUsize,
+}
+
+fn check<V: Vocabulary>(specs: &[Spec], tally: &Tally) -> Result<(), TestCaseError> {
+    let contexts = naive_contexts::<V>();
+    let expected = naive_violations(specs, &contexts);
+    let result = Registry::<V>::from_entries(specs.iter().map(Spec::entry::<V>));
+    let registry = match result {
+        Err(errors) => {
+            tally.rejected.fetch_add(1, Ordering::Relaxed);
+            let got: BTreeSet<Violation> = errors.0.iter().map(reported).collect();
+            prop_assert_eq!(&got, &expected, "violations reported: {}", errors);
+            for error in &errors.0 {
+                match error {
+                    RegistryError::UnreachableGroup { .. } => {
+                        tally.unreachable.fetch_add(1, Ordering::Relaxed);
+                    }
+                    RegistryError::ToolCollision {
+                        tool,
+                        groups,
+                        witness,
+                    } => {
+                        tally.collisions.fetch_add(1, Ordering::Relaxed);
+                        // The witness is a valid context enabling both groups.
+                        let context = ProfileContext::<V>::from_json(witness)
+                            .map_err(|err| TestCaseError::fail(format!("{witness}: {err}")))?;
+                        let enables = |name: &str| {
+                            specs.iter().any(|spec| {
+                                spec.name() == name
+                                    && spec.tools.iter().any(|t| t == tool)
+                                    && spec_enabled::<V>(spec, &context)
+                            })
+                        };
+                        prop_assert!(
+                            enables(&groups[0]) && enables(&groups[1]),
+                            "witness {} does not enable both {:?}",
+                            witness,
+                            groups
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            return Ok(());
+        }
+        Ok(registry) => registry,
+    };
+    prop_assert!(
+        expected.is_empty(),
+        "accepted, but the model finds {:?}",
+        expected
+    );
+    tally.accepted.fetch_add(1, Ordering::Relaxed);
+    prop_assert!(registry.verify().is_ok());
+
+    let names: Vec<String> = specs.iter().map(Spec::name).collect();
+    let mut sorted_names = names.clone();
+    sorted_names.sort();
+    let registry_names: Vec<&str> = registry.groups().iter().map(|g| g.name()).collect();
+    prop_assert_eq!(&registry_names, &sorted_names);
+    for name in &names {
+        prop_assert_eq!(registry.group(name).map(|g| g.name()), Some(name.as_str()));
+    }
+
+    // `all()` enumerates exactly the model's contexts, each once.
+    let enumerated: Vec<ProfileContext<V>> = ProfileContext::<V>::all().collect();
+    let unique: HashSet<ProfileContext<V>> = enumerated.iter().copied().collect();
+    prop_assert_eq!(enumerated.len(), contexts.len());
+    prop_assert_eq!(unique.len(), contexts.len());
+
+    for naive in &contexts {
+        let context = naive.typed::<V>();
+        prop_assert!(unique.contains(&context), "all() misses {}", context);
+        let enabled: Vec<&Spec> = specs
+            .iter()
+            .filter(|spec| naive_matches(&spec.rule, naive))
+            .collect();
+        let tools: BTreeSet<&str> = enabled
+            .iter()
+            .flat_map(|spec| spec.tools.iter().copied())
+            .collect();
+        let tools: Vec<&str> = tools.into_iter().collect();
+        let mut groups: Vec<String> = enabled.iter().map(|spec| spec.name()).collect();
+        groups.sort();
+
+        let profile = registry.assemble(&context);
+        prop_assert_eq!(profile.tool_names(), &tools[..], "tools of {}", context);
+        prop_assert_eq!(
+            profile.groups().collect::<Vec<_>>(),
+            groups.iter().map(String::as_str).collect::<Vec<_>>(),
+            "groups of {}",
+            context
+        );
+        for tool in TOOLS {
+            prop_assert_eq!(profile.contains(tool), tools.contains(tool));
+        }
+        for group in registry.groups() {
+            let naive_on = specs
+                .iter()
+                .any(|spec| spec.name() == group.name() && naive_matches(&spec.rule, naive));
+            prop_assert_eq!(group.rule().is_enabled(&context), naive_on);
+        }
+        for (group, decision) in registry.explain(&context).rows() {
+            prop_assert_eq!(decision.is_enabled(), group.rule().is_enabled(&context));
+        }
+        tally.contexts_assembled.fetch_add(1, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// Whether `context` enables `spec`, by the model's rule.
+fn spec_enabled<V: Vocabulary>(spec: &Spec, context: &ProfileContext<V>) -> bool {
+    let naive = NaiveContext {
+        surface: context.surface().index(),
+        capabilities: context.capabilities().map(Term::index).collect(),
+        providers: context.providers().map(Term::index).collect(),
+    };
+    naive_matches(&spec.rule, &naive)
+}
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|cases| cases.parse().ok())
+        .unwrap_or(DEFAULT_CASES)
+}
+
+/// Runs both generators for `V`, and checks that both outcomes occurred.
+fn run<V: Vocabulary>(label: &str, expect_unreachable: bool) {
+    let config = Config {
+        cases: cases(),
+        failure_persistence: None,
+        ..Config::default()
+    };
+    for (generator, strategy) in [
+        ("raw", raw_specs::<V>().boxed()),
+        ("well-formed", well_formed_specs::<V>().boxed()),
+    ] {
+        let tally = Tally::default();
+        let mut runner = TestRunner::new(config.clone());
+        if let Err(failure) = runner.run(&strategy, |specs| check::<V>(&specs, &tally)) {
+            panic!("{label}, {generator} entries: {failure}");
+        }
+        let accepted = tally.accepted.load(Ordering::Relaxed);
+        let rejected = tally.rejected.load(Ordering::Relaxed);
+        println!(
+            "{label}, {generator}: {} cases, {accepted} accepted, {rejected} rejected \
+             ({} unreachable-group and {} collision errors), {} contexts assembled against the model",
+            config.cases,
+            tally.unreachable.load(Ordering::Relaxed),
+            tally.collisions.load(Ordering::Relaxed),
+            tally.contexts_assembled.load(Ordering::Relaxed),
+        );
+        assert!(accepted > 0, "{label}, {generator}: no registry verified");
+        assert!(
+            rejected > 0,
+            "{label}, {generator}: no registry was rejected"
+        );
+        assert!(
+            tally.collisions.load(Ordering::Relaxed) > 0,
+            "{label}, {generator}: no collision was generated"
+        );
+        if expect_unreachable {
+            assert!(
+                tally.unreachable.load(Ordering::Relaxed) > 0,
+                "{label}, {generator}: no unreachable group was generated"
+            );
+        }
+    }
+}
+
+#[test]
+fn wide_vocabulary_matches_the_model() {
+    run::<wide::Wide>(
+        "wide (5 surfaces, 5 capabilities, 2 pairs, 3 providers)",
+        true,
+    );
+}
+
+#[test]
+fn single_context_vocabulary_matches_the_model() {
+    // One surface and no terms: every rule is reachable.
+    run::<single::Single>("single (1 surface, nothing else)", false);
+}
+
+#[test]
+fn chained_exclusions_match_the_model() {
+    run::<chain::Chain>(
+        "chain (2 surfaces, 4 capabilities in a chain, 1 provider)",
+        true,
+    );
+}
+
+#[test]
+fn the_model_counts_the_contexts_it_should() {
+    // 5 × (32 − 12 sets holding `ask` with `delegate` or `escalate`) × 8.
+    assert_eq!(naive_contexts::<wide::Wide>().len(), 5 * 20 * 8);
+    assert_eq!(naive_contexts::<single::Single>().len(), 1);
+    // Chain of 4: independent sets of a path of 4 vertices = 8.
+    assert_eq!(naive_contexts::<chain::Chain>().len(), 2 * 8 * 2);
+}
