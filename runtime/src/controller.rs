@@ -8,7 +8,7 @@ use std::time::Duration;
 use arc_swap::ArcSwap;
 
 use crate::notification::Sessions;
-use crate::snapshot::{Snapshots, ToolSnapshot};
+use crate::snapshot::ToolSnapshot;
 use crate::{
     LegacyAliases, LegacyError, Profile, ProfileContext, ProfiledServer, Registry, ToolDiff,
     Vocabulary,
@@ -23,7 +23,6 @@ pub(crate) struct Current<S: Vocabulary> {
 /// State shared by the controller and every session of one agent instance.
 pub(crate) struct Cell<S: Vocabulary> {
     pub registry: &'static Registry<S>,
-    snapshots: Snapshots<S>,
     current: ArcSwap<Current<S>>,
     /// Serialises replacements, so each one's notifications follow its swap.
     replacing: Mutex<Option<LegacyAliases<S>>>,
@@ -129,16 +128,15 @@ impl<S: Vocabulary> Replacement<S> {
 impl<S: Vocabulary> ProfileController<S> {
     /// A new agent instance serving `initial`, built over `S`'s registry.
     ///
-    /// Every route and schema is built here, once.
+    /// Every route and schema of `S` is built once per process, by the first
+    /// controller; later controllers share them.
     pub fn new(initial: ProfileContext<S>) -> Self {
         let registry = S::registry();
-        let snapshots = Snapshots::new(registry);
         let profile = registry.assemble(&initial);
-        let tools = snapshots.for_profile(&profile);
+        let tools = registry.snapshots().for_profile(&profile);
         ProfileController {
             cell: Arc::new(Cell {
                 registry,
-                snapshots,
                 current: ArcSwap::from_pointee(Current { profile, tools }),
                 replacing: Mutex::new(None),
                 sessions: Arc::default(),
@@ -174,7 +172,7 @@ impl<S: Vocabulary> ProfileController<S> {
     /// (or call this again) for every further session; all of them share the
     /// profile.
     pub fn server(&self, handler: S) -> ProfiledServer<S> {
-        ProfiledServer::new(Arc::new(handler), Arc::clone(&self.cell))
+        ProfiledServer::new(handler, Arc::clone(&self.cell))
     }
 
     /// The profile in force.
@@ -242,7 +240,7 @@ impl<S: Vocabulary> ProfileController<S> {
         let cell = &self.cell;
         let old = cell.current().profile.clone();
         let new = cell.registry.assemble(&context);
-        let tools = cell.snapshots.for_profile(&new);
+        let tools = cell.registry.snapshots().for_profile(&new);
         let diff = old.diff(&new);
         cell.current.store(Arc::new(Current {
             profile: new.clone(),

@@ -19,8 +19,9 @@ pub(crate) enum Target {
     /// A 2025-era session: unsolicited, to the peer.
     Peer(Peer<RoleServer>),
     /// A 2026-07-28 `subscriptions/listen` stream that asked for
-    /// `toolsListChanged`.
-    Subscription(SubscriptionSink),
+    /// `toolsListChanged` (boxed: it is several times a peer's size, and
+    /// every idle session pays for the larger variant).
+    Subscription(Box<SubscriptionSink>),
 }
 
 impl Target {
@@ -41,8 +42,8 @@ impl Target {
 /// The sessions of one profile cell.
 #[derive(Default)]
 pub(crate) struct Sessions {
-    next_id: AtomicU64,
-    live: Mutex<HashMap<u64, Arc<Queue>>>,
+    /// Keyed by the queue's address.
+    live: Mutex<HashMap<usize, Arc<Queue>>>,
     /// The runtime deliveries run on: the one the first session came from,
     /// so that a replacement made outside any runtime still delivers.
     runtime: OnceLock<Handle>,
@@ -71,7 +72,6 @@ impl Queue {
 
 /// Keeps a session registered; dropping it forgets the session.
 pub(crate) struct SessionGuard {
-    id: u64,
     queue: Arc<Queue>,
     sessions: Weak<Sessions>,
 }
@@ -90,7 +90,7 @@ impl SessionGuard {
 impl Drop for SessionGuard {
     fn drop(&mut self) {
         if let Some(sessions) = self.sessions.upgrade() {
-            sessions.forget(self.id);
+            sessions.forget(key(&self.queue));
         }
     }
 }
@@ -107,7 +107,6 @@ impl Sessions {
         if let Ok(handle) = Handle::try_current() {
             let _ = self.runtime.get_or_init(|| handle);
         }
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let ready = matches!(target, Target::Subscription(_));
         let queue = Arc::new(Queue {
             target,
@@ -116,10 +115,10 @@ impl Sessions {
             ready: AtomicBool::new(ready),
             closed: AtomicBool::new(false),
         });
+        let id = key(&queue);
         self.lock().insert(id, Arc::clone(&queue));
         tracing::debug!(session = id, "session registered for tools/list_changed");
         SessionGuard {
-            id,
             queue,
             sessions: Arc::downgrade(self),
         }
@@ -162,14 +161,14 @@ impl Sessions {
         }
     }
 
-    fn forget(&self, id: u64) {
+    fn forget(&self, id: usize) {
         if let Some(queue) = self.lock().remove(&id) {
             queue.close();
             tracing::debug!(session = id, "session forgotten");
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Queue>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Arc<Queue>>> {
         self.live.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -192,6 +191,11 @@ async fn drain(queue: Arc<Queue>) {
             return;
         }
     }
+}
+
+/// A session's key: its queue's address, unique while the queue lives.
+fn key(queue: &Arc<Queue>) -> usize {
+    Arc::as_ptr(queue) as usize
 }
 
 /// Decrements `pending` if it is positive.

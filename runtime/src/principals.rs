@@ -118,7 +118,7 @@ impl<S: Vocabulary> ProfileStore<S> {
 
     /// A server that serves each request with its bearer's profile.
     pub fn server(self: &Arc<Self>, handler: S) -> ProfiledServer<S> {
-        ProfiledServer::for_principals(Arc::new(handler), Arc::clone(self))
+        ProfiledServer::for_principals(handler, Arc::clone(self))
     }
 
     /// The cell serving the bearer of `headers`, if the token is known.

@@ -149,6 +149,9 @@ pub struct Registry<V: Vocabulary> {
     pub(crate) shape: Shape,
     /// Tool sets already assembled, keyed by the set of enabled groups.
     pub(crate) tool_sets: Mutex<std::collections::HashMap<Vec<u64>, Arc<ToolSet>>>,
+    /// Routes and per-tool-set snapshots, built on first serve and shared by
+    /// every controller of this server type.
+    snapshots: std::sync::OnceLock<crate::snapshot::Snapshots<V>>,
 }
 
 impl<V: Vocabulary> Registry<V> {
@@ -176,9 +179,16 @@ impl<V: Vocabulary> Registry<V> {
             groups,
             shape: Shape::of::<V>(),
             tool_sets: Mutex::default(),
+            snapshots: std::sync::OnceLock::new(),
         };
         registry.verify()?;
         Ok(registry)
+    }
+
+    /// The routes and snapshots every controller of `V` serves from.
+    pub(crate) fn snapshots(&self) -> &crate::snapshot::Snapshots<V> {
+        self.snapshots
+            .get_or_init(|| crate::snapshot::Snapshots::new(self))
     }
 
     /// Every group, sorted by name.

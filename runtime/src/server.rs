@@ -34,10 +34,16 @@ use crate::notification::{SessionGuard, Target};
 /// implements `ServerHandler` for the non-tool parts, without
 /// `#[tool_handler]`: the tools are the registry's.
 pub struct ProfiledServer<S: Vocabulary> {
-    handler: Arc<S>,
-    source: Source<S>,
+    /// What every session of this server shares; one pointer, so a session
+    /// costs rmcp no more than the bare handler would.
+    shared: Arc<Shared<S>>,
     /// Set at `initialize`; dropping it forgets the session.
     session: OnceLock<SessionGuard>,
+}
+
+struct Shared<S: Vocabulary> {
+    handler: S,
+    source: Source<S>,
 }
 
 /// Where each request's profile comes from.
@@ -49,49 +55,37 @@ enum Source<S: Vocabulary> {
     Principals(Arc<crate::ProfileStore<S>>),
 }
 
-impl<S: Vocabulary> Clone for Source<S> {
-    fn clone(&self) -> Self {
-        match self {
-            Source::Single(cell) => Source::Single(Arc::clone(cell)),
-            #[cfg(feature = "http")]
-            Source::Principals(store) => Source::Principals(Arc::clone(store)),
-        }
-    }
-}
-
 impl<S: Vocabulary> Clone for ProfiledServer<S> {
     fn clone(&self) -> Self {
         ProfiledServer {
-            handler: Arc::clone(&self.handler),
-            source: self.source.clone(),
+            shared: Arc::clone(&self.shared),
             session: OnceLock::new(),
         }
     }
 }
 
 impl<S: Vocabulary> ProfiledServer<S> {
-    pub(crate) fn new(handler: Arc<S>, cell: Arc<Cell<S>>) -> Self {
+    fn with_source(handler: S, source: Source<S>) -> Self {
         ProfiledServer {
-            handler,
-            source: Source::Single(cell),
+            shared: Arc::new(Shared { handler, source }),
             session: OnceLock::new(),
         }
     }
 
+    pub(crate) fn new(handler: S, cell: Arc<Cell<S>>) -> Self {
+        Self::with_source(handler, Source::Single(cell))
+    }
+
     #[cfg(feature = "http")]
-    pub(crate) fn for_principals(handler: Arc<S>, store: Arc<crate::ProfileStore<S>>) -> Self {
-        ProfiledServer {
-            handler,
-            source: Source::Principals(store),
-            session: OnceLock::new(),
-        }
+    pub(crate) fn for_principals(handler: S, store: Arc<crate::ProfileStore<S>>) -> Self {
+        Self::with_source(handler, Source::Principals(store))
     }
 
     /// The cell serving a request: the only one, or the one its bearer
     /// token names (looked up per request, as MCP 2026-07-28 allows).
     #[cfg_attr(not(feature = "http"), allow(unused_variables))]
     fn cell(&self, extensions: &Extensions) -> Result<Arc<Cell<S>>, ErrorData> {
-        match &self.source {
+        match &self.shared.source {
             Source::Single(cell) => Ok(Arc::clone(cell)),
             #[cfg(feature = "http")]
             Source::Principals(store) => extensions
@@ -108,7 +102,7 @@ impl<S: Vocabulary> ProfiledServer<S> {
 
     /// The wrapped handler.
     pub fn handler(&self) -> &S {
-        &self.handler
+        &self.shared.handler
     }
 }
 
@@ -129,7 +123,7 @@ fn not_in_profile(name: &str) -> ErrorData {
 
 impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     fn get_info(&self) -> ServerConfig {
-        let mut info = self.handler.get_info();
+        let mut info = self.shared.handler.get_info();
         advertise_tools(&mut info.capabilities);
         info
     }
@@ -175,7 +169,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        match &self.source {
+        match &self.shared.source {
             Source::Single(cell) => cell.current().tools.tool(name).cloned(),
             // Without a request there is no principal to look up.
             #[cfg(feature = "http")]
@@ -194,7 +188,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
             tracing::debug!(tool = %request.name, "refused a tool outside the current profile");
             return Err(not_in_profile(&request.name));
         }
-        let call = ToolCallContext::new(&*self.handler, request, context);
+        let call = ToolCallContext::new(&self.shared.handler, request, context);
         current.tools.router.call(call).await
     }
 
@@ -206,27 +200,27 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         if let Some(session) = self.session.get() {
             session.mark_ready();
         }
-        self.handler.on_initialized(context)
+        self.shared.handler.on_initialized(context)
     }
 
     fn negotiate_initialize(
         &self,
         request: &InitializeRequestParams,
     ) -> Result<InitializeResult, ErrorData> {
-        let mut result = self.handler.negotiate_initialize(request)?;
+        let mut result = self.shared.handler.negotiate_initialize(request)?;
         advertise_tools(&mut result.capabilities);
         Ok(result)
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        self.handler.supported_protocol_versions()
+        self.shared.handler.supported_protocol_versions()
     }
 
     fn ping(
         &self,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.ping(context)
+        self.shared.handler.ping(context)
     }
 
     fn complete(
@@ -234,7 +228,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CompleteResult, ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.complete(request, context)
+        self.shared.handler.complete(request, context)
     }
 
     #[allow(deprecated)]
@@ -243,7 +237,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.set_level(request, context)
+        self.shared.handler.set_level(request, context)
     }
 
     fn get_prompt(
@@ -251,7 +245,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<GetPromptResponse, ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.get_prompt(request, context)
+        self.shared.handler.get_prompt(request, context)
     }
 
     fn list_prompts(
@@ -259,7 +253,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ListPromptsResult, ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.list_prompts(request, context)
+        self.shared.handler.list_prompts(request, context)
     }
 
     fn list_resources(
@@ -267,7 +261,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ListResourcesResult, ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.list_resources(request, context)
+        self.shared.handler.list_resources(request, context)
     }
 
     fn list_resource_templates(
@@ -276,7 +270,9 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ListResourceTemplatesResult, ErrorData>> + MaybeSendFuture + '_
     {
-        self.handler.list_resource_templates(request, context)
+        self.shared
+            .handler
+            .list_resource_templates(request, context)
     }
 
     fn read_resource(
@@ -284,7 +280,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ReadResourceResponse, ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.read_resource(request, context)
+        self.shared.handler.read_resource(request, context)
     }
 
     /// Accepts `toolsListChanged` on top of whatever the handler accepts.
@@ -292,7 +288,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        let handler = self.handler.accepted_subscription_filter(requested);
+        let handler = self.shared.handler.accepted_subscription_filter(requested);
         if requested.tools_list_changed != Some(true) {
             return handler;
         }
@@ -309,12 +305,12 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
             let cell = self.cell(&context.request_context().extensions)?;
             Some(
                 cell.sessions
-                    .register(Target::Subscription(context.sink().clone())),
+                    .register(Target::Subscription(Box::new(context.sink().clone()))),
             )
         } else {
             None
         };
-        self.handler.listen(context).await
+        self.shared.handler.listen(context).await
     }
 
     #[allow(deprecated)]
@@ -323,7 +319,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.subscribe(request, context)
+        self.shared.handler.subscribe(request, context)
     }
 
     #[allow(deprecated)]
@@ -332,7 +328,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.unsubscribe(request, context)
+        self.shared.handler.unsubscribe(request, context)
     }
 
     fn on_custom_request(
@@ -340,7 +336,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CustomResult, ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.on_custom_request(request, context)
+        self.shared.handler.on_custom_request(request, context)
     }
 
     fn on_cancelled(
@@ -348,7 +344,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         notification: CancelledNotificationParam,
         context: NotificationContext<RoleServer>,
     ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        self.handler.on_cancelled(notification, context)
+        self.shared.handler.on_cancelled(notification, context)
     }
 
     fn on_progress(
@@ -356,14 +352,14 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         notification: ProgressNotificationParam,
         context: NotificationContext<RoleServer>,
     ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        self.handler.on_progress(notification, context)
+        self.shared.handler.on_progress(notification, context)
     }
 
     fn on_roots_list_changed(
         &self,
         context: NotificationContext<RoleServer>,
     ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        self.handler.on_roots_list_changed(context)
+        self.shared.handler.on_roots_list_changed(context)
     }
 
     fn on_custom_notification(
@@ -371,7 +367,9 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         notification: CustomNotification,
         context: NotificationContext<RoleServer>,
     ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        self.handler.on_custom_notification(notification, context)
+        self.shared
+            .handler
+            .on_custom_notification(notification, context)
     }
 
     fn get_task(
@@ -379,7 +377,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<GetTaskResult, ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.get_task(request, context)
+        self.shared.handler.get_task(request, context)
     }
 
     fn update_task(
@@ -387,7 +385,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.update_task(request, context)
+        self.shared.handler.update_task(request, context)
     }
 
     fn cancel_task(
@@ -395,7 +393,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.cancel_task(request, context)
+        self.shared.handler.cancel_task(request, context)
     }
 
     fn list_skills(
@@ -403,7 +401,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ListSkillsResult, ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.list_skills(request, context)
+        self.shared.handler.list_skills(request, context)
     }
 
     fn get_skill(
@@ -411,7 +409,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: GetSkillRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<GetSkillResult, ErrorData>> + MaybeSendFuture + '_ {
-        self.handler.get_skill(request, context)
+        self.shared.handler.get_skill(request, context)
     }
 
     fn read_resource_directory(
@@ -420,6 +418,8 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ReadResourceDirectoryResult, ErrorData>> + MaybeSendFuture + '_
     {
-        self.handler.read_resource_directory(request, context)
+        self.shared
+            .handler
+            .read_resource_directory(request, context)
     }
 }
