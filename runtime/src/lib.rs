@@ -61,6 +61,15 @@
 //!
 //! The [`vocabulary!`] and [`tool_group`] docs describe the annotations and the
 //! compile-time checks behind them.
+//!
+//! To serve a profile, the backend holds a [`ProfileController`] and gives
+//! MCP sessions [`ProfiledServer`]s made from it (stdio through rmcp, HTTP
+//! through [`http`]); [`ProfileController::replace`] swaps every session's
+//! tool set at once and sends each exactly one `tools/list_changed`
+//! (2025-era sessions unsolicited, 2026-07-28 clients on their
+//! `subscriptions/listen` stream). [`ProfileStore`] serves many agents behind
+//! one endpoint, by bearer token, and [`LegacyAliases`] keeps old mode strings
+//! working.
 
 // Generated code names this crate `::mcp_profiles`; let that resolve here too.
 extern crate self as mcp_profiles;
