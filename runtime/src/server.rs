@@ -84,13 +84,15 @@ impl<S: Vocabulary> ProfiledServer<S> {
     /// The cell serving a request: the only one, or the one its bearer
     /// token names (looked up per request, as MCP 2026-07-28 allows).
     #[cfg_attr(not(feature = "http"), allow(unused_variables))]
-    fn cell(&self, extensions: &Extensions) -> Result<Arc<Cell<S>>, ErrorData> {
+    /// Borrowed for a single agent, so the hot path takes no reference count.
+    fn cell(&self, extensions: &Extensions) -> Result<Cow<'_, Arc<Cell<S>>>, ErrorData> {
         match &self.shared.source {
-            Source::Single(cell) => Ok(Arc::clone(cell)),
+            Source::Single(cell) => Ok(Cow::Borrowed(cell)),
             #[cfg(feature = "http")]
             Source::Principals(store) => extensions
                 .get::<http::request::Parts>()
                 .and_then(|parts| store.cell_for(&parts.headers))
+                .map(Cow::Owned)
                 .ok_or_else(|| {
                     ErrorData::invalid_request(
                         "the request's bearer token names no known principal",
