@@ -31,8 +31,9 @@ use std::fmt;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
+use kandev_mcp::legacy::{self, LegacyError};
 use kandev_mcp::{Capability, Kandev, Provider, Surface};
-use mcp_profiles::{LegacyError, ProfileContext, ProfileController, Term, Vocabulary};
+use mcp_profiles::{ProfileContext, ProfileController, Term, Vocabulary};
 use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use serde_json::Value;
@@ -273,7 +274,6 @@ pub fn check_legacy(data: &[u8]) {
     let mut lines = text.split('\n');
     let mode = lines.next().unwrap_or_default();
     let providers: Vec<&str> = lines.collect();
-    let aliases = kandev_mcp::legacy::aliases();
 
     let fresh = ProfileContext::new(Surface::KanbanTask);
     let expected_fresh = oracle_mode(&fresh, mode, disable).map(|ctx| {
@@ -282,20 +282,20 @@ pub fn check_legacy(data: &[u8]) {
         Some(ctx.expect("a fresh mode context is always valid"))
     });
     assert_mode_result(
-        aliases.context_for_mode(mode, disable),
+        legacy::context_for_mode(mode, disable),
         expected_fresh,
         mode,
         "context_for_mode",
     );
     assert_mode_result(
-        aliases.apply_mode(&start, mode, disable),
+        legacy::apply_mode(&start, mode, disable),
         oracle_mode(&start, mode, disable),
         mode,
         "apply_mode",
     );
 
     match (
-        aliases.apply_providers(&start, &providers),
+        legacy::apply_providers(&start, &providers),
         oracle_providers(&start, &providers),
     ) {
         (Ok(context), Some(expected)) => {
@@ -352,8 +352,7 @@ fn with_harness<R>(f: impl FnOnce(&Harness) -> R) -> R {
         let mut cell = cell.borrow_mut();
         let harness = cell.get_or_insert_with(|| {
             let controller =
-                ProfileController::<Kandev>::new(ProfileContext::new(Surface::KanbanTask))
-                    .with_legacy(kandev_mcp::legacy::aliases());
+                ProfileController::<Kandev>::new(ProfileContext::new(Surface::KanbanTask));
             Harness {
                 runtime: tokio::runtime::Builder::new_current_thread()
                     .build()

@@ -9,10 +9,7 @@ use arc_swap::ArcSwap;
 
 use crate::notification::Sessions;
 use crate::snapshot::ToolSnapshot;
-use crate::{
-    LegacyAliases, LegacyError, Profile, ProfileContext, ProfiledServer, Registry, ToolDiff,
-    Vocabulary,
-};
+use crate::{Profile, ProfileContext, ProfiledServer, Registry, ToolDiff, Vocabulary};
 
 /// What the sessions serve right now.
 pub(crate) struct Current<S: Vocabulary> {
@@ -24,8 +21,9 @@ pub(crate) struct Current<S: Vocabulary> {
 pub(crate) struct Cell<S: Vocabulary> {
     pub registry: &'static Registry<S>,
     current: ArcSwap<Current<S>>,
-    /// Serialises replacements, so each one's notifications follow its swap.
-    replacing: Mutex<Option<LegacyAliases<S>>>,
+    /// Serialises replacements, so each one's notifications follow its swap
+    /// and an [`update`](ProfileController::update) reads what it replaces.
+    replacing: Mutex<()>,
     pub sessions: Arc<Sessions>,
     /// The `ttlMs` put on `tools/list` results.
     list_ttl_ms: AtomicU64,
@@ -138,18 +136,11 @@ impl<S: Vocabulary> ProfileController<S> {
             cell: Arc::new(Cell {
                 registry,
                 current: ArcSwap::from_pointee(Current { profile, tools }),
-                replacing: Mutex::new(None),
+                replacing: Mutex::new(()),
                 sessions: Arc::default(),
                 list_ttl_ms: AtomicU64::new(0),
             }),
         }
-    }
-
-    /// Enables [`set_mode`](Self::set_mode) and
-    /// [`set_providers`](Self::set_providers) with these aliases.
-    pub fn with_legacy(self, aliases: LegacyAliases<S>) -> Self {
-        *self.lock() = Some(aliases);
-        self
     }
 
     /// How long clients may cache a `tools/list` result (`ttlMs`, scope
@@ -198,38 +189,55 @@ impl<S: Vocabulary> ProfileController<S> {
         replacement
     }
 
-    /// Legacy: switches the mode, keeping capabilities the mode does not
-    /// decide. An unknown mode (or no aliases configured) is an error and
-    /// changes nothing.
-    pub fn set_mode(
+    /// Replaces the profile with one computed from the current context, in
+    /// one serialised step: no other replacement can fall between the read
+    /// and the swap. If `change` fails, nothing changes and nothing is sent.
+    ///
+    /// This is the general form of the backend's live updates: grant a
+    /// capability, switch the surface, attach providers, or map an
+    /// application's own legacy inputs onto a context.
+    ///
+    /// ```
+    /// # mod server {
+    /// #     #[derive(Clone)] pub struct Demo;
+    /// #     impl rmcp::ServerHandler for Demo {}
+    /// # }
+    /// # use server::Demo;
+    /// # mcp_profiles::vocabulary! {
+    /// #     server Demo;
+    /// #     #[surfaces] pub enum Surface { KanbanTask, External }
+    /// #     #[capabilities] pub enum Capability { UserQuestion, #[exclusive_with(UserQuestion)] ParentQuestion }
+    /// #     #[providers] pub enum Provider {}
+    /// # }
+    /// # use rmcp::{ErrorData, model::CallToolResult, tool};
+    /// # #[mcp_profiles::tool_group(name = "ask", capability = "user-question")]
+    /// # impl Demo {
+    /// #     #[tool(description = "Ask")]
+    /// #     async fn ask(&self) -> Result<CallToolResult, ErrorData> { todo!() }
+    /// # }
+    /// use mcp_profiles::{ProfileContext, ProfileController};
+    ///
+    /// let child = ProfileContext::new(Surface::KanbanTask).with_capability(Capability::ParentQuestion)?;
+    /// let controller = ProfileController::<Demo>::new(child);
+    ///
+    /// // Granting user-question to a session that may only ask its parent is refused...
+    /// let refused = controller.update(|current| current.with_capability(Capability::UserQuestion));
+    /// assert!(refused.is_err());
+    /// assert_eq!(*controller.current().context(), child); // ...and changes nothing.
+    ///
+    /// let change = controller.update(|current| {
+    ///     current.without_capability(Capability::ParentQuestion).with_capability(Capability::UserQuestion)
+    /// })?;
+    /// assert_eq!(change.diff.added, ["ask"]);
+    /// # Ok::<(), mcp_profiles::ContextError>(())
+    /// ```
+    pub fn update<E>(
         &self,
-        mode: &str,
-        disable_ask_question: bool,
-    ) -> Result<Replacement<S>, LegacyError> {
-        let guard = self.lock();
-        let aliases = guard.as_ref().ok_or_else(|| LegacyError::NoModes {
-            mode: mode.to_owned(),
-        })?;
-        let current = *self.cell.current().profile.context();
-        let context = aliases.apply_mode(&current, mode, disable_ask_question)?;
-        let replacement = self.swap(context);
-        drop(guard);
-        Ok(replacement)
-    }
-
-    /// Legacy: attaches exactly these providers (normalised). An unknown name
-    /// is an error and changes nothing.
-    pub fn set_providers<I>(&self, providers: I) -> Result<Replacement<S>, LegacyError>
-    where
-        I: IntoIterator,
-        I::Item: AsRef<str>,
-    {
+        change: impl FnOnce(&ProfileContext<S>) -> Result<ProfileContext<S>, E>,
+    ) -> Result<Replacement<S>, E> {
         let guard = self.lock();
         let current = *self.cell.current().profile.context();
-        let context = match guard.as_ref() {
-            Some(aliases) => aliases.apply_providers(&current, providers)?,
-            None => LegacyAliases::new().apply_providers(&current, providers)?,
-        };
+        let context = change(&current)?;
         let replacement = self.swap(context);
         drop(guard);
         Ok(replacement)
@@ -268,7 +276,7 @@ impl<S: Vocabulary> ProfileController<S> {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<LegacyAliases<S>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, ()> {
         self.cell
             .replacing
             .lock()

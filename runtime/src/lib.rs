@@ -68,8 +68,8 @@
 //! tool set at once and sends each exactly one `tools/list_changed`
 //! (2025-era sessions unsolicited, 2026-07-28 clients on their
 //! `subscriptions/listen` stream). [`ProfileStore`] serves many agents behind
-//! one endpoint, by bearer token, and [`LegacyAliases`] keeps old mode strings
-//! working.
+//! one endpoint, by bearer token, and [`ProfileController::update`] is the
+//! read-modify-write an application builds its own live changes on.
 
 // Generated code names this crate `::mcp_profiles`; let that resolve here too.
 extern crate self as mcp_profiles;
@@ -79,7 +79,6 @@ mod context;
 mod controller;
 #[cfg(feature = "http")]
 pub mod http;
-mod legacy;
 mod notification;
 #[cfg(feature = "http")]
 mod principals;
@@ -92,7 +91,6 @@ mod vocabulary;
 pub use assembly::{Explanation, Profile, ToolDiff};
 pub use context::{ContextError, ProfileContext};
 pub use controller::{ProfileController, Replacement};
-pub use legacy::{LegacyAliases, LegacyError};
 #[cfg(feature = "http")]
 pub use principals::{Principal, ProfileStore, UnknownPrincipal};
 pub use registry::{Group, Registry, RegistryError, RegistryErrors};

@@ -1,27 +1,13 @@
-//! The controller: legacy entry points, errors that change nothing, and the
-//! tracing event every replacement emits.
+//! The controller's read-modify-write: one serialised step, errors that
+//! change nothing and send nothing.
 
 use std::time::Duration;
 
-use mcp_profiles::{LegacyAliases, LegacyError, ProfileContext, ProfileController};
+use mcp_profiles::{ContextError, ProfileContext, ProfileController};
 use mcp_profiles_tests::client::Session;
-use mcp_profiles_tests::{Capability, Surface, TaskServer};
+use mcp_profiles_tests::{Capability, Provider, Surface, TaskServer};
 
 type Context = ProfileContext<TaskServer>;
-
-fn legacy() -> LegacyAliases<TaskServer> {
-    LegacyAliases::new()
-        .question_capability(Capability::UserQuestion)
-        .mode("task", Surface::KanbanTask, [])
-        .mode(
-            "task-title-pending",
-            Surface::KanbanTask,
-            [Capability::TaskTitle],
-        )
-        .mode("config", Surface::Configuration, [])
-        .mode("office", Surface::OfficeTask, [])
-        .mode_without_question("external", Surface::External, [])
-}
 
 async fn connected(controller: &ProfileController<TaskServer>) -> Session {
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
@@ -34,13 +20,21 @@ async fn connected(controller: &ProfileController<TaskServer>) -> Session {
     Session::connect(client_io).await
 }
 
+fn asking() -> Context {
+    Context::new(Surface::KanbanTask)
+        .with_capability(Capability::UserQuestion)
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn legacy_mode_and_providers_replace_the_profile() {
-    let initial = legacy().context_for_mode("task", false).unwrap();
-    let controller = ProfileController::new(initial).with_legacy(legacy());
+async fn update_replaces_from_the_current_context() {
+    let controller = ProfileController::new(asking());
     let session = connected(&controller).await;
 
-    let change = controller.set_mode("task-title-pending", false).unwrap();
+    let change = controller
+        .update(|current| current.with_capability(Capability::TaskTitle))
+        .unwrap();
+    assert_eq!(change.old.context(), &asking());
     assert_eq!(change.diff.added, ["set_task_title"]);
     assert!(change.diff.removed.is_empty());
     assert_eq!(
@@ -50,7 +44,9 @@ async fn legacy_mode_and_providers_replace_the_profile() {
         1
     );
 
-    let change = controller.set_providers(["GitHub"]).unwrap();
+    let change = controller
+        .update(|current| Ok::<_, ContextError>(current.with_provider(Provider::Github)))
+        .unwrap();
     assert_eq!(change.diff.added, ["get_pull_request"]);
     assert_eq!(
         controller.current().context().to_json(),
@@ -65,49 +61,78 @@ async fn legacy_mode_and_providers_replace_the_profile() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn bad_legacy_input_is_an_error_and_changes_nothing() {
-    let initial = legacy().context_for_mode("task", false).unwrap();
-    let controller = ProfileController::new(initial).with_legacy(legacy());
-    let session = connected(&controller).await;
-    let before = *controller.current().context();
-
-    assert_eq!(
-        controller.set_mode("chat", false).unwrap_err().to_string(),
-        "unknown mode `chat`; expected one of: task, task-title-pending, config, office, external"
-    );
-    assert_eq!(
-        controller
-            .set_providers(["github", "bitbucket"])
-            .unwrap_err()
-            .to_string(),
-        "unknown provider `bitbucket`; expected one of: github, gitlab"
-    );
+async fn a_failed_update_changes_nothing_and_sends_nothing() {
     let child = Context::new(Surface::KanbanTask)
         .with_capability(Capability::ParentQuestion)
         .unwrap();
-    controller.replace(child);
+    let controller = ProfileController::new(child);
+    let session = connected(&controller).await;
+
+    // The closure's own error comes back as it was.
+    let err = controller
+        .update(|current| current.with_capability(Capability::UserQuestion))
+        .unwrap_err();
+    assert!(matches!(err, ContextError::Exclusive { .. }), "{err:?}");
     assert_eq!(
-        session
-            .wait_for_notifications(1, Duration::from_secs(10))
-            .await,
-        1
+        controller
+            .update(|_| Err::<Context, _>("refused by the backend"))
+            .unwrap_err(),
+        "refused by the backend"
     );
-    assert!(matches!(
-        controller.set_mode("task", false),
-        Err(LegacyError::Context(_))
-    ));
     assert_eq!(controller.current().context(), &child);
 
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(session.notifications(), 1, "an error sent a notification");
-    assert_ne!(before, child);
+    assert_eq!(session.notifications(), 0, "an error sent a notification");
 }
 
 #[test]
-fn a_controller_without_aliases_refuses_modes() {
-    let controller = ProfileController::<TaskServer>::new(Context::new(Surface::External));
-    assert_eq!(
-        controller.set_mode("task", false).unwrap_err().to_string(),
-        "unknown mode `task`; this server declares no legacy modes"
+fn updates_and_replacements_are_serialised() {
+    // Every update flips the provider it reads: a lost update (a replacement
+    // landing between an update's read and its swap) would break the chain
+    // of old -> new contexts or the final parity.
+    let controller = ProfileController::new(asking());
+    let flips_per_thread = 50;
+    let changes: Vec<_> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                let controller = controller.clone();
+                scope.spawn(move || {
+                    (0..flips_per_thread)
+                        .map(|_| {
+                            let change = controller
+                                .update(|current| {
+                                    let flipped = if current.has_provider(Provider::Github) {
+                                        current.replace_providers([])
+                                    } else {
+                                        current.with_provider(Provider::Github)
+                                    };
+                                    Ok::<_, ContextError>(flipped)
+                                })
+                                .unwrap();
+                            (*change.old.context(), *change.new.context())
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().unwrap())
+            .collect()
+    });
+    assert_eq!(changes.len(), 4 * flips_per_thread);
+    for (old, new) in &changes {
+        assert_ne!(
+            old.has_provider(Provider::Github),
+            new.has_provider(Provider::Github),
+            "an update did not flip what it read"
+        );
+    }
+    // 200 flips from "no provider" end on "no provider".
+    assert!(
+        !controller
+            .current()
+            .context()
+            .has_provider(Provider::Github)
     );
 }

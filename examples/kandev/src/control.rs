@@ -27,6 +27,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::legacy;
 use crate::server::Kandev;
 
 /// The largest body the control API reads.
@@ -148,9 +149,7 @@ async fn put_mode(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
     let body: ModeBody = decode(body)?;
-    let change = control
-        .controller
-        .set_mode(&body.mode, body.disable_ask_question)
+    let change = legacy::set_mode(&control.controller, &body.mode, body.disable_ask_question)
         .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))?;
     Ok(answer(&change.new, Some(change.changed())))
 }
@@ -166,9 +165,7 @@ async fn put_providers(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
     let body: ProvidersBody = decode(body)?;
-    let change = control
-        .controller
-        .set_providers(&body.mcp_providers)
+    let change = legacy::set_providers(&control.controller, &body.mcp_providers)
         .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))?;
     Ok(answer(&change.new, Some(change.changed())))
 }

@@ -204,14 +204,13 @@ fn context_of(args: &ProfileArgs) -> Result<Option<ProfileContext<Kandev>>, Fail
     let Some(mode) = &args.mode else {
         return Ok(None);
     };
-    let aliases = legacy::aliases();
-    let context = aliases.context_for_mode(mode, args.disable_ask_question)?;
+    let context = legacy::context_for_mode(mode, args.disable_ask_question)?;
     let providers: Vec<&str> = args.providers.as_deref().map_or_else(Vec::new, |list| {
         list.split(',')
             .filter(|name| !name.trim().is_empty())
             .collect()
     });
-    Ok(Some(aliases.apply_providers(&context, providers)?))
+    Ok(Some(legacy::apply_providers(&context, providers)?))
 }
 
 async fn serve(args: ServeArgs) -> Result<(), Failure> {
@@ -222,9 +221,9 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .init();
-    let default = legacy::aliases().context_for_mode("task", false)?;
+    let default = legacy::context_for_mode("task", false)?;
     let context = context_of(&args.profile)?.unwrap_or(default);
-    let controller = ProfileController::<Kandev>::new(context).with_legacy(legacy::aliases());
+    let controller = ProfileController::<Kandev>::new(context);
     if let Some(addr) = args.control {
         let token = match args.control_token.filter(|token| !token.is_empty()) {
             Some(token) => token,

@@ -1,7 +1,7 @@
-//! The resolver table and every legacy alias.
+//! The resolver table: session facts to profiles.
 
+use kandev_mcp::Provider;
 use kandev_mcp::resolver::{Purpose, SessionFacts, resolve};
-use kandev_mcp::{Provider, legacy};
 
 fn json(facts: SessionFacts) -> String {
     resolve(&facts).to_json()
@@ -114,80 +114,4 @@ fn the_resolver_follows_kandevs_rules() {
     for (label, facts, expected) in cases {
         assert_eq!(json(facts), expected, "{label}");
     }
-}
-
-#[test]
-fn every_legacy_alias_maps_as_designed() {
-    let aliases = legacy::aliases();
-    let cases = [
-        (
-            "task",
-            false,
-            r#"{"surface":"kanban-task","capabilities":["user-question"],"providers":[]}"#,
-        ),
-        (
-            "task",
-            true,
-            r#"{"surface":"kanban-task","capabilities":[],"providers":[]}"#,
-        ),
-        (
-            "task-title-pending",
-            false,
-            r#"{"surface":"kanban-task","capabilities":["user-question","task-title"],"providers":[]}"#,
-        ),
-        (
-            "task-title-pending",
-            true,
-            r#"{"surface":"kanban-task","capabilities":["task-title"],"providers":[]}"#,
-        ),
-        (
-            "config",
-            false,
-            r#"{"surface":"configuration","capabilities":["user-question"],"providers":[]}"#,
-        ),
-        (
-            "config",
-            true,
-            r#"{"surface":"configuration","capabilities":[],"providers":[]}"#,
-        ),
-        (
-            "office",
-            false,
-            r#"{"surface":"office-task","capabilities":["user-question"],"providers":[]}"#,
-        ),
-        (
-            "office",
-            true,
-            r#"{"surface":"office-task","capabilities":[],"providers":[]}"#,
-        ),
-        (
-            "external",
-            false,
-            r#"{"surface":"external","capabilities":[],"providers":[]}"#,
-        ),
-        (
-            "external",
-            true,
-            r#"{"surface":"external","capabilities":[],"providers":[]}"#,
-        ),
-    ];
-    for (mode, disable, expected) in cases {
-        let context = aliases.context_for_mode(mode, disable).unwrap();
-        assert_eq!(context.to_json(), expected, "{mode} disable={disable}");
-    }
-    let task = aliases.context_for_mode("task", false).unwrap();
-    let normalised = aliases
-        .apply_providers(&task, ["GitHub ", " gitlab", "github"])
-        .unwrap();
-    assert_eq!(
-        normalised.to_json(),
-        r#"{"surface":"kanban-task","capabilities":["user-question"],"providers":["github","gitlab"]}"#
-    );
-    assert_eq!(
-        aliases
-            .context_for_mode("planning", false)
-            .unwrap_err()
-            .to_string(),
-        "unknown mode `planning`; expected one of: task, task-title-pending, config, office, external"
-    );
 }

@@ -89,7 +89,7 @@ async fn a_child_asks_its_parent_and_the_parent_answers() {
     assert_eq!(asked["status"], "waiting_for_parent");
     let question_id = asked["question_id"].as_str().unwrap().to_owned();
 
-    let parent_context = legacy::aliases().context_for_mode("task", false).unwrap();
+    let parent_context = legacy::context_for_mode("task", false).unwrap();
     let parent = connect(parent_context, Kandev::new(Arc::clone(&store), "task-1")).await;
     let reply = call(
         &parent,
@@ -107,9 +107,7 @@ async fn a_child_asks_its_parent_and_the_parent_answers() {
 #[tokio::test]
 async fn the_title_owner_sets_the_title() {
     let store = Arc::new(Store::demo());
-    let context = legacy::aliases()
-        .context_for_mode("task-title-pending", false)
-        .unwrap();
+    let context = legacy::context_for_mode("task-title-pending", false).unwrap();
     let client = connect(context, Kandev::new(Arc::clone(&store), "task-3")).await;
     json_of(
         &call(
@@ -129,7 +127,7 @@ async fn the_title_owner_sets_the_title() {
 #[tokio::test]
 async fn tasks_are_created_moved_and_archived() {
     let store = Arc::new(Store::demo());
-    let context = legacy::aliases().context_for_mode("task", false).unwrap();
+    let context = legacy::context_for_mode("task", false).unwrap();
     let client = connect(context, Kandev::new(Arc::clone(&store), "task-1")).await;
     let created = json_of(
         &call(
@@ -158,7 +156,7 @@ async fn tasks_are_created_moved_and_archived() {
 
 #[tokio::test]
 async fn bad_arguments_are_tool_errors_naming_the_field() {
-    let context = legacy::aliases().context_for_mode("task", false).unwrap();
+    let context = legacy::context_for_mode("task", false).unwrap();
     let client = connect(context, Kandev::demo()).await;
     assert_eq!(
         error_of(
