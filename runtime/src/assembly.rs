@@ -1,8 +1,9 @@
 //! Assembly: a context in, a [`Profile`] out.
 //!
-//! The enabled groups are a bit set over registry indices; the tool set of
-//! each distinct bit set is built once, sorted by name, and shared through an
-//! `Arc` by every profile that has it.
+//! The enabled groups are a bit set over registry indices; their tools,
+//! sorted by name, are the profile. The registry only computes; sharing one
+//! tool set per distinct group set is the serving layer's job
+//! (`snapshot.rs`).
 
 use std::fmt;
 use std::sync::Arc;
@@ -22,8 +23,8 @@ pub(crate) struct ToolSet {
 
 /// The tools one context can reach: the enabled groups and their tools.
 ///
-/// Profiles with the same enabled groups share one tool list; comparing them
-/// is a pointer comparison first.
+/// Profiles a server assembled from the same enabled groups share one tool
+/// list; comparing them is a pointer comparison first.
 ///
 /// ```
 /// # mod server { #[derive(Clone)] pub struct Demo; }
@@ -128,10 +129,10 @@ impl<V: Vocabulary> Profile<V> {
         Arc::ptr_eq(&self.set, &other.set) || self.set.tools == other.set.tools
     }
 
-    /// The shared tool set; its address identifies the set of enabled groups.
-    pub(crate) fn tool_set(&self) -> &Arc<ToolSet> {
-        &self.set
+    pub(crate) fn new(context: ProfileContext<V>, set: Arc<ToolSet>) -> Self {
+        Profile { context, set }
     }
+
 
     /// What a change from `self` to `new` adds and removes.
     pub fn diff(&self, new: &Profile<V>) -> ToolDiff {
@@ -161,42 +162,50 @@ impl<V: Vocabulary> Profile<V> {
     }
 }
 
+/// Which groups of a registry one context enables: a bit set over registry
+/// indices. Equal sets give equal tool sets, so serving layers key their
+/// shared snapshots by it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct GroupSet(Box<[u64]>);
+
+impl GroupSet {
+    fn contains(&self, index: usize) -> bool {
+        self.0[index / 64] & (1 << (index % 64)) != 0
+    }
+}
+
 impl<V: Vocabulary> Registry<V> {
     /// Assembles the profile of `context`: its enabled groups and tools.
     ///
     /// Deterministic: tools are sorted by name, and the order in which a
     /// context's capabilities or providers were added cannot matter because
-    /// a context stores them as sets.
+    /// a context stores them as sets. The registry keeps nothing: a server
+    /// shares one tool list per distinct set of enabled groups itself.
     pub fn assemble(&self, context: &ProfileContext<V>) -> Profile<V> {
+        Profile::new(*context, Arc::new(self.tool_set(&self.enabled_groups(context))))
+    }
+
+    /// The groups `context` enables.
+    pub(crate) fn enabled_groups(&self, context: &ProfileContext<V>) -> GroupSet {
         let bits = context.bits();
-        let words = self.groups().len().div_ceil(64);
-        let mut enabled = vec![0u64; words];
+        let mut enabled = vec![0u64; self.groups().len().div_ceil(64)];
         for (index, group) in self.groups().iter().enumerate() {
             if group.rule().masks().matches(&bits) {
                 enabled[index / 64] |= 1 << (index % 64);
             }
         }
-        let set = self.tool_set(enabled);
-        Profile {
-            context: *context,
-            set,
-        }
+        GroupSet(enabled.into_boxed_slice())
     }
 
-    fn tool_set(&self, enabled: Vec<u64>) -> Arc<ToolSet> {
-        let mut cache = self
-            .tool_sets
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(set) = cache.get(&enabled) {
-            return Arc::clone(set);
-        }
-        let enabled_index = |index: &usize| enabled[index / 64] & (1 << (index % 64)) != 0;
-        let mut tools: Vec<(&'static str, (usize, usize))> = self
-            .groups()
-            .iter()
-            .enumerate()
-            .filter(|(index, _)| enabled_index(index))
+    /// The sorted tools of the `enabled` groups.
+    pub(crate) fn tool_set(&self, enabled: &GroupSet) -> ToolSet {
+        let enabled_groups = || {
+            self.groups()
+                .iter()
+                .enumerate()
+                .filter(|(index, _)| enabled.contains(*index))
+        };
+        let mut tools: Vec<(&'static str, (usize, usize))> = enabled_groups()
             .flat_map(|(group_index, group)| {
                 group
                     .tools()
@@ -208,19 +217,13 @@ impl<V: Vocabulary> Registry<V> {
         tools.sort_unstable();
         // Verification rules out two co-enabled groups sharing a tool name.
         tools.dedup_by_key(|(name, _)| *name);
-        let set = Arc::new(ToolSet {
-            groups: self
-                .groups()
-                .iter()
-                .enumerate()
-                .filter(|(index, _)| enabled_index(index))
+        ToolSet {
+            groups: enabled_groups()
                 .map(|(_, group)| Arc::clone(group.shared_name()))
                 .collect(),
             tools: tools.iter().map(|(name, _)| *name).collect(),
             origins: tools.iter().map(|(_, origin)| *origin).collect(),
-        });
-        cache.insert(enabled, Arc::clone(&set));
-        set
+        }
     }
 
     /// Explains `context`: every group, on or off, with the deciding condition.

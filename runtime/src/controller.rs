@@ -8,7 +8,7 @@ use std::time::Duration;
 use arc_swap::ArcSwap;
 
 use crate::notification::Sessions;
-use crate::snapshot::ToolSnapshot;
+use crate::snapshot::{Snapshots, ToolSnapshot};
 use crate::{Profile, ProfileContext, ProfiledServer, Registry, ToolDiff, Vocabulary};
 
 /// What the sessions serve right now.
@@ -19,7 +19,8 @@ pub(crate) struct Current<S: Vocabulary> {
 
 /// State shared by the controller and every session of one agent instance.
 pub(crate) struct Cell<S: Vocabulary> {
-    pub registry: &'static Registry<S>,
+    /// Routes and shared snapshots of the server type.
+    serving: &'static Snapshots<S>,
     current: ArcSwap<Current<S>>,
     /// Serialises replacements, so each one's notifications follow its swap
     /// and an [`update`](ProfileController::update) reads what it replaces.
@@ -129,12 +130,11 @@ impl<S: Vocabulary> ProfileController<S> {
     /// Every route and schema of `S` is built once per process, by the first
     /// controller; later controllers share them.
     pub fn new(initial: ProfileContext<S>) -> Self {
-        let registry = S::registry();
-        let profile = registry.assemble(&initial);
-        let tools = registry.snapshots().for_profile(&profile);
+        let serving = Snapshots::of();
+        let (profile, tools) = serving.serve(&initial);
         ProfileController {
             cell: Arc::new(Cell {
-                registry,
+                serving,
                 current: ArcSwap::from_pointee(Current { profile, tools }),
                 replacing: Mutex::new(()),
                 sessions: Arc::default(),
@@ -173,7 +173,7 @@ impl<S: Vocabulary> ProfileController<S> {
 
     /// The registry profiles are assembled from.
     pub fn registry(&self) -> &'static Registry<S> {
-        self.cell.registry
+        self.cell.serving.registry()
     }
 
     /// How many initialised sessions are live.
@@ -247,8 +247,7 @@ impl<S: Vocabulary> ProfileController<S> {
     fn swap(&self, context: ProfileContext<S>) -> Replacement<S> {
         let cell = &self.cell;
         let old = cell.current().profile.clone();
-        let new = cell.registry.assemble(&context);
-        let tools = cell.registry.snapshots().for_profile(&new);
+        let (new, tools) = cell.serving.serve(&context);
         let diff = old.diff(&new);
         cell.current.store(Arc::new(Current {
             profile: new.clone(),

@@ -8,12 +8,11 @@
 use std::any::{Any, TypeId};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use linkme::distributed_slice;
 use rmcp::handler::server::router::tool::ToolRoute;
 
-use crate::assembly::ToolSet;
 use crate::rule::{RuleMasks, Shape, Unsatisfiable};
 use crate::{ProfileContext, Rule, Term, Vocabulary};
 
@@ -146,12 +145,7 @@ impl<V: Vocabulary> fmt::Debug for Group<V> {
 /// not one per context.
 pub struct Registry<V: Vocabulary> {
     groups: Vec<Group<V>>,
-    pub(crate) shape: Shape,
-    /// Tool sets already assembled, keyed by the set of enabled groups.
-    pub(crate) tool_sets: Mutex<std::collections::HashMap<Vec<u64>, Arc<ToolSet>>>,
-    /// Routes and per-tool-set snapshots, built on first serve and shared by
-    /// every controller of this server type.
-    snapshots: std::sync::OnceLock<crate::snapshot::Snapshots<V>>,
+    shape: Shape,
 }
 
 impl<V: Vocabulary> Registry<V> {
@@ -178,17 +172,9 @@ impl<V: Vocabulary> Registry<V> {
         let registry = Registry {
             groups,
             shape: Shape::of::<V>(),
-            tool_sets: Mutex::default(),
-            snapshots: std::sync::OnceLock::new(),
         };
         registry.verify()?;
         Ok(registry)
-    }
-
-    /// The routes and snapshots every controller of `V` serves from.
-    pub(crate) fn snapshots(&self) -> &crate::snapshot::Snapshots<V> {
-        self.snapshots
-            .get_or_init(|| crate::snapshot::Snapshots::new(self))
     }
 
     /// Every group, sorted by name.

@@ -1,20 +1,26 @@
 //! Snapshots: what a live server answers `tools/list` and `tools/call` from.
 //!
-//! Every rmcp route (with its schema) is built once per server from the
-//! registry; each distinct tool set then gets one snapshot — the sorted tool
-//! list and an rmcp `ToolRouter` holding exactly its routes — shared by every
-//! session and every profile with that tool set.
+//! Every rmcp route (with its schema) is built once per server type from the
+//! registry; each distinct set of enabled groups then gets one snapshot — the
+//! profile's tool set, the sorted tool list and an rmcp `ToolRouter` holding
+//! exactly its routes — shared by every controller, session and profile of
+//! that server type with those groups.
+//!
+//! Snapshots are keyed by the enabled groups' bit set, a value: dropping an
+//! entry could only cost a rebuild, never serve the wrong tools.
 
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::model::Tool;
 
-use crate::{Profile, Registry, Vocabulary};
+use crate::assembly::{GroupSet, ToolSet};
+use crate::{Profile, ProfileContext, Registry, Vocabulary};
 
 /// Every route of every group, indexed `[group][tool]` like the registry.
-pub(crate) struct RouteTable<S: Vocabulary> {
+struct RouteTable<S: Vocabulary> {
     routes: Vec<Vec<ToolRoute<S>>>,
 }
 
@@ -25,7 +31,7 @@ impl<S: Vocabulary> RouteTable<S> {
     ///
     /// If a group's routes disagree with its declared tool names, which only
     /// a hand-built entry (not `#[tool_group]`) can cause.
-    pub fn build(registry: &Registry<S>) -> Self {
+    fn build(registry: &Registry<S>) -> Self {
         let routes = registry
             .groups()
             .iter()
@@ -45,8 +51,10 @@ impl<S: Vocabulary> RouteTable<S> {
     }
 }
 
-/// The tools of one tool set, ready to serve.
+/// The tools of one set of enabled groups, ready to serve.
 pub(crate) struct ToolSnapshot<S: Vocabulary> {
+    /// What profiles with these groups share.
+    set: Arc<ToolSet>,
     /// `tools/list`, sorted by name.
     pub tools: Vec<Tool>,
     /// `tools/call`, holding only this set's routes.
@@ -54,9 +62,8 @@ pub(crate) struct ToolSnapshot<S: Vocabulary> {
 }
 
 impl<S: Vocabulary> ToolSnapshot<S> {
-    fn build(profile: &Profile<S>, table: &RouteTable<S>) -> Self {
-        let routes: Vec<ToolRoute<S>> = profile
-            .tool_set()
+    fn build(set: ToolSet, table: &RouteTable<S>) -> Self {
+        let routes: Vec<ToolRoute<S>> = set
             .origins
             .iter()
             .map(|&(group, tool)| table.routes[group][tool].clone())
@@ -66,7 +73,11 @@ impl<S: Vocabulary> ToolSnapshot<S> {
         for route in routes {
             router.add_route(route);
         }
-        ToolSnapshot { tools, router }
+        ToolSnapshot {
+            set: Arc::new(set),
+            tools,
+            router,
+        }
     }
 
     /// The tool called `name`, if this set has it.
@@ -78,30 +89,67 @@ impl<S: Vocabulary> ToolSnapshot<S> {
     }
 }
 
-/// One snapshot per distinct tool set, built on first use.
+/// The routes of one server type and its snapshots, built on first use.
 pub(crate) struct Snapshots<S: Vocabulary> {
+    registry: &'static Registry<S>,
     routes: RouteTable<S>,
-    /// Keyed by the address of the registry's interned tool set, which lives
-    /// as long as the registry.
-    built: Mutex<HashMap<usize, Arc<ToolSnapshot<S>>>>,
+    built: Mutex<HashMap<GroupSet, Arc<ToolSnapshot<S>>>>,
 }
 
 impl<S: Vocabulary> Snapshots<S> {
-    pub fn new(registry: &Registry<S>) -> Self {
-        Snapshots {
+    /// The snapshots of server type `S`, shared by all its controllers.
+    ///
+    /// Built on first call (routes and schemas are the costly part) and kept
+    /// for the life of the process, one per server type.
+    pub fn of() -> &'static Self {
+        type Shared = HashMap<TypeId, &'static (dyn Any + Send + Sync)>;
+        static BY_TYPE: OnceLock<RwLock<Shared>> = OnceLock::new();
+        let by_type = BY_TYPE.get_or_init(RwLock::default);
+        let find = |map: &Shared| {
+            map.get(&TypeId::of::<S>())
+                .and_then(|found| found.downcast_ref::<Self>())
+        };
+        if let Some(found) = find(&by_type.read().unwrap_or_else(|e| e.into_inner())) {
+            return found;
+        }
+        // Built under the write lock: the user's schema code runs once per
+        // type, and no second copy is ever leaked.
+        let mut map = by_type.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = find(&map) {
+            return found;
+        }
+        let registry = S::registry();
+        let built: &'static Self = Box::leak(Box::new(Snapshots {
+            registry,
             routes: RouteTable::build(registry),
             built: Mutex::default(),
-        }
+        }));
+        map.insert(TypeId::of::<S>(), built);
+        built
     }
 
-    /// The snapshot serving `profile`'s tools.
-    pub fn for_profile(&self, profile: &Profile<S>) -> Arc<ToolSnapshot<S>> {
-        let key = Arc::as_ptr(profile.tool_set()) as usize;
+    /// The registry the snapshots are built from.
+    pub fn registry(&self) -> &'static Registry<S> {
+        self.registry
+    }
+
+    /// The profile of `context` and the snapshot serving it.
+    pub fn serve(&self, context: &ProfileContext<S>) -> (Profile<S>, Arc<ToolSnapshot<S>>) {
+        let enabled = self.registry.enabled_groups(context);
         let mut built = self.built.lock().unwrap_or_else(|e| e.into_inner());
-        Arc::clone(
-            built
-                .entry(key)
-                .or_insert_with(|| Arc::new(ToolSnapshot::build(profile, &self.routes))),
+        let snapshot = match built.get(&enabled) {
+            Some(snapshot) => Arc::clone(snapshot),
+            None => {
+                let set = self.registry.tool_set(&enabled);
+                let snapshot = Arc::new(ToolSnapshot::build(set, &self.routes));
+                built.insert(enabled, Arc::clone(&snapshot));
+                snapshot
+            }
+        };
+        drop(built);
+        (
+            Profile::new(*context, Arc::clone(&snapshot.set)),
+            snapshot,
         )
     }
 }
