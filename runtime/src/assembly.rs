@@ -62,12 +62,12 @@ pub(crate) struct ToolSet {
 /// assert_eq!((diff.added, diff.removed), (vec!["ask_user"], vec![]));
 /// # Ok::<(), mcp_profiles::ContextError>(())
 /// ```
-pub struct Profile<V: Vocabulary> {
-    context: ProfileContext<V>,
+pub struct Profile<S: Vocabulary> {
+    context: ProfileContext<S>,
     set: Arc<ToolSet>,
 }
 
-impl<V: Vocabulary> Clone for Profile<V> {
+impl<S: Vocabulary> Clone for Profile<S> {
     fn clone(&self) -> Self {
         Profile {
             context: self.context,
@@ -76,7 +76,7 @@ impl<V: Vocabulary> Clone for Profile<V> {
     }
 }
 
-impl<V: Vocabulary> fmt::Debug for Profile<V> {
+impl<S: Vocabulary> fmt::Debug for Profile<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Profile")
             .field("context", &self.context)
@@ -102,9 +102,9 @@ impl ToolDiff {
     }
 }
 
-impl<V: Vocabulary> Profile<V> {
+impl<S: Vocabulary> Profile<S> {
     /// The context this profile was assembled from.
-    pub fn context(&self) -> &ProfileContext<V> {
+    pub fn context(&self) -> &ProfileContext<S> {
         &self.context
     }
 
@@ -125,17 +125,17 @@ impl<V: Vocabulary> Profile<V> {
 
     /// Whether both profiles expose exactly the same tools; a replacement
     /// between such profiles changes nothing a client can see.
-    pub fn same_tools(&self, other: &Profile<V>) -> bool {
+    pub fn same_tools(&self, other: &Profile<S>) -> bool {
         Arc::ptr_eq(&self.set, &other.set) || self.set.tools == other.set.tools
     }
 
-    pub(crate) fn new(context: ProfileContext<V>, set: Arc<ToolSet>) -> Self {
+    pub(crate) fn new(context: ProfileContext<S>, set: Arc<ToolSet>) -> Self {
         Profile { context, set }
     }
 
 
     /// What a change from `self` to `new` adds and removes.
-    pub fn diff(&self, new: &Profile<V>) -> ToolDiff {
+    pub fn diff(&self, new: &Profile<S>) -> ToolDiff {
         let (old, new) = (&self.set.tools, &new.set.tools);
         let mut diff = ToolDiff::default();
         let (mut i, mut j) = (0, 0);
@@ -174,19 +174,19 @@ impl GroupSet {
     }
 }
 
-impl<V: Vocabulary> Registry<V> {
+impl<S: Vocabulary> Registry<S> {
     /// Assembles the profile of `context`: its enabled groups and tools.
     ///
     /// Deterministic: tools are sorted by name, and the order in which a
     /// context's capabilities or providers were added cannot matter because
     /// a context stores them as sets. The registry keeps nothing: a server
     /// shares one tool list per distinct set of enabled groups itself.
-    pub fn assemble(&self, context: &ProfileContext<V>) -> Profile<V> {
+    pub fn assemble(&self, context: &ProfileContext<S>) -> Profile<S> {
         Profile::new(*context, Arc::new(self.tool_set(&self.enabled_groups(context))))
     }
 
     /// The groups `context` enables.
-    pub(crate) fn enabled_groups(&self, context: &ProfileContext<V>) -> GroupSet {
+    pub(crate) fn enabled_groups(&self, context: &ProfileContext<S>) -> GroupSet {
         let bits = context.bits();
         let mut enabled = vec![0u64; self.groups().len().div_ceil(64)];
         for (index, group) in self.groups().iter().enumerate() {
@@ -227,7 +227,7 @@ impl<V: Vocabulary> Registry<V> {
     }
 
     /// Explains `context`: every group, on or off, with the deciding condition.
-    pub fn explain(&self, context: &ProfileContext<V>) -> Explanation<'_, V> {
+    pub fn explain(&self, context: &ProfileContext<S>) -> Explanation<'_, S> {
         Explanation {
             context: *context,
             rows: self
@@ -247,24 +247,24 @@ impl<V: Vocabulary> Registry<V> {
 /// on   github-pr  surface(kanban-task) & provider(github)  every condition holds
 /// off  gitlab-mr  surface(kanban-task) & provider(gitlab)  provider gitlab is not attached
 /// ```
-pub struct Explanation<'r, V: Vocabulary> {
-    context: ProfileContext<V>,
-    rows: Vec<(&'r Group<V>, Decision<V>)>,
+pub struct Explanation<'r, S: Vocabulary> {
+    context: ProfileContext<S>,
+    rows: Vec<(&'r Group<S>, Decision<S>)>,
 }
 
-impl<'r, V: Vocabulary> Explanation<'r, V> {
+impl<'r, S: Vocabulary> Explanation<'r, S> {
     /// The explained context.
-    pub fn context(&self) -> &ProfileContext<V> {
+    pub fn context(&self) -> &ProfileContext<S> {
         &self.context
     }
 
     /// Each group with its decision, in registry order.
-    pub fn rows(&self) -> impl ExactSizeIterator<Item = (&'r Group<V>, Decision<V>)> + '_ {
+    pub fn rows(&self) -> impl ExactSizeIterator<Item = (&'r Group<S>, Decision<S>)> + '_ {
         self.rows.iter().copied()
     }
 }
 
-impl<V: Vocabulary> fmt::Display for Explanation<'_, V> {
+impl<S: Vocabulary> fmt::Display for Explanation<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let rules: Vec<String> = self
             .rows

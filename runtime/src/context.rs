@@ -52,15 +52,16 @@ use crate::{Term, Vocabulary};
 /// );
 /// # Ok::<(), mcp_profiles::ContextError>(())
 /// ```
-pub struct ProfileContext<V: Vocabulary> {
-    surface: V::Surface,
+pub struct ProfileContext<S: Vocabulary> {
+    surface: S::Surface,
     capabilities: u64,
     providers: u64,
-    vocabulary: PhantomData<fn() -> V>,
+    vocabulary: PhantomData<fn() -> S>,
 }
 
 /// A context that could not be built or decoded.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug)]
+#[non_exhaustive]
 pub enum ContextError {
     /// Two capabilities that may not be held together.
     Exclusive {
@@ -71,7 +72,7 @@ pub enum ContextError {
     },
     /// The JSON form was malformed or named something unknown; the message
     /// names the offending value and says where it is.
-    Decode(String),
+    Json(serde_json::Error),
 }
 
 impl fmt::Display for ContextError {
@@ -81,16 +82,23 @@ impl fmt::Display for ContextError {
                 f,
                 "capabilities `{first}` and `{second}` are mutually exclusive"
             ),
-            ContextError::Decode(message) => f.write_str(message),
+            ContextError::Json(err) => err.fmt(f),
         }
     }
 }
 
-impl std::error::Error for ContextError {}
+impl std::error::Error for ContextError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ContextError::Exclusive { .. } => None,
+            ContextError::Json(err) => Some(err),
+        }
+    }
+}
 
-impl<V: Vocabulary> ProfileContext<V> {
+impl<S: Vocabulary> ProfileContext<S> {
     /// A context with `surface`, no capabilities and no providers.
-    pub fn new(surface: V::Surface) -> Self {
+    pub fn new(surface: S::Surface) -> Self {
         ProfileContext {
             surface,
             capabilities: 0,
@@ -100,27 +108,27 @@ impl<V: Vocabulary> ProfileContext<V> {
     }
 
     /// The same context on another surface.
-    pub fn with_surface(mut self, surface: V::Surface) -> Self {
+    pub fn with_surface(mut self, surface: S::Surface) -> Self {
         self.surface = surface;
         self
     }
 
     /// Adds a capability, refusing one that is exclusive with a held one.
-    pub fn with_capability(self, capability: V::Capability) -> Result<Self, ContextError> {
+    pub fn with_capability(self, capability: S::Capability) -> Result<Self, ContextError> {
         self.with_capabilities([capability])
     }
 
     /// Adds capabilities, refusing a set that holds an exclusive pair.
     pub fn with_capabilities(
         mut self,
-        capabilities: impl IntoIterator<Item = V::Capability>,
+        capabilities: impl IntoIterator<Item = S::Capability>,
     ) -> Result<Self, ContextError> {
         let mut bits = self.capabilities;
         for capability in capabilities {
             bits |= capability.bit();
         }
-        if let Some(pair) = Shape::of::<V>().conflict(bits) {
-            let mut names = V::Capability::from_mask(pair).map(Term::wire_name);
+        if let Some(pair) = Shape::of::<S>().conflict(bits) {
+            let mut names = S::Capability::from_mask(pair).map(Term::wire_name);
             let (first, second) = (names.next(), names.next());
             return Err(ContextError::Exclusive {
                 first: first.unwrap_or_default(),
@@ -132,18 +140,18 @@ impl<V: Vocabulary> ProfileContext<V> {
     }
 
     /// Removes a capability, if held.
-    pub fn without_capability(mut self, capability: V::Capability) -> Self {
+    pub fn without_capability(mut self, capability: S::Capability) -> Self {
         self.capabilities &= !capability.bit();
         self
     }
 
     /// Attaches a provider.
-    pub fn with_provider(self, provider: V::Provider) -> Self {
+    pub fn with_provider(self, provider: S::Provider) -> Self {
         self.with_providers([provider])
     }
 
     /// Attaches providers.
-    pub fn with_providers(mut self, providers: impl IntoIterator<Item = V::Provider>) -> Self {
+    pub fn with_providers(mut self, providers: impl IntoIterator<Item = S::Provider>) -> Self {
         for provider in providers {
             self.providers |= provider.bit();
         }
@@ -151,39 +159,39 @@ impl<V: Vocabulary> ProfileContext<V> {
     }
 
     /// The same context with exactly `providers` attached.
-    pub fn replace_providers(mut self, providers: impl IntoIterator<Item = V::Provider>) -> Self {
+    pub fn replace_providers(mut self, providers: impl IntoIterator<Item = S::Provider>) -> Self {
         self.providers = 0;
         self.with_providers(providers)
     }
 
     /// The base surface.
-    pub fn surface(&self) -> V::Surface {
+    pub fn surface(&self) -> S::Surface {
         self.surface
     }
 
     /// The capabilities, in declaration order.
-    pub fn capabilities(&self) -> impl Iterator<Item = V::Capability> {
-        V::Capability::from_mask(self.capabilities)
+    pub fn capabilities(&self) -> impl Iterator<Item = S::Capability> {
+        S::Capability::from_mask(self.capabilities)
     }
 
     /// The attached providers, in declaration order.
-    pub fn providers(&self) -> impl Iterator<Item = V::Provider> {
-        V::Provider::from_mask(self.providers)
+    pub fn providers(&self) -> impl Iterator<Item = S::Provider> {
+        S::Provider::from_mask(self.providers)
     }
 
     /// Whether `capability` is held.
-    pub fn has_capability(&self, capability: V::Capability) -> bool {
+    pub fn has_capability(&self, capability: S::Capability) -> bool {
         self.capabilities & capability.bit() != 0
     }
 
     /// Whether `provider` is attached.
-    pub fn has_provider(&self, provider: V::Provider) -> bool {
+    pub fn has_provider(&self, provider: S::Provider) -> bool {
         self.providers & provider.bit() != 0
     }
 
     /// Decodes the JSON form strictly.
     pub fn from_json(json: &str) -> Result<Self, ContextError> {
-        serde_json::from_str(json).map_err(|err| ContextError::Decode(err.to_string()))
+        serde_json::from_str(json).map_err(ContextError::Json)
     }
 
     /// The compact JSON form, names in declaration order.
@@ -198,12 +206,12 @@ impl<V: Vocabulary> ProfileContext<V> {
     /// providers; it is meant for tests, matrices and audits of vocabularies
     /// of everyday size.
     pub fn all() -> impl Iterator<Item = Self> {
-        let shape = Shape::of::<V>();
-        let capability_sets: Vec<u64> = subsets(mask_below(V::Capability::ALL.len()))
+        let shape = Shape::of::<S>();
+        let capability_sets: Vec<u64> = subsets(mask_below(S::Capability::ALL.len()))
             .filter(|set| shape.conflict(*set).is_none())
             .collect();
-        let provider_sets: Vec<u64> = subsets(mask_below(V::Provider::ALL.len())).collect();
-        V::Surface::ALL.iter().flat_map(move |surface| {
+        let provider_sets: Vec<u64> = subsets(mask_below(S::Provider::ALL.len())).collect();
+        S::Surface::ALL.iter().flat_map(move |surface| {
             let provider_sets = provider_sets.clone();
             capability_sets
                 .clone()
@@ -233,7 +241,7 @@ impl<V: Vocabulary> ProfileContext<V> {
     /// Rebuilds a context from bits the registry checked against the shape.
     pub(crate) fn from_bits(bits: ContextBits) -> Self {
         ProfileContext {
-            surface: V::Surface::ALL[bits.surface],
+            surface: S::Surface::ALL[bits.surface],
             capabilities: bits.capabilities,
             providers: bits.providers,
             vocabulary: PhantomData,
@@ -256,15 +264,15 @@ fn subsets(mask: u64) -> impl Iterator<Item = u64> {
     })
 }
 
-impl<V: Vocabulary> Clone for ProfileContext<V> {
+impl<S: Vocabulary> Clone for ProfileContext<S> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<V: Vocabulary> Copy for ProfileContext<V> {}
+impl<S: Vocabulary> Copy for ProfileContext<S> {}
 
-impl<V: Vocabulary> PartialEq for ProfileContext<V> {
+impl<S: Vocabulary> PartialEq for ProfileContext<S> {
     fn eq(&self, other: &Self) -> bool {
         self.surface == other.surface
             && self.capabilities == other.capabilities
@@ -272,15 +280,15 @@ impl<V: Vocabulary> PartialEq for ProfileContext<V> {
     }
 }
 
-impl<V: Vocabulary> Eq for ProfileContext<V> {}
+impl<S: Vocabulary> Eq for ProfileContext<S> {}
 
-impl<V: Vocabulary> Hash for ProfileContext<V> {
+impl<S: Vocabulary> Hash for ProfileContext<S> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.bits().hash(state);
     }
 }
 
-impl<V: Vocabulary> fmt::Debug for ProfileContext<V> {
+impl<S: Vocabulary> fmt::Debug for ProfileContext<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ProfileContext")
             .field("surface", &self.surface)
@@ -291,7 +299,7 @@ impl<V: Vocabulary> fmt::Debug for ProfileContext<V> {
 }
 
 /// `kanban-task +user-question, providers: github, gitlab`
-impl<V: Vocabulary> fmt::Display for ProfileContext<V> {
+impl<S: Vocabulary> fmt::Display for ProfileContext<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.surface)?;
         for capability in self.capabilities() {
@@ -305,8 +313,8 @@ impl<V: Vocabulary> fmt::Display for ProfileContext<V> {
     }
 }
 
-impl<V: Vocabulary> Serialize for ProfileContext<V> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+impl<S: Vocabulary> Serialize for ProfileContext<S> {
+    fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
         let mut state = serializer.serialize_struct("ProfileContext", 3)?;
         state.serialize_field("surface", &self.surface)?;
         state.serialize_field("capabilities", &self.capabilities().collect::<Vec<_>>())?;
@@ -319,19 +327,19 @@ const FIELDS: &[&str] = &["surface", "capabilities", "providers"];
 
 /// Accepts only a JSON object (serde would also take a sequence for a
 /// derived struct), with each known field at most once.
-struct ContextVisitor<V>(PhantomData<fn() -> V>);
+struct ContextVisitor<S>(PhantomData<fn() -> S>);
 
-impl<'de, V: Vocabulary> Visitor<'de> for ContextVisitor<V> {
-    type Value = ProfileContext<V>;
+impl<'de, S: Vocabulary> Visitor<'de> for ContextVisitor<S> {
+    type Value = ProfileContext<S>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a profile context object")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut surface: Option<V::Surface> = None;
-        let mut capabilities: Option<Vec<V::Capability>> = None;
-        let mut providers: Option<Vec<V::Provider>> = None;
+        let mut surface: Option<S::Surface> = None;
+        let mut capabilities: Option<Vec<S::Capability>> = None;
+        let mut providers: Option<Vec<S::Provider>> = None;
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             match &*key {
                 "surface" if surface.is_none() => surface = Some(map.next_value()?),
@@ -353,7 +361,7 @@ impl<'de, V: Vocabulary> Visitor<'de> for ContextVisitor<V> {
     }
 }
 
-impl<'de, V: Vocabulary> Deserialize<'de> for ProfileContext<V> {
+impl<'de, S: Vocabulary> Deserialize<'de> for ProfileContext<S> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_struct("ProfileContext", FIELDS, ContextVisitor(PhantomData))
     }

@@ -255,7 +255,7 @@ impl<V: Vocabulary> Registry<V> {
         if errors.is_empty() {
             Ok(())
         } else {
-            Err(RegistryErrors(errors))
+            Err(RegistryErrors { errors })
         }
     }
 
@@ -301,6 +301,7 @@ fn default_name<V: Vocabulary>(entry: &GroupEntry<V>) -> Arc<str> {
 
 /// One broken registry invariant.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RegistryError {
     /// Two groups share a name.
     DuplicateGroupName {
@@ -380,11 +381,48 @@ impl fmt::Display for RegistryError {
 
 /// Every invariant a registry broke, one per line when displayed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RegistryErrors(pub Vec<RegistryError>);
+pub struct RegistryErrors {
+    errors: Vec<RegistryError>,
+}
+
+impl RegistryErrors {
+    /// Each broken invariant, in the order verification found them.
+    pub fn iter(&self) -> std::slice::Iter<'_, RegistryError> {
+        self.errors.iter()
+    }
+
+    /// How many invariants are broken (at least one).
+    pub fn len(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// Always false: a verified registry has no `RegistryErrors`.
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
+impl<'a> IntoIterator for &'a RegistryErrors {
+    type Item = &'a RegistryError;
+    type IntoIter = std::slice::Iter<'a, RegistryError>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl IntoIterator for RegistryErrors {
+    type Item = RegistryError;
+    type IntoIter = std::vec::IntoIter<RegistryError>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.errors.into_iter()
+    }
+}
 
 impl fmt::Display for RegistryErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (index, error) in self.0.iter().enumerate() {
+        for (index, error) in self.errors.iter().enumerate() {
             if index > 0 {
                 f.write_str("\n")?;
             }

@@ -166,13 +166,13 @@ fn constructors_refuse_exclusive_capabilities_and_change_nothing() {
     let asking = Context::new(Surface::KanbanTask)
         .with_capability(Capability::UserQuestion)
         .unwrap();
-    assert_eq!(
+    assert!(matches!(
         asking.with_capability(Capability::ParentQuestion),
         Err(ContextError::Exclusive {
             first: "user-question",
             second: "parent-question"
         })
-    );
+    ));
     let swapped = asking
         .without_capability(Capability::UserQuestion)
         .with_capability(Capability::ParentQuestion)
@@ -193,4 +193,15 @@ fn every_valid_context_is_enumerated_once() {
         !(c.has_capability(Capability::UserQuestion)
             && c.has_capability(Capability::ParentQuestion))
     }));
+}
+
+#[test]
+fn a_decode_error_keeps_its_source() {
+    let err = Context::from_json(r#"{"surface":"kanban-tsk"}"#).unwrap_err();
+    let ContextError::Json(json) = &err else {
+        panic!("expected a JSON error, got {err:?}");
+    };
+    assert_eq!((json.line(), json.column()), (1, 23));
+    let source = std::error::Error::source(&err).expect("the serde_json error");
+    assert_eq!(source.to_string(), err.to_string());
 }

@@ -11,7 +11,7 @@ use Surface::*;
 fn messages(entries: Vec<mcp_profiles::__private::GroupEntry<Server>>) -> Vec<String> {
     match registry(entries) {
         Ok(_) => Vec::new(),
-        Err(errors) => errors.0.iter().map(ToString::to_string).collect(),
+        Err(errors) => errors.iter().map(ToString::to_string).collect(),
     }
 }
 
@@ -31,7 +31,7 @@ fn a_tool_shared_by_co_enableable_groups_is_rejected_with_a_witness() {
     ])
     .unwrap_err();
     assert_eq!(
-        errors.0,
+        errors.iter().cloned().collect::<Vec<_>>(),
         [RegistryError::ToolCollision {
             tool: "list_tasks".into(),
             groups: ["asking".into(), "kanban".into()],
