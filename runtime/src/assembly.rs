@@ -31,20 +31,20 @@ pub(crate) struct ToolSet {
 /// # use server::Demo;
 /// # mcp_profiles::vocabulary! {
 /// #     server Demo;
-/// #     #[surfaces] pub enum Surface { KanbanTask, External }
-/// #     #[capabilities] pub enum Capability { UserQuestion }
+/// #     #[surfaces] pub enum Surface { Ticket, Chat }
+/// #     #[capabilities] pub enum Capability { Refund }
 /// #     #[providers] pub enum Provider {}
 /// # }
 /// # use rmcp::{ErrorData, model::CallToolResult, tool};
-/// # #[mcp_profiles::tool_group(name = "board", surface = "kanban-task")]
+/// # #[mcp_profiles::tool_group(name = "tickets", surface = "ticket")]
 /// # impl Demo {
-/// #     #[tool(description = "List tasks")]
-/// #     async fn list_tasks(&self) -> Result<CallToolResult, ErrorData> { todo!() }
+/// #     #[tool(description = "List tickets")]
+/// #     async fn list_tickets(&self) -> Result<CallToolResult, ErrorData> { todo!() }
 /// # }
-/// #[mcp_profiles::tool_group(name = "user-question", capability = "user-question")]
+/// #[mcp_profiles::tool_group(name = "refunds", capability = "refund")]
 /// impl Demo {
-///     #[tool(description = "Ask the user")]
-///     async fn ask_user(&self) -> Result<CallToolResult, ErrorData> {
+///     #[tool(description = "Refund the order")]
+///     async fn issue_refund(&self) -> Result<CallToolResult, ErrorData> {
 ///         Ok(CallToolResult::success(vec![]))
 ///     }
 /// }
@@ -52,14 +52,14 @@ pub(crate) struct ToolSet {
 /// use mcp_profiles::{ProfileContext, Vocabulary};
 ///
 /// let registry = Demo::registry();
-/// let plain = registry.assemble(&ProfileContext::new(Surface::KanbanTask));
-/// let asking = registry.assemble(
-///     &ProfileContext::new(Surface::KanbanTask).with_capability(Capability::UserQuestion)?,
+/// let plain = registry.assemble(&ProfileContext::new(Surface::Ticket));
+/// let refunding = registry.assemble(
+///     &ProfileContext::new(Surface::Ticket).with_capability(Capability::Refund)?,
 /// );
-/// assert_eq!(plain.tool_names(), ["list_tasks"]);
-/// assert_eq!(asking.tool_names(), ["ask_user", "list_tasks"]);
-/// let diff = plain.diff(&asking);
-/// assert_eq!((diff.added, diff.removed), (vec!["ask_user"], vec![]));
+/// assert_eq!(plain.tool_names(), ["list_tickets"]);
+/// assert_eq!(refunding.tool_names(), ["issue_refund", "list_tickets"]);
+/// let diff = plain.diff(&refunding);
+/// assert_eq!((diff.added, diff.removed), (vec!["issue_refund"], vec![]));
 /// # Ok::<(), mcp_profiles::ContextError>(())
 /// ```
 pub struct Profile<S: Vocabulary> {
@@ -244,8 +244,8 @@ impl<S: Vocabulary> Registry<S> {
 /// Displays as one aligned line per group:
 ///
 /// ```text
-/// on   github-pr  surface(kanban-task) & provider(github)  every condition holds
-/// off  gitlab-mr  surface(kanban-task) & provider(gitlab)  provider gitlab is not attached
+/// on   jira     surface(ticket) & provider(jira)  every condition holds
+/// off  refunds  capability(refund)                capability refund is absent
 /// ```
 pub struct Explanation<'r, S: Vocabulary> {
     context: ProfileContext<S>,

@@ -20,7 +20,7 @@ use crate::{Term, Vocabulary};
 /// operations.
 ///
 /// The JSON form is
-/// `{"surface":"kanban-task","capabilities":["parent-question"],"providers":["github"]}`;
+/// `{"surface":"ticket","capabilities":["read-only"],"providers":["jira"]}`;
 /// decoding is strict (an unknown name or field is an error naming it), and
 /// `capabilities` and `providers` may be omitted when empty.
 ///
@@ -29,26 +29,26 @@ use crate::{Term, Vocabulary};
 /// # use server::Demo;
 /// # mcp_profiles::vocabulary! {
 /// #     server Demo;
-/// #     #[surfaces] pub enum Surface { KanbanTask, External }
-/// #     #[capabilities] pub enum Capability { UserQuestion, #[exclusive_with(UserQuestion)] ParentQuestion }
-/// #     #[providers] pub enum Provider { Github }
+/// #     #[surfaces] pub enum Surface { Ticket, Chat }
+/// #     #[capabilities] pub enum Capability { Refund, #[exclusive_with(Refund)] ReadOnly }
+/// #     #[providers] pub enum Provider { Jira }
 /// # }
 /// use mcp_profiles::ProfileContext;
 ///
-/// let context = ProfileContext::<Demo>::new(Surface::KanbanTask)
-///     .with_capability(Capability::ParentQuestion)?
-///     .with_provider(Provider::Github);
+/// let context = ProfileContext::<Demo>::new(Surface::Ticket)
+///     .with_capability(Capability::ReadOnly)?
+///     .with_provider(Provider::Jira);
 /// assert_eq!(
 ///     context.to_json(),
-///     r#"{"surface":"kanban-task","capabilities":["parent-question"],"providers":["github"]}"#
+///     r#"{"surface":"ticket","capabilities":["read-only"],"providers":["jira"]}"#
 /// );
 /// assert_eq!(ProfileContext::<Demo>::from_json(&context.to_json())?, context);
 ///
 /// // Exclusive capabilities never meet.
-/// let err = context.with_capability(Capability::UserQuestion).unwrap_err();
+/// let err = context.with_capability(Capability::Refund).unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
-///     "capabilities `user-question` and `parent-question` are mutually exclusive"
+///     "capabilities `refund` and `read-only` are mutually exclusive"
 /// );
 /// # Ok::<(), mcp_profiles::ContextError>(())
 /// ```
@@ -298,7 +298,7 @@ impl<S: Vocabulary> fmt::Debug for ProfileContext<S> {
     }
 }
 
-/// `kanban-task +user-question, providers: github, gitlab`
+/// `ticket +refund, providers: jira, zendesk`
 impl<S: Vocabulary> fmt::Display for ProfileContext<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.surface)?;

@@ -60,25 +60,25 @@ impl<S: Vocabulary> Cell<S> {
 /// # use server::Demo;
 /// # mcp_profiles::vocabulary! {
 /// #     server Demo;
-/// #     #[surfaces] pub enum Surface { KanbanTask, External }
-/// #     #[capabilities] pub enum Capability { UserQuestion }
+/// #     #[surfaces] pub enum Surface { Ticket, Chat }
+/// #     #[capabilities] pub enum Capability { Refund }
 /// #     #[providers] pub enum Provider {}
 /// # }
 /// # use rmcp::{ErrorData, model::CallToolResult, tool};
-/// # #[mcp_profiles::tool_group(name = "ask", capability = "user-question")]
+/// # #[mcp_profiles::tool_group(name = "refunds", capability = "refund")]
 /// # impl Demo {
-/// #     #[tool(description = "Ask")]
-/// #     async fn ask(&self) -> Result<CallToolResult, ErrorData> { todo!() }
+/// #     #[tool(description = "Refund")]
+/// #     async fn issue_refund(&self) -> Result<CallToolResult, ErrorData> { todo!() }
 /// # }
 /// use mcp_profiles::{ProfileContext, ProfileController};
 ///
-/// let controller = ProfileController::<Demo>::new(ProfileContext::new(Surface::KanbanTask));
+/// let controller = ProfileController::<Demo>::new(ProfileContext::new(Surface::Ticket));
 /// let server = controller.server(Demo); // serve it over stdio, HTTP, ...
 ///
-/// let asking = ProfileContext::new(Surface::KanbanTask).with_capability(Capability::UserQuestion)?;
-/// let change = controller.replace(asking);
-/// assert_eq!(change.diff.added, ["ask"]);
-/// assert!(controller.replace(asking).diff.is_empty()); // no change, no notification
+/// let refunding = ProfileContext::new(Surface::Ticket).with_capability(Capability::Refund)?;
+/// let change = controller.replace(refunding);
+/// assert_eq!(change.diff.added, ["issue_refund"]);
+/// assert!(controller.replace(refunding).diff.is_empty()); // no change, no notification
 /// # drop(server);
 /// # Ok::<(), mcp_profiles::ContextError>(())
 /// ```
@@ -205,30 +205,30 @@ impl<S: Vocabulary> ProfileController<S> {
     /// # use server::Demo;
     /// # mcp_profiles::vocabulary! {
     /// #     server Demo;
-    /// #     #[surfaces] pub enum Surface { KanbanTask, External }
-    /// #     #[capabilities] pub enum Capability { UserQuestion, #[exclusive_with(UserQuestion)] ParentQuestion }
+    /// #     #[surfaces] pub enum Surface { Ticket, Chat }
+    /// #     #[capabilities] pub enum Capability { Refund, #[exclusive_with(Refund)] ReadOnly }
     /// #     #[providers] pub enum Provider {}
     /// # }
     /// # use rmcp::{ErrorData, model::CallToolResult, tool};
-    /// # #[mcp_profiles::tool_group(name = "ask", capability = "user-question")]
+    /// # #[mcp_profiles::tool_group(name = "refunds", capability = "refund")]
     /// # impl Demo {
-    /// #     #[tool(description = "Ask")]
-    /// #     async fn ask(&self) -> Result<CallToolResult, ErrorData> { todo!() }
+    /// #     #[tool(description = "Refund")]
+    /// #     async fn issue_refund(&self) -> Result<CallToolResult, ErrorData> { todo!() }
     /// # }
     /// use mcp_profiles::{ProfileContext, ProfileController};
     ///
-    /// let child = ProfileContext::new(Surface::KanbanTask).with_capability(Capability::ParentQuestion)?;
-    /// let controller = ProfileController::<Demo>::new(child);
+    /// let read_only = ProfileContext::new(Surface::Ticket).with_capability(Capability::ReadOnly)?;
+    /// let controller = ProfileController::<Demo>::new(read_only);
     ///
-    /// // Granting user-question to a session that may only ask its parent is refused...
-    /// let refused = controller.update(|current| current.with_capability(Capability::UserQuestion));
+    /// // Granting a refund to a read-only session is refused...
+    /// let refused = controller.update(|current| current.with_capability(Capability::Refund));
     /// assert!(refused.is_err());
-    /// assert_eq!(*controller.current().context(), child); // ...and changes nothing.
+    /// assert_eq!(*controller.current().context(), read_only); // ...and changes nothing.
     ///
     /// let change = controller.update(|current| {
-    ///     current.without_capability(Capability::ParentQuestion).with_capability(Capability::UserQuestion)
+    ///     current.without_capability(Capability::ReadOnly).with_capability(Capability::Refund)
     /// })?;
-    /// assert_eq!(change.diff.added, ["ask"]);
+    /// assert_eq!(change.diff.added, ["issue_refund"]);
     /// # Ok::<(), mcp_profiles::ContextError>(())
     /// ```
     pub fn update<E>(

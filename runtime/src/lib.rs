@@ -15,47 +15,47 @@
 //! mod server {
 //!     /// The rmcp handler type whose tools are grouped.
 //!     #[derive(Clone)]
-//!     pub struct Tasks;
+//!     pub struct Helpdesk;
 //!
 //!     mcp_profiles::vocabulary! {
-//!         server Tasks;
+//!         server Helpdesk;
 //!
 //!         #[surfaces]
-//!         pub enum Surface { KanbanTask, External }
+//!         pub enum Surface { Ticket, Chat }
 //!
 //!         #[capabilities]
 //!         pub enum Capability {
-//!             UserQuestion,
-//!             #[exclusive_with(UserQuestion)]
-//!             ParentQuestion,
+//!             Refund,
+//!             #[exclusive_with(Refund)]
+//!             ReadOnly,
 //!         }
 //!
 //!         #[providers]
-//!         pub enum Provider { Github }
+//!         pub enum Provider { Jira }
 //!     }
 //! }
-//! use server::{Capability, Surface, Tasks};
+//! use server::{Capability, Helpdesk, Surface};
 //!
-//! #[tool_group(surface = "kanban-task", capability = "parent-question")]
-//! impl Tasks {
-//!     #[tool(description = "Ask the parent task a blocking question")]
-//!     async fn ask_parent(&self) -> Result<CallToolResult, ErrorData> {
+//! #[tool_group(surface = "ticket", capability = "refund")]
+//! impl Helpdesk {
+//!     #[tool(description = "Refund the ticket's order")]
+//!     async fn issue_refund(&self) -> Result<CallToolResult, ErrorData> {
 //!         Ok(CallToolResult::success(vec![]))
 //!     }
 //! }
 //!
-//! #[tool_group(name = "board", surfaces = ["kanban-task", "external"])]
-//! impl Tasks {
-//!     #[tool(description = "List the tasks of the board")]
-//!     async fn list_tasks(&self) -> Result<CallToolResult, ErrorData> {
+//! #[tool_group(name = "tickets", surfaces = ["ticket", "chat"])]
+//! impl Helpdesk {
+//!     #[tool(description = "List the open tickets")]
+//!     async fn list_tickets(&self) -> Result<CallToolResult, ErrorData> {
 //!         Ok(CallToolResult::success(vec![]))
 //!     }
 //! }
 //!
-//! let context = ProfileContext::<Tasks>::new(Surface::KanbanTask)
-//!     .with_capability(Capability::ParentQuestion)?;
-//! let profile = Tasks::registry().assemble(&context);
-//! assert_eq!(profile.tool_names(), ["ask_parent", "list_tasks"]);
+//! let context = ProfileContext::<Helpdesk>::new(Surface::Ticket)
+//!     .with_capability(Capability::Refund)?;
+//! let profile = Helpdesk::registry().assemble(&context);
+//! assert_eq!(profile.tool_names(), ["issue_refund", "list_tickets"]);
 //! # Ok::<(), mcp_profiles::ContextError>(())
 //! ```
 //!

@@ -13,11 +13,11 @@ use crate::Registry;
 /// The three kinds of names a profile is built from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TermKind {
-    /// The one base surface of a session (`kanban-task`, `external`, ...).
+    /// The one base surface of a session (`ticket`, `chat`, ...).
     Surface,
-    /// An additive capability (`user-question`, `task-title`, ...).
+    /// An additive capability (`refund`, `read-only`, ...).
     Capability,
-    /// An attached provider (`github`, `gitlab`, ...).
+    /// An attached provider (`jira`, `zendesk`, ...).
     Provider,
 }
 
@@ -136,10 +136,10 @@ pub trait Vocabulary: Sized + Send + Sync + 'static {
 ///
 /// ```
 /// # use mcp_profiles::{TermKind, UnknownName};
-/// let err = UnknownName::new(TermKind::Capability, "parent-quesiton", &["user-question", "parent-question"]);
+/// let err = UnknownName::new(TermKind::Capability, "refnud", &["refund", "read-only"]);
 /// assert_eq!(
 ///     err.to_string(),
-///     "unknown capability `parent-quesiton`; expected one of: user-question, parent-question"
+///     "unknown capability `refnud`; expected one of: refund, read-only"
 /// );
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
