@@ -46,7 +46,14 @@ use proc_macro::TokenStream;
 /// and serde support through its kebab-case wire name (`KanbanTask` is
 /// `kanban-task`; `#[rename = "..."]` on a variant overrides it). Parsing an
 /// unknown name fails with an error naming it and listing the valid ones.
-/// `#[exclusive_with(...)]` on a capability forbids holding both.
+/// `#[exclusive_with(...)]` on a capability forbids holding both. Each kind
+/// holds at most 64 terms; a 65th is a compile error naming the limit.
+///
+/// In the declaring crate's `cargo test`, the macro also adds a test,
+/// `tool_groups_of_<server>_are_valid`, that runs the registry's run-time
+/// checks (unique group names, no tool exposed twice in one context, every
+/// group reachable) over every group linked into that test binary, so a
+/// broken registry fails the tests rather than only panicking at first use.
 ///
 /// The server type gets `mcp_profiles::Vocabulary`. Invoke the macro in the
 /// module that defines the server type: it also defines a hidden macro under

@@ -133,7 +133,6 @@ impl<S: Vocabulary> Profile<S> {
         Profile { context, set }
     }
 
-
     /// What a change from `self` to `new` adds and removes.
     pub fn diff(&self, new: &Profile<S>) -> ToolDiff {
         let (old, new) = (&self.set.tools, &new.set.tools);
@@ -182,7 +181,10 @@ impl<S: Vocabulary> Registry<S> {
     /// a context stores them as sets. The registry keeps nothing: a server
     /// shares one tool list per distinct set of enabled groups itself.
     pub fn assemble(&self, context: &ProfileContext<S>) -> Profile<S> {
-        Profile::new(*context, Arc::new(self.tool_set(&self.enabled_groups(context))))
+        Profile::new(
+            *context,
+            Arc::new(self.tool_set(&self.enabled_groups(context))),
+        )
     }
 
     /// The groups `context` enables.

@@ -162,7 +162,13 @@ impl<S: Vocabulary> ProfileController<S> {
     /// A server for one handler, serving this controller's profile. Clone it
     /// (or call this again) for every further session; all of them share the
     /// profile.
-    pub fn server(&self, handler: S) -> ProfiledServer<S> {
+    ///
+    /// `S` serves everything but tools (server info, prompts, resources, ...)
+    /// as an ordinary rmcp `ServerHandler`, without `#[tool_handler]`.
+    pub fn server(&self, handler: S) -> ProfiledServer<S>
+    where
+        S: rmcp::ServerHandler,
+    {
         ProfiledServer::new(handler, Arc::clone(&self.cell))
     }
 

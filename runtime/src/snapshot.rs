@@ -147,9 +147,6 @@ impl<S: Vocabulary> Snapshots<S> {
             }
         };
         drop(built);
-        (
-            Profile::new(*context, Arc::clone(&snapshot.set)),
-            snapshot,
-        )
+        (Profile::new(*context, Arc::clone(&snapshot.set)), snapshot)
     }
 }

@@ -46,6 +46,10 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
         quote!([#a, #b])
     });
     let register = format_ident!("__mcp_profiles_register_{}", server);
+    let verify = format_ident!(
+        "tool_groups_of_{}_are_valid",
+        crate::names::kebab_case(&server.to_string()).replace('-', "_")
+    );
     quote! {
         #(#enums)*
 
@@ -61,6 +65,23 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
                 static REGISTRY: ::std::sync::OnceLock<::mcp_profiles::Registry<#server>> =
                     ::std::sync::OnceLock::new();
                 REGISTRY.get_or_init(::mcp_profiles::__private::linked_registry::<#server>)
+            }
+        }
+
+        // Verification panics on first use; this runs it in the declaring
+        // crate's `cargo test` too, so a bad registry fails the tests and not
+        // only the first request.
+        #[cfg(test)]
+        #[test]
+        fn #verify() {
+            if let ::core::result::Result::Err(errors) =
+                ::mcp_profiles::Registry::<#server>::linked()
+            {
+                ::core::panic!(
+                    "the tool groups of `{}` are invalid:\n{}",
+                    ::core::stringify!(#server),
+                    errors
+                );
             }
         }
 

@@ -7,7 +7,8 @@ use super::parse::Input;
 use crate::errors::Errors;
 use crate::names::{is_kebab_case, kebab_case};
 
-/// Terms are bits of a `u64`.
+/// Terms of one kind are bits of a `u64`: the limit per kind, stated in the
+/// `vocabulary!` docs and enforced here with an error naming it.
 const MAX_TERMS: usize = 64;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -169,10 +170,13 @@ fn terms(item: &mut ItemEnum, role: Option<Role>, errors: &mut Errors) -> Vec<Te
         errors.spanned(&item.generics, "vocabulary enums cannot be generic");
     }
     if item.variants.len() > MAX_TERMS {
+        let kind = role.map_or("terms", Role::attribute);
         errors.spanned(
             &item.ident,
             format!(
-                "a vocabulary enum holds at most {MAX_TERMS} terms; this one has {}",
+                "a vocabulary holds at most {MAX_TERMS} {kind} (each is one bit of a 64-bit \
+                 mask); `{}` declares {}",
+                item.ident,
                 item.variants.len()
             ),
         );
