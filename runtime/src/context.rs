@@ -9,6 +9,8 @@ use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::rule::{ContextBits, Shape, mask_below};
+use crate::vocabulary::TermBits;
+use crate::vocabulary::sealed::TermIndex;
 use crate::{Term, Vocabulary};
 
 /// One surface, a set of capabilities and a set of attached providers.

@@ -108,6 +108,7 @@ pub use rmcp;
 pub mod __private {
     pub use crate::registry::{GroupEntry, LinkedGroup, TOOL_GROUPS, linked_registry};
     pub use crate::rule::RuleMasks;
+    pub use crate::vocabulary::sealed::{TermIndex, VocabularySeal};
     pub use crate::vocabulary::serde_term;
     pub use linkme;
     pub use mcp_profiles_macros::__register_tool_group as register_tool_group;

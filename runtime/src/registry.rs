@@ -14,7 +14,8 @@ use linkme::distributed_slice;
 use rmcp::handler::server::router::tool::ToolRoute;
 
 use crate::rule::{RuleMasks, Shape, Unsatisfiable};
-use crate::{ProfileContext, Rule, Term, Vocabulary};
+use crate::vocabulary::TermBits;
+use crate::{ProfileContext, Rule, Vocabulary};
 
 /// One `#[tool_group]` as the macro emits it.
 ///

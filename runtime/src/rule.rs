@@ -6,6 +6,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
+use crate::vocabulary::TermBits;
 use crate::{ProfileContext, Term, Vocabulary};
 
 /// A rule as bit masks over term indices; emitted by `#[tool_group]`.

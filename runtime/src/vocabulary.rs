@@ -49,12 +49,29 @@ impl fmt::Display for TermKind {
 
 /// One name of a vocabulary: a surface, a capability or a provider.
 ///
-/// Implemented by the enums that [`vocabulary!`](crate::vocabulary) generates.
-/// Every term has a kebab-case wire name and an index, its position in
-/// declaration order; the index is what rules and contexts store as bits,
-/// which is why a kind holds at most 64 terms.
+/// Implemented by the enums that [`vocabulary!`](crate::vocabulary) generates,
+/// and only by them: the trait is sealed, so that its representation (a term
+/// is one bit of a mask, which is why a kind holds at most 64 terms) can
+/// change without breaking anyone. Every term has a kebab-case wire name.
+///
+/// ```
+/// # mod server { pub struct Demo; }
+/// # use server::Demo;
+/// # mcp_profiles::vocabulary! {
+/// #     server Demo;
+/// #     #[surfaces] pub enum Surface { Ticket, Chat }
+/// #     #[capabilities] pub enum Capability { Refund, ReadOnly }
+/// #     #[providers] pub enum Provider {}
+/// # }
+/// use mcp_profiles::Term;
+///
+/// assert_eq!(Capability::ALL, [Capability::Refund, Capability::ReadOnly]);
+/// assert_eq!(Capability::ReadOnly.wire_name(), "read-only");
+/// assert_eq!(Capability::parse_wire_name("refund"), Ok(Capability::Refund));
+/// ```
 pub trait Term:
-    Copy
+    sealed::TermIndex
+    + Copy
     + Eq
     + Ord
     + Hash
@@ -69,22 +86,14 @@ pub trait Term:
 {
     /// Which kind of term this is.
     const KIND: TermKind;
-    /// Every term, in declaration order (`ALL[t.index()] == t`).
+    /// Every term, in declaration order.
     const ALL: &'static [Self];
-    /// Every wire name, in declaration order (`NAMES[t.index()]`).
+    /// Every wire name, in declaration order (`NAMES[i]` names `ALL[i]`).
     const NAMES: &'static [&'static str];
-
-    /// Position of this term in declaration order.
-    fn index(self) -> usize;
 
     /// The kebab-case name used on the wire, in JSON and in `#[tool_group]`.
     fn wire_name(self) -> &'static str {
         Self::NAMES[self.index()]
-    }
-
-    /// The single bit standing for this term in a mask.
-    fn bit(self) -> u64 {
-        1 << self.index()
     }
 
     /// Parses a wire name, failing with an error that names the bad value
@@ -94,6 +103,28 @@ pub trait Term:
             Some(index) => Ok(Self::ALL[index]),
             None => Err(UnknownName::new(Self::KIND, name, Self::NAMES)),
         }
+    }
+}
+
+/// What `vocabulary!` implements besides the public traits; not public API.
+#[doc(hidden)]
+pub mod sealed {
+    /// A term's position in declaration order (`ALL[t.index()] == t`).
+    pub trait TermIndex {
+        /// Position of this term in declaration order.
+        fn index(self) -> usize;
+    }
+
+    /// Marks a server type whose vocabulary `vocabulary!` declared.
+    pub trait VocabularySeal {}
+}
+
+/// Terms as bits: how rules and contexts store them. Crate-private, so the
+/// representation is free to change.
+pub(crate) trait TermBits: Term {
+    /// The single bit standing for this term in a mask.
+    fn bit(self) -> u64 {
+        1 << self.index()
     }
 
     /// The terms whose bits are set in `mask`, in declaration order.
@@ -105,11 +136,21 @@ pub trait Term:
     }
 }
 
+impl<T: Term> TermBits for T {}
+
 /// The profile vocabulary of a server type, and the way to its registry.
 ///
 /// Implemented by [`vocabulary!`](crate::vocabulary) for the server type it
-/// names; tool groups of that server are `#[tool_group]` impl blocks on it.
-pub trait Vocabulary: Sized + Send + Sync + 'static {
+/// names, and only by it (the trait is sealed); tool groups of that server
+/// are `#[tool_group]` impl blocks on it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no profile vocabulary",
+    label = "`#[tool_group]` needs the vocabulary of `{Self}`",
+    note = "declare it with `mcp_profiles::vocabulary! {{ server {Self}; ... }}` in the module that \
+            defines `{Self}`, or import it from the module that declares it: importing the type \
+            from there imports both"
+)]
+pub trait Vocabulary: sealed::VocabularySeal + Sized + Send + Sync + 'static {
     /// The server's surfaces; a context has exactly one.
     type Surface: Term;
     /// The server's additive capabilities.

@@ -40,8 +40,8 @@ fn expected_context_count() -> usize {
         let mut forced = BTreeSet::new();
         for (index, (a, b)) in pairs.iter().enumerate() {
             if family & (1 << index) != 0 {
-                forced.insert(a.index());
-                forced.insert(b.index());
+                forced.insert(*a);
+                forced.insert(*b);
             }
         }
         let sets = 1i64 << (capabilities - forced.len());

@@ -53,6 +53,8 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
     quote! {
         #(#enums)*
 
+        impl ::mcp_profiles::__private::VocabularySeal for #server {}
+
         impl ::mcp_profiles::Vocabulary for #server {
             type Surface = #surface;
             type Capability = #capability;
@@ -162,7 +164,9 @@ fn term_enum_tokens(server: &syn::Ident, role: Role, term_enum: &TermEnum) -> To
             const KIND: ::mcp_profiles::TermKind = ::mcp_profiles::TermKind::#kind;
             const ALL: &'static [Self] = &[#(Self::#names),*];
             const NAMES: &'static [&'static str] = &[#(#wire_names),*];
+        }
 
+        impl #private::TermIndex for #ident {
             fn index(self) -> usize {
                 match self {
                     #(Self::#names => #indices,)*
