@@ -7,14 +7,43 @@
 //! request: token → principal → that principal's controller. An unknown
 //! token is refused; replacing one principal's profile never touches
 //! another's.
+//!
+//! A principal keeps one controller for as long as it is in the store, so
+//! its sessions, which register for `list_changed` with that controller,
+//! hear of every replacement. Taking a token away ends what was opened with
+//! it (see [`ProfileStore::revoke`]).
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+
+use tokio_util::sync::CancellationToken;
 
 use crate::controller::Cell;
+use crate::http::Tracker;
 use crate::{ProfileContext, ProfileController, ProfiledServer, Vocabulary};
 
 /// The identity a bearer token stands for.
+///
+/// ```
+/// # mod server {
+/// #     #[derive(Clone)] pub struct Demo;
+/// #     impl rmcp::ServerHandler for Demo {}
+/// # }
+/// # use server::Demo;
+/// # mcp_profiles::vocabulary! {
+/// #     server Demo;
+/// #     #[surfaces] pub enum Surface { KanbanTask }
+/// #     #[capabilities] pub enum Capability {}
+/// #     #[providers] pub enum Provider {}
+/// # }
+/// use mcp_profiles::{ProfileContext, ProfileStore};
+///
+/// let store = ProfileStore::<Demo>::new();
+/// store.add_agent("alice", ProfileContext::new(Surface::KanbanTask));
+/// store.grant("token-for-alice", "alice")?;
+/// assert_eq!(store.principal("token-for-alice").unwrap().name(), "alice");
+/// # Ok::<(), mcp_profiles::UnknownPrincipal>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Principal(Arc<str>);
 
@@ -26,6 +55,13 @@ impl Principal {
 }
 
 /// Every agent's profile, keyed by principal, and the tokens that name them.
+///
+/// - [`add_agent`](Self::add_agent) gives a principal its profile; adding
+///   it again replaces that profile on the same controller;
+/// - [`grant`](Self::grant) lets a bearer token act as a principal;
+/// - [`revoke`](Self::revoke) takes a token away and ends every session and
+///   response stream opened with it; [`remove_agent`](Self::remove_agent)
+///   does so for all of a principal's tokens.
 ///
 /// ```
 /// # mod server {
@@ -50,17 +86,64 @@ impl Principal {
 /// # drop(router);
 /// ```
 pub struct ProfileStore<S: Vocabulary> {
-    tokens: RwLock<HashMap<String, Principal>>,
+    tokens: RwLock<HashMap<String, Arc<Grant>>>,
     agents: RwLock<HashMap<Principal, ProfileController<S>>>,
+    /// The session books of the routers serving this store, so that a
+    /// revocation reaches the sessions each of them holds.
+    trackers: Mutex<Vec<Weak<Tracker>>>,
+}
+
+/// One granted token: whom it names, and the signal that ends every
+/// session and response stream opened with it.
+pub(crate) struct Grant {
+    principal: Principal,
+    ended: CancellationToken,
+}
+
+impl Grant {
+    /// Cancelled once the token is revoked.
+    pub(crate) fn ended(&self) -> &CancellationToken {
+        &self.ended
+    }
 }
 
 /// A token was granted for a principal that has no agent.
+///
+/// ```
+/// # mod server {
+/// #     #[derive(Clone)] pub struct Demo;
+/// #     impl rmcp::ServerHandler for Demo {}
+/// # }
+/// # use server::Demo;
+/// # mcp_profiles::vocabulary! {
+/// #     server Demo;
+/// #     #[surfaces] pub enum Surface { KanbanTask }
+/// #     #[capabilities] pub enum Capability {}
+/// #     #[providers] pub enum Provider {}
+/// # }
+/// let store = mcp_profiles::ProfileStore::<Demo>::new();
+/// let error = store.grant("token-for-carol", "carol").unwrap_err();
+/// assert_eq!(error.principal(), "carol");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownPrincipal(pub String);
+pub struct UnknownPrincipal {
+    principal: String,
+}
+
+impl UnknownPrincipal {
+    /// The principal that has no agent.
+    pub fn principal(&self) -> &str {
+        &self.principal
+    }
+}
 
 impl std::fmt::Display for UnknownPrincipal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "unknown principal `{}`", self.0)
+        write!(
+            f,
+            "unknown principal `{}`: add its agent with `ProfileStore::add_agent` before granting tokens for it",
+            self.principal
+        )
     }
 }
 
@@ -72,42 +155,209 @@ impl<S: Vocabulary> ProfileStore<S> {
         Arc::new(ProfileStore {
             tokens: RwLock::default(),
             agents: RwLock::default(),
+            trackers: Mutex::default(),
         })
     }
 
-    /// Adds (or replaces) `principal`'s agent with profile `initial`; the
-    /// returned controller is the backend's handle on it.
+    /// Gives `principal` an agent serving `initial` and returns the
+    /// backend's handle on it.
+    ///
+    /// Adding a principal that already has an agent replaces its profile on
+    /// the *same* controller, exactly as
+    /// [`ProfileController::replace`](crate::ProfileController::replace)
+    /// would: its live sessions and subscriptions stay bound to it and get
+    /// one `list_changed` each if the tool set changed (none otherwise), and
+    /// the returned controller is the one handed out before (its list TTL
+    /// and legacy aliases kept).
+    ///
+    /// ```
+    /// # mod server {
+    /// #     #[derive(Clone)] pub struct Demo;
+    /// #     impl rmcp::ServerHandler for Demo {}
+    /// # }
+    /// # use server::Demo;
+    /// # mcp_profiles::vocabulary! {
+    /// #     server Demo;
+    /// #     #[surfaces] pub enum Surface { KanbanTask, External }
+    /// #     #[capabilities] pub enum Capability {}
+    /// #     #[providers] pub enum Provider {}
+    /// # }
+    /// use mcp_profiles::{ProfileContext, ProfileStore};
+    ///
+    /// let store = ProfileStore::<Demo>::new();
+    /// let first = store.add_agent("alice", ProfileContext::new(Surface::KanbanTask));
+    /// let again = store.add_agent("alice", ProfileContext::new(Surface::External));
+    /// // One agent, now serving the new profile through either handle.
+    /// assert_eq!(first.current().context(), &ProfileContext::new(Surface::External));
+    /// assert_eq!(again.current().context(), first.current().context());
+    /// ```
     pub fn add_agent(&self, principal: &str, initial: ProfileContext<S>) -> ProfileController<S> {
-        let controller = ProfileController::new(initial);
         let principal = Principal(Arc::from(principal));
-        let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
-        agents.insert(principal, controller.clone());
-        controller
+        let existing = {
+            let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
+            match agents.get(&principal) {
+                Some(controller) => controller.clone(),
+                None => {
+                    let controller = ProfileController::new(initial);
+                    agents.insert(principal, controller.clone());
+                    return controller;
+                }
+            }
+        };
+        // Replaced outside the store's lock: replacing notifies sessions.
+        existing.replace(initial);
+        existing
+    }
+
+    /// Removes `principal`'s agent and revokes every token naming it (see
+    /// [`revoke`](Self::revoke)); returns its controller, or `None` if it had
+    /// no agent. Adding the principal again later starts a new controller.
+    ///
+    /// ```
+    /// # mod server {
+    /// #     #[derive(Clone)] pub struct Demo;
+    /// #     impl rmcp::ServerHandler for Demo {}
+    /// # }
+    /// # use server::Demo;
+    /// # mcp_profiles::vocabulary! {
+    /// #     server Demo;
+    /// #     #[surfaces] pub enum Surface { KanbanTask }
+    /// #     #[capabilities] pub enum Capability {}
+    /// #     #[providers] pub enum Provider {}
+    /// # }
+    /// use mcp_profiles::{ProfileContext, ProfileStore};
+    ///
+    /// let store = ProfileStore::<Demo>::new();
+    /// store.add_agent("alice", ProfileContext::new(Surface::KanbanTask));
+    /// store.grant("token-for-alice", "alice").unwrap();
+    /// assert!(store.remove_agent("alice").is_some());
+    /// assert!(store.principal("token-for-alice").is_none());
+    /// assert!(store.grant("token-for-alice", "alice").is_err());
+    /// ```
+    pub fn remove_agent(&self, principal: &str) -> Option<ProfileController<S>> {
+        let (controller, ended) = {
+            let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
+            let controller = agents.remove(&Principal(Arc::from(principal)))?;
+            // Under the agents lock, so no `grant` can name it meanwhile.
+            let mut tokens = self.tokens.write().unwrap_or_else(|e| e.into_inner());
+            let mut ended = Vec::new();
+            tokens.retain(|_, grant| {
+                let keep = grant.principal.name() != principal;
+                if !keep {
+                    ended.push(Arc::clone(grant));
+                }
+                keep
+            });
+            (controller, ended)
+        };
+        for grant in &ended {
+            self.end(grant);
+        }
+        Some(controller)
     }
 
     /// Lets requests bearing `token` act as `principal`.
+    ///
+    /// Granting a token again for the principal it already names changes
+    /// nothing; granting it for another principal first revokes it (ending
+    /// what was opened with it), so no session ever outlives the principal
+    /// it was opened for.
+    ///
+    /// ```
+    /// # mod server {
+    /// #     #[derive(Clone)] pub struct Demo;
+    /// #     impl rmcp::ServerHandler for Demo {}
+    /// # }
+    /// # use server::Demo;
+    /// # mcp_profiles::vocabulary! {
+    /// #     server Demo;
+    /// #     #[surfaces] pub enum Surface { KanbanTask }
+    /// #     #[capabilities] pub enum Capability {}
+    /// #     #[providers] pub enum Provider {}
+    /// # }
+    /// use mcp_profiles::{ProfileContext, ProfileStore};
+    ///
+    /// let store = ProfileStore::<Demo>::new();
+    /// store.add_agent("alice", ProfileContext::new(Surface::KanbanTask));
+    /// store.grant("token-for-alice", "alice")?;
+    /// store.grant("second-token-for-alice", "alice")?;
+    /// # Ok::<(), mcp_profiles::UnknownPrincipal>(())
+    /// ```
     pub fn grant(&self, token: &str, principal: &str) -> Result<(), UnknownPrincipal> {
-        let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
-        let principal = agents
-            .keys()
-            .find(|known| known.name() == principal)
-            .cloned()
-            .ok_or_else(|| UnknownPrincipal(principal.to_owned()))?;
-        let mut tokens = self.tokens.write().unwrap_or_else(|e| e.into_inner());
-        tokens.insert(token.to_owned(), principal);
+        let replaced = {
+            // Held across the token insert, so `remove_agent` cannot slip between.
+            let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
+            let principal = agents
+                .keys()
+                .find(|known| known.name() == principal)
+                .cloned()
+                .ok_or_else(|| UnknownPrincipal {
+                    principal: principal.to_owned(),
+                })?;
+            let mut tokens = self.tokens.write().unwrap_or_else(|e| e.into_inner());
+            if tokens
+                .get(token)
+                .is_some_and(|grant| grant.principal == principal)
+            {
+                return Ok(());
+            }
+            let grant = Arc::new(Grant {
+                principal,
+                ended: CancellationToken::new(),
+            });
+            tokens.insert(token.to_owned(), grant)
+        };
+        if let Some(old) = replaced {
+            self.end(&old);
+        }
         Ok(())
     }
 
-    /// Stops accepting `token`.
+    /// Stops accepting `token` and ends everything opened with it: later
+    /// requests bearing it get 401; every response stream of a request made
+    /// with it (`subscriptions/listen` streams, SSE streams) ends; and every
+    /// 2025-era streamable-HTTP session initialised with it is closed, so its
+    /// session id is refused from then on. Other tokens, of this principal
+    /// or others, are untouched. Revoking an unknown token does nothing.
+    ///
+    /// Streams end at once; sessions are closed in the background, on the
+    /// runtime serving them.
+    ///
+    /// ```
+    /// # mod server {
+    /// #     #[derive(Clone)] pub struct Demo;
+    /// #     impl rmcp::ServerHandler for Demo {}
+    /// # }
+    /// # use server::Demo;
+    /// # mcp_profiles::vocabulary! {
+    /// #     server Demo;
+    /// #     #[surfaces] pub enum Surface { KanbanTask }
+    /// #     #[capabilities] pub enum Capability {}
+    /// #     #[providers] pub enum Provider {}
+    /// # }
+    /// use mcp_profiles::{ProfileContext, ProfileStore};
+    ///
+    /// let store = ProfileStore::<Demo>::new();
+    /// store.add_agent("alice", ProfileContext::new(Surface::KanbanTask));
+    /// store.grant("laptop", "alice").unwrap();
+    /// store.grant("phone", "alice").unwrap();
+    /// store.revoke("laptop");
+    /// assert!(store.principal("laptop").is_none());
+    /// assert_eq!(store.principal("phone").unwrap().name(), "alice");
+    /// ```
     pub fn revoke(&self, token: &str) {
-        let mut tokens = self.tokens.write().unwrap_or_else(|e| e.into_inner());
-        tokens.remove(token);
+        let removed = {
+            let mut tokens = self.tokens.write().unwrap_or_else(|e| e.into_inner());
+            tokens.remove(token)
+        };
+        if let Some(grant) = removed {
+            self.end(&grant);
+        }
     }
 
     /// The principal `token` stands for.
     pub fn principal(&self, token: &str) -> Option<Principal> {
-        let tokens = self.tokens.read().unwrap_or_else(|e| e.into_inner());
-        tokens.get(token).cloned()
+        Some(self.grant_for(token)?.principal.clone())
     }
 
     /// The controller of `principal`'s agent.
@@ -125,6 +375,34 @@ impl<S: Vocabulary> ProfileStore<S> {
     pub(crate) fn cell_for(&self, headers: &http::HeaderMap) -> Option<Arc<Cell<S>>> {
         let principal = self.principal(bearer_token(headers)?)?;
         Some(self.controller(&principal)?.cell())
+    }
+
+    /// The live grant of `token`.
+    pub(crate) fn grant_for(&self, token: &str) -> Option<Arc<Grant>> {
+        let tokens = self.tokens.read().unwrap_or_else(|e| e.into_inner());
+        tokens.get(token).cloned()
+    }
+
+    /// Lets revocations reach the sessions `tracker` holds.
+    pub(crate) fn attach(&self, tracker: &Arc<Tracker>) {
+        let mut trackers = self.trackers.lock().unwrap_or_else(|e| e.into_inner());
+        trackers.retain(|known| known.strong_count() > 0);
+        trackers.push(Arc::downgrade(tracker));
+    }
+
+    /// Ends everything opened with a grant that is no longer in the store.
+    fn end(&self, grant: &Arc<Grant>) {
+        // Cancelled before the trackers are searched: a session bound after
+        // the search sees the cancellation and closes itself.
+        grant.ended.cancel();
+        let trackers: Vec<Arc<Tracker>> = {
+            let trackers = self.trackers.lock().unwrap_or_else(|e| e.into_inner());
+            trackers.iter().filter_map(Weak::upgrade).collect()
+        };
+        for tracker in trackers {
+            tracker.close_sessions_of(grant);
+        }
+        tracing::info!(principal = grant.principal.name(), "bearer token revoked");
     }
 }
 

@@ -337,3 +337,264 @@ async fn principals_hold_their_own_profiles_on_one_http_server() {
     drop(Arc::clone(&store));
     http.shutdown().await.unwrap();
 }
+
+/// Serves `store` over streamable HTTP on 127.0.0.1; returns the server and
+/// its MCP endpoint.
+async fn serve_store(
+    store: &Arc<ProfileStore<TaskServer>>,
+) -> (mcp_profiles::http::HttpServer, String) {
+    let http = mcp_profiles::http::serve_multi_agent(
+        store,
+        TaskServer::default(),
+        "127.0.0.1:0".parse().unwrap(),
+    )
+    .await
+    .unwrap();
+    let uri = format!("http://{}/mcp", http.local_addr);
+    (http, uri)
+}
+
+/// Waits until `controller` has `n` sessions registered for list_changed.
+async fn wait_for_sessions(controller: &ProfileController<TaskServer>, n: usize) {
+    let settled = async {
+        while controller.session_count() != n {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    if tokio::time::timeout(LIMIT, settled).await.is_err() {
+        panic!(
+            "expected {n} sessions, still {}",
+            controller.session_count()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn re_adding_a_principal_keeps_its_sessions_notified() {
+    let store = ProfileStore::<TaskServer>::new();
+    let alice = store.add_agent("alice", asking());
+    let bob = store.add_agent("bob", asking());
+    store.grant("alice-token", "alice").unwrap();
+    store.grant("bob-token", "bob").unwrap();
+    let (http, uri) = serve_store(&store).await;
+
+    let alice_modern = ModernSession::connect(http_transport(&uri, Some("alice-token"))).await;
+    let mut alice_events = alice_modern.subscribe().await;
+    let alice_legacy = Session::connect(http_transport(&uri, Some("alice-token"))).await;
+    let bob_modern = ModernSession::connect(http_transport(&uri, Some("bob-token"))).await;
+    let mut bob_events = bob_modern.subscribe().await;
+    let bob_legacy = Session::connect(http_transport(&uri, Some("bob-token"))).await;
+    wait_for_sessions(&alice, 2).await;
+    wait_for_sessions(&bob, 2).await;
+
+    // Re-adding replaces alice's profile on the controller her sessions hear.
+    let again = store.add_agent("alice", child());
+    expect_one_list_changed(&mut alice_events).await;
+    assert_eq!(alice_legacy.wait_for_notifications(1, LIMIT).await, 1);
+    assert_eq!(alice_modern.tool_names().await, names_of(&child()));
+    assert_eq!(alice_legacy.tool_names().await, names_of(&child()));
+    assert_eq!(alice.current().context(), &child());
+
+    // The same tool set again: nothing to say.
+    store.add_agent("alice", child());
+    expect_silence(&mut alice_events).await;
+
+    // The returned handle is the one the sessions follow.
+    assert!(again.replace(asking()).changed());
+    expect_one_list_changed(&mut alice_events).await;
+    assert_eq!(alice_legacy.wait_for_notifications(2, LIMIT).await, 2);
+    assert_eq!(alice_legacy.tool_names().await, names_of(&asking()));
+
+    expect_silence(&mut bob_events).await;
+    assert_eq!(alice_legacy.notifications(), 2);
+    assert_eq!(bob_legacy.notifications(), 0);
+    assert_eq!(bob_modern.unsolicited() + alice_modern.unsolicited(), 0);
+    assert_eq!(bob.current().context(), &asking());
+    http.shutdown().await.unwrap();
+}
+
+/// A 2025-era session driven by hand, so the test knows its session id and
+/// holds its standalone SSE stream.
+struct RawSession {
+    uri: String,
+    id: String,
+    stream: reqwest::Response,
+}
+
+impl RawSession {
+    const VERSION: &str = "2025-11-25";
+
+    async fn open(uri: &str, token: &str) -> Self {
+        let initialize = serde_json::json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {
+                "protocolVersion": Self::VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        });
+        let response = Self::post(uri, token, None, &initialize).await;
+        assert_eq!(response.status().as_u16(), 200);
+        let id = response.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let _ = response.bytes().await;
+        let initialized =
+            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let response = Self::post(uri, token, Some(&id), &initialized).await;
+        assert_eq!(response.status().as_u16(), 202);
+        let stream = reqwest::Client::new()
+            .get(uri)
+            .bearer_auth(token)
+            .header("Accept", "text/event-stream")
+            .header("Mcp-Session-Id", &id)
+            .header("MCP-Protocol-Version", Self::VERSION)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(stream.status().as_u16(), 200);
+        RawSession {
+            uri: uri.to_owned(),
+            id,
+            stream,
+        }
+    }
+
+    async fn post(
+        uri: &str,
+        token: &str,
+        session: Option<&str>,
+        body: &serde_json::Value,
+    ) -> reqwest::Response {
+        let mut request = reqwest::Client::new()
+            .post(uri)
+            .bearer_auth(token)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", Self::VERSION)
+            .body(body.to_string());
+        if let Some(session) = session {
+            request = request.header("Mcp-Session-Id", session);
+        }
+        request.send().await.unwrap()
+    }
+
+    /// The status of a `tools/list` on this session made with `token`.
+    async fn list_status(&self, token: &str) -> u16 {
+        let list = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+        let response = Self::post(&self.uri, token, Some(&self.id), &list).await;
+        response.status().as_u16()
+    }
+
+    /// Reads the standalone stream until it ends.
+    async fn expect_stream_end(&mut self) {
+        let drained = async { while let Ok(Some(_)) = self.stream.chunk().await {} };
+        tokio::time::timeout(LIMIT, drained)
+            .await
+            .expect("the session's SSE stream ends");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn revoking_a_token_ends_its_sessions_and_streams() {
+    let store = ProfileStore::<TaskServer>::new();
+    let alice = store.add_agent("alice", asking());
+    let bob = store.add_agent("bob", asking());
+    store.grant("alice-token", "alice").unwrap();
+    store.grant("alice-phone", "alice").unwrap();
+    store.grant("bob-token", "bob").unwrap();
+    let (http, uri) = serve_store(&store).await;
+
+    let mut alice_raw = RawSession::open(&uri, "alice-token").await;
+    assert_eq!(alice_raw.list_status("alice-token").await, 200);
+    // A session belongs to the token that opened it.
+    assert_eq!(alice_raw.list_status("alice-phone").await, 404);
+    let alice_modern = ModernSession::connect(http_transport(&uri, Some("alice-token"))).await;
+    let mut alice_events = alice_modern.subscribe().await;
+    let phone_modern = ModernSession::connect(http_transport(&uri, Some("alice-phone"))).await;
+    let mut phone_events = phone_modern.subscribe().await;
+    let phone_legacy = Session::connect(http_transport(&uri, Some("alice-phone"))).await;
+    let bob_modern = ModernSession::connect(http_transport(&uri, Some("bob-token"))).await;
+    let mut bob_events = bob_modern.subscribe().await;
+    let bob_legacy = Session::connect(http_transport(&uri, Some("bob-token"))).await;
+    wait_for_sessions(&alice, 4).await;
+    wait_for_sessions(&bob, 2).await;
+
+    store.revoke("alice-token");
+    let ended = tokio::time::timeout(LIMIT, alice_events.next())
+        .await
+        .expect("alice's listen stream ends");
+    // Abruptly, from the client's side: `None` or a transport error.
+    assert!(!matches!(ended, Ok(Some(_))), "{ended:?}");
+    alice_raw.expect_stream_end().await;
+    // rmcp closed her session: it no longer counts, and its id is unknown.
+    wait_for_sessions(&alice, 2).await;
+    assert_eq!(alice_raw.list_status("alice-token").await, 401);
+    assert_eq!(alice_raw.list_status("alice-phone").await, 404);
+    let refused = RawSession::post(
+        &uri,
+        "alice-token",
+        None,
+        &serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+    )
+    .await;
+    assert_eq!(refused.status().as_u16(), 401);
+
+    // Alice's other token and bob keep working and hearing of replacements.
+    assert!(alice.replace(child()).changed());
+    expect_one_list_changed(&mut phone_events).await;
+    assert_eq!(phone_legacy.wait_for_notifications(1, LIMIT).await, 1);
+    assert_eq!(phone_modern.tool_names().await, names_of(&child()));
+    assert_eq!(phone_legacy.tool_names().await, names_of(&child()));
+    expect_silence(&mut bob_events).await;
+    assert!(bob.replace(child()).changed());
+    expect_one_list_changed(&mut bob_events).await;
+    assert_eq!(bob_legacy.wait_for_notifications(1, LIMIT).await, 1);
+    assert_eq!(bob_modern.tool_names().await, names_of(&child()));
+    assert_eq!(phone_legacy.notifications(), 1);
+    http.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn removing_an_agent_ends_all_its_tokens_sessions() {
+    let store = ProfileStore::<TaskServer>::new();
+    let alice = store.add_agent("alice", asking());
+    let bob = store.add_agent("bob", asking());
+    store.grant("alice-token", "alice").unwrap();
+    store.grant("alice-phone", "alice").unwrap();
+    store.grant("bob-token", "bob").unwrap();
+    let (http, uri) = serve_store(&store).await;
+
+    let mut laptop = RawSession::open(&uri, "alice-token").await;
+    let mut phone = RawSession::open(&uri, "alice-phone").await;
+    let bob_legacy = Session::connect(http_transport(&uri, Some("bob-token"))).await;
+    wait_for_sessions(&alice, 2).await;
+
+    assert!(store.remove_agent("alice").is_some());
+    laptop.expect_stream_end().await;
+    phone.expect_stream_end().await;
+    wait_for_sessions(&alice, 0).await;
+    assert_eq!(laptop.list_status("alice-token").await, 401);
+    assert_eq!(phone.list_status("alice-phone").await, 401);
+    assert!(store.grant("alice-token", "alice").is_err());
+
+    // Re-adding starts afresh; bob never noticed.
+    let alice = store.add_agent("alice", child());
+    store.grant("alice-token", "alice").unwrap();
+    let again = Session::connect(http_transport(&uri, Some("alice-token"))).await;
+    assert_eq!(again.tool_names().await, names_of(&child()));
+    assert_eq!(laptop.list_status("alice-token").await, 404);
+    assert_eq!(bob_legacy.tool_names().await, names_of(&asking()));
+
+    // Granting a token again changes nothing; granting it to someone else
+    // ends what it opened, so no session outlives its principal.
+    store.grant("bob-token", "bob").unwrap();
+    store.grant("alice-token", "alice").unwrap();
+    assert_eq!(again.tool_names().await, names_of(&child()));
+    store.grant("alice-token", "bob").unwrap();
+    wait_for_sessions(&alice, 0).await;
+    assert_eq!(bob.session_count(), 1);
+    assert_eq!(bob_legacy.tool_names().await, names_of(&asking()));
+    http.shutdown().await.unwrap();
+}
