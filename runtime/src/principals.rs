@@ -32,14 +32,14 @@ use crate::{ProfileContext, ProfileController, ProfiledServer, Vocabulary};
 /// # use server::Demo;
 /// # mcp_profiles::vocabulary! {
 /// #     server Demo;
-/// #     #[surfaces] pub enum Surface { KanbanTask }
+/// #     #[surfaces] pub enum Surface { Ticket }
 /// #     #[capabilities] pub enum Capability {}
 /// #     #[providers] pub enum Provider {}
 /// # }
 /// use mcp_profiles::{ProfileContext, ProfileStore};
 ///
 /// let store = ProfileStore::<Demo>::new();
-/// store.add_agent("alice", ProfileContext::new(Surface::KanbanTask));
+/// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
 /// store.grant("token-for-alice", "alice")?;
 /// assert_eq!(store.principal("token-for-alice").unwrap().name(), "alice");
 /// # Ok::<(), mcp_profiles::UnknownPrincipal>(())
@@ -71,18 +71,18 @@ impl Principal {
 /// # use server::Demo;
 /// # mcp_profiles::vocabulary! {
 /// #     server Demo;
-/// #     #[surfaces] pub enum Surface { KanbanTask, External }
+/// #     #[surfaces] pub enum Surface { Ticket, Chat }
 /// #     #[capabilities] pub enum Capability {}
 /// #     #[providers] pub enum Provider {}
 /// # }
 /// use mcp_profiles::{ProfileContext, ProfileStore};
 ///
 /// let store = ProfileStore::<Demo>::new();
-/// let alice = store.add_agent("alice", ProfileContext::new(Surface::KanbanTask));
+/// let alice = store.add_agent("alice", ProfileContext::new(Surface::Ticket));
 /// store.grant("token-for-alice", "alice").unwrap();
 /// let router = mcp_profiles::http::multi_agent_router(&store, Demo, Default::default());
 /// // The backend replaces alice's profile through `alice`; bob is untouched.
-/// alice.replace(ProfileContext::new(Surface::External));
+/// alice.replace(ProfileContext::new(Surface::Chat));
 /// # drop(router);
 /// ```
 pub struct ProfileStore<S: Vocabulary> {
@@ -117,7 +117,7 @@ impl Grant {
 /// # use server::Demo;
 /// # mcp_profiles::vocabulary! {
 /// #     server Demo;
-/// #     #[surfaces] pub enum Surface { KanbanTask }
+/// #     #[surfaces] pub enum Surface { Ticket }
 /// #     #[capabilities] pub enum Capability {}
 /// #     #[providers] pub enum Provider {}
 /// # }
@@ -168,7 +168,7 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// would: its live sessions and subscriptions stay bound to it and get
     /// one `list_changed` each if the tool set changed (none otherwise), and
     /// the returned controller is the one handed out before (its list TTL
-    /// and legacy aliases kept).
+    /// kept).
     ///
     /// ```
     /// # mod server {
@@ -178,17 +178,17 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// # use server::Demo;
     /// # mcp_profiles::vocabulary! {
     /// #     server Demo;
-    /// #     #[surfaces] pub enum Surface { KanbanTask, External }
+    /// #     #[surfaces] pub enum Surface { Ticket, Chat }
     /// #     #[capabilities] pub enum Capability {}
     /// #     #[providers] pub enum Provider {}
     /// # }
     /// use mcp_profiles::{ProfileContext, ProfileStore};
     ///
     /// let store = ProfileStore::<Demo>::new();
-    /// let first = store.add_agent("alice", ProfileContext::new(Surface::KanbanTask));
-    /// let again = store.add_agent("alice", ProfileContext::new(Surface::External));
+    /// let first = store.add_agent("alice", ProfileContext::new(Surface::Ticket));
+    /// let again = store.add_agent("alice", ProfileContext::new(Surface::Chat));
     /// // One agent, now serving the new profile through either handle.
-    /// assert_eq!(first.current().context(), &ProfileContext::new(Surface::External));
+    /// assert_eq!(first.current().context(), &ProfileContext::new(Surface::Chat));
     /// assert_eq!(again.current().context(), first.current().context());
     /// ```
     pub fn add_agent(&self, principal: &str, initial: ProfileContext<S>) -> ProfileController<S> {
@@ -221,14 +221,14 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// # use server::Demo;
     /// # mcp_profiles::vocabulary! {
     /// #     server Demo;
-    /// #     #[surfaces] pub enum Surface { KanbanTask }
+    /// #     #[surfaces] pub enum Surface { Ticket }
     /// #     #[capabilities] pub enum Capability {}
     /// #     #[providers] pub enum Provider {}
     /// # }
     /// use mcp_profiles::{ProfileContext, ProfileStore};
     ///
     /// let store = ProfileStore::<Demo>::new();
-    /// store.add_agent("alice", ProfileContext::new(Surface::KanbanTask));
+    /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
     /// store.grant("token-for-alice", "alice").unwrap();
     /// assert!(store.remove_agent("alice").is_some());
     /// assert!(store.principal("token-for-alice").is_none());
@@ -271,14 +271,14 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// # use server::Demo;
     /// # mcp_profiles::vocabulary! {
     /// #     server Demo;
-    /// #     #[surfaces] pub enum Surface { KanbanTask }
+    /// #     #[surfaces] pub enum Surface { Ticket }
     /// #     #[capabilities] pub enum Capability {}
     /// #     #[providers] pub enum Provider {}
     /// # }
     /// use mcp_profiles::{ProfileContext, ProfileStore};
     ///
     /// let store = ProfileStore::<Demo>::new();
-    /// store.add_agent("alice", ProfileContext::new(Surface::KanbanTask));
+    /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
     /// store.grant("token-for-alice", "alice")?;
     /// store.grant("second-token-for-alice", "alice")?;
     /// # Ok::<(), mcp_profiles::UnknownPrincipal>(())
@@ -331,14 +331,14 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// # use server::Demo;
     /// # mcp_profiles::vocabulary! {
     /// #     server Demo;
-    /// #     #[surfaces] pub enum Surface { KanbanTask }
+    /// #     #[surfaces] pub enum Surface { Ticket }
     /// #     #[capabilities] pub enum Capability {}
     /// #     #[providers] pub enum Provider {}
     /// # }
     /// use mcp_profiles::{ProfileContext, ProfileStore};
     ///
     /// let store = ProfileStore::<Demo>::new();
-    /// store.add_agent("alice", ProfileContext::new(Surface::KanbanTask));
+    /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
     /// store.grant("laptop", "alice").unwrap();
     /// store.grant("phone", "alice").unwrap();
     /// store.revoke("laptop");
@@ -367,7 +367,10 @@ impl<S: Vocabulary> ProfileStore<S> {
     }
 
     /// A server that serves each request with its bearer's profile.
-    pub fn server(self: &Arc<Self>, handler: S) -> ProfiledServer<S> {
+    pub fn server(self: &Arc<Self>, handler: S) -> ProfiledServer<S>
+    where
+        S: rmcp::ServerHandler,
+    {
         ProfiledServer::for_principals(handler, Arc::clone(self))
     }
 
