@@ -77,6 +77,7 @@ extern crate self as mcp_profiles;
 mod assembly;
 mod context;
 mod controller;
+mod forward;
 #[cfg(feature = "http")]
 pub mod http;
 mod notification;
