@@ -17,14 +17,12 @@
 ///
 /// ```text
 /// ping                         forwarded
-/// initialize                   overridden: registers the session for list_changed and
-///                              answers from ProfiledServer's negotiate_initialize; the
-///                              handler's own `initialize` is not called
+/// initialize                   overridden: runs the handler's `initialize`, adds
+///                              tools.listChanged, registers the session for list_changed
 /// negotiate_initialize         overridden: the handler's result plus tools.listChanged
 /// supported_protocol_versions  forwarded
-/// discover                     overridden: answers from ProfiledServer's get_info, which
-///                              adds the tools capability; the handler's own `discover`
-///                              is not called
+/// discover                     overridden: runs the handler's `discover`, adds the
+///                              tools capability
 /// complete                     forwarded
 /// set_level                    forwarded (logging is deprecated in rmcp)
 /// get_prompt                   forwarded

@@ -131,30 +131,33 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         info
     }
 
-    // Both answer from `self.get_info()`, so they must not be delegated: the
-    // handler's own info lacks the tools capability this server adds.
+    // The handler's own `initialize` and `discover` run (whatever they
+    // record or negotiate); the result gains the tools capability this server
+    // adds, which the handler's info lacks.
     async fn initialize(
         &self,
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        context.peer.set_peer_info(request.clone());
-        let result = self.negotiate_initialize(&request)?;
         let cell = self.cell(&context.extensions)?;
+        let peer = context.peer.clone();
+        let mut result = self.shared.handler.initialize(request, context).await?;
+        advertise_tools(&mut result.capabilities);
+        // Registered before the answer leaves, so no replacement can fall
+        // between the client's first `tools/list` and its registration.
         let _ = self
             .session
-            .get_or_init(|| cell.sessions.register(Target::Peer(context.peer.clone())));
+            .get_or_init(|| cell.sessions.register(Target::Peer(peer)));
         Ok(result)
     }
 
     async fn discover(
         &self,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
-        Ok(DiscoverResult::from_server_info(
-            self.supported_protocol_versions().into_owned(),
-            self.get_info(),
-        ))
+        let mut result = self.shared.handler.discover(context).await?;
+        advertise_tools(&mut result.capabilities);
+        Ok(result)
     }
 
     async fn list_tools(

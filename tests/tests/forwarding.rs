@@ -29,10 +29,11 @@ use tokio::sync::watch;
 const LIMIT: Duration = Duration::from_secs(10);
 
 /// Every method the handler must see: the forwarded ones, and the overridden
-/// ones `ProfiledServer` still consults. `initialize` and `discover` are
-/// missing on purpose: `ProfiledServer` answers both itself.
-const EXPECTED: [&str; 27] = [
+/// ones `ProfiledServer` still consults.
+const EXPECTED: [&str; 29] = [
     // Overridden, and they consult the handler.
+    "initialize",
+    "discover",
     "get_info",
     "negotiate_initialize",
     "on_initialized",
