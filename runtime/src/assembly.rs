@@ -88,6 +88,7 @@ impl<S: Vocabulary> fmt::Debug for Profile<S> {
 
 /// Tools gained and lost between two profiles, each list sorted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ToolDiff {
     /// In the new profile only.
     pub added: Vec<&'static str>,

@@ -95,6 +95,7 @@ impl<S: Vocabulary> Clone for ProfileController<S> {
 }
 
 /// The outcome of one replacement.
+#[non_exhaustive]
 pub struct Replacement<S: Vocabulary> {
     /// The profile before.
     pub old: Profile<S>,
@@ -155,6 +156,7 @@ impl<S: Vocabulary> ProfileController<S> {
         self
     }
 
+    #[cfg(feature = "http")]
     pub(crate) fn cell(&self) -> Arc<Cell<S>> {
         Arc::clone(&self.cell)
     }

@@ -308,14 +308,19 @@ impl HttpBody for EndsWith {
 }
 
 /// A running HTTP server; dropping it does not stop it, [`shutdown`](Self::shutdown) does.
+#[derive(Debug)]
 pub struct HttpServer {
-    /// The address it listens on (useful with port 0).
-    pub local_addr: SocketAddr,
+    local_addr: SocketAddr,
     cancel: CancellationToken,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
 impl HttpServer {
+    /// The address it listens on (the port chosen when bound to port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
     /// Stops accepting, ends every session, and waits for the server task.
     pub async fn shutdown(self) -> std::io::Result<()> {
         self.cancel.cancel();

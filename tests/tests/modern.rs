@@ -240,7 +240,7 @@ async fn stateless_http_serves_both_eras_from_one_cell() {
     )
     .await
     .unwrap();
-    let uri = format!("http://{}/mcp", http.local_addr);
+    let uri = format!("http://{}/mcp", http.local_addr());
     let subscribed = ModernSession::connect(http_transport(&uri, None)).await;
     let mut subscription = subscribed.subscribe().await;
     let unsubscribed = ModernSession::connect(http_transport(&uri, None)).await;
@@ -278,7 +278,7 @@ async fn principals_hold_their_own_profiles_on_one_http_server() {
     )
     .await
     .unwrap();
-    let uri = format!("http://{}/mcp", http.local_addr);
+    let uri = format!("http://{}/mcp", http.local_addr());
 
     let alice_client = ModernSession::connect(http_transport(&uri, Some("alice-token"))).await;
     let mut alice_events = alice_client.subscribe().await;
@@ -350,7 +350,7 @@ async fn serve_store(
     )
     .await
     .unwrap();
-    let uri = format!("http://{}/mcp", http.local_addr);
+    let uri = format!("http://{}/mcp", http.local_addr());
     (http, uri)
 }
 

@@ -271,7 +271,7 @@ async fn http_two_sessions_each_get_one_notification_per_replacement() {
     let http = mcp_profiles::http::serve(server, "127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();
-    let uri = format!("http://{}/mcp", http.local_addr);
+    let uri = format!("http://{}/mcp", http.local_addr());
     let sessions = vec![
         Session::connect(StreamableHttpClientTransport::from_uri(uri.clone())).await,
         Session::connect(StreamableHttpClientTransport::from_uri(uri)).await,

@@ -246,7 +246,7 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     match args.http {
         Some(addr) => {
             let http = mcp_profiles::http::serve(server, addr).await?;
-            eprintln!("mcp: http://{}/mcp", http.local_addr);
+            eprintln!("mcp: http://{}/mcp", http.local_addr());
             tokio::signal::ctrl_c().await?;
             http.shutdown().await?;
         }
