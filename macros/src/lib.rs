@@ -79,13 +79,27 @@ pub fn vocabulary(input: TokenStream) -> TokenStream {
 /// }
 /// ```
 ///
-/// Keys, at least one condition required:
+/// Keys; the group is on when every condition given holds, and at least one
+/// condition (or `always`) is required:
 ///
 /// - `surface = "..."` or `surfaces = ["...", ...]`: the context's surface is one of these;
 /// - `capability = "..."` (repeatable) or `capabilities = [...]`: every one is held;
-/// - `provider = "..."`: this provider is attached;
+/// - `any_capability = ["...", ...]`: at least one of these is held;
+/// - `provider = "..."` or `providers = ["...", ...]`: at least one of these is attached;
+/// - `always` (no value, no other condition): on in every context;
 /// - `name = "..."`: the group's kebab-case name; by default the last segment
 ///   of the module path (`tools/plan.rs` gives `plan`).
+///
+/// ```ignore
+/// #[tool_group(surface = "kanban-task", providers = ["github", "gitlab"])]
+/// impl Kandev { /* ... */ }
+///
+/// #[tool_group(any_capability = ["user-question", "parent-question"])]
+/// impl Kandev { /* ... */ }
+///
+/// #[tool_group(name = "server-info", always)]
+/// impl Kandev { /* ... */ }
+/// ```
 ///
 /// The methods stay ordinary rmcp tools (`Parameters<T>`, `Json<T>`,
 /// schemars schemas). The group can live in any module or file; nothing lists
@@ -93,9 +107,12 @@ pub fn vocabulary(input: TokenStream) -> TokenStream {
 ///
 /// At compile time, each with one error on the offending tokens: an unknown
 /// surface, capability or provider (on the string literal, listing the
-/// declared ones), no condition, an unknown or repeated key, a group
-/// requiring two exclusive capabilities, anything but an inherent, non-generic
-/// impl block, an impl with no `#[tool]`, and two tools of one name.
+/// declared ones), no condition and no `always`, `always` with a condition or
+/// a value, an unknown or repeated key (`provider` with `providers` included),
+/// a name listed twice, a group requiring two exclusive capabilities or an
+/// `any_capability` set every member of which is exclusive with a required
+/// capability, anything but an inherent, non-generic impl block, an impl with
+/// no `#[tool]`, and two tools of one name.
 #[proc_macro_attribute]
 pub fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool_group::tool_group(attr.into(), item.into()).into()

@@ -95,7 +95,7 @@ pub use controller::{ProfileController, Replacement};
 #[cfg(feature = "http")]
 pub use principals::{Principal, ProfileStore, UnknownPrincipal};
 pub use registry::{Group, Registry, RegistryError, RegistryErrors};
-pub use rule::{Decision, Rule};
+pub use rule::{Decision, Rule, TermSet};
 pub use server::ProfiledServer;
 pub use vocabulary::{Term, TermKind, UnknownName, Vocabulary};
 

@@ -140,10 +140,11 @@ impl<V: Vocabulary> fmt::Debug for Group<V> {
 /// Verification is exact over the whole context space: group names are
 /// unique, every group can be enabled by some valid context, and no two
 /// groups that some valid context enables together expose the same tool name.
-/// Because rules only ever *require* capabilities and providers, the smallest
-/// context satisfying a rule (or two rules) decides each question, so the
-/// check costs one step per group and per pair of groups sharing a tool name,
-/// not one per context.
+/// Because rules only ever *require* capabilities and providers (all of a
+/// set, or one of an any-of set), a minimal context satisfying a rule (or two
+/// rules) decides each question, so the check costs a few steps (one per
+/// choice of any-of members) per group and per pair of groups sharing a tool
+/// name, not one per context.
 pub struct Registry<V: Vocabulary> {
     groups: Vec<Group<V>>,
     shape: Shape,
@@ -269,6 +270,28 @@ impl<V: Vocabulary> Registry<V> {
                 format!(
                     "it requires capabilities {}, which are mutually exclusive",
                     names.join(" and ")
+                )
+            }
+            Unsatisfiable::ExcludedAlternatives {
+                alternatives,
+                required,
+            } => {
+                let name = |mask: u64| -> Vec<String> {
+                    V::Capability::from_mask(mask)
+                        .map(|c| format!("`{c}`"))
+                        .collect()
+                };
+                let clashes: Vec<String> = V::Capability::from_mask(alternatives)
+                    .map(|c| {
+                        let excluders = self.shape.excluders(c.bit(), required);
+                        format!("`{c}` with {}", name(excluders).join(" and "))
+                    })
+                    .collect();
+                format!(
+                    "every capability of its any-of set ({}) is mutually exclusive with one \
+                     it requires: {}",
+                    name(alternatives).join(", "),
+                    clashes.join(", ")
                 )
             }
             Unsatisfiable::UndeclaredSurface => "it lists no declared surface".to_owned(),

@@ -1,10 +1,18 @@
 //! Enablement rules: which contexts turn a tool group on.
 //!
-//! A rule is three bit masks over term indices. The bit form is what the macro
-//! emits and what assembly tests; [`Rule`] is the typed view of it.
+//! A rule is four bit masks over term indices. The bit form is what the macro
+//! emits and what assembly tests; [`Rule`] is the typed view of it, with a
+//! constructor for rules built in code. How a rule decides one context lives
+//! in `decision`, how verification decides it over every context in `shape`.
+
+mod decision;
+mod shape;
 
 use std::fmt;
 use std::marker::PhantomData;
+
+pub use decision::{Decision, TermSet};
+pub(crate) use shape::{ContextBits, Shape, Unsatisfiable, mask_below};
 
 use crate::vocabulary::TermBits;
 use crate::{ProfileContext, Term, Vocabulary};
@@ -12,158 +20,161 @@ use crate::{ProfileContext, Term, Vocabulary};
 /// A rule as bit masks over term indices; emitted by `#[tool_group]`.
 ///
 /// A context satisfies it when its surface is one of `surfaces` (or
-/// `surfaces` is empty), it holds every capability in `capabilities`, and
-/// every provider in `providers` is attached.
+/// `surfaces` is empty), it holds every capability in `capabilities`, it
+/// holds at least one capability in `any_capabilities` (or that is empty),
+/// and at least one provider in `providers` is attached (or that is empty).
+/// All zero is the always-on rule.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RuleMasks {
     /// Allowed surfaces; `0` allows any surface.
     pub surfaces: u64,
-    /// Capabilities that must all be present.
+    /// Capabilities that must all be held.
     pub capabilities: u64,
-    /// Providers that must all be attached.
+    /// Capabilities of which at least one must be held; `0` is no condition.
+    pub any_capabilities: u64,
+    /// Providers of which at least one must be attached; `0` is no condition.
     pub providers: u64,
-}
-
-/// A context reduced to bits: what rules are evaluated against.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct ContextBits {
-    pub surface: usize,
-    pub capabilities: u64,
-    pub providers: u64,
-}
-
-/// The size of a vocabulary and its exclusivity constraints, as bits.
-#[derive(Clone, Debug)]
-pub(crate) struct Shape {
-    pub surfaces: u64,
-    pub capabilities: u64,
-    pub providers: u64,
-    /// One mask per pair of mutually exclusive capabilities.
-    pub exclusive: Vec<u64>,
-}
-
-/// Every bit below `count`.
-pub(crate) fn mask_below(count: usize) -> u64 {
-    if count >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << count) - 1
-    }
-}
-
-impl Shape {
-    pub fn of<V: Vocabulary>() -> Self {
-        Shape {
-            surfaces: mask_below(V::Surface::ALL.len()),
-            capabilities: mask_below(V::Capability::ALL.len()),
-            providers: mask_below(V::Provider::ALL.len()),
-            exclusive: V::EXCLUSIVE
-                .iter()
-                .map(|(a, b)| a.bit() | b.bit())
-                .collect(),
-        }
-    }
-
-    /// The first exclusive pair wholly inside `capabilities`, if any.
-    pub fn conflict(&self, capabilities: u64) -> Option<u64> {
-        self.exclusive
-            .iter()
-            .copied()
-            .find(|pair| capabilities & pair == *pair)
-    }
-
-    /// The smallest context satisfying `rule`, or why there is none.
-    ///
-    /// Rules are monotone in capabilities and providers, so if any valid
-    /// context satisfies a rule, this minimal one does: checking it decides
-    /// reachability over the whole context space exactly.
-    pub fn witness(&self, rule: &RuleMasks) -> Result<ContextBits, Unsatisfiable> {
-        let surfaces = if rule.surfaces == 0 {
-            self.surfaces
-        } else {
-            rule.surfaces
-        };
-        if surfaces & !self.surfaces != 0 || surfaces == 0 {
-            return Err(Unsatisfiable::UndeclaredSurface);
-        }
-        if rule.capabilities & !self.capabilities != 0 {
-            return Err(Unsatisfiable::UndeclaredCapability);
-        }
-        if rule.providers & !self.providers != 0 {
-            return Err(Unsatisfiable::UndeclaredProvider);
-        }
-        if let Some(pair) = self.conflict(rule.capabilities) {
-            return Err(Unsatisfiable::Exclusive(pair));
-        }
-        Ok(ContextBits {
-            surface: surfaces.trailing_zeros() as usize,
-            capabilities: rule.capabilities,
-            providers: rule.providers,
-        })
-    }
-
-    /// The smallest context satisfying both rules, if one exists.
-    pub fn joint_witness(&self, a: &RuleMasks, b: &RuleMasks) -> Option<ContextBits> {
-        let surfaces = match (a.surfaces, b.surfaces) {
-            (0, other) | (other, 0) => other,
-            (x, y) => x & y,
-        };
-        if a.surfaces != 0 && b.surfaces != 0 && surfaces == 0 {
-            return None;
-        }
-        self.witness(&RuleMasks {
-            surfaces,
-            capabilities: a.capabilities | b.capabilities,
-            providers: a.providers | b.providers,
-        })
-        .ok()
-    }
-}
-
-/// Why no valid context satisfies a rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Unsatisfiable {
-    UndeclaredSurface,
-    UndeclaredCapability,
-    UndeclaredProvider,
-    /// The rule requires both capabilities of this exclusive pair.
-    Exclusive(u64),
 }
 
 impl RuleMasks {
     pub(crate) fn matches(&self, context: &ContextBits) -> bool {
         (self.surfaces == 0 || self.surfaces & (1 << context.surface) != 0)
             && context.capabilities & self.capabilities == self.capabilities
-            && context.providers & self.providers == self.providers
+            && (self.any_capabilities == 0 || context.capabilities & self.any_capabilities != 0)
+            && (self.providers == 0 || context.providers & self.providers != 0)
     }
 }
 
 /// A tool group's enablement rule, typed over the server's vocabulary.
 ///
+/// A rule is a conjunction of up to four conditions: the surface is one of a
+/// list, every listed capability is held, at least one of another list of
+/// capabilities is held, and at least one listed provider is attached. A rule
+/// with no condition is always on.
+///
 /// Displays in the notation of Kandev's catalog, `&` binding tighter than
-/// `|`: `surface(kanban-task) & provider(github)`.
-pub struct Rule<V: Vocabulary> {
+/// `|`: `surface(kanban-task) & provider(github)`,
+/// `capability(task-title) & (provider(github) | provider(gitlab))`, `always`.
+///
+/// `#[tool_group]` writes rules at compile time; the constructors below build
+/// the same rules in code:
+///
+/// ```
+/// # mod server { pub struct Demo; }
+/// # use server::Demo;
+/// # mcp_profiles::vocabulary! {
+/// #     server Demo;
+/// #     #[surfaces] pub enum Surface { KanbanTask, OfficeTask }
+/// #     #[capabilities] pub enum Capability { UserQuestion, #[exclusive_with(UserQuestion)] ParentQuestion, TaskTitle }
+/// #     #[providers] pub enum Provider { Github, Gitlab }
+/// # }
+/// use mcp_profiles::Rule;
+///
+/// let review = Rule::<Demo>::on_surface(Surface::KanbanTask)
+///     .with_any_provider([Provider::Github, Provider::Gitlab]);
+/// assert_eq!(
+///     review.to_string(),
+///     "surface(kanban-task) & (provider(github) | provider(gitlab))"
+/// );
+/// let ask = Rule::<Demo>::any_surface()
+///     .requiring_any([Capability::UserQuestion, Capability::ParentQuestion]);
+/// assert_eq!(ask.to_string(), "capability(user-question) | capability(parent-question)");
+/// assert_eq!(Rule::<Demo>::always().to_string(), "always");
+/// ```
+pub struct Rule<S: Vocabulary> {
     masks: RuleMasks,
-    vocabulary: PhantomData<fn() -> V>,
+    vocabulary: PhantomData<fn() -> S>,
 }
 
-impl<V: Vocabulary> Clone for Rule<V> {
+impl<S: Vocabulary> Clone for Rule<S> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<V: Vocabulary> Copy for Rule<V> {}
+impl<S: Vocabulary> Copy for Rule<S> {}
 
-impl<V: Vocabulary> PartialEq for Rule<V> {
+impl<S: Vocabulary> PartialEq for Rule<S> {
     fn eq(&self, other: &Self) -> bool {
         self.masks == other.masks
     }
 }
 
-impl<V: Vocabulary> Eq for Rule<V> {}
+impl<S: Vocabulary> Eq for Rule<S> {}
 
-impl<V: Vocabulary> Rule<V> {
+fn bits<T: Term>(terms: impl IntoIterator<Item = T>) -> u64 {
+    terms.into_iter().fold(0, |bits, term| bits | term.bit())
+}
+
+/// Constructors. Each method adds to one condition, so the order of calls
+/// does not matter. A rule that no context can satisfy (say, requiring two
+/// exclusive capabilities) is allowed here; a registry holding it reports
+/// the group as unreachable.
+impl<S: Vocabulary> Rule<S> {
+    /// The rule with no condition: every context enables the group.
+    pub fn always() -> Self {
+        Self::from_masks(RuleMasks::default())
+    }
+
+    /// No condition yet, any surface: the start of a rule that only asks
+    /// for capabilities or providers. The same rule as [`Rule::always`].
+    pub fn any_surface() -> Self {
+        Self::always()
+    }
+
+    /// On `surface` only.
+    pub fn on_surface(surface: S::Surface) -> Self {
+        Self::on_surfaces([surface])
+    }
+
+    /// On any of `surfaces`; an empty list allows any surface.
+    pub fn on_surfaces(surfaces: impl IntoIterator<Item = S::Surface>) -> Self {
+        Self::always().or_surfaces(surfaces)
+    }
+
+    /// Also allows `surfaces` (the surface condition is an any-of).
+    #[must_use]
+    pub fn or_surfaces(mut self, surfaces: impl IntoIterator<Item = S::Surface>) -> Self {
+        self.masks.surfaces |= bits(surfaces);
+        self
+    }
+
+    /// Also requires `capability` to be held.
+    #[must_use]
+    pub fn requiring(self, capability: S::Capability) -> Self {
+        self.requiring_all([capability])
+    }
+
+    /// Also requires every one of `capabilities` to be held.
+    #[must_use]
+    pub fn requiring_all(mut self, capabilities: impl IntoIterator<Item = S::Capability>) -> Self {
+        self.masks.capabilities |= bits(capabilities);
+        self
+    }
+
+    /// Also requires at least one of `capabilities` to be held.
+    ///
+    /// A rule has one such any-of set: calling this again adds alternatives
+    /// to it. An empty list adds no condition.
+    #[must_use]
+    pub fn requiring_any(mut self, capabilities: impl IntoIterator<Item = S::Capability>) -> Self {
+        self.masks.any_capabilities |= bits(capabilities);
+        self
+    }
+
+    /// Also requires at least one of `providers` to be attached; one provider
+    /// is `with_any_provider([provider])`.
+    ///
+    /// Calling this again adds alternatives to the same any-of set. An empty
+    /// list adds no condition.
+    #[must_use]
+    pub fn with_any_provider(mut self, providers: impl IntoIterator<Item = S::Provider>) -> Self {
+        self.masks.providers |= bits(providers);
+        self
+    }
+}
+
+impl<S: Vocabulary> Rule<S> {
     pub(crate) fn from_masks(masks: RuleMasks) -> Self {
         Rule {
             masks,
@@ -175,135 +186,118 @@ impl<V: Vocabulary> Rule<V> {
         &self.masks
     }
 
-    /// The listed surfaces; empty when any surface will do.
-    pub fn surfaces(&self) -> impl Iterator<Item = V::Surface> {
-        V::Surface::from_mask(self.masks.surfaces)
+    /// Whether the rule has no condition at all.
+    pub fn is_always(&self) -> bool {
+        self.masks == RuleMasks::default()
     }
 
-    /// The capabilities that must all be present.
-    pub fn capabilities(&self) -> impl Iterator<Item = V::Capability> {
-        V::Capability::from_mask(self.masks.capabilities)
+    /// The listed surfaces, one of which the context must be on; empty when
+    /// any surface will do.
+    pub fn surfaces(&self) -> impl Iterator<Item = S::Surface> {
+        S::Surface::from_mask(self.masks.surfaces)
     }
 
-    /// The providers that must be attached.
-    pub fn providers(&self) -> impl Iterator<Item = V::Provider> {
-        V::Provider::from_mask(self.masks.providers)
+    /// The capabilities that must all be held.
+    pub fn capabilities(&self) -> impl Iterator<Item = S::Capability> {
+        S::Capability::from_mask(self.masks.capabilities)
+    }
+
+    /// The capabilities of which at least one must be held; empty when there
+    /// is no such condition.
+    pub fn any_capabilities(&self) -> impl Iterator<Item = S::Capability> {
+        S::Capability::from_mask(self.masks.any_capabilities)
+    }
+
+    /// The providers of which at least one must be attached; empty when
+    /// there is no such condition.
+    pub fn providers(&self) -> impl Iterator<Item = S::Provider> {
+        S::Provider::from_mask(self.masks.providers)
     }
 
     /// Whether `context` turns the group on.
-    pub fn is_enabled(&self, context: &ProfileContext<V>) -> bool {
+    pub fn is_enabled(&self, context: &ProfileContext<S>) -> bool {
         self.masks.matches(&context.bits())
     }
 
     /// Decides the rule for `context`, naming the condition that decided it.
-    pub fn decide(&self, context: &ProfileContext<V>) -> Decision<V> {
+    ///
+    /// Conditions are checked in the order surface, required capabilities,
+    /// any-of capabilities, providers; the first that fails is reported.
+    pub fn decide(&self, context: &ProfileContext<S>) -> Decision<S> {
         let bits = context.bits();
-        if self.masks.surfaces != 0 && self.masks.surfaces & (1 << bits.surface) == 0 {
+        let masks = &self.masks;
+        if masks.surfaces != 0 && masks.surfaces & (1 << bits.surface) == 0 {
             return Decision::SurfaceNotListed(context.surface());
         }
-        if let Some(missing) = self
-            .capabilities()
-            .find(|capability| !context.has_capability(*capability))
-        {
-            return Decision::MissingCapability(missing);
+        let missing = masks.capabilities & !bits.capabilities;
+        if let Some(first) = S::Capability::from_mask(missing).next() {
+            return Decision::MissingCapability(first);
         }
-        if let Some(missing) = self
-            .providers()
-            .find(|provider| !context.has_provider(*provider))
-        {
-            return Decision::MissingProvider(missing);
+        if masks.any_capabilities != 0 && masks.any_capabilities & bits.capabilities == 0 {
+            return match single(masks.any_capabilities) {
+                Some(only) => Decision::MissingCapability(S::Capability::ALL[only]),
+                None => Decision::NoCapabilityOf(TermSet::from_bits(masks.any_capabilities)),
+            };
+        }
+        if masks.providers != 0 && masks.providers & bits.providers == 0 {
+            return match single(masks.providers) {
+                Some(only) => Decision::MissingProvider(S::Provider::ALL[only]),
+                None => Decision::NoProviderOf(TermSet::from_bits(masks.providers)),
+            };
         }
         Decision::Enabled
     }
 }
 
-impl<V: Vocabulary> fmt::Debug for Rule<V> {
+/// The index of the only bit of `mask`, if exactly one is set.
+fn single(mask: u64) -> Option<usize> {
+    (mask.count_ones() == 1).then(|| mask.trailing_zeros() as usize)
+}
+
+impl<S: Vocabulary> From<Rule<S>> for RuleMasks {
+    fn from(rule: Rule<S>) -> Self {
+        rule.masks
+    }
+}
+
+impl<S: Vocabulary> fmt::Debug for Rule<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Rule({self})")
     }
 }
 
-impl<V: Vocabulary> fmt::Display for Rule<V> {
+impl<S: Vocabulary> fmt::Display for Rule<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let surfaces: Vec<String> = self.surfaces().map(|s| format!("surface({s})")).collect();
-        let others: Vec<String> = self
-            .capabilities()
-            .map(|c| format!("capability({c})"))
-            .chain(self.providers().map(|p| format!("provider({p})")))
+        if self.is_always() {
+            return f.write_str("always");
+        }
+        // Each term is a conjunct; a conjunct of several alternatives is a
+        // disjunction, parenthesised only when other conjuncts follow it.
+        let mut terms: Vec<Vec<String>> =
+            vec![self.surfaces().map(|s| format!("surface({s})")).collect()];
+        terms.extend(
+            self.capabilities()
+                .map(|c| vec![format!("capability({c})")]),
+        );
+        terms.push(
+            self.any_capabilities()
+                .map(|c| format!("capability({c})"))
+                .collect(),
+        );
+        terms.push(self.providers().map(|p| format!("provider({p})")).collect());
+        terms.retain(|alternatives| !alternatives.is_empty());
+        let alone = terms.len() == 1;
+        let terms: Vec<String> = terms
+            .into_iter()
+            .map(|alternatives| {
+                let joined = alternatives.join(" | ");
+                if alone || alternatives.len() == 1 {
+                    joined
+                } else {
+                    format!("({joined})")
+                }
+            })
             .collect();
-        let mut terms = Vec::with_capacity(1 + others.len());
-        match surfaces.len() {
-            0 => {}
-            1 => terms.push(surfaces[0].clone()),
-            // `&` binds tighter than `|`: parenthesise a disjunction that is
-            // conjoined with further conditions.
-            _ if !others.is_empty() => terms.push(format!("({})", surfaces.join(" | "))),
-            _ => terms.push(surfaces.join(" | ")),
-        }
-        terms.extend(others);
         f.write_str(&terms.join(" & "))
-    }
-}
-
-/// The outcome of a rule for one context, with the condition that decided it.
-pub enum Decision<V: Vocabulary> {
-    /// Every condition holds.
-    Enabled,
-    /// The context's surface is not one the rule lists.
-    SurfaceNotListed(V::Surface),
-    /// A required capability is absent (the first, in declaration order).
-    MissingCapability(V::Capability),
-    /// A required provider is not attached.
-    MissingProvider(V::Provider),
-}
-
-impl<V: Vocabulary> Decision<V> {
-    /// Whether the group is on.
-    pub fn is_enabled(&self) -> bool {
-        matches!(self, Decision::Enabled)
-    }
-}
-
-impl<V: Vocabulary> Clone for Decision<V> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<V: Vocabulary> Copy for Decision<V> {}
-
-impl<V: Vocabulary> PartialEq for Decision<V> {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (Decision::Enabled, Decision::Enabled) => true,
-            (Decision::SurfaceNotListed(a), Decision::SurfaceNotListed(b)) => a == b,
-            (Decision::MissingCapability(a), Decision::MissingCapability(b)) => a == b,
-            (Decision::MissingProvider(a), Decision::MissingProvider(b)) => a == b,
-            _ => false,
-        }
-    }
-}
-
-impl<V: Vocabulary> Eq for Decision<V> {}
-
-impl<V: Vocabulary> fmt::Debug for Decision<V> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Decision::Enabled => f.write_str("Enabled"),
-            Decision::SurfaceNotListed(s) => write!(f, "SurfaceNotListed({s:?})"),
-            Decision::MissingCapability(c) => write!(f, "MissingCapability({c:?})"),
-            Decision::MissingProvider(p) => write!(f, "MissingProvider({p:?})"),
-        }
-    }
-}
-
-impl<V: Vocabulary> fmt::Display for Decision<V> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Decision::Enabled => f.write_str("every condition holds"),
-            Decision::SurfaceNotListed(s) => write!(f, "surface {s} is not listed"),
-            Decision::MissingCapability(c) => write!(f, "capability {c} is absent"),
-            Decision::MissingProvider(p) => write!(f, "provider {p} is not attached"),
-        }
     }
 }

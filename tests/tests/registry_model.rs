@@ -1,8 +1,10 @@
 //! Property tests of the generic registry against a naive reference model.
 //!
 //! Three vocabularies of different shapes; for each, random group entries
-//! (random rule masks over the vocabulary's bits, group names and tool names
-//! drawn from small pools so that collisions happen) go through
+//! (random rule masks over the vocabulary's bits, in every form a rule takes:
+//! always-on, surfaces, required capabilities, an any-of set of capabilities,
+//! an any-of set of providers; group names and tool names drawn from small
+//! pools so that collisions happen) go through
 //! `Registry::from_entries`, and the outcome is compared with a model that
 //! brute-forces every valid context:
 //!
@@ -13,7 +15,8 @@
 //! - every collision's witness is a valid context enabling both groups;
 //! - for an accepted registry, every context assembles to the model's sorted
 //!   union of the matching groups' tools, with the model's enabled groups,
-//!   and `Rule::is_enabled`, `explain` and `ProfileContext::all()` agree.
+//!   and `Rule::is_enabled`, `explain` and `ProfileContext::all()` agree;
+//!   each decision `explain` gives names a condition that really fails.
 //!
 //! Cases per vocabulary and generator are `DEFAULT_CASES`, or `PROPTEST_CASES`
 //! when set (a long run: `PROPTEST_CASES=20000 cargo test --release -p
@@ -23,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_profiles::__private::{GroupEntry, RuleMasks};
-use mcp_profiles::{ProfileContext, Registry, RegistryError, Term, Vocabulary};
+use mcp_profiles::{Decision, ProfileContext, Registry, RegistryError, Rule, Term, Vocabulary};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -115,10 +118,27 @@ struct Spec {
     name: Option<&'static str>,
     module: &'static str,
     rule: RuleMasks,
+    /// `rule` for the model, converted once.
+    naive: NaiveRule,
     tools: Vec<&'static str>,
 }
 
 impl Spec {
+    fn new(
+        name: Option<&'static str>,
+        module: &'static str,
+        rule: RuleMasks,
+        tools: Vec<&'static str>,
+    ) -> Self {
+        Spec {
+            name,
+            module,
+            naive: NaiveRule::of(&rule),
+            rule,
+            tools,
+        }
+    }
+
     /// The name the registry gives the group: explicit, or the module's last
     /// segment with `_` as `-`.
     fn name(&self) -> String {
@@ -153,16 +173,21 @@ fn sparse(count: usize, p: f64) -> impl Strategy<Value = u64> {
 
 fn rule<V: Vocabulary>() -> impl Strategy<Value = RuleMasks> {
     let (surfaces, capabilities, providers) = sizes::<V>();
-    (
+    let conditions = (
         prop_oneof![1 => Just(0u64), 2 => sparse(surfaces, 0.4)],
-        sparse(capabilities, 0.25),
-        sparse(providers, 0.2),
+        sparse(capabilities, 0.2),
+        prop_oneof![2 => Just(0u64), 1 => sparse(capabilities, 0.4)],
+        sparse(providers, 0.3),
     )
-        .prop_map(|(surfaces, capabilities, providers)| RuleMasks {
-            surfaces,
-            capabilities,
-            providers,
-        })
+        .prop_map(
+            |(surfaces, capabilities, any_capabilities, providers)| RuleMasks {
+                surfaces,
+                capabilities,
+                any_capabilities,
+                providers,
+            },
+        );
+    prop_oneof![1 => Just(RuleMasks::default()), 9 => conditions]
 }
 
 /// Anything: names may repeat, groups may be empty or list a tool twice.
@@ -176,12 +201,7 @@ fn raw_specs<V: Vocabulary>() -> impl Strategy<Value = Vec<Spec>> {
             9 => proptest::collection::vec(proptest::sample::select(TOOLS), 1..=3),
         ],
     )
-        .prop_map(|(name, module, rule, tools)| Spec {
-            name,
-            module,
-            rule,
-            tools,
-        });
+        .prop_map(|(name, module, rule, tools)| Spec::new(name, module, rule, tools));
     proptest::collection::vec(spec, 0..=5)
 }
 
@@ -196,11 +216,8 @@ fn well_formed_specs<V: Vocabulary>() -> impl Strategy<Value = Vec<Spec>> {
         specs
             .into_iter()
             .enumerate()
-            .map(|(index, (rule, tools))| Spec {
-                name: Some(GROUP_NAMES[index]),
-                module: MODULES[0],
-                rule,
-                tools,
+            .map(|(index, (rule, tools))| {
+                Spec::new(Some(GROUP_NAMES[index]), MODULES[0], rule, tools)
             })
             .collect()
     })
@@ -264,13 +281,77 @@ fn naive_contexts<V: Vocabulary>() -> Vec<NaiveContext> {
     all
 }
 
-/// The model's rule: surface listed (or none listed), every capability
-/// held, every provider attached.
-fn naive_matches(rule: &RuleMasks, context: &NaiveContext) -> bool {
-    let surfaces = indices(rule.surfaces);
-    (surfaces.is_empty() || surfaces.contains(&context.surface))
-        && indices(rule.capabilities).is_subset(&context.capabilities)
-        && indices(rule.providers).is_subset(&context.providers)
+/// A rule as the model sees it: term indices in plain sets.
+#[derive(Clone, Debug)]
+struct NaiveRule {
+    surfaces: BTreeSet<usize>,
+    capabilities: BTreeSet<usize>,
+    any_capabilities: BTreeSet<usize>,
+    providers: BTreeSet<usize>,
+}
+
+impl NaiveRule {
+    fn of(rule: &RuleMasks) -> Self {
+        NaiveRule {
+            surfaces: indices(rule.surfaces),
+            capabilities: indices(rule.capabilities),
+            any_capabilities: indices(rule.any_capabilities),
+            providers: indices(rule.providers),
+        }
+    }
+}
+
+/// The model's rule: surface listed (or none listed), every required
+/// capability held, one of the any-of capabilities held (or none listed),
+/// one of the providers attached (or none listed).
+fn naive_matches(rule: &NaiveRule, context: &NaiveContext) -> bool {
+    (rule.surfaces.is_empty() || rule.surfaces.contains(&context.surface))
+        && rule.capabilities.is_subset(&context.capabilities)
+        && (rule.any_capabilities.is_empty()
+            || !rule.any_capabilities.is_disjoint(&context.capabilities))
+        && (rule.providers.is_empty() || !rule.providers.is_disjoint(&context.providers))
+}
+
+/// Whether `decision` for `rule` agrees with the model's verdict `enabled`
+/// and, when off, names a condition that `context` really fails.
+fn naive_explains<V: Vocabulary>(
+    rule: &RuleMasks,
+    context: &NaiveContext,
+    enabled: bool,
+    decision: &Decision<V>,
+) -> bool {
+    let bits = |terms: Vec<usize>| terms.iter().fold(0u64, |mask, i| mask | 1 << i);
+    let held = |index: usize| context.capabilities.contains(&index);
+    match decision {
+        Decision::Enabled => enabled,
+        _ if enabled => false,
+        Decision::SurfaceNotListed(surface) => {
+            surface.index() == context.surface
+                && rule.surfaces != 0
+                && rule.surfaces & surface.bit() == 0
+        }
+        Decision::MissingCapability(capability) => {
+            !held(capability.index())
+                && (rule.capabilities & capability.bit() != 0
+                    || rule.any_capabilities == capability.bit())
+        }
+        Decision::NoCapabilityOf(set) => {
+            let set = bits(set.iter().map(Term::index).collect());
+            set == rule.any_capabilities
+                && set.count_ones() > 1
+                && indices(set).iter().all(|i| !held(*i))
+        }
+        Decision::MissingProvider(provider) => {
+            rule.providers == provider.bit() && !context.providers.contains(&provider.index())
+        }
+        Decision::NoProviderOf(set) => {
+            let set = bits(set.iter().map(Term::index).collect());
+            set == rule.providers
+                && set.count_ones() > 1
+                && indices(set).is_disjoint(&context.providers)
+        }
+        _ => false,
+    }
 }
 
 /// A violation, in a form both the model and the registry's errors map to.
@@ -311,7 +392,7 @@ fn naive_violations(specs: &[Spec], contexts: &[NaiveContext]) -> BTreeSet<Viola
                 violations.insert(Violation::DuplicateTool(spec.name(), (*tool).to_owned()));
             }
         }
-        if !contexts.iter().any(|c| naive_matches(&spec.rule, c)) {
+        if !contexts.iter().any(|c| naive_matches(&spec.naive, c)) {
             violations.insert(Violation::Unreachable(spec.name()));
         }
     }
@@ -319,7 +400,7 @@ fn naive_violations(specs: &[Spec], contexts: &[NaiveContext]) -> BTreeSet<Viola
         for b in &specs[i + 1..] {
             let co_enabled = contexts
                 .iter()
-                .any(|c| naive_matches(&a.rule, c) && naive_matches(&b.rule, c));
+                .any(|c| naive_matches(&a.naive, c) && naive_matches(&b.naive, c));
             if !co_enabled {
                 continue;
             }
@@ -358,9 +439,31 @@ struct Tally {
     unreachable: AtomicUsize,
     collisions: AtomicUsize,
     contexts_assembled: AtomicUsize,
+    /// Generated rules by form, to show every form was exercised.
+    always_rules: AtomicUsize,
+    any_capability_rules: AtomicUsize,
+    any_provider_rules: AtomicUsize,
 }
 
 fn check<V: Vocabulary>(specs: &[Spec], tally: &Tally) -> Result<(), TestCaseError> {
+    for spec in specs {
+        let rule = &spec.rule;
+        let count = |counter: &AtomicUsize, generated: bool| {
+            counter.fetch_add(usize::from(generated), Ordering::Relaxed);
+        };
+        count(&tally.always_rules, *rule == RuleMasks::default());
+        count(
+            &tally.any_capability_rules,
+            rule.any_capabilities.count_ones() > 1,
+        );
+        count(&tally.any_provider_rules, rule.providers.count_ones() > 1);
+        // The typed view shows the same rule.
+        let typed = Rule::<V>::on_surfaces(V::Surface::from_mask(rule.surfaces))
+            .requiring_all(V::Capability::from_mask(rule.capabilities))
+            .requiring_any(V::Capability::from_mask(rule.any_capabilities))
+            .with_any_provider(V::Provider::from_mask(rule.providers));
+        prop_assert_eq!(RuleMasks::from(typed), *rule);
+    }
     let contexts = naive_contexts::<V>();
     let expected = naive_violations(specs, &contexts);
     let result = Registry::<V>::from_entries(specs.iter().map(Spec::entry::<V>));
@@ -432,7 +535,7 @@ fn check<V: Vocabulary>(specs: &[Spec], tally: &Tally) -> Result<(), TestCaseErr
         prop_assert!(unique.contains(&context), "all() misses {}", context);
         let enabled: Vec<&Spec> = specs
             .iter()
-            .filter(|spec| naive_matches(&spec.rule, naive))
+            .filter(|spec| naive_matches(&spec.naive, naive))
             .collect();
         let tools: BTreeSet<&str> = enabled
             .iter()
@@ -456,11 +559,19 @@ fn check<V: Vocabulary>(specs: &[Spec], tally: &Tally) -> Result<(), TestCaseErr
         for group in registry.groups() {
             let naive_on = specs
                 .iter()
-                .any(|spec| spec.name() == group.name() && naive_matches(&spec.rule, naive));
+                .any(|spec| spec.name() == group.name() && naive_matches(&spec.naive, naive));
             prop_assert_eq!(group.rule().is_enabled(&context), naive_on);
         }
         for (group, decision) in registry.explain(&context).rows() {
             prop_assert_eq!(decision.is_enabled(), group.rule().is_enabled(&context));
+            let on = groups.iter().any(|name| name == group.name());
+            prop_assert!(
+                naive_explains(&RuleMasks::from(group.rule()), naive, on, &decision),
+                "{} for {} in {}",
+                decision,
+                group.rule(),
+                context
+            );
         }
         tally.contexts_assembled.fetch_add(1, Ordering::Relaxed);
     }
@@ -474,7 +585,7 @@ fn spec_enabled<V: Vocabulary>(spec: &Spec, context: &ProfileContext<V>) -> bool
         capabilities: context.capabilities().map(Term::index).collect(),
         providers: context.providers().map(Term::index).collect(),
     };
-    naive_matches(&spec.rule, &naive)
+    naive_matches(&spec.naive, &naive)
 }
 
 fn cases() -> u32 {
@@ -484,7 +595,8 @@ fn cases() -> u32 {
         .unwrap_or(DEFAULT_CASES)
 }
 
-/// Runs both generators for `V`, and checks that both outcomes occurred.
+/// Runs both generators for `V`, and checks that both outcomes occurred and
+/// that every rule form the vocabulary allows was generated.
 fn run<V: Vocabulary>(label: &str, expect_unreachable: bool) {
     let config = Config {
         cases: cases(),
@@ -504,11 +616,15 @@ fn run<V: Vocabulary>(label: &str, expect_unreachable: bool) {
         let rejected = tally.rejected.load(Ordering::Relaxed);
         println!(
             "{label}, {generator}: {} cases, {accepted} accepted, {rejected} rejected \
-             ({} unreachable-group and {} collision errors), {} contexts assembled against the model",
+             ({} unreachable-group and {} collision errors), {} contexts assembled against the model; \
+             rules: {} always-on, {} with any-of capabilities, {} with any-of providers",
             config.cases,
             tally.unreachable.load(Ordering::Relaxed),
             tally.collisions.load(Ordering::Relaxed),
             tally.contexts_assembled.load(Ordering::Relaxed),
+            tally.always_rules.load(Ordering::Relaxed),
+            tally.any_capability_rules.load(Ordering::Relaxed),
+            tally.any_provider_rules.load(Ordering::Relaxed),
         );
         assert!(accepted > 0, "{label}, {generator}: no registry verified");
         assert!(
@@ -519,6 +635,19 @@ fn run<V: Vocabulary>(label: &str, expect_unreachable: bool) {
             tally.collisions.load(Ordering::Relaxed) > 0,
             "{label}, {generator}: no collision was generated"
         );
+        assert!(
+            tally.always_rules.load(Ordering::Relaxed) > 0,
+            "{label}: no always-on rule"
+        );
+        let (_, capabilities, providers) = sizes::<V>();
+        if capabilities > 1 {
+            let any = tally.any_capability_rules.load(Ordering::Relaxed);
+            assert!(any > 0, "{label}: no any-of capability set");
+        }
+        if providers > 1 {
+            let any = tally.any_provider_rules.load(Ordering::Relaxed);
+            assert!(any > 0, "{label}: no any-of provider set");
+        }
         if expect_unreachable {
             assert!(
                 tally.unreachable.load(Ordering::Relaxed) > 0,

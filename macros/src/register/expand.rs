@@ -21,6 +21,7 @@ pub(crate) fn expand(group: &GroupInput, masks: &Masks) -> TokenStream {
     let Masks {
         surfaces,
         capabilities,
+        any_capabilities,
         providers,
     } = masks;
     let tool_names = tools.iter().map(|(name, _)| name);
@@ -47,6 +48,7 @@ pub(crate) fn expand(group: &GroupInput, masks: &Masks) -> TokenStream {
                 rule: #private::RuleMasks {
                     surfaces: #surfaces,
                     capabilities: #capabilities,
+                    any_capabilities: #any_capabilities,
                     providers: #providers,
                 },
                 tools: &[#(#tool_names),*],

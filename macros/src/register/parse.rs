@@ -10,10 +10,12 @@
 //! }
 //! server: Kandev,
 //! name: ["parent-question"],
-//! surfaces: ["kanban-task"], capabilities: ["parent-question"], providers: [],
+//! surfaces: ["kanban-task"], capabilities: ["parent-question"],
+//! any_capabilities: [], providers: ["github", "gitlab"],
 //! tools: ["ask_parent_question_kandev" => ask_parent_question_kandev],
 //! ```
 
+use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Ident, LitStr, Token, Type, braced, bracketed};
@@ -32,6 +34,8 @@ pub(crate) struct GroupInput {
     pub name: Option<LitStr>,
     pub surfaces: Vec<LitStr>,
     pub capabilities: Vec<LitStr>,
+    /// At least one of these; the span is where the user wrote the list.
+    pub any_capabilities: (Vec<LitStr>, Span),
     pub providers: Vec<LitStr>,
     pub tools: Vec<(LitStr, Ident)>,
 }
@@ -69,6 +73,7 @@ impl Parse for Input {
             name: field(input, "name")?.into_iter().next(),
             surfaces: field(input, "surfaces")?,
             capabilities: field(input, "capabilities")?,
+            any_capabilities: field_with_span(input, "any_capabilities")?,
             providers: field(input, "providers")?,
             tools: {
                 label(input, "tools")?;
@@ -132,13 +137,18 @@ fn label(input: ParseStream, expected: &str) -> syn::Result<()> {
 
 /// `label: ["a", "b"],`
 fn field(input: ParseStream, name: &str) -> syn::Result<Vec<LitStr>> {
+    field_with_span(input, name).map(|(items, _)| items)
+}
+
+/// `label: ["a", "b"],` with the span of the brackets.
+fn field_with_span(input: ParseStream, name: &str) -> syn::Result<(Vec<LitStr>, Span)> {
     label(input, name)?;
     input.parse::<Token![:]>()?;
     let content;
-    bracketed!(content in input);
+    let brackets = bracketed!(content in input);
     let items = Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?;
     input.parse::<Option<Token![,]>>()?;
-    Ok(items.into_iter().collect())
+    Ok((items.into_iter().collect(), brackets.span.join()))
 }
 
 fn strings(literals: &[LitStr]) -> Vec<String> {

@@ -1,5 +1,7 @@
 //! Validate stage of the registration callback: every name the group uses
-//! must be declared, and the group must not require exclusive capabilities.
+//! must be declared, and the group's capabilities must be satisfiable: no
+//! two required ones exclusive, and not every alternative of its any-of set
+//! excluded by a required one.
 
 use syn::LitStr;
 
@@ -12,6 +14,7 @@ use crate::names::closest;
 pub(crate) struct Masks {
     pub surfaces: u64,
     pub capabilities: u64,
+    pub any_capabilities: u64,
     pub providers: u64,
 }
 
@@ -35,6 +38,13 @@ pub(crate) fn validate(
             &group.capabilities,
             errors,
         ),
+        any_capabilities: mask(
+            "capability",
+            "capabilities",
+            &vocabulary.capabilities,
+            &group.any_capabilities.0,
+            errors,
+        ),
         providers: mask(
             "provider",
             "providers",
@@ -43,6 +53,7 @@ pub(crate) fn validate(
             errors,
         ),
     };
+    let errors_before = errors.len();
     for (first, second) in &vocabulary.exclusive {
         let position = |name: &String| {
             group
@@ -60,7 +71,47 @@ pub(crate) fn validate(
             );
         }
     }
+    // Unknown names or exclusive requirements already explain the group.
+    if errors.len() == errors_before && !group.any_capabilities.0.is_empty() {
+        alternatives_excluded(vocabulary, group, errors);
+    }
     masks
+}
+
+/// Reports an any-of set whose every alternative is exclusive with a
+/// required capability: no context could enable the group.
+fn alternatives_excluded(vocabulary: &VocabularyNames, group: &GroupInput, errors: &mut Errors) {
+    let (alternatives, span) = &group.any_capabilities;
+    let required: Vec<String> = group.capabilities.iter().map(LitStr::value).collect();
+    let mut clashes = Vec::new();
+    for alternative in alternatives.iter().map(LitStr::value) {
+        let excluders: Vec<String> = vocabulary
+            .exclusive
+            .iter()
+            .filter_map(|(a, b)| {
+                if *a == alternative && required.contains(b) {
+                    Some(b)
+                } else if *b == alternative && required.contains(a) {
+                    Some(a)
+                } else {
+                    None
+                }
+            })
+            .map(|name| format!("`{name}`"))
+            .collect();
+        if excluders.is_empty() {
+            return;
+        }
+        clashes.push(format!("`{alternative}` with {}", excluders.join(" and ")));
+    }
+    errors.at(
+        *span,
+        format!(
+            "every capability of `any_capability` is mutually exclusive with a required one \
+             ({}), so no context could ever enable this group",
+            clashes.join(", ")
+        ),
+    );
 }
 
 /// The bits of `used`, with an error on each literal the vocabulary lacks.

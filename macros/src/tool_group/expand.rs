@@ -5,7 +5,7 @@
 //! bits there; the literals pass through `macro_rules!` with their spans, which
 //! is what puts an unknown-name error on the user's string literal.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Delimiter, Group, TokenStream};
 use quote::quote;
 use syn::{ItemImpl, LitStr, PathArguments, TypePath};
 
@@ -30,10 +30,17 @@ pub(crate) fn expand(
         name,
         surfaces,
         capabilities,
-        provider,
+        any_capabilities,
+        any_capabilities_span,
+        providers,
     } = spec;
     let name = name.iter();
-    let provider = provider.iter();
+    // The list keeps the span of the user's `any_capability` value, which
+    // survives `macro_rules!`, so an unsatisfiable set is reported there.
+    let mut any_capabilities = Group::new(Delimiter::Bracket, quote!(#(#any_capabilities),*));
+    if let Some(span) = any_capabilities_span {
+        any_capabilities.set_span(*span);
+    }
     let tool_names = tools
         .iter()
         .map(|tool| LitStr::new(&tool.name, tool.name_span));
@@ -46,7 +53,8 @@ pub(crate) fn expand(
             name: [#(#name)*],
             surfaces: [#(#surfaces),*],
             capabilities: [#(#capabilities),*],
-            providers: [#(#provider)*],
+            any_capabilities: #any_capabilities,
+            providers: [#(#providers),*],
             tools: [#(#tool_names => #methods),*],
         }
     }

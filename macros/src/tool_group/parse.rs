@@ -8,20 +8,29 @@ use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Ident, ImplItem, ItemImpl, LitStr, Token, bracketed};
 
-/// `key = "value"` or `key = ["a", "b"]`.
+/// `key = "value"`, `key = ["a", "b"]`, or a bare `key`.
 pub(crate) struct Arg {
     pub key: Ident,
-    pub value: Value,
+    /// `None` for a bare key such as `always`.
+    pub value: Option<Value>,
 }
 
 pub(crate) enum Value {
     Str(LitStr),
-    List { span: Span, items: Vec<LitStr> },
+    List {
+        span: Span,
+        items: Vec<LitStr>,
+    },
+    /// Any other expression; the validate stage says what was expected.
+    Other(syn::Expr),
 }
 
 impl Parse for Arg {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let key: Ident = input.parse()?;
+        if input.is_empty() || input.peek(Token![,]) {
+            return Ok(Arg { key, value: None });
+        }
         input.parse::<Token![=]>()?;
         let value = if input.peek(syn::token::Bracket) {
             let content;
@@ -34,11 +43,16 @@ impl Parse for Arg {
         } else if input.peek(LitStr) {
             Value::Str(input.parse()?)
         } else {
-            return Err(input.error(format!(
-                "expected a string like `{key} = \"kanban-task\"` or a list like `{key} = [\"a\", \"b\"]`"
-            )));
+            Value::Other(input.parse().map_err(|_| {
+                input.error(format!(
+                    "expected a string like `{key} = \"kanban-task\"` or a list like `{key} = [\"a\", \"b\"]`"
+                ))
+            })?)
         };
-        Ok(Arg { key, value })
+        Ok(Arg {
+            key,
+            value: Some(value),
+        })
     }
 }
 

@@ -11,31 +11,86 @@ use super::parse::{Arg, ToolFn, Value};
 use crate::errors::Errors;
 use crate::names::{closest, is_kebab_case};
 
-const KEYS: [&str; 6] = [
+const KEYS: [&str; 9] = [
     "name",
+    "always",
     "surface",
     "surfaces",
     "capability",
     "capabilities",
+    "any_capability",
     "provider",
+    "providers",
 ];
 
-/// The meaning of one `#[tool_group(...)]`.
+/// The meaning of one `#[tool_group(...)]`. An always-on group has every
+/// condition list empty.
 #[derive(Default)]
 pub(crate) struct GroupSpec {
     pub name: Option<LitStr>,
+    /// Any of these surfaces.
     pub surfaces: Vec<LitStr>,
+    /// All of these capabilities.
     pub capabilities: Vec<LitStr>,
-    pub provider: Option<LitStr>,
+    /// At least one of these capabilities.
+    pub any_capabilities: Vec<LitStr>,
+    /// Where `any_capability`'s value is written, for errors the
+    /// registration macro reports on it.
+    pub any_capabilities_span: Option<Span>,
+    /// Any of these providers.
+    pub providers: Vec<LitStr>,
 }
 
 /// Turns the arguments into a [`GroupSpec`], recording every misuse.
 pub(crate) fn attribute(args: Vec<Arg>, errors: &mut Errors) -> GroupSpec {
     let mut spec = GroupSpec::default();
+    let mut always: Option<syn::Ident> = None;
     let mut surface_key: Option<String> = None;
+    let mut provider_key: Option<String> = None;
+    // The condition keys given, in order, each once.
+    let mut conditions: Vec<String> = Vec::new();
     let errors_before = errors.len();
     for Arg { key, value } in args {
         let key_name = key.to_string();
+        if !KEYS.contains(&key_name.as_str()) {
+            let hint = closest(&key_name, KEYS)
+                .map(|key| format!("did you mean `{key}`? "))
+                .unwrap_or_default();
+            errors.spanned(
+                &key,
+                format!(
+                    "unknown key `{key_name}` in #[tool_group]; {hint}expected one of: {}",
+                    KEYS.join(", ")
+                ),
+            );
+            continue;
+        }
+        if key_name == "always" {
+            match value {
+                Some(value) => error_on_value(
+                    &value,
+                    errors,
+                    "`always` takes no value; write `#[tool_group(always)]` for a group \
+                     that every context enables",
+                ),
+                None if always.is_some() => errors.spanned(&key, "`always` is given twice"),
+                None => always = Some(key),
+            }
+            continue;
+        }
+        let value = match value {
+            Some(value) => value,
+            None => {
+                errors.spanned(
+                    &key,
+                    format!("`{key_name}` needs a value: {}", example(&key_name)),
+                );
+                continue;
+            }
+        };
+        if key_name != "name" && !conditions.contains(&key_name) {
+            conditions.push(key_name.clone());
+        }
         match key_name.as_str() {
             "name" => match (single(&key, value, errors), &spec.name) {
                 (Some(_), Some(_)) => errors.spanned(&key, "`name` is given twice"),
@@ -49,54 +104,89 @@ pub(crate) fn attribute(args: Vec<Arg>, errors: &mut Errors) -> GroupSpec {
                 (Some(name), None) => spec.name = Some(name),
                 (None, _) => {}
             },
-            "surface" | "surfaces" => {
-                if let Some(first) = &surface_key {
+            "surface" | "surfaces" | "provider" | "providers" => {
+                let (kind, first) = if key_name.starts_with("surface") {
+                    ("surface", &mut surface_key)
+                } else {
+                    ("provider", &mut provider_key)
+                };
+                if let Some(first) = first {
                     errors.spanned(
                         &key,
                         format!(
-                            "the surface condition is given twice (first by `{first}`); \
-                             list every surface once in `surfaces = [...]`"
+                            "the {kind} condition is given twice (first by `{first}`); \
+                             list every {kind} once in `{kind}s = [...]`"
                         ),
                     );
                     continue;
                 }
-                surface_key = Some(key_name.clone());
-                let names = if key_name == "surface" {
+                *first = Some(key_name.clone());
+                let names = if key_name == kind {
                     single(&key, value, errors).into_iter().collect()
                 } else {
                     list(&key, value, errors)
                 };
-                spec.surfaces = names;
+                if kind == "surface" {
+                    spec.surfaces = names;
+                } else {
+                    spec.providers = names;
+                }
             }
             "capability" | "capabilities" => {
                 let names = list(&key, value, errors);
                 spec.capabilities.extend(names);
             }
-            "provider" => match (single(&key, value, errors), &spec.provider) {
-                (Some(_), Some(_)) => errors.spanned(
-                    &key,
-                    "`provider` is given twice; a group requires at most one provider",
-                ),
-                (Some(provider), None) => spec.provider = Some(provider),
-                (None, _) => {}
-            },
-            _ => {
-                let hint = closest(&key_name, KEYS)
-                    .map(|key| format!("did you mean `{key}`? "))
-                    .unwrap_or_default();
-                errors.spanned(
-                    &key,
-                    format!(
-                        "unknown key `{key_name}` in #[tool_group]; {hint}expected one of: {}",
-                        KEYS.join(", ")
-                    ),
-                );
+            "any_capability" => {
+                if spec.any_capabilities_span.is_some() {
+                    errors.spanned(
+                        &key,
+                        "`any_capability` is given twice; a group has one set of alternatives: \
+                         list them all once in `any_capability = [...]`",
+                    );
+                    continue;
+                }
+                spec.any_capabilities_span = Some(value_span(&value));
+                spec.any_capabilities = list(&key, value, errors);
             }
+            // `always` and unknown keys were handled above.
+            _ => {}
         }
     }
+    repeated_names(&spec, errors);
+    if let Some(always) = always {
+        if !conditions.is_empty() {
+            let named: Vec<String> = conditions.iter().map(|key| format!("`{key}`")).collect();
+            let them = if named.len() > 1 { "them" } else { "it" };
+            errors.spanned(
+                &always,
+                format!(
+                    "`always` conflicts with {}: an always-on group has no condition; \
+                     drop `always` or {them}",
+                    named.join(" and ")
+                ),
+            );
+        }
+    } else if conditions.is_empty() && errors.len() == errors_before {
+        // A key error usually explains a missing condition; don't report both.
+        errors.at(
+            Span::call_site(),
+            "#[tool_group] needs an enablement condition: `surface = \"...\"`, \
+             `surfaces = [...]`, `capability = \"...\"`, `any_capability = [...]`, \
+             `provider = \"...\"` or `providers = [...]`; or `always` for a group that \
+             every context enables",
+        );
+    }
+    spec
+}
+
+/// A name listed twice under one condition, or both required and offered as
+/// an alternative.
+fn repeated_names(spec: &GroupSpec, errors: &mut Errors) {
     for (kind, names) in [
         ("surface", &spec.surfaces),
         ("capability", &spec.capabilities),
+        ("capability", &spec.any_capabilities),
+        ("provider", &spec.providers),
     ] {
         for (index, name) in names.iter().enumerate() {
             if names[..index].iter().any(|n| n.value() == name.value()) {
@@ -104,17 +194,53 @@ pub(crate) fn attribute(args: Vec<Arg>, errors: &mut Errors) -> GroupSpec {
             }
         }
     }
-    // A key error usually explains a missing condition; don't report both.
-    let no_condition =
-        spec.surfaces.is_empty() && spec.capabilities.is_empty() && spec.provider.is_none();
-    if no_condition && errors.len() == errors_before {
-        errors.at(
-            Span::call_site(),
-            "#[tool_group] needs at least one enablement condition: \
-             `surface = \"...\"`, `surfaces = [...]`, `capability = \"...\"` or `provider = \"...\"`",
-        );
+    for alternative in &spec.any_capabilities {
+        if spec
+            .capabilities
+            .iter()
+            .any(|c| c.value() == alternative.value())
+        {
+            errors.spanned(
+                alternative,
+                format!(
+                    "capability `{}` is also required, so this `any_capability` condition \
+                     always holds; drop it from one of the two",
+                    alternative.value()
+                ),
+            );
+        }
     }
-    spec
+}
+
+/// How a key's value is written.
+fn example(key: &str) -> String {
+    match key {
+        "name" => "`name = \"parent-question\"`".to_owned(),
+        "surface" | "capability" | "provider" => format!("`{key} = \"...\"`"),
+        _ => format!("`{key} = [\"...\", ...]`"),
+    }
+}
+
+fn expected_value(key: &str) -> String {
+    format!(
+        "expected a string like `{key} = \"kanban-task\"` or a list like `{key} = [\"a\", \"b\"]`"
+    )
+}
+
+fn value_span(value: &Value) -> Span {
+    match value {
+        Value::Str(lit) => lit.span(),
+        Value::List { span, .. } => *span,
+        Value::Other(expr) => syn::spanned::Spanned::span(expr),
+    }
+}
+
+fn error_on_value(value: &Value, errors: &mut Errors, message: &str) {
+    match value {
+        Value::Str(lit) => errors.spanned(lit, message),
+        Value::List { span, .. } => errors.at(*span, message),
+        Value::Other(expr) => errors.spanned(expr, message),
+    }
 }
 
 /// A key that takes exactly one name.
@@ -124,10 +250,14 @@ fn single(key: &syn::Ident, value: Value, errors: &mut Errors) -> Option<LitStr>
         Value::List { span, .. } => {
             let hint = match key.to_string().as_str() {
                 "surface" => "; use `surfaces = [...]` for several surfaces",
-                "provider" => "; a group requires at most one provider",
+                "provider" => "; use `providers = [...]` for any of several providers",
                 _ => "",
             };
             errors.at(span, format!("`{key}` takes a single string{hint}"));
+            None
+        }
+        Value::Other(expr) => {
+            errors.spanned(expr, expected_value(&key.to_string()));
             None
         }
     }
@@ -145,6 +275,10 @@ fn list(key: &syn::Ident, value: Value, errors: &mut Errors) -> Vec<LitStr> {
             Vec::new()
         }
         Value::List { items, .. } => items,
+        Value::Other(expr) => {
+            errors.spanned(expr, expected_value(&key.to_string()));
+            Vec::new()
+        }
     }
 }
 

@@ -40,6 +40,7 @@ pub fn rule(
         surfaces: surfaces.iter().fold(0, |bits, t| bits | t.bit()),
         capabilities: capabilities.iter().fold(0, |bits, t| bits | t.bit()),
         providers: providers.iter().fold(0, |bits, t| bits | t.bit()),
+        ..RuleMasks::default()
     }
 }
 
