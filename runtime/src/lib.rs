@@ -94,6 +94,8 @@ pub use context::{ContextError, ProfileContext};
 pub use controller::{ProfileController, Replacement};
 #[cfg(feature = "http")]
 pub use principals::{Principal, ProfileStore, UnknownPrincipal};
+#[cfg(feature = "testing")]
+pub use registry::RegistryBuilder;
 pub use registry::{Group, Registry, RegistryError, RegistryErrors};
 pub use rule::{Decision, Rule, TermSet};
 pub use server::ProfiledServer;

@@ -17,10 +17,15 @@ use crate::rule::{RuleMasks, Shape, Unsatisfiable};
 use crate::vocabulary::TermBits;
 use crate::{ProfileContext, Rule, Vocabulary};
 
+#[cfg(feature = "testing")]
+mod builder;
+#[cfg(feature = "testing")]
+pub use builder::RegistryBuilder;
+
 /// One `#[tool_group]` as the macro emits it.
 ///
 /// Not meant to be written by hand outside tests of the registry itself.
-pub struct GroupEntry<V: Vocabulary> {
+pub struct GroupEntry<S: Vocabulary> {
     /// The explicit `name = "..."`, if any.
     pub name: Option<&'static str>,
     /// `module_path!()` of the group; its last segment is the default name.
@@ -34,16 +39,16 @@ pub struct GroupEntry<V: Vocabulary> {
     /// The group's tool names, in source order.
     pub tools: &'static [&'static str],
     /// Builds the group's rmcp routes, in the order of `tools`.
-    pub routes: fn() -> Vec<ToolRoute<V>>,
+    pub routes: fn() -> Vec<ToolRoute<S>>,
 }
 
-impl<V: Vocabulary> Clone for GroupEntry<V> {
+impl<S: Vocabulary> Clone for GroupEntry<S> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<V: Vocabulary> Copy for GroupEntry<V> {}
+impl<S: Vocabulary> Copy for GroupEntry<S> {}
 
 /// A group entry of some server type, as stored in `TOOL_GROUPS`.
 pub struct LinkedGroup {
@@ -52,18 +57,18 @@ pub struct LinkedGroup {
 }
 
 impl LinkedGroup {
-    /// Links `entry` as a group of server type `V`.
-    pub const fn new<V: Vocabulary>(entry: &'static GroupEntry<V>) -> Self {
+    /// Links `entry` as a group of server type `S`.
+    pub const fn new<S: Vocabulary>(entry: &'static GroupEntry<S>) -> Self {
         LinkedGroup {
-            server: TypeId::of::<V>,
+            server: TypeId::of::<S>,
             entry,
         }
     }
 
-    fn entry_for<V: Vocabulary>(&self) -> Option<GroupEntry<V>> {
-        if (self.server)() == TypeId::of::<V>() {
+    fn entry_for<S: Vocabulary>(&self) -> Option<GroupEntry<S>> {
+        if (self.server)() == TypeId::of::<S>() {
             let entry: &dyn Any = self.entry;
-            entry.downcast_ref::<GroupEntry<V>>().copied()
+            entry.downcast_ref::<GroupEntry<S>>().copied()
         } else {
             None
         }
@@ -74,25 +79,25 @@ impl LinkedGroup {
 #[distributed_slice]
 pub static TOOL_GROUPS: [LinkedGroup];
 
-/// Builds `V`'s registry from the linked groups, panicking if it is invalid.
+/// Builds `S`'s registry from the linked groups, panicking if it is invalid.
 ///
 /// Called once by the `Vocabulary::registry` that `vocabulary!` generates.
-pub fn linked_registry<V: Vocabulary>() -> Registry<V> {
+pub fn linked_registry<S: Vocabulary>() -> Registry<S> {
     Registry::linked().unwrap_or_else(|errors| {
         panic!(
             "the tool groups of `{}` are invalid:\n{errors}",
-            std::any::type_name::<V>()
+            std::any::type_name::<S>()
         )
     })
 }
 
 /// One tool group of a registry.
-pub struct Group<V: Vocabulary> {
+pub struct Group<S: Vocabulary> {
     name: Arc<str>,
-    entry: GroupEntry<V>,
+    entry: GroupEntry<S>,
 }
 
-impl<V: Vocabulary> Group<V> {
+impl<S: Vocabulary> Group<S> {
     /// The group's name: its `name = "..."`, or else the last segment of its
     /// module path with `_` written as `-`.
     pub fn name(&self) -> &str {
@@ -104,7 +109,7 @@ impl<V: Vocabulary> Group<V> {
     }
 
     /// The enablement rule.
-    pub fn rule(&self) -> Rule<V> {
+    pub fn rule(&self) -> Rule<S> {
         Rule::from_masks(self.entry.rule)
     }
 
@@ -120,12 +125,12 @@ impl<V: Vocabulary> Group<V> {
 
     /// Builds the group's rmcp routes (schemas included); done once per
     /// server, not per request.
-    pub fn routes(&self) -> Vec<ToolRoute<V>> {
+    pub fn routes(&self) -> Vec<ToolRoute<S>> {
         (self.entry.routes)()
     }
 }
 
-impl<V: Vocabulary> fmt::Debug for Group<V> {
+impl<S: Vocabulary> fmt::Debug for Group<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Group")
             .field("name", &self.name)
@@ -135,7 +140,7 @@ impl<V: Vocabulary> fmt::Debug for Group<V> {
     }
 }
 
-/// Every tool group of server type `V`, sorted by name and verified.
+/// Every tool group of server type `S`, sorted by name and verified.
 ///
 /// Verification is exact over the whole context space: group names are
 /// unique, every group can be enabled by some valid context, and no two
@@ -145,22 +150,22 @@ impl<V: Vocabulary> fmt::Debug for Group<V> {
 /// rules) decides each question, so the check costs a few steps (one per
 /// choice of any-of members) per group and per pair of groups sharing a tool
 /// name, not one per context.
-pub struct Registry<V: Vocabulary> {
-    groups: Vec<Group<V>>,
+pub struct Registry<S: Vocabulary> {
+    groups: Vec<Group<S>>,
     shape: Shape,
 }
 
-impl<V: Vocabulary> Registry<V> {
-    /// Collects `V`'s groups from the program's linked entries and verifies them.
+impl<S: Vocabulary> Registry<S> {
+    /// Collects `S`'s groups from the program's linked entries and verifies them.
     pub fn linked() -> Result<Self, RegistryErrors> {
-        Self::from_entries(TOOL_GROUPS.iter().filter_map(LinkedGroup::entry_for::<V>))
+        Self::from_entries(TOOL_GROUPS.iter().filter_map(LinkedGroup::entry_for::<S>))
     }
 
     /// Builds and verifies a registry from explicit entries.
-    pub fn from_entries(
-        entries: impl IntoIterator<Item = GroupEntry<V>>,
+    pub(crate) fn from_entries(
+        entries: impl IntoIterator<Item = GroupEntry<S>>,
     ) -> Result<Self, RegistryErrors> {
-        let mut groups: Vec<Group<V>> = entries
+        let mut groups: Vec<Group<S>> = entries
             .into_iter()
             .map(|entry| Group {
                 name: default_name(&entry),
@@ -173,19 +178,19 @@ impl<V: Vocabulary> Registry<V> {
         });
         let registry = Registry {
             groups,
-            shape: Shape::of::<V>(),
+            shape: Shape::of::<S>(),
         };
         registry.verify()?;
         Ok(registry)
     }
 
     /// Every group, sorted by name.
-    pub fn groups(&self) -> &[Group<V>] {
+    pub fn groups(&self) -> &[Group<S>] {
         &self.groups
     }
 
     /// The group called `name`.
-    pub fn group(&self, name: &str) -> Option<&Group<V>> {
+    pub fn group(&self, name: &str) -> Option<&Group<S>> {
         self.groups
             .binary_search_by(|group| (*group.name).cmp(name))
             .ok()
@@ -248,7 +253,7 @@ impl<V: Vocabulary> Registry<V> {
                         errors.push(RegistryError::ToolCollision {
                             tool: tool.to_string(),
                             groups: [first.name.to_string(), second.name.to_string()],
-                            witness: ProfileContext::<V>::from_bits(witness).to_json(),
+                            witness: ProfileContext::<S>::from_bits(witness).to_json(),
                         });
                     }
                 }
@@ -264,7 +269,7 @@ impl<V: Vocabulary> Registry<V> {
     fn describe(&self, why: Unsatisfiable) -> String {
         match why {
             Unsatisfiable::Exclusive(pair) => {
-                let names: Vec<String> = V::Capability::from_mask(pair)
+                let names: Vec<String> = S::Capability::from_mask(pair)
                     .map(|c| format!("`{c}`"))
                     .collect();
                 format!(
@@ -277,11 +282,11 @@ impl<V: Vocabulary> Registry<V> {
                 required,
             } => {
                 let name = |mask: u64| -> Vec<String> {
-                    V::Capability::from_mask(mask)
+                    S::Capability::from_mask(mask)
                         .map(|c| format!("`{c}`"))
                         .collect()
                 };
-                let clashes: Vec<String> = V::Capability::from_mask(alternatives)
+                let clashes: Vec<String> = S::Capability::from_mask(alternatives)
                     .map(|c| {
                         let excluders = self.shape.excluders(c.bit(), required);
                         format!("`{c}` with {}", name(excluders).join(" and "))
@@ -305,7 +310,7 @@ impl<V: Vocabulary> Registry<V> {
     }
 }
 
-impl<V: Vocabulary> fmt::Debug for Registry<V> {
+impl<S: Vocabulary> fmt::Debug for Registry<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Registry")
             .field("groups", &self.groups)
@@ -313,7 +318,7 @@ impl<V: Vocabulary> fmt::Debug for Registry<V> {
     }
 }
 
-fn default_name<V: Vocabulary>(entry: &GroupEntry<V>) -> Arc<str> {
+fn default_name<S: Vocabulary>(entry: &GroupEntry<S>) -> Arc<str> {
     match entry.name {
         Some(name) => Arc::from(name),
         None => {
