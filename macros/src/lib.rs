@@ -19,32 +19,32 @@ use proc_macro::TokenStream;
 ///
 /// ```ignore
 /// #[derive(Clone)]
-/// pub struct Kandev { /* ... */ }
+/// pub struct HelpDesk { /* ... */ }
 ///
 /// mcp_profiles::vocabulary! {
-///     server Kandev;
+///     server HelpDesk;
 ///
 ///     /// The base surface of a session.
 ///     #[surfaces]
-///     pub enum Surface { KanbanTask, OfficeTask, Configuration, External }
+///     pub enum Surface { Ticket, Chat, Settings }
 ///
 ///     #[capabilities]
 ///     pub enum Capability {
-///         UserQuestion,
-///         #[exclusive_with(UserQuestion)]
-///         ParentQuestion,
-///         TaskTitle,
+///         Refund,
+///         #[exclusive_with(Refund)]
+///         ReadOnly,
+///         Escalate,
 ///     }
 ///
 ///     #[providers]
-///     pub enum Provider { Github, Gitlab }
+///     pub enum Provider { Jira, Zendesk }
 /// }
 /// ```
 ///
 /// Each enum becomes an ordinary Rust enum (deriving `Clone`, `Copy`, `Debug`,
 /// `PartialEq`, `Eq`, `PartialOrd`, `Ord`, `Hash`) with `Display`, `FromStr`
-/// and serde support through its kebab-case wire name (`KanbanTask` is
-/// `kanban-task`; `#[rename = "..."]` on a variant overrides it). Parsing an
+/// and serde support through its kebab-case wire name (`ReadOnly` is
+/// `read-only`; `#[rename = "..."]` on a variant overrides it). Parsing an
 /// unknown name fails with an error naming it and listing the valid ones.
 /// `#[exclusive_with(...)]` on a capability forbids holding both. Each kind
 /// holds at most 64 terms; a 65th is a compile error naming the limit.
@@ -57,9 +57,9 @@ use proc_macro::TokenStream;
 ///
 /// The server type gets `mcp_profiles::Vocabulary`. Invoke the macro in the
 /// module that defines the server type: it also defines a hidden macro under
-/// the type's name, which is how `#[tool_group] impl Kandev` finds the
+/// the type's name, which is how `#[tool_group] impl HelpDesk` finds the
 /// vocabulary to check its names against, from any module that can name
-/// `Kandev`.
+/// `HelpDesk`.
 #[proc_macro]
 pub fn vocabulary(input: TokenStream) -> TokenStream {
     vocabulary::vocabulary(input.into()).into()
@@ -69,12 +69,12 @@ pub fn vocabulary(input: TokenStream) -> TokenStream {
 /// enablement rule, in the server's static registry.
 ///
 /// ```ignore
-/// #[tool_group(surface = "kanban-task", capability = "parent-question")]
-/// impl Kandev {
-///     #[tool(description = "Ask the parent task a blocking question")]
-///     async fn ask_parent_question_kandev(
+/// #[tool_group(surface = "ticket", capability = "refund")]
+/// impl HelpDesk {
+///     #[tool(description = "Refund the ticket's order")]
+///     async fn refund_order(
 ///         &self,
-///         Parameters(questions): Parameters<Questions>,
+///         Parameters(request): Parameters<RefundRequest>,
 ///     ) -> Result<CallToolResult, ErrorData> { /* ... */ }
 /// }
 /// ```
@@ -91,14 +91,14 @@ pub fn vocabulary(input: TokenStream) -> TokenStream {
 ///   of the module path (`tools/plan.rs` gives `plan`).
 ///
 /// ```ignore
-/// #[tool_group(surface = "kanban-task", providers = ["github", "gitlab"])]
-/// impl Kandev { /* ... */ }
+/// #[tool_group(surface = "ticket", providers = ["jira", "zendesk"])]
+/// impl HelpDesk { /* ... */ }
 ///
-/// #[tool_group(any_capability = ["user-question", "parent-question"])]
-/// impl Kandev { /* ... */ }
+/// #[tool_group(any_capability = ["refund", "escalate"])]
+/// impl HelpDesk { /* ... */ }
 ///
 /// #[tool_group(name = "server-info", always)]
-/// impl Kandev { /* ... */ }
+/// impl HelpDesk { /* ... */ }
 /// ```
 ///
 /// The methods stay ordinary rmcp tools (`Parameters<T>`, `Json<T>`,

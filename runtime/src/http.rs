@@ -70,14 +70,14 @@ where
 /// # use server::Demo;
 /// # mcp_profiles::vocabulary! {
 /// #     server Demo;
-/// #     #[surfaces] pub enum Surface { KanbanTask }
+/// #     #[surfaces] pub enum Surface { Ticket }
 /// #     #[capabilities] pub enum Capability {}
 /// #     #[providers] pub enum Provider {}
 /// # }
 /// use mcp_profiles::{ProfileContext, ProfileStore};
 ///
 /// let store = ProfileStore::<Demo>::new();
-/// store.add_agent("alice", ProfileContext::new(Surface::KanbanTask));
+/// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
 /// store.grant("token-for-alice", "alice").unwrap();
 /// let app = mcp_profiles::http::multi_agent_router(&store, Demo, Default::default());
 /// // Nest `app` in a larger axum app, or serve it: see `serve_multi_agent`.

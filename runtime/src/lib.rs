@@ -70,6 +70,13 @@
 //! `subscriptions/listen` stream). [`ProfileStore`] serves many agents behind
 //! one endpoint, by bearer token, and [`ProfileController::update`] is the
 //! read-modify-write an application builds its own live changes on.
+//!
+//! # Features
+//!
+//! - `stdio` (default): serve over stdin/stdout through rmcp.
+//! - `http` (default): the [`http`] module, streamable HTTP with axum.
+//! - `testing`: `Registry::builder`, registries written in code, for tests
+//!   of rules and verification without handlers.
 
 // Generated code names this crate `::mcp_profiles`; let that resolve here too.
 extern crate self as mcp_profiles;

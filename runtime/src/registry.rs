@@ -147,7 +147,7 @@ impl<S: Vocabulary> fmt::Debug for Group<S> {
 /// groups that some valid context enables together expose the same tool name.
 /// Because rules only ever *require* capabilities and providers (all of a
 /// set, or one of an any-of set), a minimal context satisfying a rule (or two
-/// rules) decides each question, so the check costs a few steps (one per
+/// rules) settles each check, so the check costs a few steps (one per
 /// choice of any-of members) per group and per pair of groups sharing a tool
 /// name, not one per context.
 pub struct Registry<S: Vocabulary> {

@@ -52,34 +52,34 @@ impl RuleMasks {
 /// capabilities is held, and at least one listed provider is attached. A rule
 /// with no condition is always on.
 ///
-/// Displays in the notation of Kandev's catalog, `&` binding tighter than
-/// `|`: `surface(kanban-task) & provider(github)`,
-/// `capability(task-title) & (provider(github) | provider(gitlab))`, `always`.
+/// Displays as a small formula over wire names, `&` binding tighter than
+/// `|`: `surface(ticket) & provider(jira)`,
+/// `capability(refund) & (provider(jira) | provider(zendesk))`, `always`.
 ///
 /// `#[tool_group]` writes rules at compile time; the constructors below build
 /// the same rules in code:
 ///
 /// ```
-/// # mod server { pub struct Demo; }
-/// # use server::Demo;
+/// # mod server { pub struct Desk; }
+/// # use server::Desk;
 /// # mcp_profiles::vocabulary! {
-/// #     server Demo;
-/// #     #[surfaces] pub enum Surface { KanbanTask, OfficeTask }
-/// #     #[capabilities] pub enum Capability { UserQuestion, #[exclusive_with(UserQuestion)] ParentQuestion, TaskTitle }
-/// #     #[providers] pub enum Provider { Github, Gitlab }
+/// #     server Desk;
+/// #     #[surfaces] pub enum Surface { Ticket, Chat }
+/// #     #[capabilities] pub enum Capability { Refund, #[exclusive_with(Refund)] ReadOnly, Escalate }
+/// #     #[providers] pub enum Provider { Jira, Zendesk }
 /// # }
 /// use mcp_profiles::Rule;
 ///
-/// let review = Rule::<Demo>::on_surface(Surface::KanbanTask)
-///     .with_any_provider([Provider::Github, Provider::Gitlab]);
+/// let sync = Rule::<Desk>::on_surface(Surface::Ticket)
+///     .with_any_provider([Provider::Jira, Provider::Zendesk]);
 /// assert_eq!(
-///     review.to_string(),
-///     "surface(kanban-task) & (provider(github) | provider(gitlab))"
+///     sync.to_string(),
+///     "surface(ticket) & (provider(jira) | provider(zendesk))"
 /// );
-/// let ask = Rule::<Demo>::any_surface()
-///     .requiring_any([Capability::UserQuestion, Capability::ParentQuestion]);
-/// assert_eq!(ask.to_string(), "capability(user-question) | capability(parent-question)");
-/// assert_eq!(Rule::<Demo>::always().to_string(), "always");
+/// let handoff = Rule::<Desk>::any_surface()
+///     .requiring_any([Capability::Refund, Capability::Escalate]);
+/// assert_eq!(handoff.to_string(), "capability(refund) | capability(escalate)");
+/// assert_eq!(Rule::<Desk>::always().to_string(), "always");
 /// ```
 pub struct Rule<S: Vocabulary> {
     masks: RuleMasks,

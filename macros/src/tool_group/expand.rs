@@ -6,7 +6,8 @@
 //! is what puts an unknown-name error on the user's string literal.
 
 use proc_macro2::{Delimiter, Group, TokenStream};
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{ItemImpl, LitStr, PathArguments, TypePath};
 
 use super::parse::ToolFn;
@@ -45,8 +46,19 @@ pub(crate) fn expand(
         .iter()
         .map(|tool| LitStr::new(&tool.name, tool.name_span));
     let methods = tools.iter().map(|tool| &tool.method);
+    // When no vocabulary is in scope, rustc's own error is only "cannot find
+    // macro"; this bound adds `Vocabulary`'s on_unimplemented message, which
+    // says to declare or import the vocabulary, on the user's type.
+    let has_vocabulary = quote_spanned! {self_ty.span()=>
+        const _: () = {
+            fn has_vocabulary<S: ::mcp_profiles::Vocabulary>() {}
+            let _ = has_vocabulary::<#self_ty>;
+        };
+    };
     quote! {
         #item
+
+        #has_vocabulary
 
         #macro_path! {
             server: #self_ty,

@@ -70,7 +70,7 @@ impl<T: Term> fmt::Debug for TermSet<T> {
     }
 }
 
-/// The wire names, comma-separated: `github, gitlab`.
+/// The wire names, comma-separated: `jira, zendesk`.
 impl<T: Term> fmt::Display for TermSet<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<&str> = self.iter().map(Term::wire_name).collect();
