@@ -1,189 +1,173 @@
-//! Assembly and explanation over a hand-built registry.
+//! Assembly and explanation over a registry built in code.
 
 mod common;
 
 use common::*;
-use mcp_profiles::{Decision, ProfileContext, Registry, ToolDiff};
+use mcp_profiles::{Decision, ProfileContext, Registry};
 
 use Capability::*;
 use Surface::*;
 
-type Context = ProfileContext<Server>;
+type Context = ProfileContext<Desk>;
 
-fn kandev_like() -> Registry<Server> {
-    registry(vec![
-        entry(
-            "kanban-task",
-            rule(&[KanbanTask], &[], &[]),
-            &["move_task", "create_task"],
-        ),
-        entry(
-            "plan",
-            rule(&[KanbanTask, OfficeTask], &[], &[]),
-            &["get_plan", "create_plan"],
-        ),
-        entry(
-            "user-question",
-            rule(&[], &[UserQuestion], &[]),
-            &["ask_user"],
-        ),
-        entry(
-            "parent-question",
-            rule(&[KanbanTask], &[ParentQuestion], &[]),
-            &["ask_parent"],
-        ),
-        entry(
-            "github-pr",
-            rule(&[KanbanTask], &[], &[Provider::Github]),
-            &["get_pr"],
-        ),
-        entry(
-            "configuration",
-            rule(&[Configuration, External], &[], &[]),
-            &["move_task"],
-        ),
-    ])
-    .unwrap()
+fn helpdesk() -> Registry<Desk> {
+    Registry::builder()
+        .group(
+            "tickets",
+            R::on_surface(Ticket),
+            &["reassign", "open_ticket"],
+        )
+        .group(
+            "notes",
+            R::on_surfaces([Ticket, Chat]),
+            &["get_notes", "add_note"],
+        )
+        .group(
+            "refunds",
+            R::any_surface().requiring(Refund),
+            &["issue_refund"],
+        )
+        .group(
+            "read-only",
+            R::on_surface(Ticket).requiring(ReadOnly),
+            &["view_history"],
+        )
+        .group(
+            "jira-issue",
+            R::on_surface(Ticket).with_any_provider([Provider::Jira]),
+            &["get_issue"],
+        )
+        .group("settings", R::on_surfaces([Settings, Api]), &["reassign"])
+        .build()
+        .unwrap()
 }
 
 #[test]
 fn tools_are_the_sorted_union_of_enabled_groups() {
-    let registry = kandev_like();
-    let context = Context::new(KanbanTask)
-        .with_capability(UserQuestion)
+    let registry = helpdesk();
+    let context = Context::new(Ticket)
+        .with_capability(Refund)
         .unwrap()
-        .with_provider(Provider::Github);
+        .with_provider(Provider::Jira);
     let profile = registry.assemble(&context);
     assert_eq!(
         profile.groups().collect::<Vec<_>>(),
-        ["github-pr", "kanban-task", "plan", "user-question"]
+        ["jira-issue", "notes", "refunds", "tickets"]
     );
     assert_eq!(
         profile.tool_names(),
         [
-            "ask_user",
-            "create_plan",
-            "create_task",
-            "get_plan",
-            "get_pr",
-            "move_task"
+            "add_note",
+            "get_issue",
+            "get_notes",
+            "issue_refund",
+            "open_ticket",
+            "reassign"
         ]
     );
-    assert!(profile.contains("get_pr"));
-    assert!(!profile.contains("ask_parent"));
+    assert!(profile.contains("get_issue"));
+    assert!(!profile.contains("view_history"));
     assert_eq!(profile.context(), &context);
 }
 
 #[test]
 fn assembly_is_deterministic_and_ignores_insertion_order() {
-    let registry = kandev_like();
-    let a = Context::new(KanbanTask)
-        .with_capabilities([TaskTitle, UserQuestion])
+    let registry = helpdesk();
+    let a = Context::new(Ticket)
+        .with_capabilities([Escalate, Refund])
         .unwrap()
-        .with_providers([Provider::Gitlab, Provider::Github]);
-    let b = Context::new(KanbanTask)
-        .with_provider(Provider::Github)
-        .with_capability(UserQuestion)
+        .with_providers([Provider::Zendesk, Provider::Jira]);
+    let b = Context::new(Ticket)
+        .with_provider(Provider::Jira)
+        .with_capability(Refund)
         .unwrap()
-        .with_provider(Provider::Gitlab)
-        .with_capability(TaskTitle)
+        .with_provider(Provider::Zendesk)
+        .with_capability(Escalate)
         .unwrap();
     let (first, second) = (registry.assemble(&a), registry.assemble(&b));
     assert_eq!(first.tool_names(), second.tool_names());
     assert!(first.same_tools(&second));
-    // A fresh registry, built from the same entries, assembles the same set.
-    assert_eq!(kandev_like().assemble(&a).tool_names(), first.tool_names());
+    // A fresh registry, built from the same groups, assembles the same set.
+    assert_eq!(helpdesk().assemble(&a).tool_names(), first.tool_names());
 }
 
 #[test]
 fn equal_tool_sets_compare_equal_across_different_contexts() {
-    let registry = kandev_like();
-    // task-title enables no group here, so it changes no tool.
-    let plain = registry.assemble(&Context::new(KanbanTask));
-    let titled = registry.assemble(&Context::new(KanbanTask).with_capability(TaskTitle).unwrap());
-    assert!(plain.same_tools(&titled));
-    assert!(plain.diff(&titled).is_empty());
+    let registry = helpdesk();
+    // escalate enables no group here, so it changes no tool.
+    let plain = registry.assemble(&Context::new(Ticket));
+    let escalated = registry.assemble(&Context::new(Ticket).with_capability(Escalate).unwrap());
+    assert!(plain.same_tools(&escalated));
+    assert!(plain.diff(&escalated).is_empty());
 }
 
 #[test]
 fn diff_lists_added_and_removed_tools() {
-    let registry = kandev_like();
-    let asking = registry.assemble(
-        &Context::new(KanbanTask)
-            .with_capability(UserQuestion)
-            .unwrap(),
-    );
-    let child = registry.assemble(
-        &Context::new(KanbanTask)
-            .with_capability(ParentQuestion)
-            .unwrap(),
-    );
+    let registry = helpdesk();
+    let refunding = registry.assemble(&Context::new(Ticket).with_capability(Refund).unwrap());
+    let read_only = registry.assemble(&Context::new(Ticket).with_capability(ReadOnly).unwrap());
+    let diff = refunding.diff(&read_only);
     assert_eq!(
-        asking.diff(&child),
-        ToolDiff {
-            added: vec!["ask_parent"],
-            removed: vec!["ask_user"],
-        }
+        (diff.added, diff.removed),
+        (vec!["view_history"], vec!["issue_refund"])
     );
-    let config = registry.assemble(&Context::new(Configuration));
+    let settings = registry.assemble(&Context::new(Settings));
+    let diff = read_only.diff(&settings);
+    assert!(diff.added.is_empty());
     assert_eq!(
-        child.diff(&config),
-        ToolDiff {
-            added: vec![],
-            removed: vec!["ask_parent", "create_plan", "create_task", "get_plan"],
-        }
+        diff.removed,
+        ["add_note", "get_notes", "open_ticket", "view_history"]
     );
-    assert!(!child.same_tools(&config));
+    assert!(!read_only.same_tools(&settings));
 }
 
 #[test]
 fn explain_names_the_deciding_condition_of_every_group() {
-    let registry = kandev_like();
-    let context = Context::new(KanbanTask)
-        .with_capability(UserQuestion)
-        .unwrap();
+    let registry = helpdesk();
+    let context = Context::new(Ticket).with_capability(Refund).unwrap();
     let explanation = registry.explain(&context);
-    let decisions: Vec<(&str, Decision<Server>)> = explanation
+    let decisions: Vec<(&str, Decision<Desk>)> = explanation
         .rows()
         .map(|(group, decision)| (group.name(), decision))
         .collect();
     assert_eq!(
         decisions,
         [
-            ("configuration", Decision::SurfaceNotListed(KanbanTask)),
-            ("github-pr", Decision::MissingProvider(Provider::Github)),
-            ("kanban-task", Decision::Enabled),
-            (
-                "parent-question",
-                Decision::MissingCapability(ParentQuestion)
-            ),
-            ("plan", Decision::Enabled),
-            ("user-question", Decision::Enabled),
+            ("jira-issue", Decision::MissingProvider(Provider::Jira)),
+            ("notes", Decision::Enabled),
+            ("read-only", Decision::MissingCapability(ReadOnly)),
+            ("refunds", Decision::Enabled),
+            ("settings", Decision::SurfaceNotListed(Ticket)),
+            ("tickets", Decision::Enabled),
         ]
     );
     assert_eq!(
         explanation.to_string(),
         "\
-off  configuration    surface(configuration) | surface(external)          surface kanban-task is not listed
-off  github-pr        surface(kanban-task) & provider(github)             provider github is not attached
-on   kanban-task      surface(kanban-task)                                every condition holds
-off  parent-question  surface(kanban-task) & capability(parent-question)  capability parent-question is absent
-on   plan             surface(kanban-task) | surface(office-task)         every condition holds
-on   user-question    capability(user-question)                           every condition holds
+off  jira-issue  surface(ticket) & provider(jira)         provider jira is not attached
+on   notes       surface(ticket) | surface(chat)          every condition holds
+off  read-only   surface(ticket) & capability(read-only)  capability read-only is absent
+on   refunds     capability(refund)                       every condition holds
+off  settings    surface(settings) | surface(api)         surface ticket is not listed
+on   tickets     surface(ticket)                          every condition holds
 "
     );
 }
 
 #[test]
 fn a_disjunction_conjoined_with_more_conditions_is_parenthesised() {
-    let registry = registry(vec![entry(
-        "mixed",
-        rule(&[KanbanTask, OfficeTask], &[TaskTitle], &[Provider::Gitlab]),
-        &["t"],
-    )])
-    .unwrap();
+    let registry = Registry::<Desk>::builder()
+        .group(
+            "mixed",
+            R::on_surfaces([Ticket, Chat])
+                .requiring(Escalate)
+                .with_any_provider([Provider::Zendesk]),
+            &["t"],
+        )
+        .build()
+        .unwrap();
     assert_eq!(
         registry.groups()[0].rule().to_string(),
-        "(surface(kanban-task) | surface(office-task)) & capability(task-title) & provider(gitlab)"
+        "(surface(ticket) | surface(chat)) & capability(escalate) & provider(zendesk)"
     );
 }

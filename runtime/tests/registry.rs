@@ -1,143 +1,138 @@
-//! Registry verification over hand-built entries.
+//! Registry verification over groups built in code.
 
 mod common;
 
 use common::*;
-use mcp_profiles::{ProfileContext, RegistryError};
+use mcp_profiles::{ProfileContext, Registry, RegistryError, RegistryErrors};
 
 use Capability::*;
 use Surface::*;
 
-fn messages(entries: Vec<mcp_profiles::__private::GroupEntry<Server>>) -> Vec<String> {
-    match registry(entries) {
+fn messages(result: Result<Registry<Desk>, RegistryErrors>) -> Vec<String> {
+    match result {
         Ok(_) => Vec::new(),
         Err(errors) => errors.iter().map(ToString::to_string).collect(),
     }
 }
 
+/// `file:line` of this test file's line `line`, as a group added there
+/// records its location.
+fn at(line: u32) -> String {
+    format!("{}:{line}", file!())
+}
+
 #[test]
 fn a_tool_shared_by_co_enableable_groups_is_rejected_with_a_witness() {
-    let errors = registry(vec![
-        entry(
-            "kanban",
-            rule(&[KanbanTask], &[], &[]),
-            &["list_tasks", "create_task"],
-        ),
-        entry(
-            "asking",
-            rule(&[], &[UserQuestion], &[]),
-            &["ask", "list_tasks"],
-        ),
-    ])
-    .unwrap_err();
+    let errors = Registry::<Desk>::builder()
+        .group(
+            "tickets",
+            R::on_surface(Ticket),
+            &["list_tickets", "open_ticket"],
+        )
+        .group(
+            "refunds",
+            R::any_surface().requiring(Refund),
+            &["issue_refund", "list_tickets"],
+        )
+        .build()
+        .unwrap_err();
     assert_eq!(
         errors.iter().cloned().collect::<Vec<_>>(),
         [RegistryError::ToolCollision {
-            tool: "list_tasks".into(),
-            groups: ["asking".into(), "kanban".into()],
-            witness: r#"{"surface":"kanban-task","capabilities":["user-question"],"providers":[]}"#
-                .into(),
+            tool: "list_tickets".into(),
+            groups: ["refunds".into(), "tickets".into()],
+            witness: r#"{"surface":"ticket","capabilities":["refund"],"providers":[]}"#.into(),
         }]
     );
     assert_eq!(
         errors.to_string(),
-        "- tool `list_tasks` is exposed by both `asking` and `kanban`, which the context \
-         {\"surface\":\"kanban-task\",\"capabilities\":[\"user-question\"],\"providers\":[]} \
+        "- tool `list_tickets` is exposed by both `refunds` and `tickets`, which the context \
+         {\"surface\":\"ticket\",\"capabilities\":[\"refund\"],\"providers\":[]} \
          enables together"
     );
 }
 
 #[test]
 fn a_tool_shared_by_groups_never_enabled_together_is_accepted() {
-    // Kandev's reuse: kanban-task and configuration-tasks both expose list_tasks.
-    let registry = registry(vec![
-        entry(
-            "kanban-task",
-            rule(&[KanbanTask], &[], &[]),
-            &["list_tasks_kandev"],
-        ),
-        entry(
-            "configuration-tasks",
-            rule(&[Configuration, External], &[], &[]),
-            &["list_tasks_kandev"],
-        ),
+    // Disjoint surfaces keep these two apart.
+    let registry = Registry::<Desk>::builder()
+        .group("tickets", R::on_surface(Ticket), &["list_tickets"])
+        .group(
+            "settings-tickets",
+            R::on_surfaces([Settings, Api]),
+            &["list_tickets"],
+        )
         // Exclusive capabilities keep these two apart as well.
-        entry("user-question", rule(&[], &[UserQuestion], &[]), &["ask"]),
-        entry(
-            "parent-question",
-            rule(&[KanbanTask], &[ParentQuestion], &[]),
-            &["ask"],
-        ),
-    ])
-    .expect("never co-enabled groups may share tool names");
+        .group("refunds", R::any_surface().requiring(Refund), &["respond"])
+        .group(
+            "read-only",
+            R::on_surface(Ticket).requiring(ReadOnly),
+            &["respond"],
+        )
+        .build()
+        .expect("never co-enabled groups may share tool names");
     assert_eq!(registry.groups().len(), 4);
 }
 
 #[test]
 fn an_unreachable_group_is_rejected() {
-    assert_eq!(
-        messages(vec![
-            entry("kanban", rule(&[KanbanTask], &[], &[]), &["list"]),
-            entry(
-                "both-questions",
-                rule(&[], &[UserQuestion, ParentQuestion], &[]),
-                &["ask"]
-            ),
-        ]),
-        [
-            "tool group `both-questions` (tests/groups.rs:1) can never be enabled: it requires \
-          capabilities `user-question` and `parent-question`, which are mutually exclusive"
-        ]
+    let builder = Registry::<Desk>::builder().group("tickets", R::on_surface(Ticket), &["list"]);
+    let line = line!() + 1;
+    let builder = builder.group(
+        "refund-read-only",
+        R::any_surface().requiring_all([Refund, ReadOnly]),
+        &["act"],
     );
-}
-
-#[test]
-fn rules_naming_undeclared_terms_are_unreachable() {
-    let mut bad = rule(&[], &[], &[]);
-    bad.providers = 1 << 7;
     assert_eq!(
-        messages(vec![entry("ghost", bad, &["haunt"])]),
-        [
-            "tool group `ghost` (tests/groups.rs:1) can never be enabled: it requires a provider \
-          the vocabulary does not declare"
-        ]
+        messages(builder.build()),
+        [format!(
+            "tool group `refund-read-only` ({}) can never be enabled: it requires capabilities \
+             `refund` and `read-only`, which are mutually exclusive",
+            at(line)
+        )]
     );
 }
 
 #[test]
 fn duplicate_group_names_empty_groups_and_repeated_tools_are_all_reported_together() {
-    let mut second = entry("plan", rule(&[OfficeTask], &[], &[]), &["b"]);
-    second.line = 9;
+    let first = line!() + 1;
+    let builder = Registry::<Desk>::builder().group("notes", R::on_surface(Ticket), &["a"]);
+    let second = line!() + 1;
+    let builder = builder.group("notes", R::on_surface(Chat), &["b"]);
+    let result = builder
+        .group("empty", R::on_surface(Ticket), &[])
+        .group("twice", R::on_surface(Api), &["t", "t"])
+        .build();
     assert_eq!(
-        messages(vec![
-            entry("plan", rule(&[KanbanTask], &[], &[]), &["a"]),
-            second,
-            entry("empty", rule(&[KanbanTask], &[], &[]), &[]),
-            entry("twice", rule(&[External], &[], &[]), &["t", "t"]),
-        ]),
+        messages(result),
         [
-            "two tool groups are named `plan` (tests/groups.rs:1 and tests/groups.rs:9); give \
-             one of them `#[tool_group(name = \"...\")]`",
-            "tool group `empty` exposes no tools",
-            "tool group `twice` lists tool `t` twice",
+            format!(
+                "two tool groups are named `notes` ({} and {}); give one of them \
+                 `#[tool_group(name = \"...\")]`",
+                at(first),
+                at(second)
+            ),
+            "tool group `empty` exposes no tools".to_owned(),
+            "tool group `twice` lists tool `t` twice".to_owned(),
         ]
     );
 }
 
 #[test]
-fn groups_are_sorted_by_name_and_default_names_come_from_the_module() {
-    let mut unnamed = entry("ignored", rule(&[External], &[], &[]), &["z"]);
-    unnamed.name = None;
-    unnamed.module_path = "kandev::tools::task_branch_sources";
-    let registry = registry(vec![
-        entry("zeta", rule(&[KanbanTask], &[], &[]), &["a"]),
-        entry("alpha", rule(&[KanbanTask], &[], &[]), &["b"]),
-        unnamed,
-    ])
-    .unwrap();
+fn groups_are_sorted_by_name_and_located_where_they_were_added() {
+    let line = line!() + 2;
+    let registry = Registry::<Desk>::builder()
+        .group("zeta", R::on_surface(Ticket), &["a"])
+        .group("alpha", R::on_surface(Ticket), &["b"])
+        .group("middle", R::on_surface(Api), &["z"])
+        .build()
+        .unwrap();
     let names: Vec<&str> = registry.groups().iter().map(|g| g.name()).collect();
-    assert_eq!(names, ["alpha", "task-branch-sources", "zeta"]);
-    assert_eq!(registry.group("zeta").unwrap().tools(), ["a"]);
+    assert_eq!(names, ["alpha", "middle", "zeta"]);
+    let zeta = registry.group("zeta").unwrap();
+    assert_eq!(zeta.tools(), ["a"]);
+    assert_eq!(zeta.location(), at(line));
+    assert_eq!(registry.group("alpha").unwrap().location(), at(line + 1));
     assert!(registry.group("missing").is_none());
 }
 
@@ -146,26 +141,35 @@ fn groups_are_sorted_by_name_and_default_names_come_from_the_module() {
 #[test]
 fn witness_based_co_enablement_agrees_with_brute_force() {
     let rules = [
-        rule(&[], &[], &[]),
-        rule(&[KanbanTask], &[], &[]),
-        rule(&[OfficeTask, KanbanTask], &[], &[]),
-        rule(&[Configuration, External], &[], &[]),
-        rule(&[], &[UserQuestion], &[]),
-        rule(&[KanbanTask], &[ParentQuestion], &[]),
-        rule(&[KanbanTask], &[TaskTitle], &[]),
-        rule(&[KanbanTask], &[], &[Provider::Github]),
-        rule(&[], &[UserQuestion, TaskTitle], &[Provider::Gitlab]),
+        R::always(),
+        R::on_surface(Ticket),
+        R::on_surfaces([Chat, Ticket]),
+        R::on_surfaces([Settings, Api]),
+        R::any_surface().requiring(Refund),
+        R::on_surface(Ticket).requiring(ReadOnly),
+        R::on_surface(Ticket).requiring(Escalate),
+        R::on_surface(Ticket).with_any_provider([Provider::Jira]),
+        R::any_surface()
+            .requiring_all([Refund, Escalate])
+            .with_any_provider([Provider::Zendesk]),
     ];
-    let contexts: Vec<ProfileContext<Server>> = ProfileContext::all().collect();
+    let contexts: Vec<ProfileContext<Desk>> = ProfileContext::all().collect();
     for (i, a) in rules.iter().enumerate() {
         for b in &rules[i + 1..] {
+            let apart = Registry::<Desk>::builder()
+                .group("a", *a, &["a"])
+                .group("b", *b, &["b"])
+                .build()
+                .unwrap();
             let brute = contexts.iter().any(|context| {
-                let profile = registry(vec![entry("a", *a, &["a"]), entry("b", *b, &["b"])])
-                    .unwrap()
-                    .assemble(context);
+                let profile = apart.assemble(context);
                 profile.contains("a") && profile.contains("b")
             });
-            let verdict = registry(vec![entry("a", *a, &["x"]), entry("b", *b, &["x"])]).is_err();
+            let verdict = Registry::<Desk>::builder()
+                .group("a", *a, &["x"])
+                .group("b", *b, &["x"])
+                .build()
+                .is_err();
             assert_eq!(verdict, brute, "rules {a:?} and {b:?}");
         }
     }

@@ -4,57 +4,55 @@
 mod common;
 
 use common::*;
-use mcp_profiles::__private::RuleMasks;
-use mcp_profiles::{Decision, ProfileContext, RegistryError, Rule, TermSet};
+use mcp_profiles::{Decision, ProfileContext, Registry, RegistryError, TermSet};
 
 use Capability::*;
 use Provider::*;
 use Surface::*;
 
-type Context = ProfileContext<Server>;
-type R = Rule<Server>;
+type Context = ProfileContext<Desk>;
 
 #[test]
 fn the_notation_keeps_existing_forms_and_shows_any_of_sets() {
     let cases = [
         (R::always(), "always"),
         (
-            R::on_surface(KanbanTask).with_any_provider([Github]),
-            "surface(kanban-task) & provider(github)",
+            R::on_surface(Ticket).with_any_provider([Jira]),
+            "surface(ticket) & provider(jira)",
         ),
         (
-            R::on_surfaces([KanbanTask, OfficeTask]).requiring(TaskTitle),
-            "(surface(kanban-task) | surface(office-task)) & capability(task-title)",
+            R::on_surfaces([Ticket, Chat]).requiring(Escalate),
+            "(surface(ticket) | surface(chat)) & capability(escalate)",
         ),
         (
-            R::on_surfaces([Configuration, External]),
-            "surface(configuration) | surface(external)",
+            R::on_surfaces([Settings, Api]),
+            "surface(settings) | surface(api)",
         ),
         (
-            R::any_surface().with_any_provider([Github, Gitlab]),
-            "provider(github) | provider(gitlab)",
+            R::any_surface().with_any_provider([Jira, Zendesk]),
+            "provider(jira) | provider(zendesk)",
         ),
         (
-            R::on_surface(KanbanTask).with_any_provider([Gitlab, Github]),
-            "surface(kanban-task) & (provider(github) | provider(gitlab))",
+            R::on_surface(Ticket).with_any_provider([Zendesk, Jira]),
+            "surface(ticket) & (provider(jira) | provider(zendesk))",
         ),
         (
-            R::any_surface().requiring_any([ParentQuestion, UserQuestion]),
-            "capability(user-question) | capability(parent-question)",
+            R::any_surface().requiring_any([ReadOnly, Refund]),
+            "capability(refund) | capability(read-only)",
         ),
         // A one-element any-of reads as the plain condition it is.
         (
-            R::any_surface().requiring_any([TaskTitle]),
-            "capability(task-title)",
+            R::any_surface().requiring_any([Escalate]),
+            "capability(escalate)",
         ),
         (
-            R::on_surfaces([KanbanTask, OfficeTask])
-                .requiring(TaskTitle)
-                .requiring_any([UserQuestion, ParentQuestion])
-                .with_any_provider([Github, Gitlab]),
-            "(surface(kanban-task) | surface(office-task)) & capability(task-title) \
-             & (capability(user-question) | capability(parent-question)) \
-             & (provider(github) | provider(gitlab))",
+            R::on_surfaces([Ticket, Chat])
+                .requiring(Escalate)
+                .requiring_any([Refund, ReadOnly])
+                .with_any_provider([Jira, Zendesk]),
+            "(surface(ticket) | surface(chat)) & capability(escalate) \
+             & (capability(refund) | capability(read-only)) \
+             & (provider(jira) | provider(zendesk))",
         ),
     ];
     for (rule, notation) in cases {
@@ -65,26 +63,23 @@ fn the_notation_keeps_existing_forms_and_shows_any_of_sets() {
 
 #[test]
 fn constructors_accumulate_per_condition_in_any_order() {
-    let a = R::on_surface(KanbanTask)
-        .requiring(TaskTitle)
-        .requiring_any([UserQuestion])
-        .with_any_provider([Github])
-        .or_surfaces([OfficeTask])
-        .requiring_any([ParentQuestion])
-        .with_any_provider([Gitlab]);
+    let a = R::on_surface(Ticket)
+        .requiring(Escalate)
+        .requiring_any([Refund])
+        .with_any_provider([Jira])
+        .or_surfaces([Chat])
+        .requiring_any([ReadOnly])
+        .with_any_provider([Zendesk]);
     let b = R::any_surface()
-        .with_any_provider([Gitlab, Github])
-        .requiring_any([ParentQuestion, UserQuestion])
-        .requiring_all([TaskTitle])
-        .or_surfaces([OfficeTask, KanbanTask]);
+        .with_any_provider([Zendesk, Jira])
+        .requiring_any([ReadOnly, Refund])
+        .requiring_all([Escalate])
+        .or_surfaces([Chat, Ticket]);
     assert_eq!(a, b);
-    assert_eq!(a.surfaces().collect::<Vec<_>>(), [KanbanTask, OfficeTask]);
-    assert_eq!(a.capabilities().collect::<Vec<_>>(), [TaskTitle]);
-    assert_eq!(
-        a.any_capabilities().collect::<Vec<_>>(),
-        [UserQuestion, ParentQuestion]
-    );
-    assert_eq!(a.providers().collect::<Vec<_>>(), [Github, Gitlab]);
+    assert_eq!(a.surfaces().collect::<Vec<_>>(), [Ticket, Chat]);
+    assert_eq!(a.capabilities().collect::<Vec<_>>(), [Escalate]);
+    assert_eq!(a.any_capabilities().collect::<Vec<_>>(), [Refund, ReadOnly]);
+    assert_eq!(a.providers().collect::<Vec<_>>(), [Jira, Zendesk]);
     assert!(!a.is_always());
     assert!(R::always().is_always());
     assert_eq!(R::any_surface(), R::always());
@@ -97,37 +92,37 @@ fn constructors_accumulate_per_condition_in_any_order() {
 
 #[test]
 fn decisions_name_the_failing_any_of_set() {
-    let rule = R::on_surface(KanbanTask)
-        .requiring(TaskTitle)
-        .requiring_any([UserQuestion, ParentQuestion])
-        .with_any_provider([Github, Gitlab]);
-    let titled = Context::new(KanbanTask).with_capability(TaskTitle).unwrap();
+    let rule = R::on_surface(Ticket)
+        .requiring(Escalate)
+        .requiring_any([Refund, ReadOnly])
+        .with_any_provider([Jira, Zendesk]);
+    let escalated = Context::new(Ticket).with_capability(Escalate).unwrap();
     let cases = [
         (
-            Context::new(External),
-            Decision::SurfaceNotListed(External),
-            "surface external is not listed",
+            Context::new(Api),
+            Decision::SurfaceNotListed(Api),
+            "surface api is not listed",
         ),
         (
-            Context::new(KanbanTask),
-            Decision::MissingCapability(TaskTitle),
-            "capability task-title is absent",
+            Context::new(Ticket),
+            Decision::MissingCapability(Escalate),
+            "capability escalate is absent",
         ),
         (
-            titled,
-            Decision::NoCapabilityOf([UserQuestion, ParentQuestion].into_iter().collect()),
-            "none of the capabilities user-question, parent-question is held",
+            escalated,
+            Decision::NoCapabilityOf([Refund, ReadOnly].into_iter().collect()),
+            "none of the capabilities refund, read-only is held",
         ),
         (
-            titled.with_capability(ParentQuestion).unwrap(),
-            Decision::NoProviderOf([Github, Gitlab].into_iter().collect()),
-            "none of the providers github, gitlab is attached",
+            escalated.with_capability(ReadOnly).unwrap(),
+            Decision::NoProviderOf([Jira, Zendesk].into_iter().collect()),
+            "none of the providers jira, zendesk is attached",
         ),
         (
-            titled
-                .with_capability(UserQuestion)
+            escalated
+                .with_capability(Refund)
                 .unwrap()
-                .with_provider(Gitlab),
+                .with_provider(Zendesk),
             Decision::Enabled,
             "every condition holds",
         ),
@@ -141,16 +136,16 @@ fn decisions_name_the_failing_any_of_set() {
 
 #[test]
 fn a_one_element_any_of_decides_like_the_plain_condition() {
-    let context = Context::new(KanbanTask);
+    let context = Context::new(Ticket);
     assert_eq!(
-        R::any_surface().requiring_any([TaskTitle]).decide(&context),
-        Decision::MissingCapability(TaskTitle)
+        R::any_surface().requiring_any([Escalate]).decide(&context),
+        Decision::MissingCapability(Escalate)
     );
     assert_eq!(
         R::any_surface()
-            .with_any_provider([Gitlab])
+            .with_any_provider([Zendesk])
             .decide(&context),
-        Decision::MissingProvider(Gitlab)
+        Decision::MissingProvider(Zendesk)
     );
 }
 
@@ -158,11 +153,11 @@ fn a_one_element_any_of_decides_like_the_plain_condition() {
 fn decisions_agree_with_is_enabled_on_every_context() {
     let rules = [
         R::always(),
-        R::any_surface().with_any_provider([Github, Gitlab]),
-        R::any_surface().requiring_any([UserQuestion, ParentQuestion]),
-        R::on_surface(OfficeTask)
-            .requiring(ParentQuestion)
-            .requiring_any([UserQuestion, TaskTitle]),
+        R::any_surface().with_any_provider([Jira, Zendesk]),
+        R::any_surface().requiring_any([Refund, ReadOnly]),
+        R::on_surface(Chat)
+            .requiring(ReadOnly)
+            .requiring_any([Refund, Escalate]),
     ];
     for context in Context::all() {
         assert!(rules[0].is_enabled(&context));
@@ -170,24 +165,27 @@ fn decisions_agree_with_is_enabled_on_every_context() {
             let decision = rule.decide(&context);
             assert_eq!(decision.is_enabled(), rule.is_enabled(&context), "{rule}");
         }
-        let any_provider = context.has_provider(Github) || context.has_provider(Gitlab);
+        let any_provider = context.has_provider(Jira) || context.has_provider(Zendesk);
         assert_eq!(rules[1].is_enabled(&context), any_provider);
     }
 }
 
 #[test]
 fn term_sets_hold_terms_in_declaration_order() {
-    let set: TermSet<Capability> = [TaskTitle, UserQuestion].into_iter().collect();
-    assert_eq!(set.iter().collect::<Vec<_>>(), [UserQuestion, TaskTitle]);
-    assert!(set.contains(TaskTitle) && !set.contains(ParentQuestion));
+    let set: TermSet<Capability> = [Escalate, Refund].into_iter().collect();
+    assert_eq!(set.iter().collect::<Vec<_>>(), [Refund, Escalate]);
+    assert!(set.contains(Escalate) && !set.contains(ReadOnly));
     assert_eq!((set.len(), set.is_empty()), (2, false));
-    assert_eq!(set.to_string(), "user-question, task-title");
-    assert_eq!(format!("{set:?}"), "{UserQuestion, TaskTitle}");
+    assert_eq!(set.to_string(), "refund, escalate");
+    assert_eq!(format!("{set:?}"), "{Refund, Escalate}");
 }
 
 fn unreachable_reason(rule: R) -> String {
-    let errors = registry(vec![entry("g", RuleMasks::from(rule), &["t"])]).unwrap_err();
-    match &errors.0[..] {
+    let errors = Registry::<Desk>::builder()
+        .group("g", rule, &["t"])
+        .build()
+        .unwrap_err();
+    match &errors.iter().collect::<Vec<_>>()[..] {
         [RegistryError::UnreachableGroup { reason, .. }] => reason.clone(),
         other => panic!("expected one unreachable group, got {other:?}"),
     }
@@ -196,40 +194,38 @@ fn unreachable_reason(rule: R) -> String {
 #[test]
 fn unreachable_rules_say_why_in_words() {
     assert_eq!(
-        unreachable_reason(R::any_surface().requiring_all([ParentQuestion, UserQuestion])),
-        "it requires capabilities `user-question` and `parent-question`, which are mutually \
+        unreachable_reason(R::any_surface().requiring_all([ReadOnly, Refund])),
+        "it requires capabilities `refund` and `read-only`, which are mutually \
          exclusive"
     );
     assert_eq!(
-        unreachable_reason(
-            R::any_surface()
-                .requiring(ParentQuestion)
-                .requiring_any([UserQuestion])
-        ),
-        "every capability of its any-of set (`user-question`) is mutually exclusive with one \
-         it requires: `user-question` with `parent-question`"
+        unreachable_reason(R::any_surface().requiring(ReadOnly).requiring_any([Refund])),
+        "every capability of its any-of set (`refund`) is mutually exclusive with one \
+         it requires: `refund` with `read-only`"
     );
     // One satisfiable alternative is enough.
     assert!(
-        registry(vec![entry(
-            "g",
-            R::any_surface()
-                .requiring(ParentQuestion)
-                .requiring_any([UserQuestion, TaskTitle])
-                .into(),
-            &["t"],
-        )])
-        .is_ok()
+        Registry::<Desk>::builder()
+            .group(
+                "g",
+                R::any_surface()
+                    .requiring(ReadOnly)
+                    .requiring_any([Refund, Escalate]),
+                &["t"],
+            )
+            .build()
+            .is_ok()
     );
 }
 
 fn collision_witness(a: R, b: R) -> Option<String> {
-    match registry(vec![
-        entry("a", a.into(), &["t"]),
-        entry("b", b.into(), &["t"]),
-    ]) {
+    let built = Registry::<Desk>::builder()
+        .group("a", a, &["t"])
+        .group("b", b, &["t"])
+        .build();
+    match built {
         Ok(_) => None,
-        Err(errors) => match &errors.0[..] {
+        Err(errors) => match &errors.iter().collect::<Vec<_>>()[..] {
             [RegistryError::ToolCollision { witness, .. }] => Some(witness.clone()),
             other => panic!("expected one collision, got {other:?}"),
         },
@@ -241,40 +237,38 @@ fn collisions_are_found_through_any_of_sets_with_small_witnesses() {
     // Different providers still meet: providers are not exclusive.
     assert_eq!(
         collision_witness(
-            R::on_surface(OfficeTask).with_any_provider([Github]),
-            R::any_surface().with_any_provider([Gitlab]),
+            R::on_surface(Chat).with_any_provider([Jira]),
+            R::any_surface().with_any_provider([Zendesk]),
         )
         .as_deref(),
-        Some(r#"{"surface":"office-task","capabilities":[],"providers":["github","gitlab"]}"#)
+        Some(r#"{"surface":"chat","capabilities":[],"providers":["jira","zendesk"]}"#)
     );
     // A provider both sets list is chosen once.
     assert_eq!(
         collision_witness(
-            R::any_surface().with_any_provider([Github, Gitlab]),
-            R::any_surface().with_any_provider([Gitlab]),
+            R::any_surface().with_any_provider([Jira, Zendesk]),
+            R::any_surface().with_any_provider([Zendesk]),
         )
         .as_deref(),
-        Some(r#"{"surface":"kanban-task","capabilities":[],"providers":["gitlab"]}"#)
+        Some(r#"{"surface":"ticket","capabilities":[],"providers":["zendesk"]}"#)
     );
     // The only alternative compatible with the other group's requirement.
     assert_eq!(
         collision_witness(
-            R::any_surface().requiring_any([UserQuestion, TaskTitle]),
-            R::on_surface(KanbanTask).requiring(ParentQuestion),
+            R::any_surface().requiring_any([Refund, Escalate]),
+            R::on_surface(Ticket).requiring(ReadOnly),
         )
         .as_deref(),
-        Some(
-            r#"{"surface":"kanban-task","capabilities":["parent-question","task-title"],"providers":[]}"#
-        )
+        Some(r#"{"surface":"ticket","capabilities":["read-only","escalate"],"providers":[]}"#)
     );
     // Every alternative excluded by the other group: never together.
     assert_eq!(
         collision_witness(
-            R::any_surface().requiring_any([UserQuestion]),
-            R::any_surface().requiring(ParentQuestion),
+            R::any_surface().requiring_any([Refund]),
+            R::any_surface().requiring(ReadOnly),
         ),
         None
     );
     // An always-on group meets every reachable group.
-    assert!(collision_witness(R::always(), R::on_surface(External).requiring(TaskTitle)).is_some());
+    assert!(collision_witness(R::always(), R::on_surface(Api).requiring(Escalate)).is_some());
 }

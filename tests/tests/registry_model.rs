@@ -1,13 +1,17 @@
 //! Property tests of the generic registry against a naive reference model.
 //!
-//! Three vocabularies of different shapes; for each, random group entries
-//! (random rule masks over the vocabulary's bits, in every form a rule takes:
-//! always-on, surfaces, required capabilities, an any-of set of capabilities,
-//! an any-of set of providers; group names and tool names drawn from small
-//! pools so that collisions happen) go through
-//! `Registry::from_entries`, and the outcome is compared with a model that
-//! brute-forces every valid context:
+//! Three vocabularies of different shapes; for each, random groups (random
+//! rules over the vocabulary's terms, in every form a rule takes: always-on,
+//! surfaces, required capabilities, an any-of set of capabilities, an any-of
+//! set of providers; group names and tool names drawn from small pools so
+//! that collisions happen) go through `Registry::builder` as typed `Rule`s,
+//! and the outcome is compared with a model that brute-forces every valid
+//! context. The model has its own representation: masks over each term's
+//! position in `Term::ALL`.
 //!
+//! - every generated rule reads back through `Rule`'s accessors as the
+//!   terms it was built from, in declaration order, whichever constructors
+//!   built it;
 //! - verification reports exactly the model's violations (duplicate names,
 //!   empty groups, a tool listed twice in a group, groups no context enables,
 //!   tools shared by two groups some context enables together), so it
@@ -25,7 +29,6 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_profiles::__private::{GroupEntry, RuleMasks};
 use mcp_profiles::{Decision, ProfileContext, Registry, RegistryError, Rule, Term, Vocabulary};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -107,58 +110,102 @@ mod chain {
 const DEFAULT_CASES: u32 = 384;
 
 const GROUP_NAMES: &[&str] = &["alpha-tools", "beta", "gamma", "delta", "epsilon", "zeta"];
-/// Module paths of unnamed groups; `tests::alpha_tools` defaults to the name
-/// `alpha-tools`, which an explicit name may also take.
-const MODULES: &[&str] = &["tests::alpha_tools", "tests::beta", "other::omega"];
 const TOOLS: &[&str] = &["list", "get", "create", "delete", "ask", "move"];
 
-/// A generated group entry, independent of the vocabulary type.
+/// A rule as the model writes it: one bit per term, at the term's position
+/// in `Term::ALL`. All zero is the always-on rule.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Masks {
+    surfaces: u64,
+    capabilities: u64,
+    any_capabilities: u64,
+    providers: u64,
+}
+
+impl Masks {
+    /// The typed rule, one constructor call per condition.
+    fn typed<V: Vocabulary>(&self) -> Rule<V> {
+        Rule::<V>::on_surfaces(terms(self.surfaces))
+            .requiring_all(terms(self.capabilities))
+            .requiring_any(terms(self.any_capabilities))
+            .with_any_provider(terms(self.providers))
+    }
+
+    /// The same rule built term by term, conditions in the reverse order.
+    fn typed_term_by_term<V: Vocabulary>(&self) -> Rule<V> {
+        let rule = terms::<V::Provider>(self.providers)
+            .fold(Rule::<V>::always(), |rule, p| rule.with_any_provider([p]));
+        let rule = terms(self.any_capabilities).fold(rule, |rule, c| rule.requiring_any([c]));
+        let rule = terms(self.capabilities).fold(rule, Rule::requiring);
+        terms(self.surfaces).fold(rule, |rule, s| rule.or_surfaces([s]))
+    }
+
+    /// The masks of a typed rule, read through its public accessors.
+    fn of<V: Vocabulary>(rule: &Rule<V>) -> Self {
+        Masks {
+            surfaces: mask(rule.surfaces()),
+            capabilities: mask(rule.capabilities()),
+            any_capabilities: mask(rule.any_capabilities()),
+            providers: mask(rule.providers()),
+        }
+    }
+}
+
+/// A term's position in declaration order.
+fn position<T: Term>(term: T) -> usize {
+    T::ALL
+        .iter()
+        .position(|known| *known == term)
+        .expect("ALL lists every term")
+}
+
+/// The model's bit for `term`.
+fn bit<T: Term>(term: T) -> u64 {
+    1 << position(term)
+}
+
+fn mask<T: Term>(terms: impl IntoIterator<Item = T>) -> u64 {
+    terms.into_iter().fold(0, |mask, term| mask | bit(term))
+}
+
+/// The terms whose bits are set in `mask`, in declaration order.
+fn terms<T: Term>(mask: u64) -> impl Iterator<Item = T> {
+    T::ALL
+        .iter()
+        .copied()
+        .filter(move |term| mask & bit(*term) != 0)
+}
+
+/// A generated group, independent of the vocabulary type.
 #[derive(Clone, Debug)]
 struct Spec {
-    name: Option<&'static str>,
-    module: &'static str,
-    rule: RuleMasks,
+    name: &'static str,
+    rule: Masks,
     /// `rule` for the model, converted once.
     naive: NaiveRule,
     tools: Vec<&'static str>,
 }
 
 impl Spec {
-    fn new(
-        name: Option<&'static str>,
-        module: &'static str,
-        rule: RuleMasks,
-        tools: Vec<&'static str>,
-    ) -> Self {
+    fn new(name: &'static str, rule: Masks, tools: Vec<&'static str>) -> Self {
         Spec {
             name,
-            module,
             naive: NaiveRule::of(&rule),
             rule,
             tools,
         }
     }
+}
 
-    /// The name the registry gives the group: explicit, or the module's last
-    /// segment with `_` as `-`.
-    fn name(&self) -> String {
-        match self.name {
-            Some(name) => name.to_owned(),
-            None => self.module.rsplit("::").next().unwrap().replace('_', "-"),
-        }
-    }
-
-    fn entry<V: Vocabulary>(&self) -> GroupEntry<V> {
-        GroupEntry {
-            name: self.name,
-            module_path: self.module,
-            file: "tests/registry_model.rs",
-            line: 1,
-            rule: self.rule,
-            tools: Box::leak(self.tools.clone().into_boxed_slice()),
-            routes: Vec::new,
-        }
-    }
+/// The registry of `specs`, built through the public builder.
+fn build<V: Vocabulary>(specs: &[Spec]) -> Result<Registry<V>, mcp_profiles::RegistryErrors> {
+    specs
+        .iter()
+        .fold(Registry::<V>::builder(), |builder, spec| {
+            let tools: &'static [&'static str] = Box::leak(spec.tools.clone().into_boxed_slice());
+            builder.group(spec.name, spec.rule.typed::<V>(), tools)
+        })
+        .build()
 }
 
 /// A mask over `count` bits, each set with probability `p`.
@@ -171,7 +218,7 @@ fn sparse(count: usize, p: f64) -> impl Strategy<Value = u64> {
     })
 }
 
-fn rule<V: Vocabulary>() -> impl Strategy<Value = RuleMasks> {
+fn rule<V: Vocabulary>() -> impl Strategy<Value = Masks> {
     let (surfaces, capabilities, providers) = sizes::<V>();
     let conditions = (
         prop_oneof![1 => Just(0u64), 2 => sparse(surfaces, 0.4)],
@@ -180,28 +227,27 @@ fn rule<V: Vocabulary>() -> impl Strategy<Value = RuleMasks> {
         sparse(providers, 0.3),
     )
         .prop_map(
-            |(surfaces, capabilities, any_capabilities, providers)| RuleMasks {
+            |(surfaces, capabilities, any_capabilities, providers)| Masks {
                 surfaces,
                 capabilities,
                 any_capabilities,
                 providers,
             },
         );
-    prop_oneof![1 => Just(RuleMasks::default()), 9 => conditions]
+    prop_oneof![1 => Just(Masks::default()), 9 => conditions]
 }
 
 /// Anything: names may repeat, groups may be empty or list a tool twice.
 fn raw_specs<V: Vocabulary>() -> impl Strategy<Value = Vec<Spec>> {
     let spec = (
-        prop_oneof![4 => proptest::sample::select(GROUP_NAMES).prop_map(Some), 1 => Just(None)],
-        proptest::sample::select(MODULES),
+        proptest::sample::select(GROUP_NAMES),
         rule::<V>(),
         prop_oneof![
             1 => Just(Vec::new()),
             9 => proptest::collection::vec(proptest::sample::select(TOOLS), 1..=3),
         ],
     )
-        .prop_map(|(name, module, rule, tools)| Spec::new(name, module, rule, tools));
+        .prop_map(|(name, rule, tools)| Spec::new(name, rule, tools));
     proptest::collection::vec(spec, 0..=5)
 }
 
@@ -216,9 +262,7 @@ fn well_formed_specs<V: Vocabulary>() -> impl Strategy<Value = Vec<Spec>> {
         specs
             .into_iter()
             .enumerate()
-            .map(|(index, (rule, tools))| {
-                Spec::new(Some(GROUP_NAMES[index]), MODULES[0], rule, tools)
-            })
+            .map(|(index, (rule, tools))| Spec::new(GROUP_NAMES[index], rule, tools))
             .collect()
     })
 }
@@ -257,7 +301,7 @@ fn naive_contexts<V: Vocabulary>() -> Vec<NaiveContext> {
     let (surfaces, capabilities, providers) = sizes::<V>();
     let exclusive: Vec<(usize, usize)> = V::EXCLUSIVE
         .iter()
-        .map(|(a, b)| (a.index(), b.index()))
+        .map(|(a, b)| (position(*a), position(*b)))
         .collect();
     let mut all = Vec::new();
     for surface in 0..surfaces {
@@ -291,7 +335,7 @@ struct NaiveRule {
 }
 
 impl NaiveRule {
-    fn of(rule: &RuleMasks) -> Self {
+    fn of(rule: &Masks) -> Self {
         NaiveRule {
             surfaces: indices(rule.surfaces),
             capabilities: indices(rule.capabilities),
@@ -315,37 +359,36 @@ fn naive_matches(rule: &NaiveRule, context: &NaiveContext) -> bool {
 /// Whether `decision` for `rule` agrees with the model's verdict `enabled`
 /// and, when off, names a condition that `context` really fails.
 fn naive_explains<V: Vocabulary>(
-    rule: &RuleMasks,
+    rule: &Masks,
     context: &NaiveContext,
     enabled: bool,
     decision: &Decision<V>,
 ) -> bool {
-    let bits = |terms: Vec<usize>| terms.iter().fold(0u64, |mask, i| mask | 1 << i);
     let held = |index: usize| context.capabilities.contains(&index);
     match decision {
         Decision::Enabled => enabled,
         _ if enabled => false,
         Decision::SurfaceNotListed(surface) => {
-            surface.index() == context.surface
+            position(*surface) == context.surface
                 && rule.surfaces != 0
-                && rule.surfaces & surface.bit() == 0
+                && rule.surfaces & bit(*surface) == 0
         }
         Decision::MissingCapability(capability) => {
-            !held(capability.index())
-                && (rule.capabilities & capability.bit() != 0
-                    || rule.any_capabilities == capability.bit())
+            !held(position(*capability))
+                && (rule.capabilities & bit(*capability) != 0
+                    || rule.any_capabilities == bit(*capability))
         }
         Decision::NoCapabilityOf(set) => {
-            let set = bits(set.iter().map(Term::index).collect());
+            let set = mask(set.iter());
             set == rule.any_capabilities
                 && set.count_ones() > 1
                 && indices(set).iter().all(|i| !held(*i))
         }
         Decision::MissingProvider(provider) => {
-            rule.providers == provider.bit() && !context.providers.contains(&provider.index())
+            rule.providers == bit(*provider) && !context.providers.contains(&position(*provider))
         }
         Decision::NoProviderOf(set) => {
-            let set = bits(set.iter().map(Term::index).collect());
+            let set = mask(set.iter());
             set == rule.providers
                 && set.count_ones() > 1
                 && indices(set).is_disjoint(&context.providers)
@@ -363,6 +406,8 @@ enum Violation {
     Unreachable(String),
     /// The tool and the two groups, sorted.
     Collision(String, [String; 2]),
+    /// An error the model does not know of; never expected.
+    Unknown(String),
 }
 
 fn sorted_pair(a: &str, b: &str) -> [String; 2] {
@@ -376,24 +421,27 @@ fn naive_violations(specs: &[Spec], contexts: &[NaiveContext]) -> BTreeSet<Viola
     let mut violations = BTreeSet::new();
     let mut names = BTreeMap::new();
     for spec in specs {
-        *names.entry(spec.name()).or_insert(0) += 1;
+        *names.entry(spec.name).or_insert(0) += 1;
     }
     for (name, count) in names {
         if count > 1 {
-            violations.insert(Violation::DuplicateName(name));
+            violations.insert(Violation::DuplicateName(name.to_owned()));
         }
     }
     for spec in specs {
         if spec.tools.is_empty() {
-            violations.insert(Violation::Empty(spec.name()));
+            violations.insert(Violation::Empty(spec.name.to_owned()));
         }
         for (index, tool) in spec.tools.iter().enumerate() {
             if spec.tools[..index].contains(tool) {
-                violations.insert(Violation::DuplicateTool(spec.name(), (*tool).to_owned()));
+                violations.insert(Violation::DuplicateTool(
+                    spec.name.to_owned(),
+                    (*tool).to_owned(),
+                ));
             }
         }
         if !contexts.iter().any(|c| naive_matches(&spec.naive, c)) {
-            violations.insert(Violation::Unreachable(spec.name()));
+            violations.insert(Violation::Unreachable(spec.name.to_owned()));
         }
     }
     for (i, a) in specs.iter().enumerate() {
@@ -408,7 +456,7 @@ fn naive_violations(specs: &[Spec], contexts: &[NaiveContext]) -> BTreeSet<Viola
                 if b.tools.contains(tool) {
                     violations.insert(Violation::Collision(
                         (*tool).to_owned(),
-                        sorted_pair(&a.name(), &b.name()),
+                        sorted_pair(a.name, b.name),
                     ));
                 }
             }
@@ -428,6 +476,7 @@ fn reported(error: &RegistryError) -> Violation {
         RegistryError::ToolCollision { tool, groups, .. } => {
             Violation::Collision(tool.clone(), sorted_pair(&groups[0], &groups[1]))
         }
+        other => Violation::Unknown(other.to_string()),
     }
 }
 
@@ -451,28 +500,43 @@ fn check<V: Vocabulary>(specs: &[Spec], tally: &Tally) -> Result<(), TestCaseErr
         let count = |counter: &AtomicUsize, generated: bool| {
             counter.fetch_add(usize::from(generated), Ordering::Relaxed);
         };
-        count(&tally.always_rules, *rule == RuleMasks::default());
+        count(&tally.always_rules, *rule == Masks::default());
         count(
             &tally.any_capability_rules,
             rule.any_capabilities.count_ones() > 1,
         );
         count(&tally.any_provider_rules, rule.providers.count_ones() > 1);
-        // The typed view shows the same rule.
-        let typed = Rule::<V>::on_surfaces(V::Surface::from_mask(rule.surfaces))
-            .requiring_all(V::Capability::from_mask(rule.capabilities))
-            .requiring_any(V::Capability::from_mask(rule.any_capabilities))
-            .with_any_provider(V::Provider::from_mask(rule.providers));
-        prop_assert_eq!(RuleMasks::from(typed), *rule);
+        // The typed rule reads back as the terms it was built from, in
+        // declaration order, whichever constructors built it.
+        let typed = rule.typed::<V>();
+        prop_assert_eq!(Masks::of(&typed), *rule);
+        prop_assert_eq!(
+            typed.surfaces().collect::<Vec<_>>(),
+            terms(rule.surfaces).collect::<Vec<_>>()
+        );
+        prop_assert_eq!(
+            typed.capabilities().collect::<Vec<_>>(),
+            terms(rule.capabilities).collect::<Vec<_>>()
+        );
+        prop_assert_eq!(
+            typed.any_capabilities().collect::<Vec<_>>(),
+            terms(rule.any_capabilities).collect::<Vec<_>>()
+        );
+        prop_assert_eq!(
+            typed.providers().collect::<Vec<_>>(),
+            terms(rule.providers).collect::<Vec<_>>()
+        );
+        prop_assert_eq!(typed.is_always(), *rule == Masks::default());
+        prop_assert_eq!(rule.typed_term_by_term::<V>(), typed);
     }
     let contexts = naive_contexts::<V>();
     let expected = naive_violations(specs, &contexts);
-    let result = Registry::<V>::from_entries(specs.iter().map(Spec::entry::<V>));
-    let registry = match result {
+    let registry = match build::<V>(specs) {
         Err(errors) => {
             tally.rejected.fetch_add(1, Ordering::Relaxed);
-            let got: BTreeSet<Violation> = errors.0.iter().map(reported).collect();
+            let got: BTreeSet<Violation> = errors.iter().map(reported).collect();
             prop_assert_eq!(&got, &expected, "violations reported: {}", errors);
-            for error in &errors.0 {
+            for error in &errors {
                 match error {
                     RegistryError::UnreachableGroup { .. } => {
                         tally.unreachable.fetch_add(1, Ordering::Relaxed);
@@ -488,7 +552,7 @@ fn check<V: Vocabulary>(specs: &[Spec], tally: &Tally) -> Result<(), TestCaseErr
                             .map_err(|err| TestCaseError::fail(format!("{witness}: {err}")))?;
                         let enables = |name: &str| {
                             specs.iter().any(|spec| {
-                                spec.name() == name
+                                spec.name == name
                                     && spec.tools.iter().any(|t| t == tool)
                                     && spec_enabled::<V>(spec, &context)
                             })
@@ -515,13 +579,15 @@ fn check<V: Vocabulary>(specs: &[Spec], tally: &Tally) -> Result<(), TestCaseErr
     tally.accepted.fetch_add(1, Ordering::Relaxed);
     prop_assert!(registry.verify().is_ok());
 
-    let names: Vec<String> = specs.iter().map(Spec::name).collect();
-    let mut sorted_names = names.clone();
+    let mut sorted_names: Vec<&str> = specs.iter().map(|spec| spec.name).collect();
     sorted_names.sort();
     let registry_names: Vec<&str> = registry.groups().iter().map(|g| g.name()).collect();
     prop_assert_eq!(&registry_names, &sorted_names);
-    for name in &names {
-        prop_assert_eq!(registry.group(name).map(|g| g.name()), Some(name.as_str()));
+    for spec in specs {
+        let group = registry.group(spec.name);
+        prop_assert_eq!(group.map(|g| g.name()), Some(spec.name));
+        // The registry keeps the rule it was given.
+        prop_assert_eq!(group.map(|g| g.rule()), Some(spec.rule.typed::<V>()));
     }
 
     // `all()` enumerates exactly the model's contexts, each once.
@@ -542,14 +608,14 @@ fn check<V: Vocabulary>(specs: &[Spec], tally: &Tally) -> Result<(), TestCaseErr
             .flat_map(|spec| spec.tools.iter().copied())
             .collect();
         let tools: Vec<&str> = tools.into_iter().collect();
-        let mut groups: Vec<String> = enabled.iter().map(|spec| spec.name()).collect();
+        let mut groups: Vec<&str> = enabled.iter().map(|spec| spec.name).collect();
         groups.sort();
 
         let profile = registry.assemble(&context);
         prop_assert_eq!(profile.tool_names(), &tools[..], "tools of {}", context);
         prop_assert_eq!(
-            profile.groups().collect::<Vec<_>>(),
-            groups.iter().map(String::as_str).collect::<Vec<_>>(),
+            &profile.groups().collect::<Vec<_>>(),
+            &groups,
             "groups of {}",
             context
         );
@@ -559,14 +625,14 @@ fn check<V: Vocabulary>(specs: &[Spec], tally: &Tally) -> Result<(), TestCaseErr
         for group in registry.groups() {
             let naive_on = specs
                 .iter()
-                .any(|spec| spec.name() == group.name() && naive_matches(&spec.naive, naive));
+                .any(|spec| spec.name == group.name() && naive_matches(&spec.naive, naive));
             prop_assert_eq!(group.rule().is_enabled(&context), naive_on);
         }
         for (group, decision) in registry.explain(&context).rows() {
             prop_assert_eq!(decision.is_enabled(), group.rule().is_enabled(&context));
-            let on = groups.iter().any(|name| name == group.name());
+            let on = groups.contains(&group.name());
             prop_assert!(
-                naive_explains(&RuleMasks::from(group.rule()), naive, on, &decision),
+                naive_explains(&Masks::of(&group.rule()), naive, on, &decision),
                 "{} for {} in {}",
                 decision,
                 group.rule(),
@@ -581,9 +647,9 @@ fn check<V: Vocabulary>(specs: &[Spec], tally: &Tally) -> Result<(), TestCaseErr
 /// Whether `context` enables `spec`, by the model's rule.
 fn spec_enabled<V: Vocabulary>(spec: &Spec, context: &ProfileContext<V>) -> bool {
     let naive = NaiveContext {
-        surface: context.surface().index(),
-        capabilities: context.capabilities().map(Term::index).collect(),
-        providers: context.providers().map(Term::index).collect(),
+        surface: position(context.surface()),
+        capabilities: context.capabilities().map(position).collect(),
+        providers: context.providers().map(position).collect(),
     };
     naive_matches(&spec.naive, &naive)
 }
@@ -610,7 +676,7 @@ fn run<V: Vocabulary>(label: &str, expect_unreachable: bool) {
         let tally = Tally::default();
         let mut runner = TestRunner::new(config.clone());
         if let Err(failure) = runner.run(&strategy, |specs| check::<V>(&specs, &tally)) {
-            panic!("{label}, {generator} entries: {failure}");
+            panic!("{label}, {generator} groups: {failure}");
         }
         let accepted = tally.accepted.load(Ordering::Relaxed);
         let rejected = tally.rejected.load(Ordering::Relaxed);
