@@ -462,3 +462,6 @@ impl fmt::Display for RegistryErrors {
 }
 
 impl std::error::Error for RegistryErrors {}
+
+#[cfg(test)]
+mod tests;
