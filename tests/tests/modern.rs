@@ -265,11 +265,7 @@ async fn stateless_http_serves_both_eras_from_one_cell() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn principals_hold_their_own_profiles_on_one_http_server() {
-    let store = ProfileStore::<TaskServer>::new();
-    let alice = store.add_agent("alice", asking());
-    let bob = store.add_agent("bob", asking());
-    store.grant("alice-token", "alice").unwrap();
-    store.grant("bob-token", "bob").unwrap();
+    let (store, alice, bob) = alice_and_bob();
     assert!(store.grant("carol-token", "carol").is_err());
     let http = mcp_profiles::http::serve_multi_agent(
         &store,
@@ -338,6 +334,21 @@ async fn principals_hold_their_own_profiles_on_one_http_server() {
     http.shutdown().await.unwrap();
 }
 
+/// A store with agents `alice` and `bob`, both asking, each holding one token
+/// (`alice-token`, `bob-token`); returns the store and their controllers.
+fn alice_and_bob() -> (
+    Arc<ProfileStore<TaskServer>>,
+    ProfileController<TaskServer>,
+    ProfileController<TaskServer>,
+) {
+    let store = ProfileStore::<TaskServer>::new();
+    let alice = store.add_agent("alice", asking());
+    let bob = store.add_agent("bob", asking());
+    store.grant("alice-token", "alice").unwrap();
+    store.grant("bob-token", "bob").unwrap();
+    (store, alice, bob)
+}
+
 /// Serves `store` over streamable HTTP on 127.0.0.1; returns the server and
 /// its MCP endpoint.
 async fn serve_store(
@@ -371,11 +382,7 @@ async fn wait_for_sessions(controller: &ProfileController<TaskServer>, n: usize)
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn re_adding_a_principal_keeps_its_sessions_notified() {
-    let store = ProfileStore::<TaskServer>::new();
-    let alice = store.add_agent("alice", asking());
-    let bob = store.add_agent("bob", asking());
-    store.grant("alice-token", "alice").unwrap();
-    store.grant("bob-token", "bob").unwrap();
+    let (store, alice, bob) = alice_and_bob();
     let (http, uri) = serve_store(&store).await;
 
     let alice_modern = ModernSession::connect(http_transport(&uri, Some("alice-token"))).await;
@@ -498,12 +505,8 @@ impl RawSession {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn revoking_a_token_ends_its_sessions_and_streams() {
-    let store = ProfileStore::<TaskServer>::new();
-    let alice = store.add_agent("alice", asking());
-    let bob = store.add_agent("bob", asking());
-    store.grant("alice-token", "alice").unwrap();
+    let (store, alice, bob) = alice_and_bob();
     store.grant("alice-phone", "alice").unwrap();
-    store.grant("bob-token", "bob").unwrap();
     let (http, uri) = serve_store(&store).await;
 
     let mut alice_raw = RawSession::open(&uri, "alice-token").await;
@@ -558,12 +561,8 @@ async fn revoking_a_token_ends_its_sessions_and_streams() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn removing_an_agent_ends_all_its_tokens_sessions() {
-    let store = ProfileStore::<TaskServer>::new();
-    let alice = store.add_agent("alice", asking());
-    let bob = store.add_agent("bob", asking());
-    store.grant("alice-token", "alice").unwrap();
+    let (store, alice, bob) = alice_and_bob();
     store.grant("alice-phone", "alice").unwrap();
-    store.grant("bob-token", "bob").unwrap();
     let (http, uri) = serve_store(&store).await;
 
     let mut laptop = RawSession::open(&uri, "alice-token").await;
