@@ -98,3 +98,9 @@ mcp_profiles::vocabulary! {
         GitLab,
     }
 }
+
+/// The repository README's Rust code, compiled and run as doc tests so that a
+/// snippet that stops compiling fails `cargo test`.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
