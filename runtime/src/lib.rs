@@ -1,82 +1,47 @@
-//! Typed tool profiles for MCP servers built on [`rmcp`].
-//!
-//! A server type declares its **vocabulary** once — surfaces, capabilities
-//! (with exclusivity) and providers — and every group of rmcp `#[tool]`
-//! handlers carries **one enablement rule** in a `#[tool_group]` attribute.
-//! The groups become a static, verified [`Registry`]; a [`ProfileContext`]
-//! chosen by the backend assembles into a [`Profile`]: the exact, sorted set
-//! of tools a session may see and call. Nothing lists groups by hand and
-//! nothing counts tools.
-//!
-//! ```
-//! use mcp_profiles::{ProfileContext, Vocabulary, tool_group};
-//! use rmcp::{ErrorData, handler::server::wrapper::Parameters, model::CallToolResult, tool};
-//!
-//! mod server {
-//!     /// The rmcp handler type whose tools are grouped.
-//!     #[derive(Clone)]
-//!     pub struct Helpdesk;
-//!
-//!     mcp_profiles::vocabulary! {
-//!         server Helpdesk;
-//!
-//!         #[surfaces]
-//!         pub enum Surface { Ticket, Chat }
-//!
-//!         #[capabilities]
-//!         pub enum Capability {
-//!             Refund,
-//!             #[exclusive_with(Refund)]
-//!             ReadOnly,
-//!         }
-//!
-//!         #[providers]
-//!         pub enum Provider { Jira }
-//!     }
-//! }
-//! use server::{Capability, Helpdesk, Surface};
-//!
-//! #[tool_group(surface = "ticket", capability = "refund")]
-//! impl Helpdesk {
-//!     #[tool(description = "Refund the ticket's order")]
-//!     async fn issue_refund(&self) -> Result<CallToolResult, ErrorData> {
-//!         Ok(CallToolResult::success(vec![]))
-//!     }
-//! }
-//!
-//! #[tool_group(name = "tickets", surfaces = ["ticket", "chat"])]
-//! impl Helpdesk {
-//!     #[tool(description = "List the open tickets")]
-//!     async fn list_tickets(&self) -> Result<CallToolResult, ErrorData> {
-//!         Ok(CallToolResult::success(vec![]))
-//!     }
-//! }
-//!
-//! let context = ProfileContext::<Helpdesk>::new(Surface::Ticket)
-//!     .with_capability(Capability::Refund)?;
-//! let profile = Helpdesk::registry().assemble(&context);
-//! assert_eq!(profile.tool_names(), ["issue_refund", "list_tickets"]);
-//! # Ok::<(), mcp_profiles::ContextError>(())
-//! ```
-//!
-//! The [`vocabulary!`] and [`tool_group`] docs describe the annotations and the
-//! compile-time checks behind them.
-//!
-//! To serve a profile, the backend holds a [`ProfileController`] and gives
-//! MCP sessions [`ProfiledServer`]s made from it (stdio through rmcp, HTTP
-//! through [`http`]); [`ProfileController::replace`] swaps every session's
-//! tool set at once and sends each exactly one `tools/list_changed`
-//! (2025-era sessions unsolicited, 2026-07-28 clients on their
-//! `subscriptions/listen` stream). [`ProfileStore`] serves many agents behind
-//! one endpoint, by bearer token, and [`ProfileController::update`] is the
-//! read-modify-write an application builds its own live changes on.
-//!
-//! # Features
-//!
-//! - `stdio` (default): serve over stdin/stdout through rmcp.
-//! - `http` (default): the [`http`] module, streamable HTTP with axum.
-//! - `testing`: `Registry::builder`, registries written in code, for tests
-//!   of rules and verification without handlers.
+// The crate docs are README.md, so that every example in it is a doctest.
+// Its serving examples need both transports, so other feature sets get a
+// pointer to it instead.
+// The README links items on docs.rs, for GitHub and crates.io; the link
+// definitions below come first and win (CommonMark keeps the first), so
+// rustdoc resolves, and checks, the same names as intra-doc links.
+//! [`Registry`]: crate::Registry
+//! [`Registry::linked`]: crate::Registry::linked
+//! [`Rule`]: crate::Rule
+//! [`Profile`]: crate::Profile
+//! [`ProfileContext`]: crate::ProfileContext
+//! [`ProfileController`]: crate::ProfileController
+//! [`ProfileController::replace`]: crate::ProfileController::replace
+//! [`ProfileController::update`]: crate::ProfileController::update
+//! [`ProfileController::with_list_ttl`]: crate::ProfileController::with_list_ttl
+//! [`ProfiledServer`]: crate::ProfiledServer
+//! [`Vocabulary`]: crate::Vocabulary
+//! [`tool_group`]: crate::tool_group
+//! [`vocabulary!`]: crate::vocabulary!
+#![cfg_attr(
+    feature = "testing",
+    doc = "[`Registry::builder`]: crate::Registry::builder"
+)]
+#![cfg_attr(
+    feature = "http",
+    doc = "[`ProfileStore`]: crate::ProfileStore",
+    doc = "[`http`]: crate::http",
+    doc = "[`http::serve`]: crate::http::serve",
+    doc = "[`http::router`]: crate::http::router",
+    doc = "[`http::serve_multi_agent`]: crate::http::serve_multi_agent",
+    doc = "[`http::multi_agent_router`]: crate::http::multi_agent_router"
+)]
+#![doc = ""]
+#![cfg_attr(
+    all(feature = "stdio", feature = "http"),
+    doc = include_str!("../README.md")
+)]
+#![cfg_attr(
+    not(all(feature = "stdio", feature = "http")),
+    doc = "Typed tool profiles for MCP servers built on rmcp. The guide, with \
+           every example, is `README.md`: these docs with the default features \
+           `stdio` and `http` on, as on docs.rs."
+)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // Generated code names this crate `::mcp_profiles`; let that resolve here too.
 extern crate self as mcp_profiles;
