@@ -112,7 +112,10 @@ pub fn vocabulary(input: TokenStream) -> TokenStream {
 /// a name listed twice, a group requiring two exclusive capabilities or an
 /// `any_capability` set every member of which is exclusive with a required
 /// capability, anything but an inherent, non-generic impl block, an impl with
-/// no `#[tool]`, and two tools of one name.
+/// no `#[tool]`, two tools of one name, and an impl that also carries rmcp's
+/// `#[tool_router]`, above or below `#[tool_group]` (on the `#[tool_router]`
+/// attribute: the group serves those tools, so rmcp's router would be dead;
+/// remove it, and `#[tool_handler]` from the `ServerHandler` impl).
 #[proc_macro_attribute]
 pub fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool_group::tool_group(attr.into(), item.into()).into()

@@ -6,6 +6,12 @@
 pub mod client;
 pub mod groups;
 
+/// The migration guide's "before" and "after" servers, compiled as doctests
+/// so the guide cannot drift from the crate.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/migrating-from-tool-router.md")]
+pub struct MigrationGuide;
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -36,6 +36,7 @@ pub(crate) fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let tools = parse::tool_fns(&item_impl);
     let self_path = validate::item(&item_impl, &tools, &mut errors);
+    validate::no_tool_router(&parse::tool_router_traces(&item_impl), &mut errors);
     match self_path {
         Some(self_path) if errors.is_empty() => {
             expand::expand(&item_impl, self_path, &spec, &tools)

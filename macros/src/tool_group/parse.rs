@@ -4,6 +4,7 @@
 //! is the validate stage's job, so that all such errors are reported together.
 
 use proc_macro2::{Span, TokenStream};
+use quote::quote;
 use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Ident, ImplItem, ItemImpl, LitStr, Token, bracketed};
@@ -102,6 +103,66 @@ pub(crate) fn tool_fns(item: &ItemImpl) -> Vec<ToolFn> {
         .collect()
 }
 
+/// Traces of rmcp's `#[tool_router]` on the impl block, as the tokens an
+/// error should span.
+///
+/// Which trace is left depends on the attribute order. Written below
+/// `#[tool_group]`, `#[tool_router]` has not expanded yet and is still among
+/// the item's attributes. Written above, it expanded first: it keeps
+/// `#[tool_group]` and the `#[tool]` methods and appends its router function,
+/// `fn tool_router() -> rmcp::handler::server::router::tool::ToolRouter<Self>`
+/// (or the name given by `router = ...`), whose tokens carry the span of the
+/// `#[tool_router]` attribute.
+pub(crate) fn tool_router_traces(item: &ItemImpl) -> Vec<TokenStream> {
+    let attributes = item
+        .attrs
+        .iter()
+        .filter(|attr| last_segment_is(attr.path(), "tool_router"))
+        .map(|attr| quote!(#attr));
+    let router_fns = item.items.iter().filter_map(|item| match item {
+        ImplItem::Fn(function) if is_rmcp_router_fn(function) => {
+            let fn_token = function.sig.fn_token;
+            Some(quote!(#fn_token))
+        }
+        _ => None,
+    });
+    attributes.chain(router_fns).collect()
+}
+
+/// Whether `function` has the signature rmcp's `#[tool_router]` generates:
+/// no receiver or parameters, returning rmcp's `ToolRouter<Self>` by the
+/// path rmcp writes.
+fn is_rmcp_router_fn(function: &syn::ImplItemFn) -> bool {
+    const ROUTER_PATH: [&str; 6] = ["rmcp", "handler", "server", "router", "tool", "ToolRouter"];
+    if !function.sig.inputs.is_empty() {
+        return false;
+    }
+    let syn::ReturnType::Type(_, ty) = &function.sig.output else {
+        return false;
+    };
+    let syn::Type::Path(path) = &**ty else {
+        return false;
+    };
+    let segments = &path.path.segments;
+    let is_router_path = path.qself.is_none()
+        && path.path.leading_colon.is_none()
+        && segments.len() == ROUTER_PATH.len()
+        && segments
+            .iter()
+            .zip(ROUTER_PATH)
+            .all(|(s, name)| s.ident == name);
+    let of_self = segments.last().is_some_and(|last| match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) => {
+            matches!(
+                args.args.first(),
+                Some(syn::GenericArgument::Type(syn::Type::Path(ty))) if ty.path.is_ident("Self")
+            ) && args.args.len() == 1
+        }
+        _ => false,
+    });
+    is_router_path && of_self
+}
+
 /// Removes every `#[tool]` attribute, for an item rmcp could not expand.
 pub(crate) fn strip_tool_attrs(item: &mut ItemImpl) {
     for item in &mut item.items {
@@ -112,10 +173,14 @@ pub(crate) fn strip_tool_attrs(item: &mut ItemImpl) {
 }
 
 fn is_tool_attr(attr: &syn::Attribute) -> bool {
-    attr.path()
-        .segments
+    last_segment_is(attr.path(), "tool")
+}
+
+/// rmcp's own test for its attributes, so `#[rmcp::tool]` counts as well.
+fn last_segment_is(path: &syn::Path, name: &str) -> bool {
+    path.segments
         .last()
-        .is_some_and(|segment| segment.ident == "tool")
+        .is_some_and(|segment| segment.ident == name)
 }
 
 /// The `name = "..."` of a `#[tool(...)]`; anything unparsable is left for
@@ -137,4 +202,61 @@ fn explicit_tool_name(attr: &syn::Attribute) -> Option<LitStr> {
         },
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn traces(item: TokenStream) -> usize {
+        tool_router_traces(&syn::parse2(item).expect("an impl block")).len()
+    }
+
+    #[test]
+    fn tool_router_not_yet_expanded_is_found_by_its_attribute() {
+        assert_eq!(
+            traces(quote!(
+                #[tool_router]
+                impl S {}
+            )),
+            1
+        );
+        assert_eq!(
+            traces(quote!(
+                #[rmcp::tool_router(router = r)]
+                impl S {}
+            )),
+            1
+        );
+    }
+
+    #[test]
+    fn tool_router_already_expanded_is_found_by_its_router_fn() {
+        // What rmcp 3.11's `#[tool_router(router = ticket_router)]` appends.
+        let expanded = quote! {
+            impl S {
+                #[tool]
+                async fn list(&self) {}
+                fn ticket_router() -> rmcp::handler::server::router::tool::ToolRouter<Self> {
+                    rmcp::handler::server::router::tool::ToolRouter::<Self>::new()
+                        .with_route((Self::list_tool_attr(), Self::list))
+                }
+            }
+        };
+        assert_eq!(traces(expanded), 1);
+    }
+
+    #[test]
+    fn other_functions_are_not_routers() {
+        let item = quote! {
+            #[derive_nothing]
+            impl S {
+                fn tool_router(&self) -> rmcp::handler::server::router::tool::ToolRouter<Self> { todo!() }
+                fn other() -> rmcp::handler::server::router::tool::ToolRouter<Other> { todo!() }
+                fn helper() -> ToolRouter<Self> { todo!() }
+                fn plain() {}
+            }
+        };
+        assert_eq!(traces(item), 0);
+    }
 }

@@ -4,7 +4,7 @@
 //! Names are checked against the vocabulary later, by the registration macro
 //! that the vocabulary generates; everything else is checked here.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 use syn::{ItemImpl, LitStr, Type, TypePath};
 
 use super::parse::{Arg, ToolFn, Value};
@@ -333,4 +333,19 @@ pub(crate) fn item<'a>(
         }
     }
     self_path
+}
+
+/// An impl block that is both a tool group and an rmcp `#[tool_router]`: the
+/// profile serves its tools, and the router would be built but never
+/// consulted. One error per trace of `#[tool_router]`.
+pub(crate) fn no_tool_router(traces: &[TokenStream], errors: &mut Errors) {
+    for trace in traces {
+        errors.spanned(
+            trace,
+            "`#[tool_router]` and `#[tool_group]` on one impl block: the tool group serves \
+             these tools through the profile, so rmcp's router would never be called; remove \
+             `#[tool_router]`, and `#[tool_handler]` from the `ServerHandler` impl (keep that \
+             impl for server info)",
+        );
+    }
 }
