@@ -1,4 +1,4 @@
-//! The README's quickstart, runnable: declare a vocabulary, annotate four
+//! A small runnable example: declare a vocabulary, annotate four
 //! groups of rmcp tools, and print what each session profile can reach.
 
 mod tools;
