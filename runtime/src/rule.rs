@@ -102,10 +102,6 @@ impl<S: Vocabulary> PartialEq for Rule<S> {
 
 impl<S: Vocabulary> Eq for Rule<S> {}
 
-fn bits<T: Term>(terms: impl IntoIterator<Item = T>) -> u64 {
-    terms.into_iter().fold(0, |bits, term| bits | term.bit())
-}
-
 /// Constructors. Each method adds to one condition, so the order of calls
 /// does not matter. A rule that no context can satisfy (say, requiring two
 /// exclusive capabilities) is allowed here; a registry holding it reports
@@ -135,7 +131,7 @@ impl<S: Vocabulary> Rule<S> {
     /// Also allows `surfaces` (the surface condition is an any-of).
     #[must_use]
     pub fn or_surfaces(mut self, surfaces: impl IntoIterator<Item = S::Surface>) -> Self {
-        self.masks.surfaces |= bits(surfaces);
+        self.masks.surfaces |= S::Surface::mask_of(surfaces);
         self
     }
 
@@ -148,7 +144,7 @@ impl<S: Vocabulary> Rule<S> {
     /// Also requires every one of `capabilities` to be held.
     #[must_use]
     pub fn requiring_all(mut self, capabilities: impl IntoIterator<Item = S::Capability>) -> Self {
-        self.masks.capabilities |= bits(capabilities);
+        self.masks.capabilities |= S::Capability::mask_of(capabilities);
         self
     }
 
@@ -158,7 +154,7 @@ impl<S: Vocabulary> Rule<S> {
     /// to it. An empty list adds no condition.
     #[must_use]
     pub fn requiring_any(mut self, capabilities: impl IntoIterator<Item = S::Capability>) -> Self {
-        self.masks.any_capabilities |= bits(capabilities);
+        self.masks.any_capabilities |= S::Capability::mask_of(capabilities);
         self
     }
 
@@ -169,7 +165,7 @@ impl<S: Vocabulary> Rule<S> {
     /// list adds no condition.
     #[must_use]
     pub fn with_any_provider(mut self, providers: impl IntoIterator<Item = S::Provider>) -> Self {
-        self.masks.providers |= bits(providers);
+        self.masks.providers |= S::Provider::mask_of(providers);
         self
     }
 }

@@ -127,6 +127,11 @@ pub(crate) trait TermBits: Term {
         1 << self.index()
     }
 
+    /// The mask with the bit of each of `terms` set.
+    fn mask_of(terms: impl IntoIterator<Item = Self>) -> u64 {
+        terms.into_iter().fold(0, |mask, term| mask | term.bit())
+    }
+
     /// The terms whose bits are set in `mask`, in declaration order.
     fn from_mask(mask: u64) -> impl Iterator<Item = Self> {
         Self::ALL

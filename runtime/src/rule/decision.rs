@@ -44,7 +44,7 @@ impl<T: Term> TermSet<T> {
 
 impl<T: Term> FromIterator<T> for TermSet<T> {
     fn from_iter<I: IntoIterator<Item = T>>(terms: I) -> Self {
-        TermSet::from_bits(terms.into_iter().fold(0, |bits, term| bits | term.bit()))
+        TermSet::from_bits(T::mask_of(terms))
     }
 }
 

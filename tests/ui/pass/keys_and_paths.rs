@@ -2,28 +2,8 @@
 //! default group name taken from the module: compiles, and `main` checks the
 //! rules and names the registry holds.
 
-mod server {
-    #[derive(Clone, Default)]
-    pub struct Kandev;
-
-    mcp_profiles::vocabulary! {
-        server Kandev;
-
-        #[surfaces]
-        pub enum Surface { KanbanTask, OfficeTask, Configuration, External }
-
-        #[capabilities]
-        pub enum Capability {
-            UserQuestion,
-            #[exclusive_with(UserQuestion)]
-            ParentQuestion,
-            TaskTitle,
-        }
-
-        #[providers]
-        pub enum Provider { Github, Gitlab }
-    }
-}
+#[path = "../support.rs"]
+mod server;
 
 mod plan_tools {
     use mcp_profiles::tool_group;
