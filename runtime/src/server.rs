@@ -119,9 +119,29 @@ fn advertise_tools(capabilities: &mut ServerCapabilities) {
 /// The error for a tool outside the current profile.
 fn not_in_profile(name: &str) -> ErrorData {
     ErrorData::invalid_params(
-        format!("tool `{name}` is not available in the current profile"),
+        format!(
+            "tool `{}` is not available in the current profile",
+            Clipped(name)
+        ),
         None,
     )
+}
+
+/// How many characters of a client-supplied string an error echoes.
+const ECHOED_CHARS: usize = 64;
+
+/// A client-supplied string as an error message echoes it: at most its
+/// first [`ECHOED_CHARS`] characters, then `…` and its length in bytes, so
+/// that a huge name cannot make a huge error (or log line).
+pub(crate) struct Clipped<'a>(pub(crate) &'a str);
+
+impl std::fmt::Display for Clipped<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.char_indices().nth(ECHOED_CHARS) {
+            None => f.write_str(self.0),
+            Some((end, _)) => write!(f, "{}… ({} bytes)", &self.0[..end], self.0.len()),
+        }
+    }
 }
 
 impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {

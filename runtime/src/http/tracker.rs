@@ -1,119 +1,28 @@
-//! Streamable HTTP: an axum router serving a [`ProfiledServer`] at `/mcp`.
-//!
-//! Every HTTP session gets its own clone of the server, so all of them share
-//! one profile and each is notified on its own.
+//! The session book of a multi-agent router: which bearer opened which
+//! 2025-era session, so that a session answers only its own token and a
+//! revoked token's sessions and streams end.
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes, HttpBody};
 use axum::response::{IntoResponse, Response};
-use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::net::TcpListener;
 use tokio::runtime::Handle;
-use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
+use tokio_util::sync::WaitForCancellationFutureOwned;
 
-use crate::principals::{Grant, bearer_token};
-use crate::{ProfileStore, ProfiledServer, Vocabulary};
-
-/// The path the MCP endpoint is served at.
-pub const MCP_PATH: &str = "/mcp";
+use crate::principals::Grant;
+use crate::server::Clipped;
 
 /// The header carrying a 2025-era streamable-HTTP session's id.
 const SESSION_ID: &str = "mcp-session-id";
 
-/// An axum router serving `server` at [`MCP_PATH`] with rmcp's streamable
-/// HTTP transport (sessions kept in memory, loopback `Host`s only unless
-/// `config` says otherwise).
-pub fn router<S>(server: ProfiledServer<S>, config: StreamableHttpServerConfig) -> axum::Router
-where
-    S: Vocabulary + ServerHandler,
-{
-    mcp_router(server, Arc::default(), config)
-}
-
-fn mcp_router<S>(
-    server: ProfiledServer<S>,
-    sessions: Arc<LocalSessionManager>,
-    config: StreamableHttpServerConfig,
-) -> axum::Router
-where
-    S: Vocabulary + ServerHandler,
-{
-    let service = StreamableHttpService::new(move || Ok(server.clone()), sessions, config);
-    axum::Router::new().nest_service(MCP_PATH, service)
-}
-
-/// An axum router serving many agents at [`MCP_PATH`]: every request must
-/// carry `Authorization: Bearer <token>` for a principal of `store` (else 401
-/// before MCP sees it) and is served with that principal's profile, looked up
-/// per request. Works for 2025-era sessions and 2026-07-28 stateless
-/// requests alike.
-///
-/// A 2025-era session belongs to the token that initialised it: a request
-/// naming its session id with any other token gets 404, as an unknown
-/// session would. [`ProfileStore::revoke`] ends the token's sessions and
-/// response streams on every router serving the store.
-///
-/// ```
-/// # mod server {
-/// #     #[derive(Clone)] pub struct Demo;
-/// #     impl rmcp::ServerHandler for Demo {}
-/// # }
-/// # use server::Demo;
-/// # mcp_profiles::vocabulary! {
-/// #     server Demo;
-/// #     #[surfaces] pub enum Surface { Ticket }
-/// #     #[capabilities] pub enum Capability {}
-/// #     #[providers] pub enum Provider {}
-/// # }
-/// use mcp_profiles::{ProfileContext, ProfileStore};
-///
-/// let store = ProfileStore::<Demo>::new();
-/// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
-/// store.grant("token-for-alice", "alice").unwrap();
-/// let app = mcp_profiles::http::multi_agent_router(&store, Demo, Default::default());
-/// // Nest `app` in a larger axum app, or serve it: see `serve_multi_agent`.
-/// # drop(app);
-/// ```
-pub fn multi_agent_router<S>(
-    store: &Arc<ProfileStore<S>>,
-    handler: S,
-    config: StreamableHttpServerConfig,
-) -> axum::Router
-where
-    S: Vocabulary + ServerHandler,
-{
-    let sessions = Arc::new(LocalSessionManager::default());
-    let tracker = Arc::new(Tracker {
-        sessions: Arc::clone(&sessions),
-        owners: Mutex::default(),
-        runtime: OnceLock::new(),
-    });
-    store.attach(&tracker);
-    let gate = Arc::clone(store);
-    mcp_router(store.server(handler), sessions, config).layer(axum::middleware::from_fn(
-        move |request: axum::extract::Request, next: axum::middleware::Next| {
-            let grant = bearer_token(request.headers()).and_then(|token| gate.grant_for(token));
-            let tracker = Arc::clone(&tracker);
-            async move {
-                match grant {
-                    Some(grant) => tracker.serve(grant, request, next).await,
-                    None => unauthorised(),
-                }
-            }
-        },
-    ))
-}
-
-fn unauthorised() -> Response {
+/// The refusal of a request without a known bearer token.
+pub(super) fn unauthorised() -> Response {
     (
         http::StatusCode::UNAUTHORIZED,
         [(http::header::WWW_AUTHENTICATE, "Bearer")],
@@ -143,10 +52,19 @@ struct Owners {
 const PRUNE_FLOOR: usize = 64;
 
 impl Tracker {
+    /// An empty book over `sessions`, the session manager of the router.
+    pub(super) fn new(sessions: Arc<LocalSessionManager>) -> Self {
+        Tracker {
+            sessions,
+            owners: Mutex::default(),
+            runtime: OnceLock::new(),
+        }
+    }
+
     /// Serves one request of `grant`'s bearer: a session id must be one that
     /// bearer opened; a new session is booked under it; the response body
     /// ends when the grant does.
-    async fn serve(
+    pub(super) async fn serve(
         self: Arc<Self>,
         grant: Arc<Grant>,
         request: axum::extract::Request,
@@ -271,7 +189,10 @@ fn session_id(headers: &http::HeaderMap) -> Option<SessionId> {
 fn session_not_found(id: &SessionId) -> Response {
     (
         http::StatusCode::NOT_FOUND,
-        format!("Not Found: no session `{id}` was opened with this bearer token"),
+        format!(
+            "Not Found: no session `{}` was opened with this bearer token",
+            Clipped(id)
+        ),
     )
         .into_response()
 }
@@ -305,72 +226,4 @@ impl HttpBody for EndsWith {
     fn size_hint(&self) -> http_body::SizeHint {
         self.body.size_hint()
     }
-}
-
-/// A running HTTP server; dropping it does not stop it, [`shutdown`](Self::shutdown) does.
-#[derive(Debug)]
-pub struct HttpServer {
-    local_addr: SocketAddr,
-    cancel: CancellationToken,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
-}
-
-impl HttpServer {
-    /// The address it listens on (the port chosen when bound to port 0).
-    pub fn local_addr(&self) -> SocketAddr {
-        self.local_addr
-    }
-
-    /// Stops accepting, ends every session, and waits for the server task.
-    pub async fn shutdown(self) -> std::io::Result<()> {
-        self.cancel.cancel();
-        self.task.await.map_err(std::io::Error::other)?
-    }
-}
-
-/// Binds `addr` (use `127.0.0.1:0` for any free port) and serves `server`
-/// at `/mcp` in a background task.
-pub async fn serve<S>(server: ProfiledServer<S>, addr: SocketAddr) -> std::io::Result<HttpServer>
-where
-    S: Vocabulary + ServerHandler,
-{
-    let cancel = CancellationToken::new();
-    let config =
-        StreamableHttpServerConfig::default().with_cancellation_token(cancel.child_token());
-    spawn(router(server, config), addr, cancel).await
-}
-
-/// Like [`serve`], for many agents: see [`multi_agent_router`].
-pub async fn serve_multi_agent<S>(
-    store: &Arc<ProfileStore<S>>,
-    handler: S,
-    addr: SocketAddr,
-) -> std::io::Result<HttpServer>
-where
-    S: Vocabulary + ServerHandler,
-{
-    let cancel = CancellationToken::new();
-    let config =
-        StreamableHttpServerConfig::default().with_cancellation_token(cancel.child_token());
-    spawn(multi_agent_router(store, handler, config), addr, cancel).await
-}
-
-async fn spawn(
-    app: axum::Router,
-    addr: SocketAddr,
-    cancel: CancellationToken,
-) -> std::io::Result<HttpServer> {
-    let listener = TcpListener::bind(addr).await?;
-    let local_addr = listener.local_addr()?;
-    let shutdown = cancel.clone();
-    let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move { shutdown.cancelled().await })
-            .await
-    });
-    Ok(HttpServer {
-        local_addr,
-        cancel,
-        task,
-    })
 }

@@ -1,0 +1,181 @@
+//! Streamable HTTP: an axum router serving a [`ProfiledServer`] at `/mcp`,
+//! and a server for it whose connections are bounded (see [`Limits`]).
+//!
+//! Every HTTP session gets its own clone of the server, so all of them share
+//! one profile and each is notified on its own.
+
+mod limits;
+mod listener;
+mod tracker;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use rmcp::ServerHandler;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+
+pub use limits::Limits;
+pub use listener::HttpServer;
+pub(crate) use tracker::Tracker;
+
+use crate::principals::bearer_token;
+use crate::{ProfileStore, ProfiledServer, Vocabulary};
+use tracker::unauthorised;
+
+/// The path the MCP endpoint is served at.
+pub const MCP_PATH: &str = "/mcp";
+
+/// An axum router serving `server` at [`MCP_PATH`] with rmcp's streamable
+/// HTTP transport (sessions kept in memory, loopback `Host`s only unless
+/// `config` says otherwise).
+pub fn router<S>(server: ProfiledServer<S>, config: StreamableHttpServerConfig) -> axum::Router
+where
+    S: Vocabulary + ServerHandler,
+{
+    mcp_router(server, Arc::default(), config)
+}
+
+fn mcp_router<S>(
+    server: ProfiledServer<S>,
+    sessions: Arc<LocalSessionManager>,
+    config: StreamableHttpServerConfig,
+) -> axum::Router
+where
+    S: Vocabulary + ServerHandler,
+{
+    let service = StreamableHttpService::new(move || Ok(server.clone()), sessions, config);
+    axum::Router::new().nest_service(MCP_PATH, service)
+}
+
+/// An axum router serving many agents at [`MCP_PATH`]: every request must
+/// carry `Authorization: Bearer <token>` for a principal of `store` (else 401
+/// before MCP sees it) and is served with that principal's profile, looked up
+/// per request. Works for 2025-era sessions and 2026-07-28 stateless
+/// requests alike.
+///
+/// A 2025-era session belongs to the token that initialised it: a request
+/// naming its session id with any other token gets 404, as an unknown
+/// session would. [`ProfileStore::revoke`] ends the token's sessions and
+/// response streams on every router serving the store.
+///
+/// ```
+/// # mod server {
+/// #     #[derive(Clone)] pub struct Demo;
+/// #     impl rmcp::ServerHandler for Demo {}
+/// # }
+/// # use server::Demo;
+/// # mcp_profiles::vocabulary! {
+/// #     server Demo;
+/// #     #[surfaces] pub enum Surface { Ticket }
+/// #     #[capabilities] pub enum Capability {}
+/// #     #[providers] pub enum Provider {}
+/// # }
+/// use mcp_profiles::{ProfileContext, ProfileStore};
+///
+/// let store = ProfileStore::<Demo>::new();
+/// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
+/// store.grant("token-for-alice", "alice").unwrap();
+/// let app = mcp_profiles::http::multi_agent_router(&store, Demo, Default::default());
+/// // Nest `app` in a larger axum app, or serve it: see `serve_multi_agent`.
+/// # drop(app);
+/// ```
+pub fn multi_agent_router<S>(
+    store: &Arc<ProfileStore<S>>,
+    handler: S,
+    config: StreamableHttpServerConfig,
+) -> axum::Router
+where
+    S: Vocabulary + ServerHandler,
+{
+    let sessions = Arc::new(LocalSessionManager::default());
+    let tracker = Arc::new(Tracker::new(Arc::clone(&sessions)));
+    store.attach(&tracker);
+    let gate = Arc::clone(store);
+    mcp_router(store.server(handler), sessions, config).layer(axum::middleware::from_fn(
+        move |request: axum::extract::Request, next: axum::middleware::Next| {
+            let grant = bearer_token(request.headers()).and_then(|token| gate.grant_for(token));
+            let tracker = Arc::clone(&tracker);
+            async move {
+                match grant {
+                    Some(grant) => tracker.serve(grant, request, next).await,
+                    None => unauthorised(),
+                }
+            }
+        },
+    ))
+}
+
+/// Binds `addr` (use `127.0.0.1:0` for any free port) and serves `server`
+/// at `/mcp` in a background task, with the default [`Limits`].
+pub async fn serve<S>(server: ProfiledServer<S>, addr: SocketAddr) -> std::io::Result<HttpServer>
+where
+    S: Vocabulary + ServerHandler,
+{
+    serve_with(server, addr, Limits::default()).await
+}
+
+/// Like [`serve`], with `limits` on the listener's connections.
+pub async fn serve_with<S>(
+    server: ProfiledServer<S>,
+    addr: SocketAddr,
+    limits: Limits,
+) -> std::io::Result<HttpServer>
+where
+    S: Vocabulary + ServerHandler,
+{
+    let (config, stop) = stoppable();
+    listener::spawn(router(server, config), addr, limits, stop).await
+}
+
+/// Like [`serve`], for many agents: see [`multi_agent_router`].
+pub async fn serve_multi_agent<S>(
+    store: &Arc<ProfileStore<S>>,
+    handler: S,
+    addr: SocketAddr,
+) -> std::io::Result<HttpServer>
+where
+    S: Vocabulary + ServerHandler,
+{
+    serve_multi_agent_with(store, handler, addr, Limits::default()).await
+}
+
+/// Like [`serve_multi_agent`], with `limits` on the listener's connections.
+pub async fn serve_multi_agent_with<S>(
+    store: &Arc<ProfileStore<S>>,
+    handler: S,
+    addr: SocketAddr,
+    limits: Limits,
+) -> std::io::Result<HttpServer>
+where
+    S: Vocabulary + ServerHandler,
+{
+    let (config, stop) = stoppable();
+    let app = multi_agent_router(store, handler, config);
+    listener::spawn(app, addr, limits, stop).await
+}
+
+/// Binds `addr` and serves any axum app in a background task, with `limits`
+/// on its connections: an app that nests [`router`] or
+/// [`multi_agent_router`] among other routes, or one with no MCP at all.
+///
+/// [`HttpServer::shutdown`] stops the listener and drains its connections;
+/// it cannot end the MCP sessions of routers built here, so give their
+/// `StreamableHttpServerConfig` a cancellation token and cancel it first,
+/// or their streams are cut at the drain timeout.
+pub async fn serve_router(
+    app: axum::Router,
+    addr: SocketAddr,
+    limits: Limits,
+) -> std::io::Result<HttpServer> {
+    listener::spawn(app, addr, limits, CancellationToken::new()).await
+}
+
+/// rmcp's default configuration, with its sessions ended by the returned
+/// token, which stops the server.
+fn stoppable() -> (StreamableHttpServerConfig, CancellationToken) {
+    let stop = CancellationToken::new();
+    let config = StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
+    (config, stop)
+}
