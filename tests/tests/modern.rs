@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use mcp_profiles::{ProfileContext, ProfileController, ProfileStore, Vocabulary};
 use mcp_profiles_tests::client::Session;
+use mcp_profiles_tests::raw::RawSession;
 use mcp_profiles_tests::{Capability, Surface, TaskServer};
 use rmcp::model::{CacheScope, ProtocolVersion, ServerNotification, SubscriptionFilter};
 use rmcp::service::{NotificationContext, RoleClient, RunningService, Subscription};
@@ -418,89 +419,6 @@ async fn re_adding_a_principal_keeps_its_sessions_notified() {
     assert_eq!(bob_modern.unsolicited() + alice_modern.unsolicited(), 0);
     assert_eq!(bob.current().context(), &asking());
     http.shutdown().await.unwrap();
-}
-
-/// A 2025-era session driven by hand, so the test knows its session id and
-/// holds its standalone SSE stream.
-struct RawSession {
-    uri: String,
-    id: String,
-    stream: reqwest::Response,
-}
-
-impl RawSession {
-    const VERSION: &str = "2025-11-25";
-
-    async fn open(uri: &str, token: &str) -> Self {
-        let initialize = serde_json::json!({
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {
-                "protocolVersion": Self::VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        });
-        let response = Self::post(uri, token, None, &initialize).await;
-        assert_eq!(response.status().as_u16(), 200);
-        let id = response.headers()["mcp-session-id"]
-            .to_str()
-            .unwrap()
-            .to_owned();
-        let _ = response.bytes().await;
-        let initialized =
-            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        let response = Self::post(uri, token, Some(&id), &initialized).await;
-        assert_eq!(response.status().as_u16(), 202);
-        let stream = reqwest::Client::new()
-            .get(uri)
-            .bearer_auth(token)
-            .header("Accept", "text/event-stream")
-            .header("Mcp-Session-Id", &id)
-            .header("MCP-Protocol-Version", Self::VERSION)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(stream.status().as_u16(), 200);
-        RawSession {
-            uri: uri.to_owned(),
-            id,
-            stream,
-        }
-    }
-
-    async fn post(
-        uri: &str,
-        token: &str,
-        session: Option<&str>,
-        body: &serde_json::Value,
-    ) -> reqwest::Response {
-        let mut request = reqwest::Client::new()
-            .post(uri)
-            .bearer_auth(token)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .header("MCP-Protocol-Version", Self::VERSION)
-            .body(body.to_string());
-        if let Some(session) = session {
-            request = request.header("Mcp-Session-Id", session);
-        }
-        request.send().await.unwrap()
-    }
-
-    /// The status of a `tools/list` on this session made with `token`.
-    async fn list_status(&self, token: &str) -> u16 {
-        let list = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
-        let response = Self::post(&self.uri, token, Some(&self.id), &list).await;
-        response.status().as_u16()
-    }
-
-    /// Reads the standalone stream until it ends.
-    async fn expect_stream_end(&mut self) {
-        let drained = async { while let Ok(Some(_)) = self.stream.chunk().await {} };
-        tokio::time::timeout(LIMIT, drained)
-            .await
-            .expect("the session's SSE stream ends");
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

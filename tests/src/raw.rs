@@ -1,0 +1,116 @@
+//! A 2025-era streamable-HTTP session driven by hand with reqwest, for tests
+//! that need its session id or hold its standalone SSE stream themselves.
+
+use std::time::Duration;
+
+/// How long it waits for something that must happen.
+const LIMIT: Duration = Duration::from_secs(10);
+
+/// A 2025-era session driven by hand, so the test knows its session id and
+/// holds its standalone SSE stream.
+pub struct RawSession {
+    uri: String,
+    id: String,
+    stream: reqwest::Response,
+}
+
+impl RawSession {
+    /// The protocol version it speaks.
+    pub const VERSION: &str = "2025-11-25";
+
+    /// Initialises a session at `uri` with bearer `token` and opens its
+    /// standalone SSE stream.
+    pub async fn open(uri: &str, token: &str) -> Self {
+        let initialize = serde_json::json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {
+                "protocolVersion": Self::VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        });
+        let response = Self::post(uri, token, None, &initialize).await;
+        assert_eq!(response.status().as_u16(), 200);
+        let id = response.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let _ = response.bytes().await;
+        let initialized =
+            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let response = Self::post(uri, token, Some(&id), &initialized).await;
+        assert_eq!(response.status().as_u16(), 202);
+        let stream = reqwest::Client::new()
+            .get(uri)
+            .bearer_auth(token)
+            .header("Accept", "text/event-stream")
+            .header("Mcp-Session-Id", &id)
+            .header("MCP-Protocol-Version", Self::VERSION)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(stream.status().as_u16(), 200);
+        RawSession {
+            uri: uri.to_owned(),
+            id,
+            stream,
+        }
+    }
+
+    /// The session's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// POSTs one JSON-RPC message with `token`, on `session` if given.
+    pub async fn post(
+        uri: &str,
+        token: &str,
+        session: Option<&str>,
+        body: &serde_json::Value,
+    ) -> reqwest::Response {
+        let mut request = reqwest::Client::new()
+            .post(uri)
+            .bearer_auth(token)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", Self::VERSION)
+            .body(body.to_string());
+        if let Some(session) = session {
+            request = request.header("Mcp-Session-Id", session);
+        }
+        request.send().await.unwrap()
+    }
+
+    /// The status of a `tools/list` on this session made with `token`.
+    pub async fn list_status(&self, token: &str) -> u16 {
+        let list = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+        let response = Self::post(&self.uri, token, Some(&self.id), &list).await;
+        response.status().as_u16()
+    }
+
+    /// Reads the standalone stream until it ends.
+    pub async fn expect_stream_end(&mut self) {
+        let drained = async { while let Ok(Some(_)) = self.stream.chunk().await {} };
+        tokio::time::timeout(LIMIT, drained)
+            .await
+            .expect("the session's SSE stream ends");
+    }
+
+    /// Reads the standalone stream until an event containing `needle`
+    /// arrives; panics if the stream ends or fails first.
+    pub async fn expect_event(&mut self, needle: &str) {
+        let mut seen = String::new();
+        let found = async {
+            while !seen.contains(needle) {
+                match self.stream.chunk().await {
+                    Ok(Some(chunk)) => seen.push_str(&String::from_utf8_lossy(&chunk)),
+                    ended => panic!("the SSE stream ended before `{needle}`: {ended:?}"),
+                }
+            }
+        };
+        tokio::time::timeout(LIMIT, found)
+            .await
+            .unwrap_or_else(|_| panic!("no `{needle}` event on the SSE stream"));
+    }
+}
