@@ -26,6 +26,10 @@
     doc = "[`ProfileStore`]: crate::ProfileStore",
     doc = "[`http`]: crate::http",
     doc = "[`http::serve`]: crate::http::serve",
+    doc = "[`http::serve_with`]: crate::http::serve_with",
+    doc = "[`http::serve_multi_agent_with`]: crate::http::serve_multi_agent_with",
+    doc = "[`http::serve_router`]: crate::http::serve_router",
+    doc = "[`http::Limits`]: crate::http::Limits",
     doc = "[`http::router`]: crate::http::router",
     doc = "[`http::serve_multi_agent`]: crate::http::serve_multi_agent",
     doc = "[`http::multi_agent_router`]: crate::http::multi_agent_router"

@@ -211,7 +211,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         // The call runs on the snapshot loaded here, whatever replaces it meanwhile.
         let current = self.cell(&context.extensions)?.current();
         if current.tools.tool(&request.name).is_none() {
-            tracing::debug!(tool = %request.name, "refused a tool outside the current profile");
+            tracing::debug!(tool = %Clipped(&request.name), "refused a tool outside the current profile");
             return Err(not_in_profile(&request.name));
         }
         let call = ToolCallContext::new(&self.shared.handler, request, context);

@@ -60,7 +60,7 @@ async fn serve_plain(limits: Limits) -> HttpServer {
         .route("/ping", axum::routing::get(|| async { "pong" }))
         .route(
             "/hang",
-            axum::routing::get(|| std::future::pending::<&'static str>()),
+            axum::routing::get(std::future::pending::<&'static str>),
         );
     mcp_profiles::http::serve_router(app, any_port(), limits)
         .await
