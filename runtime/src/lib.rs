@@ -47,6 +47,8 @@
 extern crate self as mcp_profiles;
 
 mod assembly;
+#[cfg(feature = "runtime-tools")]
+mod catalog;
 mod context;
 mod controller;
 mod forward;
@@ -62,6 +64,11 @@ mod snapshot;
 mod vocabulary;
 
 pub use assembly::{Explanation, Profile, ToolDiff};
+#[cfg(feature = "runtime-tools")]
+pub use catalog::{
+    Catalog, CatalogError, CatalogErrors, HandlerFuture, InstallOutcome, Installation,
+    RuntimeDiff, RuntimeHandler, RuntimeTool,
+};
 pub use context::{ContextError, ProfileContext};
 pub use controller::{ProfileController, Replacement};
 #[cfg(feature = "http")]
