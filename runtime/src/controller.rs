@@ -137,8 +137,7 @@ pub struct Replacement<S: Vocabulary> {
 impl<S: Vocabulary> std::fmt::Debug for Replacement<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut f = f.debug_struct("Replacement");
-        f
-            .field("old", &self.old)
+        f.field("old", &self.old)
             .field("new", &self.new)
             .field("diff", &self.diff);
         #[cfg(feature = "runtime-tools")]

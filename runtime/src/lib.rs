@@ -66,8 +66,8 @@ mod vocabulary;
 pub use assembly::{Explanation, Profile, ToolDiff};
 #[cfg(feature = "runtime-tools")]
 pub use catalog::{
-    Catalog, CatalogError, CatalogErrors, HandlerFuture, InstallOutcome, Installation,
-    RuntimeDiff, RuntimeHandler, RuntimeTool,
+    Catalog, CatalogError, CatalogErrors, HandlerFuture, InstallOutcome, Installation, RuntimeDiff,
+    RuntimeHandler, RuntimeTool,
 };
 pub use context::{ContextError, ProfileContext};
 pub use controller::{ProfileController, Replacement};

@@ -22,7 +22,10 @@ pub(crate) async fn call<S: Vocabulary>(
 ) -> Result<CallToolResult, ErrorData> {
     let Some(entry) = runtime.entry(&request.name) else {
         return Err(ErrorData::invalid_params(
-            format!("tool `{}` is not available in the current profile", request.name),
+            format!(
+                "tool `{}` is not available in the current profile",
+                request.name
+            ),
             None,
         ));
     };

@@ -231,7 +231,8 @@ impl<S: Vocabulary> Catalog<S> {
     /// Whether `newer` supersedes this catalog: another generation, or a
     /// higher revision of the same one.
     pub(crate) fn superseded_by(&self, newer: &Catalog<S>) -> bool {
-        newer.inner.generation != self.inner.generation || newer.inner.revision > self.inner.revision
+        newer.inner.generation != self.inner.generation
+            || newer.inner.revision > self.inner.revision
     }
 
     /// Whether both catalogs define the same tools with the same rules.

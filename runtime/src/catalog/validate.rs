@@ -47,9 +47,7 @@ pub(super) fn verify<S: Vocabulary>(
         } else {
             for &group in owners.get(name.as_str()).into_iter().flatten() {
                 let group = &registry.groups()[group];
-                let Some(witness) = registry
-                    .shape()
-                    .joint_witness(group.rule().masks(), &rule)
+                let Some(witness) = registry.shape().joint_witness(group.rule().masks(), &rule)
                 else {
                     continue;
                 };
@@ -233,7 +231,10 @@ impl fmt::Display for CatalogError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CatalogError::InvalidName { tool, reason } => {
-                write!(f, "runtime tool name {tool:?} is invalid: {reason}")
+                // The name is untrusted input: echo a bounded prefix of it.
+                let shown: String = tool.chars().take(MAX_NAME).collect();
+                let more = if shown.len() < tool.len() { "…" } else { "" };
+                write!(f, "runtime tool name {shown:?}{more} is invalid: {reason}")
             }
             CatalogError::DuplicateName { tool } => {
                 write!(f, "runtime tool `{tool}` is listed twice")
@@ -254,7 +255,10 @@ impl fmt::Display for CatalogError {
                 tool,
                 schema,
                 reason,
-            } => write!(f, "the {schema} schema of runtime tool `{tool}` is invalid: {reason}"),
+            } => write!(
+                f,
+                "the {schema} schema of runtime tool `{tool}` is invalid: {reason}"
+            ),
         }
     }
 }
@@ -311,7 +315,14 @@ mod tests {
 
     #[test]
     fn tool_names_follow_the_mcp_rules() {
-        for good in ["a", "getUser", "DATA_EXPORT_v2", "admin.tools.list", "a-b", &"x".repeat(128)] {
+        for good in [
+            "a",
+            "getUser",
+            "DATA_EXPORT_v2",
+            "admin.tools.list",
+            "a-b",
+            &"x".repeat(128),
+        ] {
             assert!(check_name(good).is_ok(), "{good}");
         }
         for bad in ["", "a b", "a/b", "a,b", "é", &"x".repeat(129)] {

@@ -157,7 +157,10 @@ impl<S: Vocabulary> Catalog<S> {
             .filter(|index| key.1[index / 64] & (1 << (index % 64)) != 0)
             .collect();
         let view = Arc::new(View {
-            tools: merge(&compiled.tools, indices.iter().map(|&i| entries[i].tool.definition())),
+            tools: merge(
+                &compiled.tools,
+                indices.iter().map(|&i| entries[i].tool.definition()),
+            ),
             enabled: indices,
             _compiled: Arc::clone(compiled),
         });
