@@ -18,6 +18,16 @@
 //! [`tool_group`]: crate::tool_group
 //! [`vocabulary!`]: crate::vocabulary!
 #![cfg_attr(
+    feature = "runtime-tools",
+    doc = "[`Catalog`]: crate::Catalog",
+    doc = "[`Catalog::new`]: crate::Catalog::new",
+    doc = "[`RuntimeTool`]: crate::RuntimeTool",
+    doc = "[`Rule::from_json`]: crate::Rule::from_json",
+    doc = "[`Registry::assemble`]: crate::Registry::assemble",
+    doc = "[`ProfileController::install`]: crate::ProfileController::install",
+    doc = "[`ProfileController::tools`]: crate::ProfileController::tools"
+)]
+#![cfg_attr(
     feature = "testing",
     doc = "[`Registry::builder`]: crate::Registry::builder"
 )]
