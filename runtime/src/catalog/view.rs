@@ -97,6 +97,11 @@ impl<S: Vocabulary> Runtime<S> {
 
     /// How the visible runtime tools change from `self` to `new`.
     pub fn diff(&self, new: &Runtime<S>) -> RuntimeDiff {
+        if let (Some(a), Some(b)) = (&self.catalog, &new.catalog)
+            && Arc::ptr_eq(&a.inner, &b.inner)
+        {
+            return self.diff_within(a, new);
+        }
         let mut diff = RuntimeDiff::default();
         let (mut old, mut new) = (self.visible().peekable(), new.visible().peekable());
         // Both sorted by name: one merge pass.
@@ -124,6 +129,45 @@ impl<S: Vocabulary> Runtime<S> {
                 (None, None) => return diff,
             }
         }
+    }
+}
+
+impl<S: Vocabulary> Runtime<S> {
+    /// The diff between two views of one catalog (a replacement): the same
+    /// definitions, so comparing entry indices is enough.
+    fn diff_within(&self, catalog: &Catalog<S>, new: &Runtime<S>) -> RuntimeDiff {
+        let mut diff = RuntimeDiff::default();
+        let (old, new) = (self.view.clone(), new.view.clone());
+        if let (Some(a), Some(b)) = (&old, &new)
+            && Arc::ptr_eq(a, b)
+        {
+            return diff;
+        }
+        let empty: &[usize] = &[];
+        let old = old.as_ref().map_or(empty, |view| &view.enabled);
+        let new = new.as_ref().map_or(empty, |view| &view.enabled);
+        let name = |index: usize| catalog.entry(index).tool.name().to_owned();
+        let (mut i, mut j) = (0, 0);
+        // Ascending indices are sorted names: one merge pass.
+        while i < old.len() || j < new.len() {
+            match (old.get(i), new.get(j)) {
+                (Some(a), Some(b)) if a == b => (i, j) = (i + 1, j + 1),
+                (Some(&a), Some(b)) if a < *b => {
+                    diff.removed.push(name(a));
+                    i += 1;
+                }
+                (Some(&a), None) => {
+                    diff.removed.push(name(a));
+                    i += 1;
+                }
+                (_, Some(&b)) => {
+                    diff.added.push(name(b));
+                    j += 1;
+                }
+                (None, None) => unreachable!("loop condition"),
+            }
+        }
+        diff
     }
 }
 
