@@ -518,3 +518,30 @@ fn rules_round_trip_through_json() {
     assert_eq!(Rule::<TaskServer>::always().to_json(), r#"{"always":true}"#);
     let _ = TaskServer::registry();
 }
+
+#[test]
+fn one_catalog_serves_many_controllers_each_by_its_own_context() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let shared = catalog(
+        1,
+        vec![
+            echo("kanban_echo", r#"{"surfaces": ["kanban-task"]}"#, &calls),
+            echo("office_echo", r#"{"surfaces": ["office-task"]}"#, &calls),
+        ],
+    );
+    let office = Context::new(Surface::OfficeTask);
+    let (first, second) = (
+        ProfileController::<TaskServer>::new(kanban()),
+        ProfileController::<TaskServer>::new(office),
+    );
+    assert_eq!(first.install(&shared).diff.added, ["kanban_echo"]);
+    assert_eq!(second.install(&shared).diff.added, ["office_echo"]);
+    let names = |c: &ProfileController<TaskServer>| -> Vec<String> {
+        c.tools().iter().map(|t| t.name.to_string()).collect()
+    };
+    assert_eq!(names(&first), with(compiled(&kanban()), &["kanban_echo"]));
+    assert_eq!(names(&second), with(compiled(&office), &["office_echo"]));
+    // Versions are per controller: the first moving on leaves the second be.
+    first.install(&catalog(2, vec![]));
+    assert_eq!(second.catalog().unwrap().revision(), 1);
+}
