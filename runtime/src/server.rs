@@ -27,6 +27,9 @@ use crate::notification::{SessionGuard, Target};
 /// - `initialize` advertises `tools.listChanged: true`, and every initialised
 ///   session is sent one `notifications/tools/list_changed` per replacement
 ///   that changes the tool set;
+/// - the runtime tools of an installed catalog (feature `runtime-tools`) that
+///   the context enables join both, their arguments checked against their
+///   input schema before their handler runs;
 /// - everything else (server info, prompts, resources, ...) is `S`'s own.
 ///
 /// Made by [`ProfileController::server`](crate::ProfileController::server).

@@ -1,7 +1,7 @@
 //! Verifying a catalog, all or nothing: names, schemas, rules, and no
 //! runtime tool sharing a name with a compiled tool in any valid context.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use rmcp::model::JsonObject;
@@ -26,7 +26,7 @@ pub(super) fn verify<S: Vocabulary>(
             owners.entry(tool).or_default().push(index);
         }
     }
-    let mut seen: HashMap<String, ()> = HashMap::with_capacity(tools.len());
+    let mut seen: HashSet<String> = HashSet::with_capacity(tools.len());
     let mut entries = Vec::with_capacity(tools.len());
     for tool in tools {
         let name = tool.name().to_owned();
@@ -34,7 +34,7 @@ pub(super) fn verify<S: Vocabulary>(
             errors.push(CatalogError::InvalidName { tool: name, reason });
             continue;
         }
-        if seen.insert(name.clone(), ()).is_some() {
+        if !seen.insert(name.clone()) {
             errors.push(CatalogError::DuplicateName { tool: name });
             continue;
         }
