@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 
+#[cfg(feature = "runtime-tools")]
+use crate::catalog::{Catalog, InstallOutcome, Installation, Runtime, RuntimeDiff};
 use crate::notification::Sessions;
 use crate::snapshot::{Snapshots, ToolSnapshot};
 use crate::{Profile, ProfileContext, ProfiledServer, Registry, ToolDiff, Vocabulary};
@@ -15,6 +17,27 @@ use crate::{Profile, ProfileContext, ProfiledServer, Registry, ToolDiff, Vocabul
 pub(crate) struct Current<S: Vocabulary> {
     pub profile: Profile<S>,
     pub tools: Arc<ToolSnapshot<S>>,
+    /// The installed catalog and what the profile's context sees of it.
+    #[cfg(feature = "runtime-tools")]
+    pub runtime: Runtime<S>,
+}
+
+impl<S: Vocabulary> Current<S> {
+    /// `tools/list`: the compiled tools, plus the visible runtime ones.
+    pub fn list(&self) -> &[rmcp::model::Tool] {
+        #[cfg(feature = "runtime-tools")]
+        return self.runtime.list(&self.tools);
+        #[cfg(not(feature = "runtime-tools"))]
+        return &self.tools.tools;
+    }
+
+    /// The listed tool called `name`.
+    pub fn tool(&self, name: &str) -> Option<&rmcp::model::Tool> {
+        let list = self.list();
+        list.binary_search_by(|tool| (*tool.name).cmp(name))
+            .ok()
+            .map(|index| &list[index])
+    }
 }
 
 /// State shared by the controller and every session of one agent instance.
@@ -103,17 +126,23 @@ pub struct Replacement<S: Vocabulary> {
     pub new: Profile<S>,
     /// Tools added and removed; empty when the tool set did not change.
     pub diff: ToolDiff,
+    /// Runtime tools gained, lost and redefined: the installed catalog's
+    /// tools that the old and the new context enable.
+    #[cfg(feature = "runtime-tools")]
+    pub runtime: RuntimeDiff,
     /// How many sessions were sent a list_changed.
     pub notified_sessions: usize,
 }
 
 impl<S: Vocabulary> std::fmt::Debug for Replacement<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Replacement")
-            .field("old", &self.old)
+        let mut f = f.debug_struct("Replacement");
+        f.field("old", &self.old)
             .field("new", &self.new)
-            .field("diff", &self.diff)
-            .field("notified_sessions", &self.notified_sessions)
+            .field("diff", &self.diff);
+        #[cfg(feature = "runtime-tools")]
+        f.field("runtime", &self.runtime);
+        f.field("notified_sessions", &self.notified_sessions)
             .finish()
     }
 }
@@ -121,6 +150,10 @@ impl<S: Vocabulary> std::fmt::Debug for Replacement<S> {
 impl<S: Vocabulary> Replacement<S> {
     /// Whether the tool set changed.
     pub fn changed(&self) -> bool {
+        #[cfg(feature = "runtime-tools")]
+        if !self.runtime.is_empty() {
+            return true;
+        }
         !self.diff.is_empty()
     }
 }
@@ -136,7 +169,12 @@ impl<S: Vocabulary> ProfileController<S> {
         ProfileController {
             cell: Arc::new(Cell {
                 serving,
-                current: ArcSwap::from_pointee(Current { profile, tools }),
+                current: ArcSwap::from_pointee(Current {
+                    profile,
+                    tools,
+                    #[cfg(feature = "runtime-tools")]
+                    runtime: Runtime::empty(),
+                }),
                 replacing: Mutex::new(()),
                 sessions: Arc::default(),
                 list_ttl_ms: AtomicU64::new(0),
@@ -254,14 +292,26 @@ impl<S: Vocabulary> ProfileController<S> {
     /// Assembles, swaps and notifies; the caller holds the replacement lock.
     fn swap(&self, context: ProfileContext<S>) -> Replacement<S> {
         let cell = &self.cell;
-        let old = cell.current().profile.clone();
+        let previous = cell.current();
+        let old = previous.profile.clone();
         let (new, tools) = cell.serving.serve(&context);
         let diff = old.diff(&new);
+        #[cfg(feature = "runtime-tools")]
+        let runtime = Runtime::new(previous.runtime.catalog().cloned(), &context, &tools);
+        #[cfg(feature = "runtime-tools")]
+        let runtime_diff = previous.runtime.diff(&runtime);
+        #[cfg(feature = "runtime-tools")]
+        let unchanged = diff.is_empty() && runtime_diff.is_empty();
+        #[cfg(not(feature = "runtime-tools"))]
+        let unchanged = diff.is_empty();
+        drop(previous);
         cell.current.store(Arc::new(Current {
             profile: new.clone(),
             tools,
+            #[cfg(feature = "runtime-tools")]
+            runtime,
         }));
-        let notified_sessions = if diff.is_empty() {
+        let notified_sessions = if unchanged {
             0
         } else {
             cell.sessions.notify_all()
@@ -279,6 +329,8 @@ impl<S: Vocabulary> ProfileController<S> {
             old,
             new,
             diff,
+            #[cfg(feature = "runtime-tools")]
+            runtime: runtime_diff,
             notified_sessions,
         }
     }
@@ -288,5 +340,97 @@ impl<S: Vocabulary> ProfileController<S> {
             .replacing
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Runtime tool groups: a catalog installed on this controller joins the
+/// compiled tools of every session it serves.
+///
+/// A backend that serves several controllers (one per agent, or the agents
+/// of a `ProfileStore`) builds one [`Catalog`] and installs a clone on each:
+/// verification and schema compilation happen once, in [`Catalog::new`],
+/// and sessions with the same visible tools share one list.
+///
+/// [`Profile`], [`Registry::assemble`] and [`Registry::explain`] stay
+/// compiled-only; [`tools`](Self::tools) is what sessions list.
+#[cfg(feature = "runtime-tools")]
+impl<S: Vocabulary> ProfileController<S> {
+    /// Installs `catalog` for every session of this controller.
+    ///
+    /// Serialised with [`replace`](Self::replace) and
+    /// [`update`](Self::update). A catalog whose revision is not newer than
+    /// the installed one of the same generation is ignored; another
+    /// generation always installs. Sessions are sent exactly one
+    /// `tools/list_changed` when what they see changed (a runtime tool
+    /// appeared, disappeared or was redefined), none otherwise. Calls already
+    /// running finish on the catalog they started with.
+    pub fn install(&self, catalog: &Catalog<S>) -> Installation {
+        let guard = self.lock();
+        let cell = &self.cell;
+        let previous = cell.current();
+        let installed = previous.runtime.catalog();
+        if let Some(installed) = installed.filter(|old| !old.superseded_by(catalog)) {
+            tracing::debug!(
+                generation = catalog.generation(),
+                revision = catalog.revision(),
+                installed = installed.revision(),
+                "ignored a stale tool catalog"
+            );
+            return Installation {
+                outcome: InstallOutcome::IgnoredStale,
+                generation: installed.generation().to_owned(),
+                revision: installed.revision(),
+                diff: RuntimeDiff::default(),
+                notified_sessions: 0,
+            };
+        }
+        let outcome = match installed {
+            Some(old) if old.same_definitions(catalog) => InstallOutcome::Unchanged,
+            _ => InstallOutcome::Installed,
+        };
+        let context = *previous.profile.context();
+        let runtime = Runtime::new(Some(catalog.clone()), &context, &previous.tools);
+        let diff = previous.runtime.diff(&runtime);
+        cell.current.store(Arc::new(Current {
+            profile: previous.profile.clone(),
+            tools: Arc::clone(&previous.tools),
+            runtime,
+        }));
+        drop(previous);
+        let notified_sessions = if diff.is_empty() {
+            0
+        } else {
+            cell.sessions.notify_all()
+        };
+        drop(guard);
+        tracing::info!(
+            generation = catalog.generation(),
+            revision = catalog.revision(),
+            tools = catalog.tools().len(),
+            ?outcome,
+            added = diff.added.len(),
+            removed = diff.removed.len(),
+            changed = diff.changed.len(),
+            notified_sessions,
+            "tool catalog installed"
+        );
+        Installation {
+            outcome,
+            generation: catalog.generation().to_owned(),
+            revision: catalog.revision(),
+            diff,
+            notified_sessions,
+        }
+    }
+
+    /// The installed catalog, if any.
+    pub fn catalog(&self) -> Option<Catalog<S>> {
+        self.cell.current().runtime.catalog().cloned()
+    }
+
+    /// What a session lists now: the profile's compiled tools and the
+    /// runtime tools its context enables, sorted by name.
+    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
+        self.cell.current().list().to_vec()
     }
 }

@@ -18,6 +18,16 @@
 //! [`tool_group`]: crate::tool_group
 //! [`vocabulary!`]: crate::vocabulary!
 #![cfg_attr(
+    feature = "runtime-tools",
+    doc = "[`Catalog`]: crate::Catalog",
+    doc = "[`Catalog::new`]: crate::Catalog::new",
+    doc = "[`RuntimeTool`]: crate::RuntimeTool",
+    doc = "[`Rule::from_json`]: crate::Rule::from_json",
+    doc = "[`Registry::assemble`]: crate::Registry::assemble",
+    doc = "[`ProfileController::install`]: crate::ProfileController::install",
+    doc = "[`ProfileController::tools`]: crate::ProfileController::tools"
+)]
+#![cfg_attr(
     feature = "testing",
     doc = "[`Registry::builder`]: crate::Registry::builder"
 )]
@@ -51,6 +61,8 @@
 extern crate self as mcp_profiles;
 
 mod assembly;
+#[cfg(feature = "runtime-tools")]
+mod catalog;
 mod context;
 mod controller;
 mod forward;
@@ -66,6 +78,11 @@ mod snapshot;
 mod vocabulary;
 
 pub use assembly::{Explanation, Profile, ToolDiff};
+#[cfg(feature = "runtime-tools")]
+pub use catalog::{
+    Catalog, CatalogError, CatalogErrors, HandlerFuture, InstallOutcome, Installation, RuntimeDiff,
+    RuntimeHandler, RuntimeTool,
+};
 pub use context::{ContextError, ProfileContext};
 pub use controller::{ProfileController, Replacement};
 #[cfg(feature = "http")]

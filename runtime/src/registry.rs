@@ -266,7 +266,14 @@ impl<S: Vocabulary> Registry<S> {
         }
     }
 
-    fn describe(&self, why: Unsatisfiable) -> String {
+    /// The vocabulary's context space, for verifying runtime tools the same way.
+    #[cfg(feature = "runtime-tools")]
+    pub(crate) fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// Why no context satisfies a rule, in words.
+    pub(crate) fn describe(&self, why: Unsatisfiable) -> String {
         match why {
             Unsatisfiable::Exclusive(pair) => {
                 let names: Vec<String> = S::Capability::from_mask(pair)

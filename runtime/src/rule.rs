@@ -6,6 +6,7 @@
 //! in `decision`, how verification decides it over every context in `shape`.
 
 mod decision;
+mod json;
 mod shape;
 
 use std::fmt;

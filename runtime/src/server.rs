@@ -27,6 +27,9 @@ use crate::notification::{SessionGuard, Target};
 /// - `initialize` advertises `tools.listChanged: true`, and every initialised
 ///   session is sent one `notifications/tools/list_changed` per replacement
 ///   that changes the tool set;
+/// - the runtime tools of an installed catalog (feature `runtime-tools`) that
+///   the context enables join both, their arguments checked against their
+///   input schema before their handler runs;
 /// - everything else (server info, prompts, resources, ...) is `S`'s own.
 ///
 /// Made by [`ProfileController::server`](crate::ProfileController::server).
@@ -187,7 +190,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     ) -> Result<ListToolsResult, ErrorData> {
         let cell = self.cell(&context.extensions)?;
         Ok(
-            ListToolsResult::with_all_items(cell.current().tools.tools.clone())
+            ListToolsResult::with_all_items(cell.current().list().to_vec())
                 .with_ttl_ms(cell.list_ttl_ms())
                 // The list depends on who asks: never share it across principals.
                 .with_cache_scope(CacheScope::Private),
@@ -196,7 +199,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         match &self.shared.source {
-            Source::Single(cell) => cell.current().tools.tool(name).cloned(),
+            Source::Single(cell) => cell.current().tool(name).cloned(),
             // Without a request there is no principal to look up.
             #[cfg(feature = "http")]
             Source::Principals(_) => None,
@@ -210,12 +213,20 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     ) -> Result<CallToolResponse, ErrorData> {
         // The call runs on the snapshot loaded here, whatever replaces it meanwhile.
         let current = self.cell(&context.extensions)?.current();
-        if current.tools.tool(&request.name).is_none() {
-            tracing::debug!(tool = %Clipped(&request.name), "refused a tool outside the current profile");
-            return Err(not_in_profile(&request.name));
+        if current.tools.tool(&request.name).is_some() {
+            let call = ToolCallContext::new(&self.shared.handler, request, context);
+            return current.tools.router.call(call).await;
         }
-        let call = ToolCallContext::new(&self.shared.handler, request, context);
-        current.tools.router.call(call).await
+        // A runtime tool the context enables; its catalog is the one loaded
+        // above, whatever is installed meanwhile.
+        #[cfg(feature = "runtime-tools")]
+        if current.runtime.contains(&request.name) {
+            return crate::catalog::call(&current.runtime, request, context)
+                .await
+                .map(CallToolResponse::from);
+        }
+        tracing::debug!(tool = %Clipped(&request.name), "refused a tool outside the current profile");
+        Err(not_in_profile(&request.name))
     }
 
     fn on_initialized(

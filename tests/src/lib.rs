@@ -5,6 +5,7 @@
 
 pub mod client;
 pub mod groups;
+pub mod modern;
 pub mod raw;
 
 /// The migration guide's "before" and "after" servers, compiled as doctests

@@ -8,19 +8,18 @@ use std::time::Duration;
 
 use mcp_profiles::{ProfileContext, ProfileController, ProfileStore, Vocabulary};
 use mcp_profiles_tests::client::Session;
+use mcp_profiles_tests::modern::{
+    LIMIT, Modern, ModernSession, QUIET, expect_one_list_changed, expect_silence,
+};
 use mcp_profiles_tests::raw::RawSession;
 use mcp_profiles_tests::{Capability, Surface, TaskServer};
-use rmcp::model::{CacheScope, ProtocolVersion, ServerNotification, SubscriptionFilter};
-use rmcp::service::{NotificationContext, RoleClient, RunningService, Subscription};
+use rmcp::model::{CacheScope, ProtocolVersion};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt};
+use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use tokio::sync::watch;
 
 type Context = ProfileContext<TaskServer>;
-
-const LIMIT: Duration = Duration::from_secs(10);
-const QUIET: Duration = Duration::from_millis(500);
 
 fn asking() -> Context {
     Context::new(Surface::KanbanTask)
@@ -41,95 +40,6 @@ fn names_of(context: &Context) -> Vec<String> {
         .iter()
         .map(|name| name.to_string())
         .collect()
-}
-
-/// A 2026-07-28 client that counts list_changed reaching its handler, which
-/// only unsolicited (never subscribed) notifications would.
-struct Modern {
-    unsolicited: watch::Sender<usize>,
-}
-
-impl ClientHandler for Modern {
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.unsolicited.send_modify(|count| *count += 1);
-    }
-}
-
-struct ModernSession {
-    service: RunningService<RoleClient, Modern>,
-    unsolicited: watch::Receiver<usize>,
-}
-
-impl ModernSession {
-    async fn connect<T, E, A>(transport: T) -> Self
-    where
-        T: rmcp::transport::IntoTransport<RoleClient, E, A> + Send + 'static,
-        E: std::error::Error + Send + Sync + 'static,
-    {
-        let (unsolicited, receiver) = watch::channel(0);
-        let service = Modern { unsolicited }
-            .serve_with_lifecycle(
-                transport,
-                ClientLifecycleMode::Discover {
-                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                },
-            )
-            .await
-            .expect("the discover lifecycle succeeds");
-        ModernSession {
-            service,
-            unsolicited: receiver,
-        }
-    }
-
-    async fn subscribe(&self) -> Subscription {
-        let filter = SubscriptionFilter::builder().tools_list_changed().build();
-        let subscription = self
-            .service
-            .listen(filter)
-            .await
-            .expect("subscriptions/listen");
-        assert_eq!(subscription.acknowledged().tools_list_changed, Some(true));
-        subscription
-    }
-
-    async fn tool_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .service
-            .list_all_tools()
-            .await
-            .expect("tools/list")
-            .into_iter()
-            .map(|tool| tool.name.into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-
-    fn unsolicited(&self) -> usize {
-        *self.unsolicited.borrow()
-    }
-}
-
-/// Exactly one tools/list_changed arrives on `subscription`, and no other
-/// notification follows within [`QUIET`].
-async fn expect_one_list_changed(subscription: &mut Subscription) {
-    let first = tokio::time::timeout(LIMIT, subscription.next())
-        .await
-        .expect("a list_changed arrives on the subscription")
-        .expect("the subscription is open")
-        .expect("a notification");
-    assert!(
-        matches!(first, ServerNotification::ToolListChangedNotification(_)),
-        "{first:?}"
-    );
-    expect_silence(subscription).await;
-}
-
-async fn expect_silence(subscription: &mut Subscription) {
-    if let Ok(next) = tokio::time::timeout(QUIET, subscription.next()).await {
-        panic!("unexpected notification: {next:?}");
-    }
 }
 
 async fn duplex_modern(controller: &ProfileController<TaskServer>) -> ModernSession {

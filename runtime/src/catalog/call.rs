@@ -1,0 +1,49 @@
+//! Calling a runtime tool: arguments checked against the input schema
+//! compiled at install, then the handler.
+
+use rmcp::ErrorData;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::Value;
+
+use super::Runtime;
+use super::validate::display_path;
+use crate::Vocabulary;
+
+/// Runs the visible runtime tool `request.name`; the server checked that
+/// there is one, and refuses like a compiled tool otherwise.
+///
+/// Arguments that do not match the input schema fail with JSON-RPC -32602
+/// naming the first failing instance path, and the handler never runs.
+pub(crate) async fn call<S: Vocabulary>(
+    runtime: &Runtime<S>,
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResult, ErrorData> {
+    let Some(entry) = runtime.entry(&request.name) else {
+        return Err(ErrorData::invalid_params(
+            format!(
+                "tool `{}` is not available in the current profile",
+                request.name
+            ),
+            None,
+        ));
+    };
+    let arguments = Value::Object(request.arguments.unwrap_or_default());
+    if let Err(error) = entry.arguments.validate(&arguments) {
+        let path = error.instance_path().to_string();
+        let message = format!(
+            "the arguments of tool `{}` do not match its input schema at `{}`: {error}",
+            entry.tool.name(),
+            display_path(&path),
+        );
+        return Err(ErrorData::invalid_params(
+            message,
+            Some(serde_json::json!({ "path": path })),
+        ));
+    }
+    let Value::Object(arguments) = arguments else {
+        unreachable!("built as an object above")
+    };
+    (entry.tool.handler)(arguments, context).await
+}

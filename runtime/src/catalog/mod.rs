@@ -1,0 +1,306 @@
+//! Runtime tool groups: tools a backend learns at run time (plugin tools),
+//! under the same vocabulary, rules and guarantees as `#[tool_group]`.
+//!
+//! A [`Catalog`] is verified once, when it is built (`validate.rs`), and
+//! is then a cheap handle: installing it on any number of controllers
+//! shares its definitions, compiled schemas and handlers. What one session
+//! sees of it is a `View` (`view.rs`), shared by every session with the same
+//! compiled tools and the same enabled runtime tools; calls are validated
+//! and dispatched by `call.rs`.
+
+mod call;
+mod validate;
+mod view;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
+use rmcp::service::{RequestContext, RoleServer};
+
+use crate::rule::RuleMasks;
+use crate::{Rule, Vocabulary};
+
+pub(crate) use call::call;
+pub use validate::{CatalogError, CatalogErrors};
+pub(crate) use view::{Runtime, View};
+
+/// The future a runtime tool's handler returns.
+pub type HandlerFuture = Pin<Box<dyn Future<Output = Result<CallToolResult, ErrorData>> + Send>>;
+
+/// A runtime tool's handler: its validated arguments and the request's
+/// context in, the call's result out.
+pub type RuntimeHandler =
+    Arc<dyn Fn(JsonObject, RequestContext<RoleServer>) -> HandlerFuture + Send + Sync>;
+
+/// One tool learnt at run time: its definition, its enablement rule in the
+/// server's vocabulary, and its handler.
+///
+/// The definition is what `tools/list` shows: name, description, input
+/// schema, optional output schema and annotations (read-only, destructive,
+/// idempotent and open-world hints). The rule has the same forms as
+/// `#[tool_group]`'s and decodes strictly from JSON with
+/// [`Rule::from_json`].
+pub struct RuntimeTool<S: Vocabulary> {
+    tool: Tool,
+    rule: Rule<S>,
+    handler: RuntimeHandler,
+}
+
+impl<S: Vocabulary> Clone for RuntimeTool<S> {
+    fn clone(&self) -> Self {
+        RuntimeTool {
+            tool: self.tool.clone(),
+            rule: self.rule,
+            handler: Arc::clone(&self.handler),
+        }
+    }
+}
+
+impl<S: Vocabulary> fmt::Debug for RuntimeTool<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RuntimeTool")
+            .field("tool", &self.tool)
+            .field("rule", &self.rule)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Vocabulary> RuntimeTool<S> {
+    /// A tool called `name`, enabled by `rule`, whose calls `handler`
+    /// answers once their arguments match `input_schema`.
+    ///
+    /// Nothing is checked here: [`Catalog::new`] verifies every tool of a
+    /// catalog together.
+    pub fn new<F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: JsonObject,
+        rule: Rule<S>,
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(JsonObject, RequestContext<RoleServer>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, ErrorData>> + Send + 'static,
+    {
+        RuntimeTool {
+            tool: Tool::new(name.into(), description.into(), input_schema),
+            rule,
+            handler: Arc::new(move |arguments, context| Box::pin(handler(arguments, context))),
+        }
+    }
+
+    /// Declares the structure of the tool's structured results.
+    #[must_use]
+    pub fn with_output_schema(mut self, schema: JsonObject) -> Self {
+        self.tool.output_schema = Some(Arc::new(schema));
+        self
+    }
+
+    /// Sets the tool's annotations (behaviour hints for clients).
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.tool.annotations = Some(annotations);
+        self
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.tool.name
+    }
+
+    /// The definition `tools/list` shows.
+    pub fn definition(&self) -> &Tool {
+        &self.tool
+    }
+
+    /// The enablement rule.
+    pub fn rule(&self) -> Rule<S> {
+        self.rule
+    }
+
+    /// Whether two tools have the same definition and rule (handlers are
+    /// code and not compared).
+    fn same_definition(&self, other: &Self) -> bool {
+        self.tool == other.tool && self.rule == other.rule
+    }
+}
+
+/// A verified tool of a catalog, with its compiled input schema.
+struct Entry<S: Vocabulary> {
+    tool: RuntimeTool<S>,
+    rule: RuleMasks,
+    arguments: jsonschema::Validator,
+}
+
+/// A versioned, verified set of runtime tools for server type `S`.
+///
+/// Built with [`Catalog::new`], which verifies it all or nothing, and
+/// installed with [`ProfileController::install`](crate::ProfileController::install).
+/// Cloning is a reference count: a backend serving many agents builds one
+/// catalog and installs a clone on each controller (each agent's, for a
+/// `ProfileStore`), so schemas are compiled once and every session with the
+/// same tools shares one list.
+///
+/// A catalog is versioned by a *generation* (say, one per backend process
+/// or configuration epoch) and a *revision* within it: a controller ignores
+/// a catalog whose revision is not newer than the installed one of the same
+/// generation, so late or repeated deliveries cannot roll it back.
+pub struct Catalog<S: Vocabulary> {
+    inner: Arc<Inner<S>>,
+}
+
+struct Inner<S: Vocabulary> {
+    generation: String,
+    revision: u64,
+    /// Sorted by name; names are unique.
+    entries: Vec<Entry<S>>,
+    /// Views already built, keyed by compiled snapshot and enabled entries.
+    views: Mutex<HashMap<view::Key, Arc<View<S>>>>,
+}
+
+impl<S: Vocabulary> Clone for Catalog<S> {
+    fn clone(&self) -> Self {
+        Catalog {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<S: Vocabulary> fmt::Debug for Catalog<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Catalog")
+            .field("generation", &self.inner.generation)
+            .field("revision", &self.inner.revision)
+            .field("tools", &self.tool_names().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl<S: Vocabulary> Catalog<S> {
+    /// Verifies `tools` as generation `generation`, revision `revision`.
+    ///
+    /// All or nothing: every tool name follows MCP's rules (1 to 128
+    /// characters of `A-Z a-z 0-9 _ - .`) and is unique in the catalog;
+    /// every rule can be satisfied by some valid context; no valid context
+    /// enables a runtime tool together with a compiled tool of the same name
+    /// (the registry's exact check, reporting a witness context); and each
+    /// input and output schema is an object schema that compiles as JSON
+    /// Schema 2020-12, without fetching any remote `$ref`. The error lists
+    /// every problem, each naming its tool.
+    pub fn new(
+        generation: impl Into<String>,
+        revision: u64,
+        tools: impl IntoIterator<Item = RuntimeTool<S>>,
+    ) -> Result<Self, CatalogErrors> {
+        let entries = validate::verify(S::registry(), tools.into_iter().collect())?;
+        Ok(Catalog {
+            inner: Arc::new(Inner {
+                generation: generation.into(),
+                revision,
+                entries,
+                views: Mutex::default(),
+            }),
+        })
+    }
+
+    /// The generation this catalog belongs to.
+    pub fn generation(&self) -> &str {
+        &self.inner.generation
+    }
+
+    /// The revision within its generation.
+    pub fn revision(&self) -> u64 {
+        self.inner.revision
+    }
+
+    /// Every tool, sorted by name.
+    pub fn tools(&self) -> impl ExactSizeIterator<Item = &RuntimeTool<S>> {
+        self.inner.entries.iter().map(|entry| &entry.tool)
+    }
+
+    /// Every tool name, sorted.
+    pub fn tool_names(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.tools().map(RuntimeTool::name)
+    }
+
+    /// Whether `newer` supersedes this catalog: another generation, or a
+    /// higher revision of the same one.
+    pub(crate) fn superseded_by(&self, newer: &Catalog<S>) -> bool {
+        newer.inner.generation != self.inner.generation
+            || newer.inner.revision > self.inner.revision
+    }
+
+    /// Whether both catalogs define the same tools with the same rules.
+    pub(crate) fn same_definitions(&self, other: &Catalog<S>) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+            || (self.inner.entries.len() == other.inner.entries.len()
+                && self
+                    .tools()
+                    .zip(other.tools())
+                    .all(|(a, b)| a.same_definition(b)))
+    }
+
+    fn entry(&self, index: usize) -> &Entry<S> {
+        &self.inner.entries[index]
+    }
+}
+
+/// What installing a catalog did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InstallOutcome {
+    /// The catalog is now installed; its tools differ from the previous one's.
+    Installed,
+    /// The catalog was not newer than the installed one of its generation;
+    /// nothing changed.
+    IgnoredStale,
+    /// The catalog's tools and rules equal the installed ones: its version
+    /// (and handlers) are recorded, and nothing a client sees changed.
+    Unchanged,
+}
+
+/// Runtime tools gained, lost and redefined in what a session sees.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RuntimeDiff {
+    /// Visible now, not before; sorted.
+    pub added: Vec<String>,
+    /// Visible before, not now; sorted.
+    pub removed: Vec<String>,
+    /// Visible before and now, with another definition; sorted.
+    pub changed: Vec<String>,
+}
+
+impl RuntimeDiff {
+    /// Whether the visible runtime tools are the same.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+    }
+}
+
+/// The outcome of one [`ProfileController::install`](crate::ProfileController::install).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Installation {
+    /// What happened.
+    pub outcome: InstallOutcome,
+    /// The installed generation afterwards.
+    pub generation: String,
+    /// The installed revision afterwards.
+    pub revision: u64,
+    /// How the controller's visible runtime tools changed.
+    pub diff: RuntimeDiff,
+    /// How many sessions were sent a list_changed (none when `diff` is empty).
+    pub notified_sessions: usize,
+}
+
+impl Installation {
+    /// Whether what the sessions see changed.
+    pub fn changed(&self) -> bool {
+        !self.diff.is_empty()
+    }
+}

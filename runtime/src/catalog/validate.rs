@@ -1,0 +1,332 @@
+//! Verifying a catalog, all or nothing: names, schemas, rules, and no
+//! runtime tool sharing a name with a compiled tool in any valid context.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use rmcp::model::JsonObject;
+use serde_json::Value;
+
+use super::{Entry, RuntimeTool};
+use crate::{ProfileContext, Registry, Vocabulary};
+
+/// The longest tool name MCP allows.
+const MAX_NAME: usize = 128;
+
+/// Checks every tool of a catalog against `registry`; the verified entries
+/// are sorted by name.
+pub(super) fn verify<S: Vocabulary>(
+    registry: &Registry<S>,
+    tools: Vec<RuntimeTool<S>>,
+) -> Result<Vec<Entry<S>>, CatalogErrors> {
+    let mut errors = Vec::new();
+    let mut owners: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (index, group) in registry.groups().iter().enumerate() {
+        for tool in group.tools() {
+            owners.entry(tool).or_default().push(index);
+        }
+    }
+    let mut seen: HashSet<String> = HashSet::with_capacity(tools.len());
+    let mut entries = Vec::with_capacity(tools.len());
+    for tool in tools {
+        let name = tool.name().to_owned();
+        if let Err(reason) = check_name(&name) {
+            errors.push(CatalogError::InvalidName { tool: name, reason });
+            continue;
+        }
+        if !seen.insert(name.clone()) {
+            errors.push(CatalogError::DuplicateName { tool: name });
+            continue;
+        }
+        let rule = *tool.rule.masks();
+        if let Err(why) = registry.shape().witness(&rule) {
+            errors.push(CatalogError::UnreachableRule {
+                tool: name.clone(),
+                reason: registry.describe(why),
+            });
+        } else {
+            for &group in owners.get(name.as_str()).into_iter().flatten() {
+                let group = &registry.groups()[group];
+                let Some(witness) = registry.shape().joint_witness(group.rule().masks(), &rule)
+                else {
+                    continue;
+                };
+                errors.push(CatalogError::Collision {
+                    tool: name.clone(),
+                    group: group.name().to_owned(),
+                    witness: ProfileContext::<S>::from_bits(witness).to_json(),
+                });
+            }
+        }
+        let definition = tool.definition();
+        let output = definition.output_schema.as_deref();
+        if let Err(reason) = compile(Schema::Output, output).map(drop) {
+            errors.push(reason.of(&name));
+        }
+        match compile(Schema::Input, Some(&definition.input_schema)) {
+            Ok(Some(arguments)) => entries.push(Entry {
+                rule,
+                arguments,
+                tool,
+            }),
+            Ok(None) => unreachable!("an input schema is always given"),
+            Err(reason) => errors.push(reason.of(&name)),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(CatalogErrors { errors });
+    }
+    entries.sort_by(|a, b| a.tool.name().cmp(b.tool.name()));
+    Ok(entries)
+}
+
+/// MCP's tool-name rules (2025-11-25): 1 to 128 characters, each an ASCII
+/// letter or digit, `_`, `-` or `.`.
+fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("it is empty; a tool name has 1 to 128 characters".to_owned());
+    }
+    let length = name.chars().count();
+    if length > MAX_NAME {
+        return Err(format!(
+            "it has {length} characters; a tool name has at most {MAX_NAME}"
+        ));
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        return Err(format!(
+            "it contains {bad:?}; a tool name uses only A-Z, a-z, 0-9, `_`, `-` and `.`"
+        ));
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy)]
+enum Schema {
+    Input,
+    Output,
+}
+
+struct SchemaProblem {
+    which: Schema,
+    reason: String,
+}
+
+impl SchemaProblem {
+    fn of(self, tool: &str) -> CatalogError {
+        let which = match self.which {
+            Schema::Input => "input",
+            Schema::Output => "output",
+        };
+        CatalogError::InvalidSchema {
+            tool: tool.to_owned(),
+            schema: which,
+            reason: self.reason,
+        }
+    }
+}
+
+/// Compiles an object schema as JSON Schema 2020-12.
+///
+/// MCP wants `"type": "object"` at the top of both schemas. Without the
+/// `jsonschema` crate's retrieval features, a `$ref` to anything outside the
+/// schema fails to compile instead of being fetched.
+fn compile(
+    which: Schema,
+    schema: Option<&JsonObject>,
+) -> Result<Option<jsonschema::Validator>, SchemaProblem> {
+    let Some(schema) = schema else {
+        return Ok(None);
+    };
+    let problem = |reason: String| SchemaProblem { which, reason };
+    match schema.get("type") {
+        Some(Value::String(kind)) if kind == "object" => {}
+        Some(other) => {
+            return Err(problem(format!(
+                "its top-level `type` is {other}; MCP requires \"object\""
+            )));
+        }
+        None => {
+            return Err(problem(
+                "it has no top-level `type`; MCP requires \"type\": \"object\"".to_owned(),
+            ));
+        }
+    }
+    jsonschema::draft202012::options()
+        .build(&Value::Object(schema.clone()))
+        .map(Some)
+        .map_err(|error| {
+            problem(format!(
+                "it does not compile as JSON Schema 2020-12 at `{}`: {error}",
+                display_path(&error.instance_path().to_string())
+            ))
+        })
+}
+
+/// A JSON pointer for messages: the root is `/`.
+pub(super) fn display_path(pointer: &str) -> &str {
+    if pointer.is_empty() { "/" } else { pointer }
+}
+
+/// One reason a catalog was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CatalogError {
+    /// The name breaks MCP's tool-name rules.
+    InvalidName {
+        /// The name as given.
+        tool: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Two tools of the catalog share a name.
+    DuplicateName {
+        /// The shared name.
+        tool: String,
+    },
+    /// No valid context satisfies the tool's rule.
+    UnreachableRule {
+        /// The tool.
+        tool: String,
+        /// Why no context satisfies it.
+        reason: String,
+    },
+    /// A valid context enables the tool together with a compiled tool of
+    /// the same name.
+    Collision {
+        /// The shared name.
+        tool: String,
+        /// The compiled tool group exposing it.
+        group: String,
+        /// A context enabling both, in its JSON form.
+        witness: String,
+    },
+    /// A schema is not an object schema or does not compile.
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// `input` or `output`.
+        schema: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+impl CatalogError {
+    /// The tool the problem is about.
+    pub fn tool(&self) -> &str {
+        match self {
+            CatalogError::InvalidName { tool, .. }
+            | CatalogError::DuplicateName { tool }
+            | CatalogError::UnreachableRule { tool, .. }
+            | CatalogError::Collision { tool, .. }
+            | CatalogError::InvalidSchema { tool, .. } => tool,
+        }
+    }
+}
+
+impl fmt::Display for CatalogError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CatalogError::InvalidName { tool, reason } => {
+                // The name is untrusted input: echo a bounded prefix of it.
+                let shown: String = tool.chars().take(MAX_NAME).collect();
+                let more = if shown.len() < tool.len() { "…" } else { "" };
+                write!(f, "runtime tool name {shown:?}{more} is invalid: {reason}")
+            }
+            CatalogError::DuplicateName { tool } => {
+                write!(f, "runtime tool `{tool}` is listed twice")
+            }
+            CatalogError::UnreachableRule { tool, reason } => {
+                write!(f, "runtime tool `{tool}` can never be enabled: {reason}")
+            }
+            CatalogError::Collision {
+                tool,
+                group,
+                witness,
+            } => write!(
+                f,
+                "runtime tool `{tool}` collides with tool `{tool}` of compiled group `{group}`: \
+                 the context {witness} enables both"
+            ),
+            CatalogError::InvalidSchema {
+                tool,
+                schema,
+                reason,
+            } => write!(
+                f,
+                "the {schema} schema of runtime tool `{tool}` is invalid: {reason}"
+            ),
+        }
+    }
+}
+
+/// Every reason a catalog was refused, one per line when displayed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CatalogErrors {
+    errors: Vec<CatalogError>,
+}
+
+impl CatalogErrors {
+    /// Each problem, in catalog order.
+    pub fn iter(&self) -> std::slice::Iter<'_, CatalogError> {
+        self.errors.iter()
+    }
+
+    /// How many problems there are (at least one).
+    pub fn len(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// Always false: a refused catalog has at least one problem.
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
+impl<'a> IntoIterator for &'a CatalogErrors {
+    type Item = &'a CatalogError;
+    type IntoIter = std::slice::Iter<'a, CatalogError>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl fmt::Display for CatalogErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (index, error) in self.errors.iter().enumerate() {
+            if index > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "- {error}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for CatalogErrors {}
+
+#[cfg(test)]
+mod tests {
+    use super::check_name;
+
+    #[test]
+    fn tool_names_follow_the_mcp_rules() {
+        for good in [
+            "a",
+            "getUser",
+            "DATA_EXPORT_v2",
+            "admin.tools.list",
+            "a-b",
+            &"x".repeat(128),
+        ] {
+            assert!(check_name(good).is_ok(), "{good}");
+        }
+        for bad in ["", "a b", "a/b", "a,b", "é", &"x".repeat(129)] {
+            assert!(check_name(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! What one session sees of an installed catalog.
+//!
+//! A session with no runtime tool enabled serves the compiled snapshot as
+//! before, so catalogs cost such sessions nothing and break none of the
+//! snapshot sharing. Otherwise its list is a `View`: the compiled tools and
+//! the enabled runtime tools merged by name. Views are cached in the catalog
+//! by (compiled snapshot, enabled runtime tools), so every controller and
+//! session with the same visible set shares one list.
+
+use std::sync::Arc;
+
+use rmcp::model::Tool;
+
+use super::{Catalog, Entry, RuntimeDiff};
+use crate::snapshot::ToolSnapshot;
+use crate::{ProfileContext, Vocabulary};
+
+/// A view's cache key: the compiled snapshot's address (kept alive by the
+/// cached view itself, so it cannot be reused meanwhile) and the bit set of
+/// enabled entries.
+pub(super) type Key = (usize, Box<[u64]>);
+
+/// The merged tools of one compiled snapshot and one set of enabled
+/// runtime tools.
+pub(crate) struct View<S: Vocabulary> {
+    /// Held so that the key's address stays this snapshot's.
+    _compiled: Arc<ToolSnapshot<S>>,
+    /// Indices of the enabled entries, ascending, hence sorted by name.
+    enabled: Box<[usize]>,
+    /// `tools/list`: compiled and runtime tools, sorted by name.
+    tools: Vec<Tool>,
+}
+
+/// The installed catalog of a cell and what its current context sees of it.
+pub(crate) struct Runtime<S: Vocabulary> {
+    catalog: Option<Catalog<S>>,
+    /// `None` when no runtime tool is enabled.
+    view: Option<Arc<View<S>>>,
+}
+
+impl<S: Vocabulary> Runtime<S> {
+    /// No catalog installed.
+    pub fn empty() -> Self {
+        Runtime {
+            catalog: None,
+            view: None,
+        }
+    }
+
+    /// What `context`, served `compiled`, sees of `catalog`.
+    pub fn new(
+        catalog: Option<Catalog<S>>,
+        context: &ProfileContext<S>,
+        compiled: &Arc<ToolSnapshot<S>>,
+    ) -> Self {
+        let view = catalog
+            .as_ref()
+            .and_then(|catalog| catalog.view(context, compiled));
+        Runtime { catalog, view }
+    }
+
+    /// The installed catalog.
+    pub fn catalog(&self) -> Option<&Catalog<S>> {
+        self.catalog.as_ref()
+    }
+
+    /// `tools/list`: the view's merged list, or else the compiled one.
+    pub fn list<'a>(&'a self, compiled: &'a ToolSnapshot<S>) -> &'a [Tool] {
+        match &self.view {
+            Some(view) => &view.tools,
+            None => &compiled.tools,
+        }
+    }
+
+    /// Whether a runtime tool called `name` is visible.
+    pub fn contains(&self, name: &str) -> bool {
+        self.entry(name).is_some()
+    }
+
+    /// The visible runtime tool called `name`.
+    pub(super) fn entry(&self, name: &str) -> Option<&Entry<S>> {
+        let (catalog, view) = (self.catalog.as_ref()?, self.view.as_ref()?);
+        view.enabled
+            .binary_search_by(|&index| catalog.entry(index).tool.name().cmp(name))
+            .ok()
+            .map(|found| catalog.entry(view.enabled[found]))
+    }
+
+    /// The visible runtime tools, sorted by name.
+    fn visible(&self) -> impl Iterator<Item = &Tool> {
+        let enabled = self.view.as_ref().map(|view| &*view.enabled);
+        enabled.into_iter().flatten().filter_map(|&index| {
+            let catalog = self.catalog.as_ref()?;
+            Some(catalog.entry(index).tool.definition())
+        })
+    }
+
+    /// How the visible runtime tools change from `self` to `new`.
+    pub fn diff(&self, new: &Runtime<S>) -> RuntimeDiff {
+        if let (Some(a), Some(b)) = (&self.catalog, &new.catalog)
+            && Arc::ptr_eq(&a.inner, &b.inner)
+        {
+            return self.diff_within(a, new);
+        }
+        let mut diff = RuntimeDiff::default();
+        let (mut old, mut new) = (self.visible().peekable(), new.visible().peekable());
+        // Both sorted by name: one merge pass.
+        loop {
+            match (old.peek(), new.peek()) {
+                (Some(a), Some(b)) if a.name == b.name => {
+                    if a != b {
+                        diff.changed.push(a.name.to_string());
+                    }
+                    old.next();
+                    new.next();
+                }
+                (Some(a), Some(b)) if a.name < b.name => {
+                    diff.removed.push(a.name.to_string());
+                    old.next();
+                }
+                (Some(a), None) => {
+                    diff.removed.push(a.name.to_string());
+                    old.next();
+                }
+                (_, Some(b)) => {
+                    diff.added.push(b.name.to_string());
+                    new.next();
+                }
+                (None, None) => return diff,
+            }
+        }
+    }
+}
+
+impl<S: Vocabulary> Runtime<S> {
+    /// The diff between two views of one catalog (a replacement): the same
+    /// definitions, so comparing entry indices is enough.
+    fn diff_within(&self, catalog: &Catalog<S>, new: &Runtime<S>) -> RuntimeDiff {
+        let mut diff = RuntimeDiff::default();
+        let (old, new) = (self.view.clone(), new.view.clone());
+        if let (Some(a), Some(b)) = (&old, &new)
+            && Arc::ptr_eq(a, b)
+        {
+            return diff;
+        }
+        let empty: &[usize] = &[];
+        let old = old.as_ref().map_or(empty, |view| &view.enabled);
+        let new = new.as_ref().map_or(empty, |view| &view.enabled);
+        let name = |index: usize| catalog.entry(index).tool.name().to_owned();
+        let (mut i, mut j) = (0, 0);
+        // Ascending indices are sorted names: one merge pass.
+        while i < old.len() || j < new.len() {
+            match (old.get(i), new.get(j)) {
+                (Some(a), Some(b)) if a == b => (i, j) = (i + 1, j + 1),
+                (Some(&a), Some(b)) if a < *b => {
+                    diff.removed.push(name(a));
+                    i += 1;
+                }
+                (Some(&a), None) => {
+                    diff.removed.push(name(a));
+                    i += 1;
+                }
+                (_, Some(&b)) => {
+                    diff.added.push(name(b));
+                    j += 1;
+                }
+                (None, None) => unreachable!("loop condition"),
+            }
+        }
+        diff
+    }
+}
+
+impl<S: Vocabulary> Catalog<S> {
+    /// The shared view of `context` served `compiled`; `None` when it
+    /// enables no runtime tool.
+    fn view(
+        &self,
+        context: &ProfileContext<S>,
+        compiled: &Arc<ToolSnapshot<S>>,
+    ) -> Option<Arc<View<S>>> {
+        let bits = context.bits();
+        let entries = &self.inner.entries;
+        let mut enabled = vec![0u64; entries.len().div_ceil(64)];
+        let mut any = false;
+        for (index, entry) in entries.iter().enumerate() {
+            if entry.rule.matches(&bits) {
+                enabled[index / 64] |= 1 << (index % 64);
+                any = true;
+            }
+        }
+        if !any {
+            return None;
+        }
+        let key: Key = (Arc::as_ptr(compiled) as usize, enabled.into_boxed_slice());
+        let mut views = self.inner.views.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(view) = views.get(&key) {
+            return Some(Arc::clone(view));
+        }
+        let indices: Box<[usize]> = (0..entries.len())
+            .filter(|index| key.1[index / 64] & (1 << (index % 64)) != 0)
+            .collect();
+        let view = Arc::new(View {
+            tools: merge(
+                &compiled.tools,
+                indices.iter().map(|&i| entries[i].tool.definition()),
+            ),
+            enabled: indices,
+            _compiled: Arc::clone(compiled),
+        });
+        views.insert(key, Arc::clone(&view));
+        Some(view)
+    }
+}
+
+/// Merges two lists sorted by name; verification keeps names apart.
+fn merge<'a>(compiled: &[Tool], runtime: impl Iterator<Item = &'a Tool>) -> Vec<Tool> {
+    let mut runtime = runtime.peekable();
+    let mut merged = Vec::with_capacity(compiled.len() + runtime.size_hint().0);
+    for tool in compiled {
+        while let Some(next) = runtime.next_if(|next| next.name < tool.name) {
+            merged.push(next.clone());
+        }
+        merged.push(tool.clone());
+    }
+    merged.extend(runtime.cloned());
+    merged
+}
