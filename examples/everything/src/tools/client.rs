@@ -57,7 +57,7 @@ async fn elicit(
                 ElicitationAction::Cancel => "cancel",
                 _ => "unknown",
             };
-            let content = result.content.map(Value::from).unwrap_or(Value::Null);
+            let content = result.content.unwrap_or(Value::Null);
             CallToolResult::success(vec![ContentBlock::text(format!(
                 "User response: action={action}, content={content}"
             ))])
