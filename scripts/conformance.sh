@@ -40,7 +40,7 @@ fi
 install() {
   local prefix="$1" version="$2" installed
   installed="$(sed -n 's/^ *"version": "\(.*\)",$/\1/p' \
-    "$prefix/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null | head -1)"
+    "$prefix/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null || true)"
   if [[ "$installed" != "$version" || ! -x "$prefix/node_modules/.bin/node" ]]; then
     echo "installing node@22 and @modelcontextprotocol/conformance@$version in $prefix"
     mkdir -p "$prefix"
@@ -58,8 +58,15 @@ suite() {
 
 server_pid=""
 stop_server() {
+  local i
   if [[ -n "$server_pid" ]]; then
-    kill "$server_pid" 2>/dev/null || true
+    # Ctrl-C is the server's graceful stop; a server that ignores it is killed.
+    kill -INT "$server_pid" 2>/dev/null || true
+    for i in $(seq 1 50); do
+      kill -0 "$server_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
     server_pid=""
   fi
@@ -71,10 +78,11 @@ start_server() {
   local log="$1" i
   shift
   stop_server
+  : >"$log"
   "$server_bin" --http 127.0.0.1:0 "$@" 2>"$log" &
   server_pid=$!
   for i in $(seq 1 300); do
-    url="$(sed -n 's/^mcp: \(http:.*\)$/\1/p' "$log")"
+    url="$(sed -n 's/^mcp: \(http:.*\)$/\1/p' "$log" || true)"
     [[ -n "$url" ]] && return 0
     kill -0 "$server_pid" 2>/dev/null || break
     sleep 0.1

@@ -94,8 +94,8 @@ impl Rounds {
     }
 }
 
-/// An input-required result asking for `requests`.
-pub fn ask<const N: usize>(requests: [(&str, InputRequest); N]) -> InputRequiredResult {
+/// An input-required result asking for `requests`, each under its key.
+pub fn ask<'a>(requests: impl IntoIterator<Item = (&'a str, InputRequest)>) -> InputRequiredResult {
     let requests: InputRequests = requests
         .into_iter()
         .map(|(key, request)| (key.to_owned(), request))
@@ -104,8 +104,8 @@ pub fn ask<const N: usize>(requests: [(&str, InputRequest); N]) -> InputRequired
 }
 
 /// Like [`ask`], with a `requestState` to echo.
-pub fn ask_with_state<const N: usize>(
-    requests: [(&str, InputRequest); N],
+pub fn ask_with_state<'a>(
+    requests: impl IntoIterator<Item = (&'a str, InputRequest)>,
     state: String,
 ) -> InputRequiredResult {
     let mut result = ask(requests);

@@ -157,14 +157,7 @@ impl Everything {
                 requests.len()
             )));
         }
-        let mut result = ask([]);
-        result.input_requests = Some(
-            requests
-                .into_iter()
-                .map(|(key, request)| (key.to_owned(), request))
-                .collect(),
-        );
-        Ok(result.into())
+        Ok(ask(requests).into())
     }
 }
 
