@@ -1,21 +1,24 @@
 //! Everything but tools, the ordinary rmcp way: resources, templates,
-//! subscriptions, prompts, completion and logging.
+//! subscriptions, prompts (whose list can change, heard on 2026-07-28
+//! `subscriptions/listen` streams), completion and logging.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use mcp_profiles::ProfileController;
 
 use rmcp::model::*;
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
+use tokio::sync::broadcast;
 
 use crate::media::{PNG, TTL_MS};
 use crate::mrtr::{self, Rounds};
 
 /// The conformance server's handler; its tools are the registry's groups.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Everything {
     /// URIs a 2025-era client subscribed to.
     subscriptions: Arc<Mutex<HashSet<String>>>,
@@ -24,7 +27,26 @@ pub struct Everything {
     /// The controller serving this handler, for the tool that changes the
     /// tool list; set once at start-up.
     controller: Arc<OnceLock<ProfileController<Everything>>>,
+    /// Whether the prompt `test_changing_prompt` is listed.
+    changing_prompt: Arc<AtomicBool>,
+    /// One message per change of the prompt list, to every listen stream.
+    prompts_changed: broadcast::Sender<()>,
 }
+
+impl Default for Everything {
+    fn default() -> Self {
+        Everything {
+            subscriptions: Arc::default(),
+            rounds: Rounds::default(),
+            controller: Arc::default(),
+            changing_prompt: Arc::default(),
+            prompts_changed: broadcast::channel(16).0,
+        }
+    }
+}
+
+/// The prompt `test_trigger_prompt_change` adds and removes.
+const CHANGING_PROMPT: &str = "test_changing_prompt";
 
 const TEMPLATE_PREFIX: &str = "test://template/";
 const TEMPLATE_SUFFIX: &str = "/data";
@@ -74,6 +96,7 @@ impl ServerHandler for Everything {
                 .enable_logging()
                 .enable_completions()
                 .enable_prompts()
+                .enable_prompts_list_changed()
                 .enable_resources()
                 .enable_resources_subscribe()
                 .build(),
@@ -180,7 +203,7 @@ impl ServerHandler for Everything {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let plain = |name: &str, description: &str| Prompt::new(name, Some(description), None);
-        Ok(public(ListPromptsResult::with_all_items(vec![
+        let mut prompts = vec![
             plain("test_simple_prompt", "A prompt without arguments"),
             Prompt::new(
                 "test_prompt_with_arguments",
@@ -203,7 +226,14 @@ impl ServerHandler for Everything {
                 mrtr::PROMPT,
                 "A prompt that first asks the client for context (2026-07-28)",
             ),
-        ])))
+        ];
+        if self.changing_prompt.load(Ordering::SeqCst) {
+            prompts.push(plain(
+                CHANGING_PROMPT,
+                "Comes and goes with test_trigger_prompt_change",
+            ));
+        }
+        Ok(public(ListPromptsResult::with_all_items(prompts)))
     }
 
     async fn get_prompt(
@@ -247,6 +277,9 @@ impl ServerHandler for Everything {
                 ContentBlock::image(PNG, "image/png"),
             )]),
             mrtr::PROMPT => return self.rounds.prompt(request),
+            CHANGING_PROMPT if self.changing_prompt.load(Ordering::SeqCst) => {
+                GetPromptResult::new(vec![user("Still here.".into())])
+            }
             other => {
                 return Err(ErrorData::invalid_params(
                     format!("no prompt `{other}`: prompts/list names the prompts"),
@@ -278,6 +311,41 @@ impl ServerHandler for Everything {
         Ok(CompleteResult::new(info))
     }
 
+    /// Prompt list changes, on top of the tool list changes the profile
+    /// layer accepts itself.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::default();
+        if requested.prompts_list_changed == Some(true) {
+            accepted.prompts_list_changed = Some(true);
+        }
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        if context.accepted().prompts_list_changed != Some(true) {
+            context.cancelled().await;
+            return Ok(());
+        }
+        let mut changes = self.prompts_changed.subscribe();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                change = changes.recv() => {
+                    if let Err(broadcast::error::RecvError::Closed) = change {
+                        return Ok(());
+                    }
+                    // A lagging stream still hears that the list changed.
+                    if context.sink().notify_prompt_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+
     #[allow(deprecated)] // logging: the 2025-era suite still exercises it
     async fn set_level(
         &self,
@@ -297,6 +365,15 @@ impl Everything {
     /// The controller serving this handler, once attached.
     pub(crate) fn controller(&self) -> Option<&ProfileController<Everything>> {
         self.controller.get()
+    }
+
+    /// Adds or removes `test_changing_prompt` and tells every listen stream
+    /// that asked; whether it is now listed.
+    pub(crate) fn toggle_changing_prompt(&self) -> bool {
+        let listed = !self.changing_prompt.fetch_xor(true, Ordering::SeqCst);
+        // No stream listening is no error.
+        let _ = self.prompts_changed.send(());
+        listed
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {

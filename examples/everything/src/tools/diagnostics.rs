@@ -1,7 +1,8 @@
 //! The diagnostic tools of the 2026-07-28 `server-stateless` scenario: a
 //! tool that needs a client capability, one that needs input, one that logs
-//! only when asked to, and one that changes the tool list (by replacing the
-//! profile, the only way tools change here).
+//! only when asked to, one that changes the tool list (by replacing the
+//! profile, the only way tools change here) and one that changes the
+//! prompt list (the handler's own).
 
 // Logging is deprecated in rmcp (SEP-2577), yet the suite checks it.
 #![allow(deprecated)]
@@ -73,6 +74,12 @@ impl Everything {
             "Tools added: {:?}; removed: {:?}",
             change.diff.added, change.diff.removed
         )))
+    }
+
+    #[tool(description = "Adds or removes the prompt test_changing_prompt")]
+    async fn test_trigger_prompt_change(&self) -> Answer {
+        let listed = self.toggle_changing_prompt();
+        Ok(done(format!("test_changing_prompt listed: {listed}")))
     }
 }
 
