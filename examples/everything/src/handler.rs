@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use mcp_profiles::ProfileController;
-
 use rmcp::model::*;
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -64,6 +63,12 @@ fn text_resource(uri: &str, mime: &str, text: String) -> ResourceContents {
 /// them depends on who asks.
 fn public<T: Cacheable>(result: T) -> T {
     result.cache(TTL_MS, CacheScope::Public)
+}
+
+/// Public, but never fresh for long: the prompt list changes at any time
+/// and only `subscriptions/listen` streams hear of it.
+fn changing<T: Cacheable>(result: T) -> T {
+    result.cache(0, CacheScope::Public)
 }
 
 /// The results that carry cache hints, one way to set both.
@@ -233,7 +238,7 @@ impl ServerHandler for Everything {
                 "Comes and goes with test_trigger_prompt_change",
             ));
         }
-        Ok(public(ListPromptsResult::with_all_items(prompts)))
+        Ok(changing(ListPromptsResult::with_all_items(prompts)))
     }
 
     async fn get_prompt(
