@@ -250,16 +250,23 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     }
 
     /// Accepts `toolsListChanged` on top of whatever the handler accepts.
+    ///
+    /// Always `Some`: this server implements `subscriptions/listen` (it
+    /// advertises `tools.listChanged`), so a stream asking only for what the
+    /// handler does not serve is acknowledged with what is accepted (maybe
+    /// nothing), never refused as an unknown method.
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        let handler = self.shared.handler.accepted_subscription_filter(requested);
-        if requested.tools_list_changed != Some(true) {
-            return handler;
+        let mut accepted = self
+            .shared
+            .handler
+            .accepted_subscription_filter(requested)
+            .unwrap_or_default();
+        if requested.tools_list_changed == Some(true) {
+            accepted.tools_list_changed = Some(true);
         }
-        let mut accepted = handler.unwrap_or_default();
-        accepted.tools_list_changed = Some(true);
         Some(accepted)
     }
 

@@ -13,7 +13,7 @@ use mcp_profiles_tests::modern::{
 };
 use mcp_profiles_tests::raw::RawSession;
 use mcp_profiles_tests::{Capability, Surface, TaskServer};
-use rmcp::model::{CacheScope, ProtocolVersion};
+use rmcp::model::{CacheScope, ProtocolVersion, SubscriptionFilter};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
@@ -70,6 +70,27 @@ async fn duplex_subscribers_get_one_notification_and_others_none() {
     // An equal tool set sends nothing, even to subscribers.
     assert!(!controller.replace(child()).changed());
     expect_silence(&mut subscription).await;
+}
+
+/// This server implements `subscriptions/listen` (it advertises
+/// `tools.listChanged`), so a stream asking only for what the handler does
+/// not serve is acknowledged, not refused as an unknown method (the
+/// conformance suite's notification-filter check), and hears no tool change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_without_tools_is_acknowledged_and_hears_no_tool_change() {
+    let controller = ProfileController::<TaskServer>::new(asking());
+    let session = duplex_modern(&controller).await;
+    let filter = SubscriptionFilter::builder().prompts_list_changed().build();
+    let mut subscription = session
+        .service
+        .listen(filter)
+        .await
+        .expect("subscriptions/listen is acknowledged");
+    assert_ne!(subscription.acknowledged().tools_list_changed, Some(true));
+
+    assert!(controller.replace(child()).changed());
+    expect_silence(&mut subscription).await;
+    assert_eq!(session.unsolicited(), 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
