@@ -7,7 +7,7 @@
 //! session costs a few words and no task, and memory per session stays
 //! constant however far a client falls behind.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
@@ -15,7 +15,7 @@ use rmcp::service::{Peer, RoleServer, SubscriptionSink};
 use tokio::runtime::Handle;
 
 /// Where one session's list_changed notifications go.
-pub(crate) enum Target {
+enum Target {
     /// A 2025-era session: unsolicited, to the peer.
     Peer(Peer<RoleServer>),
     /// A 2026-07-28 `subscriptions/listen` stream that asked for
@@ -39,14 +39,49 @@ impl Target {
     }
 }
 
+/// Numbers every effective change in the process (each [`Sessions::notify_all`]).
+///
+/// rmcp acknowledges a `subscriptions/listen` stream before the handler's
+/// `listen` runs, so a change can land between the acknowledgement and the
+/// stream's registration here. A stream notes this count before it is
+/// acknowledged ([`changes_so_far`]) and, on registering, is owed one
+/// notification if its cell changed since.
+static CHANGES: AtomicU64 = AtomicU64::new(0);
+
+/// The count of effective changes so far, across every cell.
+pub(crate) fn changes_so_far() -> u64 {
+    CHANGES.load(Ordering::SeqCst)
+}
+
 /// The sessions of one profile cell.
 #[derive(Default)]
 pub(crate) struct Sessions {
-    /// Keyed by the queue's address.
-    live: Mutex<HashMap<usize, Arc<Queue>>>,
+    live: Mutex<Live>,
     /// The runtime deliveries run on: the one the first session came from,
     /// so that a replacement made outside any runtime still delivers.
     runtime: OnceLock<Handle>,
+}
+
+#[derive(Default)]
+struct Live {
+    /// Keyed by the queue's address.
+    queues: HashMap<usize, Arc<Queue>>,
+    /// The [`CHANGES`] numbers of this cell's latest changes, oldest first;
+    /// kept under the same lock as the queues, so a registering stream
+    /// either is bumped by a change or counts it here, never both or neither.
+    recent: VecDeque<u64>,
+}
+
+/// How many of a cell's changes a late stream can be owed. More than this
+/// between one stream's acknowledgement and its registration would take a
+/// stalled server; such a stream still hears that its list changed.
+const RECENT_CHANGES: usize = 8;
+
+impl Live {
+    /// How many of this cell's changes came after change number `since`.
+    fn changes_after(&self, since: u64) -> u64 {
+        self.recent.iter().filter(|&&change| change > since).count() as u64
+    }
 }
 
 /// One session's target and pending notifications.
@@ -100,24 +135,47 @@ impl Sessions {
     ///
     /// A 2025-era session registers at `initialize`, so no replacement can
     /// fall between the client's first `tools/list` and the session being
-    /// counted; delivery waits for [`SessionGuard::mark_ready`]. A
-    /// subscription is acknowledged before it is registered, so it starts
-    /// ready. Called from rmcp's handlers, inside a Tokio runtime.
-    pub fn register(self: &Arc<Self>, target: Target) -> SessionGuard {
+    /// counted; delivery waits for [`SessionGuard::mark_ready`]. Called from
+    /// rmcp's handlers, inside a Tokio runtime.
+    pub fn register(self: &Arc<Self>, peer: Peer<RoleServer>) -> SessionGuard {
+        self.enrol(Target::Peer(peer), None)
+    }
+
+    /// Registers a `subscriptions/listen` stream, ready at once: it has been
+    /// acknowledged. `since` is [`changes_so_far`] from before the
+    /// acknowledgement; the changes of this cell after it that the stream
+    /// registered too late for are sent now, one each, so none falls in the
+    /// gap.
+    pub fn register_subscription(
+        self: &Arc<Self>,
+        sink: SubscriptionSink,
+        since: u64,
+    ) -> SessionGuard {
+        self.enrol(Target::Subscription(Box::new(sink)), Some(since))
+    }
+
+    fn enrol(self: &Arc<Self>, target: Target, since: Option<u64>) -> SessionGuard {
         if let Ok(handle) = Handle::try_current() {
             let _ = self.runtime.get_or_init(|| handle);
         }
-        let ready = matches!(target, Target::Subscription(_));
         let queue = Arc::new(Queue {
             target,
             pending: AtomicU64::new(0),
             draining: AtomicBool::new(false),
-            ready: AtomicBool::new(ready),
+            ready: AtomicBool::new(since.is_some()),
             closed: AtomicBool::new(false),
         });
         let id = key(&queue);
-        self.lock().insert(id, Arc::clone(&queue));
+        let missed = {
+            let mut live = self.lock();
+            live.queues.insert(id, Arc::clone(&queue));
+            since.map_or(0, |since| live.changes_after(since))
+        };
         tracing::debug!(session = id, "session registered for tools/list_changed");
+        if missed > 0 {
+            queue.pending.store(missed, Ordering::SeqCst);
+            self.kick(&queue);
+        }
         SessionGuard {
             queue,
             sessions: Arc::downgrade(self),
@@ -129,17 +187,22 @@ impl Sessions {
     /// Sessions whose peer has gone are dropped here rather than notified.
     pub fn notify_all(&self) -> usize {
         let mut live = self.lock();
-        live.retain(|_, queue| !Queue::flag(&queue.closed));
-        for queue in live.values() {
+        let change = CHANGES.fetch_add(1, Ordering::SeqCst) + 1;
+        if live.recent.len() == RECENT_CHANGES {
+            live.recent.pop_front();
+        }
+        live.recent.push_back(change);
+        live.queues.retain(|_, queue| !Queue::flag(&queue.closed));
+        for queue in live.queues.values() {
             queue.pending.fetch_add(1, Ordering::SeqCst);
             self.kick(queue);
         }
-        live.len()
+        live.queues.len()
     }
 
     /// How many sessions are registered.
     pub fn len(&self) -> usize {
-        self.lock().len()
+        self.lock().queues.len()
     }
 
     /// Starts a delivery for `queue` unless one is running or there is
@@ -162,13 +225,13 @@ impl Sessions {
     }
 
     fn forget(&self, id: usize) {
-        if let Some(queue) = self.lock().remove(&id) {
+        if let Some(queue) = self.lock().queues.remove(&id) {
             queue.close();
             tracing::debug!(session = id, "session forgotten");
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Arc<Queue>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Live> {
         self.live.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

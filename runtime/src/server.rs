@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use rmcp::handler::server::tool::ToolCallContext;
@@ -16,7 +17,7 @@ use rmcp::{ErrorData, ServerHandler};
 use crate::Vocabulary;
 use crate::controller::Cell;
 use crate::forward::forward_to_handler;
-use crate::notification::{SessionGuard, Target};
+use crate::notification::{SessionGuard, changes_so_far};
 
 /// Serves handler `S` with the tools of its controller's current profile.
 ///
@@ -43,7 +44,13 @@ pub struct ProfiledServer<S: Vocabulary> {
     shared: Arc<Shared<S>>,
     /// Set at `initialize`; dropping it forgets the session.
     session: OnceLock<SessionGuard>,
+    /// The change count noted before a `subscriptions/listen` stream was
+    /// acknowledged, for its registration ([`NOT_LISTENING`] when none).
+    listen_since: AtomicU64,
 }
+
+/// `listen_since` when no stream is being established.
+const NOT_LISTENING: u64 = u64::MAX;
 
 struct Shared<S: Vocabulary> {
     handler: S,
@@ -64,6 +71,7 @@ impl<S: Vocabulary> Clone for ProfiledServer<S> {
         ProfiledServer {
             shared: Arc::clone(&self.shared),
             session: OnceLock::new(),
+            listen_since: AtomicU64::new(NOT_LISTENING),
         }
     }
 }
@@ -73,6 +81,7 @@ impl<S: Vocabulary> ProfiledServer<S> {
         ProfiledServer {
             shared: Arc::new(Shared { handler, source }),
             session: OnceLock::new(),
+            listen_since: AtomicU64::new(NOT_LISTENING),
         }
     }
 
@@ -168,9 +177,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         advertise_tools(&mut result.capabilities);
         // Registered before the answer leaves, so no replacement can fall
         // between the client's first `tools/list` and its registration.
-        let _ = self
-            .session
-            .get_or_init(|| cell.sessions.register(Target::Peer(peer)));
+        let _ = self.session.get_or_init(|| cell.sessions.register(peer));
         Ok(result)
     }
 
@@ -266,6 +273,11 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
             .unwrap_or_default();
         if requested.tools_list_changed == Some(true) {
             accepted.tools_list_changed = Some(true);
+            // rmcp acknowledges next, then calls `listen`: note where the
+            // stream starts, so `listen` can make up a change in between.
+            // Concurrent streams of one session keep the earliest mark.
+            self.listen_since
+                .fetch_min(changes_so_far(), Ordering::SeqCst);
         }
         Some(accepted)
     }
@@ -276,9 +288,13 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let _subscription = if context.accepted().tools_list_changed == Some(true) {
             let cell = self.cell(&context.request_context().extensions)?;
+            let since = match self.listen_since.swap(NOT_LISTENING, Ordering::SeqCst) {
+                NOT_LISTENING => changes_so_far(),
+                since => since,
+            };
             Some(
                 cell.sessions
-                    .register(Target::Subscription(Box::new(context.sink().clone()))),
+                    .register_subscription(context.sink().clone(), since),
             )
         } else {
             None

@@ -13,7 +13,7 @@ use mcp_profiles_tests::modern::{
 };
 use mcp_profiles_tests::raw::RawSession;
 use mcp_profiles_tests::{Capability, Surface, TaskServer};
-use rmcp::model::{CacheScope, ProtocolVersion, SubscriptionFilter};
+use rmcp::model::{CacheScope, ProtocolVersion, ServerNotification, SubscriptionFilter};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
@@ -91,6 +91,52 @@ async fn a_listen_without_tools_is_acknowledged_and_hears_no_tool_change() {
     assert!(controller.replace(child()).changed());
     expect_silence(&mut subscription).await;
     assert_eq!(session.unsolicited(), 0);
+}
+
+/// rmcp acknowledges a stream before `listen` registers it: a replacement
+/// made as soon as the client holds the acknowledgement must still reach the
+/// stream, exactly once. A race: on a loaded machine, streams registered
+/// after a replacement or two used to miss them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replacement_right_after_the_acknowledgement_reaches_the_stream_once() {
+    for _ in 0..6 {
+        replacements_right_after_acknowledgements(40).await;
+    }
+}
+
+/// `rounds` times: a new stream, then at once a replacement. The stream of
+/// round r hears the replacements of rounds r.., once each, and nothing else.
+async fn replacements_right_after_acknowledgements(rounds: usize) {
+    let controller = ProfileController::<TaskServer>::new(asking());
+    let mut streams = Vec::new();
+    for round in 0..rounds {
+        let session = duplex_modern(&controller).await;
+        let subscription = session.subscribe().await;
+        let next = if round % 2 == 0 { child() } else { asking() };
+        assert!(controller.replace(next).changed());
+        streams.push((session, subscription));
+    }
+    for (round, (_, subscription)) in streams.iter_mut().enumerate() {
+        for _ in round..rounds {
+            let next = tokio::time::timeout(LIMIT, subscription.next())
+                .await
+                .unwrap_or_else(|_| panic!("round {round}: a list_changed went missing"));
+            assert!(
+                matches!(
+                    next,
+                    Ok(Some(ServerNotification::ToolListChangedNotification(_)))
+                ),
+                "round {round}: {next:?}"
+            );
+        }
+    }
+    tokio::time::sleep(QUIET).await;
+    for (round, (_, subscription)) in streams.iter_mut().enumerate() {
+        // Polled once: anything already delivered is one too many.
+        if let Ok(extra) = tokio::time::timeout(Duration::ZERO, subscription.next()).await {
+            panic!("round {round}: one notification too many: {extra:?}");
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
