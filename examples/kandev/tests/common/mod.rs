@@ -88,6 +88,8 @@ pub struct Server {
     /// The control API's base, `http://127.0.0.1:PORT`.
     pub control: String,
     stderr: Arc<Mutex<Vec<String>>>,
+    /// Collects stderr until the child closes it.
+    collector: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Drop for Server {
@@ -132,7 +134,7 @@ impl Server {
             stderr.lock().unwrap().push(line);
         }
         let collected = Arc::clone(&stderr);
-        tokio::spawn(async move {
+        let collector = tokio::spawn(async move {
             while let Ok(Some(line)) = lines.next_line().await {
                 collected.lock().unwrap().push(line);
             }
@@ -142,12 +144,31 @@ impl Server {
             mcp: mcp.unwrap(),
             control: control.unwrap(),
             stderr,
+            collector: Some(collector),
         }
     }
 
     /// The server's process ID.
     pub fn pid(&self) -> u32 {
         self.child.id().expect("the server is running")
+    }
+
+    /// Sends `signal` (`TERM`, `INT`) with `kill` and waits up to [`LIMIT`]
+    /// for the process to exit; its exit status and all it wrote to stderr.
+    pub async fn signal_and_wait(&mut self, signal: &str) -> (std::process::ExitStatus, String) {
+        let sent = std::process::Command::new("kill")
+            .args([format!("-{signal}"), self.pid().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success(), "kill -{signal} failed");
+        let status = tokio::time::timeout(LIMIT, self.child.wait())
+            .await
+            .unwrap_or_else(|_| panic!("the server did not exit within {LIMIT:?} of SIG{signal}"))
+            .expect("the child can be waited for");
+        if let Some(collector) = self.collector.take() {
+            let _ = tokio::time::timeout(LIMIT, collector).await;
+        }
+        (status, self.stderr.lock().unwrap().join("\n"))
     }
 
     /// Panics unless the process is still running and never printed a panic.
