@@ -359,6 +359,16 @@ impl Board {
         steps
     }
 
+    /// The tasks `task_id` waits for directly. `dependencies` is ordered by
+    /// the waiting task, so this is a range lookup, not a scan.
+    pub fn blockers_of<'a>(&'a self, task_id: &str) -> impl Iterator<Item = &'a str> + 'a {
+        let task = task_id.to_owned();
+        self.dependencies
+            .range((task.clone(), String::new())..)
+            .take_while(move |(waiting, _)| *waiting == task)
+            .map(|(_, blocker)| blocker.as_str())
+    }
+
     /// The direct children of a task.
     pub fn children_of(&self, task_id: &str) -> Vec<&Task> {
         self.tasks

@@ -269,22 +269,20 @@ impl Kandev {
     }
 }
 
-/// Whether `from` waits, directly or through other tasks, for `target`.
+/// Whether `from` waits, directly or through other tasks, for `target`: one
+/// depth-first walk that visits each task once and looks up its blockers by
+/// range, so O((V + E) log E) under the board lock, not O(V·E).
 fn waits_for(board: &Board, from: &str, target: &str) -> bool {
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = std::collections::HashSet::from([from]);
     let mut stack = vec![from];
     while let Some(task) = stack.pop() {
         if task == target {
             return true;
         }
-        if seen.insert(task) {
-            stack.extend(
-                board
-                    .dependencies
-                    .iter()
-                    .filter(|(waiting, _)| waiting == task)
-                    .map(|(_, blocker)| blocker.as_str()),
-            );
+        for blocker in board.blockers_of(task) {
+            if seen.insert(blocker) {
+                stack.push(blocker);
+            }
         }
     }
     false
