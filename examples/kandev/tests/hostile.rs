@@ -995,3 +995,115 @@ async fn no_mcp_request_changes_the_profile_or_runs_a_hidden_tool() {
         odd.len()
     );
 }
+
+/// Calls `tool` with `arguments`: the result's text, or the JSON-RPC error
+/// code and message.
+async fn call(
+    session: &Session,
+    tool: &str,
+    arguments: Value,
+) -> Result<(bool, String), (i32, String)> {
+    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(object(arguments));
+    match session.service.call_tool(params).await {
+        Ok(result) => {
+            let text = result
+                .content
+                .iter()
+                .filter_map(|content| content.as_text().map(|text| text.text.clone()))
+                .collect();
+            Ok((result.is_error == Some(true), text))
+        }
+        Err(ServiceError::McpError(error)) => Err((error.code.0, error.message.into_owned())),
+        Err(other) => panic!("{tool}: {other}"),
+    }
+}
+
+/// Panics unless `outcome` is rmcp's refusal of unparsable arguments (an
+/// error result, as the server reports invalid params to the model) naming
+/// `field` and the accepted range.
+fn assert_invalid_params(outcome: &Result<(bool, String), (i32, String)>, field: &str, what: &str) {
+    let Ok((true, message)) = outcome else {
+        panic!("{what}: not refused as invalid params: {outcome:?}");
+    };
+    assert!(
+        message.starts_with(&format!(
+            "failed to deserialize parameters: invalid `{field}`: expected a whole number from"
+        )),
+        "{what}: {message}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn whole_number_arguments_are_exact_and_in_range() {
+    let server = Server::start().await;
+    let http = reqwest::Client::new();
+    server
+        .replace(
+            &http,
+            r#"{"surface":"kanban-task","providers":["github","gitlab"]}"#,
+        )
+        .await;
+    let session = server.connect().await;
+
+    // The schema says what is accepted.
+    let tools = session.service.list_all_tools().await.unwrap();
+    let update = tools
+        .iter()
+        .find(|tool| tool.name == "update_task_pr_automation_kandev")
+        .unwrap();
+    let pr_number = &update.input_schema["properties"]["pr_number"];
+    assert_eq!(pr_number["minimum"], json!(1), "{pr_number}");
+    assert_eq!(pr_number["maximum"], json!(i64::MAX), "{pr_number}");
+    assert!(pr_number.to_string().contains("integer"), "{pr_number}");
+
+    let host = [
+        ("update_task_pr_automation_kandev", "pr_number"),
+        ("update_task_mr_automation_kandev", "mr_iid"),
+    ];
+    for (tool, field) in host {
+        // Exact, even past 2^53, and up to i64::MAX; 3.0 is the integer 3.
+        for (sent, stored) in [
+            (json!(9_007_199_254_740_993u64), "9007199254740993"),
+            (json!(i64::MAX), "9223372036854775807"),
+            (json!(3.0), "3"),
+        ] {
+            let (refused, text) = call(&session, tool, json!({ field: sent })).await.unwrap();
+            assert!(!refused, "{tool} {field}={sent}: {text}");
+            assert!(text.contains(&format!(r#""{field}":{stored}"#)), "{text}");
+        }
+        for bad in [
+            json!(0),
+            json!(-1),
+            json!(1.5),
+            json!(i64::MAX as u64 + 1),
+            json!(u64::MAX),
+            json!(18_446_744_073_709_551_616.0),
+            json!(1e300),
+            json!(9_007_199_254_740_994.0),
+            json!("7"),
+            json!(true),
+            json!([1]),
+        ] {
+            let refusal = call(&session, tool, json!({ field: bad })).await;
+            assert_invalid_params(&refusal, field, &format!("{tool} {field}={bad}"));
+        }
+    }
+
+    // The other whole-number arguments refuse the same way instead of
+    // saturating (2^64 used to become position u32::MAX).
+    for (tool, arguments, field) in [
+        (
+            "move_task_kandev",
+            json!({ "task_id": "task-3", "workflow_id": "wf-1", "workflow_step_id": "step-done", "position": 1e10 }),
+            "position",
+        ),
+        (
+            "get_task_conversation_kandev",
+            json!({ "task_id": "task-2", "limit": 0.5 }),
+            "limit",
+        ),
+    ] {
+        let refusal = call(&session, tool, arguments).await;
+        assert_invalid_params(&refusal, field, tool);
+    }
+}

@@ -53,7 +53,9 @@ pub struct MoveTask {
     /// The step (column) it moves to.
     pub workflow_step_id: String,
     /// Its position within the step.
-    pub position: Option<f64>,
+    #[serde(default, deserialize_with = "super::numbers::position")]
+    #[schemars(range(min = 0, max = super::numbers::MAX_COUNT))]
+    pub position: Option<u64>,
     /// A hand-off prompt for the agent picking it up.
     pub prompt: Option<String>,
 }
@@ -67,7 +69,9 @@ pub struct TaskConversation {
     /// The session; the task's most recent one when omitted.
     pub session_id: Option<String>,
     /// At most this many messages.
-    pub limit: Option<f64>,
+    #[serde(default, deserialize_with = "super::numbers::limit")]
+    #[schemars(range(min = 1, max = super::numbers::MAX_COUNT))]
+    pub limit: Option<u64>,
     /// Only messages before this message ID.
     pub before: Option<String>,
     /// Only messages after this message ID.
@@ -330,16 +334,10 @@ impl Kandev {
                 ),
             ));
         }
-        let position = match args.position {
-            Some(p) if p < 0.0 || p.fract() != 0.0 => {
-                return Err(BadField::new(
-                    "position",
-                    "expected a whole number of 0 or more",
-                ));
-            }
-            Some(p) => p as u32,
-            None => 0,
-        };
+        // In range by the argument's deserializer.
+        let position = args
+            .position
+            .map_or(0, |p| u32::try_from(p).unwrap_or(u32::MAX));
         let task = board.task_mut("task_id", &args.task_id)?;
         task.workflow_id = args.workflow_id;
         task.workflow_step_id = args.workflow_step_id;
@@ -427,16 +425,9 @@ impl Kandev {
             sequence_of(&args.before, "before")?,
             sequence_of(&args.after, "after")?,
         );
-        let limit = match args.limit {
-            Some(limit) if limit < 1.0 || limit.fract() != 0.0 => {
-                return Err(BadField::new(
-                    "limit",
-                    "expected a whole number of 1 or more",
-                ));
-            }
-            Some(limit) => limit as usize,
-            None => 50,
-        };
+        let limit = args
+            .limit
+            .map_or(50, |limit| usize::try_from(limit).unwrap_or(usize::MAX));
         let mut messages: Vec<&Message> = board
             .messages
             .iter()

@@ -87,7 +87,9 @@ pub struct CreateWorkflowStep {
     /// The column's name, unique within the workflow.
     pub name: String,
     /// Zero-based column index; appended at the end when omitted.
-    pub position: Option<f64>,
+    #[serde(default, deserialize_with = "crate::tools::numbers::position")]
+    #[schemars(range(min = 0, max = crate::tools::numbers::MAX_COUNT))]
+    pub position: Option<u64>,
     /// Display colour of the column.
     pub color: Option<String>,
     /// Prompt given to agents whose task enters the step.
@@ -103,7 +105,9 @@ pub struct CreateWorkflowStep {
     /// Treat cancelling as the end of the agent's turn.
     pub cancel_triggers_turn_complete: Option<bool>,
     /// At most this many tasks in the step (a whole number).
-    pub wip_limit: Option<f64>,
+    #[serde(default, deserialize_with = "crate::tools::numbers::wip_limit")]
+    #[schemars(range(min = 0, max = crate::tools::numbers::MAX_COUNT))]
+    pub wip_limit: Option<u64>,
     /// A step of the same workflow to pull tasks from.
     pub pull_from_step_id: Option<String>,
     /// Event hooks of the step, stored as given.
@@ -135,7 +139,9 @@ pub struct UpdateWorkflowStep {
     /// Treat cancelling as the end of the agent's turn.
     pub cancel_triggers_turn_complete: Option<bool>,
     /// At most this many tasks in the step (a whole number).
-    pub wip_limit: Option<f64>,
+    #[serde(default, deserialize_with = "crate::tools::numbers::wip_limit")]
+    #[schemars(range(min = 0, max = crate::tools::numbers::MAX_COUNT))]
+    pub wip_limit: Option<u64>,
     /// A step of the same workflow to pull tasks from; an empty string clears it.
     pub pull_from_step_id: Option<String>,
     /// Event hooks of the step, replacing the stored ones.
@@ -194,21 +200,15 @@ struct ExportedStep {
     pull_from_step: Option<String>,
 }
 
+/// A century of hours: the longest archive delay worth storing.
+const MAX_ARCHIVE_HOURS: f64 = 876_600.0;
+
 /// The settings key naming the step a step pulls tasks from.
 const PULL_FROM: &str = "pull_from_step_id";
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-/// A whole number of 0 or more.
-fn whole(field: &'static str, value: f64) -> Result<u64, BadField> {
-    if value.is_finite() && value >= 0.0 && value.fract() == 0.0 {
-        Ok(value as u64)
-    } else {
-        Err(BadField::new(field, "expected a whole number of 0 or more"))
-    }
-}
 
 /// The step IDs of a workflow, in column order.
 fn step_order(board: &Board, workflow_id: &str) -> Vec<String> {
@@ -281,7 +281,7 @@ struct StepSettings {
     auto_archive_after_hours: Option<f64>,
     auto_advance_requires_signal: Option<bool>,
     cancel_triggers_turn_complete: Option<bool>,
-    wip_limit: Option<f64>,
+    wip_limit: Option<u64>,
     pull_from_step_id: Option<String>,
     events: Option<Object>,
 }
@@ -311,10 +311,10 @@ impl StepSettings {
             self.show_in_command_panel.map(Value::Bool),
         );
         let hours = match self.auto_archive_after_hours {
-            Some(hours) if !hours.is_finite() || hours < 0.0 => {
+            Some(hours) if !(0.0..=MAX_ARCHIVE_HOURS).contains(&hours) => {
                 return Err(BadField::new(
                     "auto_archive_after_hours",
-                    "expected a number of hours of 0 or more",
+                    format!("expected a number of hours from 0 to {MAX_ARCHIVE_HOURS}"),
                 ));
             }
             hours => hours.map(|hours| json!(hours)),
@@ -328,11 +328,7 @@ impl StepSettings {
             "cancel_triggers_turn_complete",
             self.cancel_triggers_turn_complete.map(Value::Bool),
         );
-        let wip_limit = self
-            .wip_limit
-            .map(|limit| whole("wip_limit", limit))
-            .transpose()?;
-        put("wip_limit", wip_limit.map(Value::from));
+        put("wip_limit", self.wip_limit.map(Value::from));
         // A blank ID clears the key; an absent one leaves it.
         let pull_from = match self.pull_from_step_id.map(|id| id.trim().to_owned()) {
             None => None,
@@ -604,7 +600,7 @@ fn create_workflow_step(board: &mut Board, args: CreateWorkflowStep) -> Result<V
     check_step_name(board, &args.workflow_id, &name, None)?;
     let mut order = step_order(board, &args.workflow_id);
     let index = match args.position {
-        Some(position) => usize::try_from(whole("position", position)?)
+        Some(position) => usize::try_from(position)
             .unwrap_or(usize::MAX)
             .min(order.len()),
         None => order.len(),
