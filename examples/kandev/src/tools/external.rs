@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::shared::CreateTask;
 use super::{ToolResult, respond};
 use crate::server::Kandev;
-use crate::store::{Asked, BadField, Board, Object, Question};
+use crate::store::{Asked, BadField, Board, Object, Question, check_document, check_text};
 
 /// How many questions a page holds when `limit` is omitted.
 const DEFAULT_PAGE: usize = 50;
@@ -211,6 +211,12 @@ fn list_pending_questions(board: &Board, args: ListPendingQuestions) -> Result<V
 
 /// Resolves a pending user question with answers or a rejection.
 fn answer_question(board: &mut Board, args: AnswerQuestion) -> Result<Value, BadField> {
+    if let Some(reason) = &args.reject_reason {
+        check_text("reject_reason", reason)?;
+    }
+    if let Some(answers) = &args.answers {
+        check_document("answers", answers)?;
+    }
     let question = board
         .questions
         .get_mut(&args.pending_id)

@@ -12,7 +12,7 @@ use super::shared::{
 };
 use super::{ToolResult, ok, respond};
 use crate::server::Kandev;
-use crate::store::{Asked, BadField, Board, Message, TaskSession};
+use crate::store::{Asked, BadField, Board, Message, TaskSession, check_name, check_text};
 
 /// A dependency edge between two tasks.
 #[derive(Deserialize, JsonSchema)]
@@ -308,9 +308,11 @@ fn add_dependency(
             format!("task `{depends_on}` already waits for `{task_id}`; this would be a cycle"),
         ));
     }
-    let added = board
-        .dependencies
-        .insert((task_id.clone(), depends_on.clone()));
+    let edge = (task_id.clone(), depends_on.clone());
+    if !board.dependencies.contains(&edge) {
+        board.make_room("depends_on_task_id", 1)?;
+    }
+    let added = board.dependencies.insert(edge);
     Ok(json!({ "task_id": task_id, "depends_on_task_id": depends_on, "added": added }))
 }
 
@@ -352,6 +354,15 @@ fn update_task(board: &mut Board, args: UpdateTask) -> Result<Value, BadField> {
         }
         title => title.map(|title| title.trim().to_owned()),
     };
+    if let Some(title) = &title {
+        check_name("title", title)?;
+    }
+    if let Some(description) = &args.description {
+        check_text("description", description)?;
+    }
+    if let Some(prompt) = &args.deferred_launch_prompt {
+        check_text("deferred_launch_prompt", prompt)?;
+    }
     if let Some(state) = &args.state
         && (state.is_empty() || !state.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
     {
@@ -391,7 +402,9 @@ fn message_task(board: &mut Board, bound: &str, args: MessageTask) -> Result<Val
     if args.prompt.trim().is_empty() {
         return Err(BadField::new("prompt", "the prompt is empty"));
     }
+    check_text("prompt", &args.prompt)?;
     board.task("task_id", &args.task_id)?;
+    board.make_room("prompt", 1)?;
     let session = match &args.session_id {
         Some(id) => match board.sessions.get(id) {
             Some(session) if session.task_id == args.task_id => Some(session),
@@ -536,6 +549,10 @@ fn spawn_session(
             format!("session {}", count + 1)
         }
     };
+    check_name("name", &name)?;
+    check_text("prompt", &args.prompt)?;
+    // The session and its first message.
+    board.make_room("prompt", 2)?;
     let session_id = board.next_id("session");
     let sequence = board.next_sequence();
     let session = TaskSession {

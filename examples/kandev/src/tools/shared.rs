@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::server::Kandev;
-use crate::store::{BadField, Message, Task};
+use crate::store::{BadField, Message, Task, check_items, check_name, check_text};
 
 /// A workspace to look into.
 #[derive(Deserialize, JsonSchema)]
@@ -204,7 +204,27 @@ impl Kandev {
         if title.is_empty() {
             return Err(BadField::new("title", "the title is empty"));
         }
+        check_name("title", &title)?;
+        if let Some(prompt) = &args.prompt {
+            check_text("prompt", prompt)?;
+        }
+        for (field, value) in [
+            ("workspace_mode", &args.workspace_mode),
+            ("local_path", &args.local_path),
+            ("repository_url", &args.repository_url),
+            ("base_branch", &args.base_branch),
+            ("external_id", &args.external_id),
+        ] {
+            if let Some(value) = value {
+                check_name(field, value)?;
+            }
+        }
+        let blockers = args.blocked_by.as_ref().map_or(0, Vec::len);
+        check_items("blocked_by", blockers)?;
         let mut board = self.store.lock();
+        // The task, its blockers and maybe a session.
+        let session = usize::from(args.start_agent.unwrap_or(false));
+        board.make_room("title", 1 + blockers + session)?;
         let template = match &args.parent_id {
             Some(parent) => board.task("parent_id", parent)?.clone(),
             None => board.task("task_id", &self.task_id)?.clone(),
@@ -319,7 +339,13 @@ impl Kandev {
     }
 
     pub(crate) fn move_task(&self, args: MoveTask) -> Result<Value, BadField> {
+        if let Some(prompt) = &args.prompt {
+            check_text("prompt", prompt)?;
+        }
         let mut board = self.store.lock();
+        if args.prompt.is_some() {
+            board.make_room("prompt", 1)?;
+        }
         board.workflow("workflow_id", &args.workflow_id)?;
         if board
             .step("workflow_step_id", &args.workflow_step_id)?

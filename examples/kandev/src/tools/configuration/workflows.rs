@@ -12,7 +12,10 @@ use serde_json::{Value, json};
 
 use super::{required_text, unless_blank};
 use crate::server::Kandev;
-use crate::store::{BadField, Board, Object, Workflow, WorkflowStep};
+use crate::store::{
+    BadField, Board, MAX_DOCUMENT_BYTES, Object, Workflow, WorkflowStep, check_document,
+    check_items, check_name, check_text,
+};
 use crate::tools::shared::{WorkflowRef, WorkspaceRef};
 use crate::tools::{ToolResult, ok, respond};
 
@@ -302,6 +305,15 @@ impl StepSettings {
                 patch.insert(key.to_owned(), value);
             }
         };
+        if let Some(color) = &self.color {
+            check_name("color", color)?;
+        }
+        if let Some(prompt) = &self.prompt {
+            check_text("prompt", prompt)?;
+        }
+        if let Some(events) = &self.events {
+            check_document("events", events)?;
+        }
         put("color", self.color.map(text));
         put("prompt", self.prompt.map(text));
         put("is_start_step", self.is_start_step.map(Value::Bool));
@@ -393,7 +405,11 @@ fn list_repositories(board: &Board, args: ListRepositories) -> Result<Value, Bad
 fn create_workflow(board: &mut Board, args: CreateWorkflow) -> Result<Value, BadField> {
     board.workspace("workspace_id", &args.workspace_id)?;
     let name = required_text("name", args.name)?;
+    if let Some(description) = &args.description {
+        check_text("description", description)?;
+    }
     check_workflow_name(board, &args.workspace_id, &name, None)?;
+    board.make_room("name", 1)?;
     let id = board.next_id("workflow");
     let workflow = Workflow {
         id: id.clone(),
@@ -416,6 +432,9 @@ fn update_workflow(board: &mut Board, args: UpdateWorkflow) -> Result<Value, Bad
         .transpose()?;
     if let Some(name) = &name {
         check_workflow_name(board, &workspace_id, name, Some(&args.workflow_id))?;
+    }
+    if let Some(description) = &args.description {
+        check_text("description", description)?;
     }
     let workflow = board
         .workflows
@@ -483,6 +502,15 @@ fn export_workflow(board: &Board, args: ExportWorkflow) -> Result<WorkflowDocume
 
 /// Reads an export: `{"workflows": [...]}`, or a single workflow object.
 fn parse_document(document: &str) -> Result<Vec<ExportedWorkflow>, BadField> {
+    if document.len() > MAX_DOCUMENT_BYTES {
+        return Err(BadField::new(
+            "document",
+            format!(
+                "{} bytes; one call imports at most {MAX_DOCUMENT_BYTES}",
+                document.len()
+            ),
+        ));
+    }
     let value: Value = serde_json::from_str(document)
         .map_err(|err| BadField::new("document", format!("not JSON: {err}")))?;
     let workflows = if value.get("workflows").is_some() {
@@ -494,9 +522,16 @@ fn parse_document(document: &str) -> Result<Vec<ExportedWorkflow>, BadField> {
     if workflows.is_empty() {
         return Err(BadField::new("document", "the document holds no workflows"));
     }
+    check_items("document", workflows.len())?;
     for workflow in &workflows {
         if workflow.name.trim().is_empty() {
             return Err(BadField::new("document", "a workflow has no name"));
+        }
+        check_name("document", &workflow.name)?;
+        check_text("document", &workflow.description)?;
+        check_items("document", workflow.steps.len())?;
+        for step in &workflow.steps {
+            check_name("document", &step.name)?;
         }
         let mut names = BTreeSet::new();
         for step in &workflow.steps {
@@ -534,6 +569,11 @@ fn parse_document(document: &str) -> Result<Vec<ExportedWorkflow>, BadField> {
 fn import_workflows(board: &mut Board, args: ImportWorkflow) -> Result<Value, BadField> {
     board.workspace("workspace_id", &args.workspace_id)?;
     let workflows = parse_document(&args.document)?;
+    let records = workflows
+        .iter()
+        .map(|workflow| 1 + workflow.steps.len())
+        .sum();
+    board.make_room("document", records)?;
     let mut present: BTreeSet<String> = board
         .workflows
         .values()
@@ -598,6 +638,7 @@ fn create_workflow_step(board: &mut Board, args: CreateWorkflowStep) -> Result<V
     board.workflow("workflow_id", &args.workflow_id)?;
     let name = required_text("name", args.name)?;
     check_step_name(board, &args.workflow_id, &name, None)?;
+    board.make_room("name", 1)?;
     let mut order = step_order(board, &args.workflow_id);
     let index = match args.position {
         Some(position) => usize::try_from(position)
