@@ -518,7 +518,13 @@ impl Board {
     }
 
     fn demo() -> Self {
-        let mut board = Board::default();
+        let mut board = Board {
+            // Fresh ids count from here, past the seeded `task-1`..`task-3`,
+            // `session-1` and `profile-1`: the first created task was
+            // `task-2` and replaced the seeded one.
+            sequence: 100,
+            ..Board::default()
+        };
         board.workspaces.insert(
             "ws-1".into(),
             Workspace {

@@ -8,10 +8,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod common;
+
+use kandev_mcp::control;
 use kandev_mcp::store::Store;
-use kandev_mcp::{Kandev, control, legacy};
-use mcp_profiles::ProfileController;
-use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::json;
 
@@ -75,8 +75,7 @@ fn poll_control(url: String, done: Arc<std::sync::atomic::AtomicBool>) -> (Durat
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_control_api_answers_while_dependency_checks_run() {
-    let controller =
-        ProfileController::<Kandev>::new(legacy::context_for_mode("task", false).unwrap());
+    let (client, controller) = common::in_process(chained_store(), "chain-000").await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!(
         "http://{}/api/v1/mcp/profile",
@@ -84,19 +83,6 @@ async fn the_control_api_answers_while_dependency_checks_run() {
     );
     let app = control::router(controller.clone(), TOKEN);
     tokio::spawn(async move { axum::serve(listener, app).await });
-
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    let server = controller.server(Kandev::new(chained_store(), "chain-000"));
-    tokio::spawn(async move {
-        server
-            .serve(server_io)
-            .await?
-            .waiting()
-            .await
-            .map(drop)
-            .map_err(|e| e.into()) as Result<(), Box<dyn std::error::Error + Send + Sync>>
-    });
-    let client = ().serve(client_io).await.expect("the MCP handshake succeeds");
 
     let call = |task_id: &str, depends_on: &str| {
         let params = CallToolRequestParams::new("add_task_dependency_kandev").with_arguments(

@@ -80,6 +80,52 @@ impl Session {
     }
 }
 
+/// A Kandev server over `store`, bound to `task_id`, in the legacy `task`
+/// mode, with a plain rmcp client connected in-process (`tokio::io::duplex`);
+/// for tests that shape the board directly. The client and the controller.
+pub async fn in_process(
+    store: Arc<kandev_mcp::store::Store>,
+    task_id: &str,
+) -> (
+    RunningService<RoleClient, ()>,
+    mcp_profiles::ProfileController<kandev_mcp::Kandev>,
+) {
+    let context = kandev_mcp::legacy::context_for_mode("task", false).expect("task mode");
+    let controller = mcp_profiles::ProfileController::new(context);
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    let server = controller.server(kandev_mcp::Kandev::new(store, task_id));
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(client_io).await.expect("the MCP handshake succeeds");
+    (client, controller)
+}
+
+/// Calls `tool` with `arguments` (a JSON object): whether the result is an
+/// error, and its text. Panics on a transport or protocol error.
+pub async fn call<C: rmcp::service::Service<RoleClient>>(
+    client: &RunningService<RoleClient, C>,
+    tool: &str,
+    arguments: Value,
+) -> (bool, String) {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object: {arguments}");
+    };
+    let params = rmcp::model::CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+    let result = client
+        .call_tool(params)
+        .await
+        .unwrap_or_else(|err| panic!("{tool}: {err}"));
+    let text = result
+        .content
+        .iter()
+        .filter_map(|content| content.as_text().map(|text| text.text.clone()))
+        .collect();
+    (result.is_error == Some(true), text)
+}
+
 /// A running `kandev-mcp serve --http 127.0.0.1:0 --control 127.0.0.1:0`.
 pub struct Server {
     child: tokio::process::Child,
