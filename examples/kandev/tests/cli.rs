@@ -2,6 +2,7 @@
 
 use std::fs::File;
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 fn kandev(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kandev-mcp"))
@@ -220,6 +221,27 @@ fn a_full_stdout_is_one_error_line_and_exit_2() {
     }
 }
 
+/// Runs `command` (stdin closed, output captured); kills it if it has not
+/// exited within `limit`, so a server that starts instead of refusing fails
+/// the test rather than hanging it.
+fn exit_within(mut command: Command, limit: Duration) -> Output {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kandev-mcp runs");
+    let started = std::time::Instant::now();
+    while child.try_wait().expect("the child can be polled").is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("the child's output")
+}
+
 #[test]
 fn a_control_token_that_could_never_authenticate_is_refused_at_start() {
     let secret = "s3cret-part";
@@ -241,10 +263,7 @@ fn a_control_token_that_could_never_authenticate_is_refused_at_start() {
             } else {
                 command.args(["--control-token", &token]);
             }
-            let output = command
-                .stdin(Stdio::null())
-                .output()
-                .expect("kandev-mcp runs");
+            let output = exit_within(command, Duration::from_secs(20));
             let stderr = String::from_utf8_lossy(&output.stderr);
             assert_eq!(output.status.code(), Some(2), "{token:?}: {stderr}");
             assert_eq!(stderr.lines().count(), 1, "{token:?}: {stderr}");
