@@ -4,7 +4,11 @@
 
 mod common;
 
+use std::process::Stdio;
+
 use common::{LIMIT, Server};
+use rmcp::ServiceExt;
+use tokio::io::AsyncReadExt;
 
 #[tokio::test]
 async fn sigterm_and_sigint_drain_a_live_session_and_exit_0() {
@@ -46,4 +50,40 @@ async fn sigterm_and_sigint_drain_a_live_session_and_exit_0() {
             "SIG{signal}: the control API still answers"
         );
     }
+}
+
+#[tokio::test]
+async fn sigterm_ends_a_stdio_session_and_exits_0() {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kandev-mcp"))
+        .args(["serve", "--stdio"])
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("kandev-mcp starts");
+    let (stdout, stdin) = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
+    let mut stderr = child.stderr.take().unwrap();
+    let client = ().serve((stdout, stdin)).await.expect("the MCP handshake");
+    assert!(!client.list_all_tools().await.unwrap().is_empty());
+
+    common::send_signal(child.id().expect("running"), "TERM");
+    let status = tokio::time::timeout(LIMIT, child.wait())
+        .await
+        .expect("the server exits after SIGTERM")
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "{status}");
+    // The client sees its session end.
+    tokio::time::timeout(LIMIT, client.waiting())
+        .await
+        .expect("the client session ends")
+        .expect("the client task ends cleanly");
+    let mut log = String::new();
+    stderr.read_to_string(&mut log).await.unwrap();
+    assert!(
+        !log.contains("\x1b["),
+        "ANSI codes in a non-terminal log: {log:?}"
+    );
+    assert!(!log.contains("panicked"), "{log}");
 }

@@ -80,6 +80,15 @@ impl Session {
     }
 }
 
+/// Sends `signal` (`TERM`, `INT`) to process `pid` with `kill`.
+pub fn send_signal(pid: u32, signal: &str) {
+    let sent = std::process::Command::new("kill")
+        .args([format!("-{signal}"), pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success(), "kill -{signal} {pid} failed");
+}
+
 /// A Kandev server over `store`, bound to `task_id`, in the legacy `task`
 /// mode, with a plain rmcp client connected in-process (`tokio::io::duplex`);
 /// for tests that shape the board directly. The client and the controller.
@@ -202,11 +211,7 @@ impl Server {
     /// Sends `signal` (`TERM`, `INT`) with `kill` and waits up to [`LIMIT`]
     /// for the process to exit; its exit status and all it wrote to stderr.
     pub async fn signal_and_wait(&mut self, signal: &str) -> (std::process::ExitStatus, String) {
-        let sent = std::process::Command::new("kill")
-            .args([format!("-{signal}"), self.pid().to_string()])
-            .status()
-            .expect("kill runs");
-        assert!(sent.success(), "kill -{signal} failed");
+        send_signal(self.pid(), signal);
         let status = tokio::time::timeout(LIMIT, self.child.wait())
             .await
             .unwrap_or_else(|_| panic!("the server did not exit within {LIMIT:?} of SIG{signal}"))
