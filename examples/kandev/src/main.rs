@@ -256,8 +256,8 @@ fn context_of(args: &ProfileArgs) -> Result<Option<ProfileContext<Kandev>>, Fail
     Ok(Some(legacy::apply_providers(&context, providers)?))
 }
 
-/// How long `serve` waits for in-flight requests and sessions to end after
-/// SIGINT or SIGTERM before it exits anyway.
+/// How long `serve` waits, in all, for in-flight requests, sessions and the
+/// control listener to end after SIGINT or SIGTERM before it exits anyway.
 const DRAIN: Duration = Duration::from_secs(10);
 
 async fn serve(args: ServeArgs) -> Result<(), Failure> {
@@ -306,12 +306,20 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         }));
     }
     let server = controller.server(Kandev::demo());
-    match args.http {
+    // One deadline for the whole shutdown, from the signal (or the end of the
+    // stdio session) on; the control listener stops accepting at once.
+    let shutdown = || {
+        let _ = stop_control.send(true);
+        tokio::time::Instant::now() + DRAIN
+    };
+    let deadline = match args.http {
         Some(addr) => {
             let http = mcp_profiles::http::serve(server, addr).await?;
             eprintln!("mcp: http://{}/mcp", http.local_addr());
             signals.next().await;
-            drain("the MCP listener", http.shutdown()).await?;
+            let deadline = shutdown();
+            drain("the MCP listener", deadline, http.shutdown()).await?;
+            deadline
         }
         None => {
             // The handshake waits for the client, so it races the signals too.
@@ -326,21 +334,25 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
                 tokio::select! {
                     ended = &mut waiting => {
                         ended?;
+                        shutdown()
                     }
                     () = signals.next() => {
+                        let deadline = shutdown();
                         cancel.cancel();
-                        drain("the stdio session", async {
+                        drain("the stdio session", deadline, async {
                             waiting.await.map(drop).map_err(io::Error::other)
                         })
                         .await?;
+                        deadline
                     }
                 }
+            } else {
+                shutdown()
             }
         }
-    }
+    };
     if let Some(task) = control_task {
-        let _ = stop_control.send(true);
-        drain("the control listener", async {
+        drain("the control listener", deadline, async {
             task.await.map_err(io::Error::other)?
         })
         .await?;
@@ -348,10 +360,14 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Awaits `stopping` for at most [`DRAIN`]; past it, says so and moves on, so
-/// shutdown takes bounded time.
-async fn drain(what: &str, stopping: impl Future<Output = io::Result<()>>) -> io::Result<()> {
-    match tokio::time::timeout(DRAIN, stopping).await {
+/// Awaits `stopping` until `deadline` at most; past it, says so and moves
+/// on, so shutdown takes bounded time.
+async fn drain(
+    what: &str,
+    deadline: tokio::time::Instant,
+    stopping: impl Future<Output = io::Result<()>>,
+) -> io::Result<()> {
+    match tokio::time::timeout_at(deadline, stopping).await {
         Ok(result) => result,
         Err(_) => {
             tracing::warn!("{what} did not drain within {DRAIN:?}; exiting anyway");
