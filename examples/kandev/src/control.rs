@@ -8,16 +8,25 @@
 //! | `PUT /api/v1/mcp/mode` | `{"mode": "...", "disable_ask_question": false}` | same |
 //! | `PUT /api/v1/mcp/providers` | `{"mcp_providers": ["github"]}` | same |
 //!
-//! Missing or wrong token: 401. Malformed body, unknown field or name: 400
-//! with `{"error": "..."}` naming it. Body over 64 KiB: 413. Wrong method:
-//! 405. In every error case the profile is unchanged and nothing is sent.
+//! Every refusal answers `{"error": "..."}` naming the problem:
+//!
+//! | status | when |
+//! |---|---|
+//! | 401 | missing or wrong token |
+//! | 400 | malformed body, unknown field or name |
+//! | 404 | no such route (`no route <METHOD> <path>`, the path cut at 256 bytes) |
+//! | 405 | wrong method on a route |
+//! | 413 | body over 64 KiB |
+//! | 415 | a `PUT` whose `Content-Type` is not `application/json` (parameters such as `; charset=utf-8` allowed) |
+//!
+//! In every error case the profile is unchanged and nothing is sent.
 
 use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, put};
@@ -32,6 +41,9 @@ use crate::server::Kandev;
 
 /// The largest body the control API reads.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// At most this much of an unknown path is echoed in the 404 answer.
+pub const MAX_ECHOED_PATH_BYTES: usize = 256;
 
 /// What the routes share.
 #[derive(Clone)]
@@ -53,6 +65,7 @@ pub fn router(controller: ProfileController<Kandev>, token: &str) -> Router {
         .route("/api/v1/mcp/providers", put(put_providers))
         .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .fallback(no_route)
         .method_not_allowed_fallback(|| async {
             error(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -109,8 +122,53 @@ fn answer(profile: &Profile<Kandev>, changed: Option<bool>) -> Response {
     Json(body).into_response()
 }
 
-/// Decodes a body strictly, or says why not.
-fn decode<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, Refusal> {
+/// 404 for any path no route matches, naming it (cut short: the path is the
+/// caller's, and an answer should not grow with it).
+async fn no_route(method: Method, uri: Uri) -> Response {
+    let path = uri.path();
+    let mut end = path.len().min(MAX_ECHOED_PATH_BYTES);
+    while !path.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = if end < path.len() { "…" } else { "" };
+    error(
+        StatusCode::NOT_FOUND,
+        format!("no route {method} {}{cut}", &path[..end]),
+    )
+}
+
+/// Refuses a body not declared as JSON, so a form or text post from a
+/// browser or a confused client never reaches the decoder.
+fn require_json(headers: &HeaderMap) -> Result<(), Refusal> {
+    let declared = headers
+        .get(header::CONTENT_TYPE)
+        .map(|value| value.to_str().unwrap_or("(not text)"));
+    let is_json = declared.is_some_and(|value| {
+        let essence = value.split(';').next().unwrap_or_default().trim();
+        essence.eq_ignore_ascii_case("application/json")
+    });
+    if is_json {
+        return Ok(());
+    }
+    let got = match declared {
+        Some(value) => {
+            let value: String = value.chars().take(64).collect();
+            format!("`{value}`")
+        }
+        None => "none".to_owned(),
+    };
+    Err(Refusal(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        format!("expected `Content-Type: application/json`, got {got}"),
+    ))
+}
+
+/// Decodes a JSON body strictly, or says why not.
+fn decode<T: DeserializeOwned>(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, Refusal> {
+    require_json(headers)?;
     let bytes = body.map_err(|rejection| {
         let status = rejection.status();
         let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
@@ -129,9 +187,10 @@ async fn get_profile(State(control): State<Control>) -> Response {
 
 async fn put_profile(
     State(control): State<Control>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
-    let context: ProfileContext<Kandev> = decode(body)?;
+    let context: ProfileContext<Kandev> = decode(&headers, body)?;
     let change = control.controller.replace(context);
     Ok(answer(&change.new, Some(change.changed())))
 }
@@ -146,9 +205,10 @@ struct ModeBody {
 
 async fn put_mode(
     State(control): State<Control>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
-    let body: ModeBody = decode(body)?;
+    let body: ModeBody = decode(&headers, body)?;
     let change = legacy::set_mode(&control.controller, &body.mode, body.disable_ask_question)
         .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))?;
     Ok(answer(&change.new, Some(change.changed())))
@@ -162,9 +222,10 @@ struct ProvidersBody {
 
 async fn put_providers(
     State(control): State<Control>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
-    let body: ProvidersBody = decode(body)?;
+    let body: ProvidersBody = decode(&headers, body)?;
     let change = legacy::set_providers(&control.controller, &body.mcp_providers)
         .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))?;
     Ok(answer(&change.new, Some(change.changed())))

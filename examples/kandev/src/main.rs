@@ -1,7 +1,9 @@
 //! `kandev-mcp`: Kandev's MCP tool surface on mcp-profiles.
 
+use std::io::{self, IsTerminal, Write};
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use kandev_mcp::resolver::{Purpose, SessionFacts, resolve};
@@ -121,21 +123,57 @@ struct ResolveArgs {
     providers: Option<String>,
 }
 
-/// Bad input: one line naming it, exit code 2.
-struct Failure(String);
+/// Why a command stopped early.
+enum Failure {
+    /// Bad input or a failed write: one `error:` line, exit code 2.
+    Message(String),
+    /// The reader closed stdout (`| head`): stop quietly with exit code 0,
+    /// as Unix tools do.
+    StdoutClosed,
+}
 
 impl<E: std::fmt::Display> From<E> for Failure {
     fn from(error: E) -> Self {
-        Failure(error.to_string())
+        Failure::Message(error.to_string())
     }
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+impl Failure {
+    /// A failed write to stdout.
+    fn write(error: &io::Error) -> Self {
+        if error.kind() == io::ErrorKind::BrokenPipe {
+            Failure::StdoutClosed
+        } else {
+            Failure::Message(format!("cannot write to stdout: {error}"))
+        }
+    }
+}
+
+/// Every command's one path to stdout: `write` into the locked stdout, then
+/// flush, so a closed or full stdout is an error here, never a panic.
+fn emit(write: impl FnOnce(&mut io::StdoutLock<'static>) -> io::Result<()>) -> Result<(), Failure> {
+    let mut out = io::stdout().lock();
+    write(&mut out)
+        .and_then(|()| out.flush())
+        .map_err(|error| Failure::write(&error))
+}
+
+fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli.command).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Failure(message)) => {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = runtime.block_on(run(cli.command));
+    // A blocked stdin read (stdio serving) would hold a plain runtime drop
+    // forever; everything that matters has drained by now.
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    match outcome {
+        Ok(()) | Err(Failure::StdoutClosed) => ExitCode::SUCCESS,
+        Err(Failure::Message(message)) => {
             eprintln!("error: {message}");
             ExitCode::from(2)
         }
@@ -145,10 +183,17 @@ async fn main() -> ExitCode {
 async fn run(command: Command) -> Result<(), Failure> {
     match command {
         Command::Demo => {
-            let mut out = std::io::stdout().lock();
-            demo::run(&mut out)
-                .await
-                .map_err(|err| Failure(err.to_string()))
+            let mut out = io::stdout().lock();
+            let walked = demo::run(&mut out).await;
+            match walked.map(|()| out.flush()) {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(error)) => Err(Failure::write(&error)),
+                // The walk's only I/O errors are its writes to `out`.
+                Err(error) => Err(match error.downcast_ref::<io::Error>() {
+                    Some(error) => Failure::write(error),
+                    None => Failure::Message(error.to_string()),
+                }),
+            }
         }
         Command::Serve(args) => serve(args).await,
         Command::Resolve(args) => {
@@ -160,29 +205,27 @@ async fn run(command: Command) -> Result<(), Failure> {
                 title_owner: args.title_owner,
                 providers: parse_providers(args.providers.as_deref())?,
             };
-            println!("{}", resolve(&facts).to_json());
-            Ok(())
+            emit(|out| writeln!(out, "{}", resolve(&facts).to_json()))
         }
         Command::Tools(args) => {
             let context = context_of(&args)?.ok_or_else(|| {
-                Failure("give the profile with --profile JSON or --mode MODE".into())
+                Failure::Message("give the profile with --profile JSON or --mode MODE".into())
             })?;
-            for tool in Kandev::registry().assemble(&context).tool_names() {
-                println!("{tool}");
-            }
-            Ok(())
+            let profile = Kandev::registry().assemble(&context);
+            emit(|out| {
+                profile
+                    .tool_names()
+                    .iter()
+                    .try_for_each(|tool| writeln!(out, "{tool}"))
+            })
         }
-        Command::Matrix { format } => {
-            match format {
-                Format::Markdown => print!("{}", matrix::markdown()),
-                Format::Json => println!("{}", matrix::json()),
-            }
-            Ok(())
-        }
+        Command::Matrix { format } => emit(|out| match format {
+            Format::Markdown => write!(out, "{}", matrix::markdown()),
+            Format::Json => writeln!(out, "{}", matrix::json()),
+        }),
         Command::Explain { profile } => {
             let context = ProfileContext::<Kandev>::from_json(&profile)?;
-            print!("{}", Kandev::registry().explain(&context));
-            Ok(())
+            emit(|out| write!(out, "{}", Kandev::registry().explain(&context)))
         }
     }
 }
@@ -213,10 +256,24 @@ fn context_of(args: &ProfileArgs) -> Result<Option<ProfileContext<Kandev>>, Fail
     Ok(Some(legacy::apply_providers(&context, providers)?))
 }
 
+/// How long `serve` waits, in all, for in-flight requests, sessions and the
+/// control listener to end after SIGINT or SIGTERM before it exits anyway.
+const DRAIN: Duration = Duration::from_secs(10);
+
 async fn serve(args: ServeArgs) -> Result<(), Failure> {
-    // stdout may be the MCP channel: logs go to stderr.
+    // Before anything starts: a token that can never authenticate is refused.
+    let token = match args.control_token.filter(|token| !token.is_empty()) {
+        Some(token) => Some(usable_token(token)?),
+        None => None,
+    };
+    // Handlers are installed now, so a signal arriving while we start up is
+    // not lost (or fatal).
+    let mut signals = Signals::new()?;
+    // stdout may be the MCP channel: logs go to stderr, coloured only for a
+    // terminal.
     tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(io::stderr)
+        .with_ansi(io::stderr().is_terminal())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
@@ -224,36 +281,160 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     let default = legacy::context_for_mode("task", false)?;
     let context = context_of(&args.profile)?.unwrap_or(default);
     let controller = ProfileController::<Kandev>::new(context);
+    let (stop_control, control_stopped) = tokio::sync::watch::channel(false);
+    let mut control_task = None;
     if let Some(addr) = args.control {
-        let token = match args.control_token.filter(|token| !token.is_empty()) {
-            Some(token) => token,
-            None => {
-                let token = format!(
-                    "{}{}",
-                    uuid::Uuid::new_v4().simple(),
-                    uuid::Uuid::new_v4().simple()
-                );
-                eprintln!("control-token: {token}");
-                token
-            }
-        };
+        let token = token.unwrap_or_else(|| {
+            let token = format!(
+                "{}{}",
+                uuid::Uuid::new_v4().simple(),
+                uuid::Uuid::new_v4().simple()
+            );
+            eprintln!("control-token: {token}");
+            token
+        });
         let listener = tokio::net::TcpListener::bind(addr).await?;
         eprintln!("control: http://{}", listener.local_addr()?);
         let app = control::router(controller.clone(), &token);
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let mut stopped = control_stopped;
+        control_task = Some(tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = stopped.wait_for(|stop| *stop).await;
+                })
+                .await
+        }));
     }
     let server = controller.server(Kandev::demo());
-    match args.http {
+    // One deadline for the whole shutdown, from the signal (or the end of the
+    // stdio session) on; the control listener stops accepting at once.
+    let shutdown = || {
+        let _ = stop_control.send(true);
+        tokio::time::Instant::now() + DRAIN
+    };
+    let deadline = match args.http {
         Some(addr) => {
             let http = mcp_profiles::http::serve(server, addr).await?;
             eprintln!("mcp: http://{}/mcp", http.local_addr());
-            tokio::signal::ctrl_c().await?;
-            http.shutdown().await?;
+            signals.next().await;
+            let deadline = shutdown();
+            drain("the MCP listener", deadline, http.shutdown()).await?;
+            deadline
         }
         None => {
-            let running = server.serve(rmcp::transport::stdio()).await?;
-            running.waiting().await?;
+            // The handshake waits for the client, so it races the signals too.
+            let running = tokio::select! {
+                running = server.serve(rmcp::transport::stdio()) => Some(running?),
+                () = signals.next() => None,
+            };
+            if let Some(running) = running {
+                let cancel = running.cancellation_token();
+                let waiting = running.waiting();
+                tokio::pin!(waiting);
+                tokio::select! {
+                    ended = &mut waiting => {
+                        ended?;
+                        shutdown()
+                    }
+                    () = signals.next() => {
+                        let deadline = shutdown();
+                        cancel.cancel();
+                        drain("the stdio session", deadline, async {
+                            waiting.await.map(drop).map_err(io::Error::other)
+                        })
+                        .await?;
+                        deadline
+                    }
+                }
+            } else {
+                shutdown()
+            }
         }
+    };
+    if let Some(task) = control_task {
+        drain("the control listener", deadline, async {
+            task.await.map_err(io::Error::other)?
+        })
+        .await?;
     }
     Ok(())
+}
+
+/// Awaits `stopping` until `deadline` at most; past it, says so and moves
+/// on, so shutdown takes bounded time.
+async fn drain(
+    what: &str,
+    deadline: tokio::time::Instant,
+    stopping: impl Future<Output = io::Result<()>>,
+) -> io::Result<()> {
+    match tokio::time::timeout_at(deadline, stopping).await {
+        Ok(result) => result,
+        Err(_) => {
+            tracing::warn!("{what} did not drain within {DRAIN:?}; exiting anyway");
+            Ok(())
+        }
+    }
+}
+
+/// `token` if an HTTP client can present it: `Authorization` values lose
+/// surrounding whitespace and may hold only visible ASCII (0x21-0x7E) in a
+/// token. The message names the problem, never the secret.
+fn usable_token(token: String) -> Result<String, Failure> {
+    if token.trim() != token {
+        return Err(Failure::Message(
+            "the control token has leading or trailing whitespace, which HTTP strips; \
+             it could never authenticate"
+                .into(),
+        ));
+    }
+    if let Some((position, _)) = token
+        .chars()
+        .enumerate()
+        .find(|(_, c)| !matches!(c, '\x21'..='\x7e'))
+    {
+        return Err(Failure::Message(format!(
+            "the control token's character {} is not visible ASCII (0x21-0x7E), \
+             so it could never authenticate",
+            position + 1
+        )));
+    }
+    Ok(token)
+}
+
+/// SIGINT and SIGTERM, either of which starts a graceful shutdown.
+struct Signals {
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    #[cfg(unix)]
+    fn new() -> io::Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Signals {
+            interrupt: signal(SignalKind::interrupt())?,
+            terminate: signal(SignalKind::terminate())?,
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn new() -> io::Result<Self> {
+        Ok(Signals {})
+    }
+
+    /// Resolves at the next SIGINT or SIGTERM.
+    #[cfg(unix)]
+    async fn next(&mut self) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
+    }
+
+    #[cfg(not(unix))]
+    async fn next(&mut self) {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

@@ -278,6 +278,96 @@ pub struct Board {
     pub diagnostics: Vec<String>,
 }
 
+/// The longest name, title or label a record takes, in characters.
+pub const MAX_NAME_CHARS: usize = 256;
+
+/// The longest free text (description, prompt, content, script), in characters.
+pub const MAX_TEXT_CHARS: usize = 64 * 1024;
+
+/// The most records (tasks, sessions, messages, dependencies, steps, ...)
+/// the board holds; past it, calls that would add one are refused.
+pub const MAX_RECORDS: usize = 20_000;
+
+/// The most items one call may add through a list argument (`blocked_by`,
+/// imported workflows, review findings, walkthrough steps).
+pub const MAX_ITEMS_PER_CALL: usize = 100;
+
+/// Checks a name or title: one line of at most [`MAX_NAME_CHARS`], with no
+/// control character or bidirectional override.
+pub fn check_name(field: &'static str, value: &str) -> Result<(), BadField> {
+    check_chars(field, value, MAX_NAME_CHARS, false)
+}
+
+/// Checks free text: at most [`MAX_TEXT_CHARS`]; line breaks and tabs are
+/// fine, other control characters and bidirectional overrides are not.
+pub fn check_text(field: &'static str, value: &str) -> Result<(), BadField> {
+    check_chars(field, value, MAX_TEXT_CHARS, true)
+}
+
+/// Refuses text that reads differently from what it holds (NUL and other
+/// control characters, U+202A-U+202E and U+2066-U+2069 reordering) and text
+/// longer than `max` characters; the error names the field and code point.
+fn check_chars(
+    field: &'static str,
+    value: &str,
+    max: usize,
+    multiline: bool,
+) -> Result<(), BadField> {
+    for (index, c) in value.chars().enumerate() {
+        if index == max {
+            return Err(BadField::new(
+                field,
+                format!("longer than {max} characters"),
+            ));
+        }
+        let line_break = multiline && matches!(c, '\n' | '\r' | '\t');
+        let kind = if c.is_control() && !line_break {
+            "a control character"
+        } else if matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}') {
+            "a bidirectional override"
+        } else {
+            continue;
+        };
+        return Err(BadField::new(
+            field,
+            format!(
+                "character {} is U+{:04X}, {kind}, which {} may not contain",
+                index + 1,
+                u32::from(c),
+                if multiline { "text" } else { "a name" }
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The largest free-form JSON argument (settings, events, blocks, findings)
+/// one call stores, serialised.
+pub const MAX_DOCUMENT_BYTES: usize = 256 * 1024;
+
+/// Refuses free-form JSON larger than [`MAX_DOCUMENT_BYTES`] serialised.
+pub fn check_document(field: &'static str, value: &impl Serialize) -> Result<(), BadField> {
+    let bytes = serde_json::to_vec(value).map_or(usize::MAX, |bytes| bytes.len());
+    if bytes > MAX_DOCUMENT_BYTES {
+        return Err(BadField::new(
+            field,
+            format!("{bytes} bytes of JSON; one call stores at most {MAX_DOCUMENT_BYTES}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a list argument of more than [`MAX_ITEMS_PER_CALL`] items.
+pub fn check_items(field: &'static str, count: usize) -> Result<(), BadField> {
+    if count > MAX_ITEMS_PER_CALL {
+        return Err(BadField::new(
+            field,
+            format!("{count} items; one call takes at most {MAX_ITEMS_PER_CALL}"),
+        ));
+    }
+    Ok(())
+}
+
 /// A tool argument that names nothing on the board, or is otherwise wrong:
 /// which field, and why. Tools turn it into an error result naming the field.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -311,6 +401,56 @@ impl Board {
     pub fn next_sequence(&mut self) -> u64 {
         self.sequence += 1;
         self.sequence
+    }
+
+    /// How many records the board holds, counted against [`MAX_RECORDS`].
+    pub fn records(&self) -> usize {
+        [
+            self.workspaces.len(),
+            self.repositories.len(),
+            self.workflows.len(),
+            self.steps.len(),
+            self.tasks.len(),
+            self.sessions.len(),
+            self.messages.len(),
+            self.dependencies.len(),
+            self.agents.len(),
+            self.agent_profiles.len(),
+            self.mcp_configs.len(),
+            self.executors.len(),
+            self.executor_profiles.len(),
+            self.plans.len(),
+            self.documents.len(),
+            self.walkthroughs.len(),
+            self.reviews.len(),
+            self.questions.len(),
+            self.permissions.len(),
+            self.pr_automation.len(),
+            self.mr_automation.len(),
+            self.decisions.len(),
+            self.completions.len(),
+            self.rich_outputs.len(),
+            self.sources.values().map(Vec::len).sum(),
+            self.diagnostics.len(),
+        ]
+        .iter()
+        .sum()
+    }
+
+    /// Refuses a call that would add `adding` records past [`MAX_RECORDS`];
+    /// the error is reported against `field`, the argument that adds them.
+    pub fn make_room(&self, field: &'static str, adding: usize) -> Result<(), BadField> {
+        let held = self.records();
+        if held.saturating_add(adding) > MAX_RECORDS {
+            return Err(BadField::new(
+                field,
+                format!(
+                    "the board is full: it holds {held} records and takes at most \
+                     {MAX_RECORDS}; delete something first"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// A fresh id such as `task-7`.
@@ -359,6 +499,16 @@ impl Board {
         steps
     }
 
+    /// The tasks `task_id` waits for directly. `dependencies` is ordered by
+    /// the waiting task, so this is a range lookup, not a scan.
+    pub fn blockers_of<'a>(&'a self, task_id: &str) -> impl Iterator<Item = &'a str> + 'a {
+        let task = task_id.to_owned();
+        self.dependencies
+            .range((task.clone(), String::new())..)
+            .take_while(move |(waiting, _)| *waiting == task)
+            .map(|(_, blocker)| blocker.as_str())
+    }
+
     /// The direct children of a task.
     pub fn children_of(&self, task_id: &str) -> Vec<&Task> {
         self.tasks
@@ -368,7 +518,13 @@ impl Board {
     }
 
     fn demo() -> Self {
-        let mut board = Board::default();
+        let mut board = Board {
+            // Fresh ids count from here, past the seeded `task-1`..`task-3`,
+            // `session-1` and `profile-1`: the first created task was
+            // `task-2` and replaced the seeded one.
+            sequence: 100,
+            ..Board::default()
+        };
         board.workspaces.insert(
             "ws-1".into(),
             Workspace {

@@ -1,6 +1,8 @@
 //! The command line: outputs, and bad input exiting 2 with one line naming it.
 
-use std::process::{Command, Output};
+use std::fs::File;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 fn kandev(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kandev-mcp"))
@@ -153,5 +155,121 @@ fn every_command_is_documented_in_help() {
         "KANDEV_MCP_CONTROL_TOKEN",
     ] {
         assert!(serve.contains(flag), "{flag} missing from serve --help");
+    }
+}
+
+/// Every command that prints, with arguments that make it print.
+const PRINTING: [&[&str]; 7] = [
+    &["matrix"],
+    &["matrix", "--format", "json"],
+    &["tools", "--mode", "task"],
+    &["resolve", "--purpose", "task"],
+    &[
+        "explain",
+        "--profile",
+        r#"{"surface":"kanban-task","providers":["github"]}"#,
+    ],
+    &["demo"],
+    &["--version"],
+];
+
+/// Runs `args` with `stdout` as the child's stdout.
+fn kandev_into(args: &[&str], stdout: impl Into<Stdio>) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kandev-mcp"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("kandev-mcp runs")
+}
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly() {
+    for args in PRINTING {
+        // The reading end is closed before the child starts: its first write
+        // fails with EPIPE, as after `| head -c 10` or `| true`.
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let output = kandev_into(args, writer);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{args:?}");
+    }
+}
+
+#[test]
+fn a_full_stdout_is_one_error_line_and_exit_2() {
+    // `--version` is clap's own output, not ours.
+    for args in &PRINTING[..PRINTING.len() - 1] {
+        let full = File::options()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let output = kandev_into(args, full);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: cannot write to stdout: "),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+/// Runs `command` (stdin closed, output captured); kills it if it has not
+/// exited within `limit`, so a server that starts instead of refusing fails
+/// the test rather than hanging it.
+fn exit_within(mut command: Command, limit: Duration) -> Output {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kandev-mcp runs");
+    let started = std::time::Instant::now();
+    while child.try_wait().expect("the child can be polled").is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("the child's output")
+}
+
+#[test]
+fn a_control_token_that_could_never_authenticate_is_refused_at_start() {
+    let secret = "s3cret-part";
+    for (token, problem) in [
+        (format!(" {secret}"), "leading or trailing whitespace"),
+        (format!("{secret}\n"), "leading or trailing whitespace"),
+        (format!("{secret} x"), "character 12 is not visible ASCII"),
+        (
+            format!("{secret}\u{7f}"),
+            "character 12 is not visible ASCII",
+        ),
+        (format!("{secret}é"), "character 12 is not visible ASCII"),
+    ] {
+        for by_env in [false, true] {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_kandev-mcp"));
+            command.args(["serve", "--http", "127.0.0.1:0", "--control", "127.0.0.1:0"]);
+            if by_env {
+                command.env("KANDEV_MCP_CONTROL_TOKEN", &token);
+            } else {
+                command.args(["--control-token", &token]);
+            }
+            let output = exit_within(command, Duration::from_secs(20));
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{token:?}: {stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{token:?}: {stderr}");
+            assert!(stderr.starts_with("error: the control token"), "{stderr}");
+            assert!(stderr.contains(problem), "{token:?}: {stderr}");
+            assert!(!stderr.contains(secret), "the secret is echoed: {stderr}");
+        }
     }
 }

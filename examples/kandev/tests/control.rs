@@ -358,3 +358,71 @@ async fn serve_http_speaks_both_protocol_eras() {
             .any(|tool| tool.name == "write_task_document_kandev")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_routes_and_non_json_bodies_are_refused_with_an_error_body() {
+    let server = start().await;
+    let (client, received) = connect(&server).await;
+    let tools = tool_names(&client).await;
+    let http = reqwest::Client::new();
+    let profile = format!("{}/api/v1/mcp/profile", server.control);
+
+    // Unknown routes name themselves, with or without a token; a long path
+    // is cut short.
+    for (method, path) in [
+        (reqwest::Method::GET, "/api/v1/mcp/nothing".to_owned()),
+        (reqwest::Method::PUT, "/".to_owned()),
+        (reqwest::Method::DELETE, "/x".repeat(5000)),
+    ] {
+        for token in [None, bearer()] {
+            let (status, answer) = send(&server, method.clone(), &path, token, None).await;
+            assert_eq!(status, 404, "{method} {path}");
+            let message = answer["error"].as_str().expect("an error message");
+            let shown: String = path.chars().take(256).collect();
+            assert!(
+                message.starts_with(&format!("no route {method} {shown}")),
+                "{message}"
+            );
+            assert!(message.len() < 300, "{} bytes echoed", message.len());
+        }
+    }
+
+    // PUT bodies must be declared JSON; parameters are fine.
+    let body = r#"{"surface":"office-task"}"#;
+    for content_type in [
+        None,
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+        Some("application/jsonx"),
+        Some("multipart/form-data; boundary=x"),
+    ] {
+        let mut request = http
+            .put(&profile)
+            .header("Authorization", bearer().unwrap())
+            .body(body);
+        if let Some(value) = content_type {
+            request = request.header("Content-Type", value);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status().as_u16(), 415, "{content_type:?}");
+        let answer: Value = response.json().await.expect("a JSON answer");
+        let message = answer["error"].as_str().expect("an error message");
+        assert!(message.contains("application/json"), "{message}");
+    }
+    // Nothing changed, nothing was sent.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(*received.borrow(), 0);
+    assert_eq!(tool_names(&client).await, tools);
+
+    for content_type in ["application/json", "Application/JSON; charset=utf-8"] {
+        let response = http
+            .put(&profile)
+            .header("Authorization", bearer().unwrap())
+            .header("Content-Type", content_type)
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200, "{content_type}");
+    }
+}

@@ -995,3 +995,301 @@ async fn no_mcp_request_changes_the_profile_or_runs_a_hidden_tool() {
         odd.len()
     );
 }
+
+/// Calls `tool` with `arguments`: the result's text, or the JSON-RPC error
+/// code and message.
+async fn call(
+    session: &Session,
+    tool: &str,
+    arguments: Value,
+) -> Result<(bool, String), (i32, String)> {
+    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(object(arguments));
+    match session.service.call_tool(params).await {
+        Ok(result) => {
+            let text = result
+                .content
+                .iter()
+                .filter_map(|content| content.as_text().map(|text| text.text.clone()))
+                .collect();
+            Ok((result.is_error == Some(true), text))
+        }
+        Err(ServiceError::McpError(error)) => Err((error.code.0, error.message.into_owned())),
+        Err(other) => panic!("{tool}: {other}"),
+    }
+}
+
+/// Panics unless `outcome` is rmcp's refusal of unparsable arguments (an
+/// error result, as the server reports invalid params to the model) naming
+/// `field` and the accepted range.
+fn assert_invalid_params(outcome: &Result<(bool, String), (i32, String)>, field: &str, what: &str) {
+    let Ok((true, message)) = outcome else {
+        panic!("{what}: not refused as invalid params: {outcome:?}");
+    };
+    assert!(
+        message.starts_with(&format!(
+            "failed to deserialize parameters: invalid `{field}`: expected a whole number from"
+        )),
+        "{what}: {message}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn whole_number_arguments_are_exact_and_in_range() {
+    let server = Server::start().await;
+    let http = reqwest::Client::new();
+    server
+        .replace(
+            &http,
+            r#"{"surface":"kanban-task","providers":["github","gitlab"]}"#,
+        )
+        .await;
+    let session = server.connect().await;
+
+    // The schema says what is accepted.
+    let tools = session.service.list_all_tools().await.unwrap();
+    let update = tools
+        .iter()
+        .find(|tool| tool.name == "update_task_pr_automation_kandev")
+        .unwrap();
+    let pr_number = &update.input_schema["properties"]["pr_number"];
+    assert_eq!(pr_number["minimum"], json!(1), "{pr_number}");
+    assert_eq!(pr_number["maximum"], json!(i64::MAX), "{pr_number}");
+    assert!(pr_number.to_string().contains("integer"), "{pr_number}");
+
+    let host = [
+        ("update_task_pr_automation_kandev", "pr_number"),
+        ("update_task_mr_automation_kandev", "mr_iid"),
+    ];
+    for (tool, field) in host {
+        // Exact, even past 2^53, and up to i64::MAX; 3.0 is the integer 3.
+        for (sent, stored) in [
+            (json!(9_007_199_254_740_993u64), "9007199254740993"),
+            (json!(i64::MAX), "9223372036854775807"),
+            (json!(3.0), "3"),
+        ] {
+            let (refused, text) = call(&session, tool, json!({ field: sent })).await.unwrap();
+            assert!(!refused, "{tool} {field}={sent}: {text}");
+            assert!(text.contains(&format!(r#""{field}":{stored}"#)), "{text}");
+        }
+        for bad in [
+            json!(0),
+            json!(-1),
+            json!(1.5),
+            json!(i64::MAX as u64 + 1),
+            json!(u64::MAX),
+            json!(18_446_744_073_709_551_616.0),
+            json!(1e300),
+            json!(9_007_199_254_740_994.0),
+            json!("7"),
+            json!(true),
+            json!([1]),
+        ] {
+            let refusal = call(&session, tool, json!({ field: bad })).await;
+            assert_invalid_params(&refusal, field, &format!("{tool} {field}={bad}"));
+        }
+    }
+
+    // The other whole-number arguments refuse the same way instead of
+    // saturating (2^64 used to become position u32::MAX).
+    for (tool, arguments, field) in [
+        (
+            "move_task_kandev",
+            json!({ "task_id": "task-3", "workflow_id": "wf-1", "workflow_step_id": "step-done", "position": 1e10 }),
+            "position",
+        ),
+        (
+            "get_task_conversation_kandev",
+            json!({ "task_id": "task-2", "limit": 0.5 }),
+            "limit",
+        ),
+    ] {
+        let refusal = call(&session, tool, arguments).await;
+        assert_invalid_params(&refusal, field, tool);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn names_and_text_refuse_control_characters_bidi_overrides_and_excess() {
+    let server = Server::start().await;
+    let session = server.connect().await;
+    let client = &session.service;
+    let before = board(&session).await;
+
+    let hostile = [
+        ('\0', "U+0000"),
+        ('\u{7}', "U+0007"),
+        ('\u{1b}', "U+001B"),
+        ('\u{7f}', "U+007F"),
+        ('\u{85}', "U+0085"),
+        ('\u{202A}', "U+202A"),
+        ('\u{202E}', "U+202E"),
+        ('\u{2066}', "U+2066"),
+        ('\u{2069}', "U+2069"),
+    ];
+    for (c, code) in hostile {
+        for (tool, field, arguments) in [
+            (
+                "create_task_kandev",
+                "title",
+                json!({ "title": format!("Fix{c}it") }),
+            ),
+            (
+                "create_task_kandev",
+                "prompt",
+                json!({ "title": "ok", "prompt": format!("do{c}it") }),
+            ),
+            (
+                "update_task_kandev",
+                "title",
+                json!({ "task_id": "task-3", "title": format!("x{c}y") }),
+            ),
+            (
+                "update_task_kandev",
+                "description",
+                json!({ "task_id": "task-3", "description": format!("x{c}y") }),
+            ),
+            (
+                "message_task_kandev",
+                "prompt",
+                json!({ "task_id": "task-2", "prompt": format!("hi{c}") }),
+            ),
+            (
+                "spawn_session_kandev",
+                "name",
+                json!({ "task_id": "task-3", "prompt": "go", "name": format!("ta{c}b") }),
+            ),
+        ] {
+            let (refused, text) = common::call(client, tool, arguments).await;
+            assert!(refused, "{tool} {field} with {code}: {text}");
+            assert!(
+                text.starts_with(&format!("invalid `{field}`: character ")) && text.contains(code),
+                "{tool} {field}: {text}"
+            );
+        }
+    }
+    // Lines and tabs are text, not a name.
+    let (refused, text) = common::call(
+        client,
+        "update_task_kandev",
+        json!({ "task_id": "task-3", "title": "two\nlines" }),
+    )
+    .await;
+    assert!(refused && text.contains("U+000A"), "{text}");
+
+    // Lengths are capped, and the cap is named.
+    let long_title = "t".repeat(kandev_mcp::store::MAX_NAME_CHARS + 1);
+    let long_text = "d".repeat(kandev_mcp::store::MAX_TEXT_CHARS + 1);
+    for (field, arguments, limit) in [
+        (
+            "title",
+            json!({ "title": long_title }),
+            kandev_mcp::store::MAX_NAME_CHARS,
+        ),
+        (
+            "prompt",
+            json!({ "title": "ok", "prompt": long_text }),
+            kandev_mcp::store::MAX_TEXT_CHARS,
+        ),
+    ] {
+        let (refused, text) = common::call(client, "create_task_kandev", arguments).await;
+        assert!(refused, "{field}: {text}");
+        assert_eq!(
+            text,
+            format!("invalid `{field}`: longer than {limit} characters")
+        );
+    }
+    // One call adds a bounded number of items.
+    let blockers = vec!["task-1"; kandev_mcp::store::MAX_ITEMS_PER_CALL + 1];
+    let (refused, text) = common::call(
+        client,
+        "create_task_kandev",
+        json!({ "title": "ok", "blocked_by": blockers }),
+    )
+    .await;
+    assert!(
+        refused && text.starts_with("invalid `blocked_by`: 101 items"),
+        "{text}"
+    );
+
+    // Nothing was written.
+    assert_eq!(board(&session).await, before);
+
+    // Plain multi-line text and names at the cap are fine.
+    let (refused, text) = common::call(
+        client,
+        "create_task_kandev",
+        json!({
+            "title": "n".repeat(kandev_mcp::store::MAX_NAME_CHARS),
+            "prompt": "line one\n\tline two\r\n",
+        }),
+    )
+    .await;
+    assert!(!refused, "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_board_refuses_additions_until_something_is_deleted() {
+    use kandev_mcp::store::{MAX_RECORDS, Store};
+    let store = std::sync::Arc::new(Store::demo());
+    {
+        // Filler records up to the bound, on the board directly.
+        let mut board = store.lock();
+        let free = MAX_RECORDS - board.records();
+        board
+            .diagnostics
+            .extend((0..free).map(|n| format!("filler-{n}")));
+        assert_eq!(board.records(), MAX_RECORDS);
+    }
+    let (client, _) = common::in_process(store.clone(), "task-2").await;
+    for (tool, arguments, field) in [
+        (
+            "create_task_kandev",
+            json!({ "title": "one more" }),
+            "title",
+        ),
+        (
+            "message_task_kandev",
+            json!({ "task_id": "task-2", "prompt": "hi" }),
+            "prompt",
+        ),
+        (
+            "add_task_dependency_kandev",
+            json!({ "task_id": "task-3", "depends_on_task_id": "task-2" }),
+            "depends_on_task_id",
+        ),
+    ] {
+        let (refused, text) = common::call(&client, tool, arguments).await;
+        assert!(refused, "{tool}: {text}");
+        assert_eq!(
+            text,
+            format!(
+                "invalid `{field}`: the board is full: it holds {MAX_RECORDS} records and \
+                 takes at most {MAX_RECORDS}; delete something first"
+            )
+        );
+    }
+    assert_eq!(store.lock().records(), MAX_RECORDS);
+    // Changing what exists still works; deleting makes room.
+    let (refused, text) = common::call(
+        &client,
+        "update_task_kandev",
+        json!({ "task_id": "task-3", "title": "Renamed" }),
+    )
+    .await;
+    assert!(!refused, "{text}");
+    let (refused, text) = common::call(
+        &client,
+        "delete_task_kandev",
+        json!({ "task_id": "task-3" }),
+    )
+    .await;
+    assert!(!refused, "{text}");
+    let (refused, text) = common::call(
+        &client,
+        "create_task_kandev",
+        json!({ "title": "one more" }),
+    )
+    .await;
+    assert!(!refused, "{text}");
+    assert_eq!(store.lock().records(), MAX_RECORDS);
+}

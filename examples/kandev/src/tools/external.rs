@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::shared::CreateTask;
 use super::{ToolResult, respond};
 use crate::server::Kandev;
-use crate::store::{Asked, BadField, Board, Object, Question};
+use crate::store::{Asked, BadField, Board, Object, Question, check_document, check_text};
 
 /// How many questions a page holds when `limit` is omitted.
 const DEFAULT_PAGE: usize = 50;
@@ -27,7 +27,9 @@ pub struct ListPendingQuestions {
     /// The `next_cursor` of the previous page.
     pub cursor: Option<String>,
     /// At most this many questions per page (50 by default).
-    pub limit: Option<f64>,
+    #[serde(default, deserialize_with = "super::numbers::limit")]
+    #[schemars(range(min = 1, max = super::numbers::MAX_COUNT))]
+    pub limit: Option<u64>,
 }
 
 /// How to resolve a pending question bundle.
@@ -131,16 +133,11 @@ impl Kandev {
     }
 }
 
-/// A whole-number page size of at least 1, or the default.
-fn page_size(limit: Option<f64>) -> Result<usize, BadField> {
-    match limit {
-        Some(limit) if limit < 1.0 || limit.fract() != 0.0 => Err(BadField::new(
-            "limit",
-            "expected a whole number of 1 or more",
-        )),
-        Some(limit) => Ok(limit as usize),
-        None => Ok(DEFAULT_PAGE),
-    }
+/// The page size asked for (in range by its deserializer), or the default.
+fn page_size(limit: Option<u64>) -> Result<usize, BadField> {
+    Ok(limit.map_or(DEFAULT_PAGE, |limit| {
+        usize::try_from(limit).unwrap_or(usize::MAX)
+    }))
 }
 
 /// Checks that `session_id` is a session of `task_id`.
@@ -214,6 +211,12 @@ fn list_pending_questions(board: &Board, args: ListPendingQuestions) -> Result<V
 
 /// Resolves a pending user question with answers or a rejection.
 fn answer_question(board: &mut Board, args: AnswerQuestion) -> Result<Value, BadField> {
+    if let Some(reason) = &args.reject_reason {
+        check_text("reject_reason", reason)?;
+    }
+    if let Some(answers) = &args.answers {
+        check_document("answers", answers)?;
+    }
     let question = board
         .questions
         .get_mut(&args.pending_id)

@@ -12,7 +12,7 @@ use super::shared::{
 };
 use super::{ToolResult, ok, respond};
 use crate::server::Kandev;
-use crate::store::{Asked, BadField, Board, Message, TaskSession};
+use crate::store::{Asked, BadField, Board, Message, TaskSession, check_name, check_text};
 
 /// A dependency edge between two tasks.
 #[derive(Deserialize, JsonSchema)]
@@ -269,22 +269,20 @@ impl Kandev {
     }
 }
 
-/// Whether `from` waits, directly or through other tasks, for `target`.
+/// Whether `from` waits, directly or through other tasks, for `target`: one
+/// depth-first walk that visits each task once and looks up its blockers by
+/// range, so O((V + E) log E) under the board lock, not O(V·E).
 fn waits_for(board: &Board, from: &str, target: &str) -> bool {
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = std::collections::HashSet::from([from]);
     let mut stack = vec![from];
     while let Some(task) = stack.pop() {
         if task == target {
             return true;
         }
-        if seen.insert(task) {
-            stack.extend(
-                board
-                    .dependencies
-                    .iter()
-                    .filter(|(waiting, _)| waiting == task)
-                    .map(|(_, blocker)| blocker.as_str()),
-            );
+        for blocker in board.blockers_of(task) {
+            if seen.insert(blocker) {
+                stack.push(blocker);
+            }
         }
     }
     false
@@ -310,9 +308,11 @@ fn add_dependency(
             format!("task `{depends_on}` already waits for `{task_id}`; this would be a cycle"),
         ));
     }
-    let added = board
-        .dependencies
-        .insert((task_id.clone(), depends_on.clone()));
+    let edge = (task_id.clone(), depends_on.clone());
+    if !board.dependencies.contains(&edge) {
+        board.make_room("depends_on_task_id", 1)?;
+    }
+    let added = board.dependencies.insert(edge);
     Ok(json!({ "task_id": task_id, "depends_on_task_id": depends_on, "added": added }))
 }
 
@@ -354,6 +354,15 @@ fn update_task(board: &mut Board, args: UpdateTask) -> Result<Value, BadField> {
         }
         title => title.map(|title| title.trim().to_owned()),
     };
+    if let Some(title) = &title {
+        check_name("title", title)?;
+    }
+    if let Some(description) = &args.description {
+        check_text("description", description)?;
+    }
+    if let Some(prompt) = &args.deferred_launch_prompt {
+        check_text("deferred_launch_prompt", prompt)?;
+    }
     if let Some(state) = &args.state
         && (state.is_empty() || !state.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
     {
@@ -393,7 +402,9 @@ fn message_task(board: &mut Board, bound: &str, args: MessageTask) -> Result<Val
     if args.prompt.trim().is_empty() {
         return Err(BadField::new("prompt", "the prompt is empty"));
     }
+    check_text("prompt", &args.prompt)?;
     board.task("task_id", &args.task_id)?;
+    board.make_room("prompt", 1)?;
     let session = match &args.session_id {
         Some(id) => match board.sessions.get(id) {
             Some(session) if session.task_id == args.task_id => Some(session),
@@ -538,6 +549,10 @@ fn spawn_session(
             format!("session {}", count + 1)
         }
     };
+    check_name("name", &name)?;
+    check_text("prompt", &args.prompt)?;
+    // The session and its first message.
+    board.make_room("prompt", 2)?;
     let session_id = board.next_id("session");
     let sequence = board.next_sequence();
     let session = TaskSession {

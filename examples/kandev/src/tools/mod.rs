@@ -7,6 +7,7 @@
 mod configuration;
 mod external;
 mod kanban;
+mod numbers;
 mod office;
 mod providers;
 mod questions;

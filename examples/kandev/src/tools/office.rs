@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::{ToolResult, respond};
 use crate::server::Kandev;
-use crate::store::{BadField, Board, Document, StepDecision};
+use crate::store::{BadField, Board, Document, StepDecision, check_name, check_text};
 
 /// A task whose documents to list.
 #[derive(Deserialize, JsonSchema)]
@@ -148,7 +148,18 @@ impl Kandev {
             if key.is_empty() {
                 return Err(BadField::new("document_key", "the key is empty"));
             }
+            check_name("document_key", &key)?;
+            if let Some(title) = &args.title {
+                check_name("title", title)?;
+            }
+            if let Some(kind) = &args.kind {
+                check_name("type", kind)?;
+            }
+            check_text("content", &args.content)?;
             let slot = (args.task_id.clone(), key.clone());
+            if !board.documents.contains_key(&slot) {
+                board.make_room("document_key", 1)?;
+            }
             let previous = board.documents.get(&slot);
             let created = previous.is_none();
             let document = Document {
@@ -198,6 +209,8 @@ impl Kandev {
             if reason.is_empty() {
                 return Err(BadField::new("reason", "give a reason for the decision"));
             }
+            check_text("reason", &reason)?;
+            board.make_room("reason", 1)?;
             let decision = args.decision.as_str();
             board.decisions.push(StepDecision {
                 task_id: self.task_id.clone(),

@@ -20,7 +20,9 @@ pub struct UpdatePrAutomation {
     /// The task repository the pull request belongs to.
     pub repository_id: Option<String>,
     /// The linked pull request's number.
-    pub pr_number: Option<f64>,
+    #[serde(default, deserialize_with = "super::numbers::pr_number")]
+    #[schemars(range(min = 1, max = super::numbers::MAX_HOST_NUMBER))]
+    pub pr_number: Option<u64>,
     /// Let the agent fix failing checks and review comments on its own.
     pub auto_fix_enabled: Option<bool>,
     /// Merge the pull request once it is approved and green.
@@ -44,7 +46,9 @@ pub struct UpdateMrAutomation {
     /// The GitLab project path, such as `group/project`.
     pub project_path: Option<String>,
     /// The linked merge request's IID within the project.
-    pub mr_iid: Option<f64>,
+    #[serde(default, deserialize_with = "super::numbers::mr_iid")]
+    #[schemars(range(min = 1, max = super::numbers::MAX_HOST_NUMBER))]
+    pub mr_iid: Option<u64>,
     /// Let the agent fix failing pipelines and review threads on its own.
     pub auto_fix_enabled: Option<bool>,
     /// Merge the merge request once it is approved and green.
@@ -186,14 +190,6 @@ fn automation(
     Ok(json!({ "task_id": task_id, "settings": settings }))
 }
 
-/// A whole number of at least 1, as JSON.
-fn positive_whole(field: &'static str, value: f64) -> Result<Value, BadField> {
-    if value < 1.0 || value.fract() != 0.0 || value > u64::MAX as f64 {
-        return Err(BadField::new(field, "expected a whole number of 1 or more"));
-    }
-    Ok(Value::from(value as u64))
-}
-
 /// Checks that `repository_id` is a repository of the task's workspace.
 fn task_repository(board: &Board, task_id: &str, repository_id: &str) -> Result<(), BadField> {
     let task = board.task("task_id", task_id)?;
@@ -243,7 +239,7 @@ fn pr_changes(board: &Board, task_id: &str, args: UpdatePrAutomation) -> Result<
         changes.insert("repository_id".into(), Value::String(repository_id));
     }
     if let Some(number) = args.pr_number {
-        changes.insert("pr_number".into(), positive_whole("pr_number", number)?);
+        changes.insert("pr_number".into(), Value::from(number));
     }
     common_changes(
         &mut changes,
@@ -280,7 +276,7 @@ fn mr_changes(board: &Board, task_id: &str, args: UpdateMrAutomation) -> Result<
         changes.insert("project_path".into(), Value::String(path.to_owned()));
     }
     if let Some(iid) = args.mr_iid {
-        changes.insert("mr_iid".into(), positive_whole("mr_iid", iid)?);
+        changes.insert("mr_iid".into(), Value::from(iid));
     }
     common_changes(
         &mut changes,

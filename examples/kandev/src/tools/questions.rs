@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::{ToolResult, respond};
 use crate::server::Kandev;
-use crate::store::{Asked, BadField, Object, Question};
+use crate::store::{Asked, BadField, Object, Question, check_document, check_name, check_text};
 
 /// At most this many questions per bundle.
 const MAX_QUESTIONS: usize = 4;
@@ -51,7 +51,18 @@ impl Kandev {
                 ),
             ));
         }
+        check_document("questions", &ask.questions)?;
+        if let Some(context) = &ask.context {
+            check_text("context", context)?;
+        }
+        if let Some(paragraphs) = &ask.context_paragraphs {
+            check_document("context_paragraphs", paragraphs)?;
+            for paragraph in paragraphs {
+                check_text("context_paragraphs", paragraph)?;
+            }
+        }
         let mut board = self.store.lock();
+        board.make_room("questions", 1)?;
         let id = board.next_id("question");
         let sequence = board.next_sequence();
         let context = match (ask.context, ask.context_paragraphs) {
@@ -141,6 +152,8 @@ impl Kandev {
         let mut board = self.store.lock();
         let result = if title.is_empty() {
             Err(BadField::new("title", "the title is empty"))
+        } else if let Err(bad) = check_name("title", &title) {
+            Err(bad)
         } else {
             board.task_mut("task_id", &self.task_id).map(|task| {
                 task.title = title;

@@ -15,6 +15,7 @@ use super::{ToolResult, respond};
 use crate::server::Kandev;
 use crate::store::{
     BadField, Board, Object, Plan, ReviewSubmission, StepCompletion, Task, Walkthrough,
+    check_document, check_items, check_name, check_text,
 };
 
 /// A task to look at; the bound task when omitted.
@@ -222,6 +223,14 @@ fn non_empty(field: &'static str, items: &[Object]) -> Result<(), BadField> {
 }
 
 /// The plan of a task that must have one.
+/// Checks a plan's title and content.
+fn check_plan(title: Option<&str>, content: &str) -> Result<(), BadField> {
+    if let Some(title) = title {
+        check_name("title", title)?;
+    }
+    check_text("content", content)
+}
+
 fn plan_of<'a>(board: &'a mut Board, task_id: &str) -> Result<&'a mut Plan, BadField> {
     board.task("task_id", task_id)?;
     board
@@ -239,22 +248,25 @@ impl Kandev {
     async fn plan_create(&self, Parameters(args): Parameters<PlanWrite>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
         let mut board = self.store.lock();
-        let result = board.task("task_id", &task_id).map(|_| ()).and_then(|()| {
-            if board.plans.contains_key(&task_id) {
-                return Err(BadField::new(
-                    "task_id",
-                    format!("task `{task_id}` already has a plan; use update_task_plan_kandev"),
-                ));
-            }
-            let plan = Plan {
-                task_id: task_id.clone(),
-                title: args.title.unwrap_or_else(|| "Plan".into()),
-                content: args.content,
-            };
-            let reply = json!({ "created": true, "plan": &plan });
-            board.plans.insert(task_id, plan);
-            Ok(reply)
-        });
+        let result = check_plan(args.title.as_deref(), &args.content)
+            .and_then(|()| board.task("task_id", &task_id).map(drop))
+            .and_then(|()| {
+                board.make_room("task_id", 1)?;
+                if board.plans.contains_key(&task_id) {
+                    return Err(BadField::new(
+                        "task_id",
+                        format!("task `{task_id}` already has a plan; use update_task_plan_kandev"),
+                    ));
+                }
+                let plan = Plan {
+                    task_id: task_id.clone(),
+                    title: args.title.unwrap_or_else(|| "Plan".into()),
+                    content: args.content,
+                };
+                let reply = json!({ "created": true, "plan": &plan });
+                board.plans.insert(task_id, plan);
+                Ok(reply)
+            });
         respond(result)
     }
 
@@ -275,13 +287,15 @@ impl Kandev {
     async fn plan_update(&self, Parameters(args): Parameters<PlanWrite>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
         let mut board = self.store.lock();
-        let result = plan_of(&mut board, &task_id).map(|plan| {
-            plan.content = args.content;
-            if let Some(title) = args.title {
-                plan.title = title;
-            }
-            json!({ "updated": true, "plan": plan })
-        });
+        let result = check_plan(args.title.as_deref(), &args.content)
+            .and_then(|()| plan_of(&mut board, &task_id))
+            .map(|plan| {
+                plan.content = args.content;
+                if let Some(title) = args.title {
+                    plan.title = title;
+                }
+                json!({ "updated": true, "plan": plan })
+            });
         respond(result)
     }
 
@@ -307,23 +321,34 @@ impl Kandev {
         description = "Render file previews, metric groups or charts natively in the Kandev UI."
     )]
     async fn rich_output_show(&self, Parameters(args): Parameters<RichOutput>) -> ToolResult {
-        let result = non_empty("blocks", &args.blocks).map(|()| {
-            let mut board = self.store.lock();
-            let id = board.next_id("output");
-            let blocks = args.blocks.len();
-            let mut output = Object::new();
-            output.insert("id".into(), json!(id));
-            output.insert("task_id".into(), json!(self.task_id));
-            output.insert("version".into(), json!(args.version.number()));
-            output.insert("title".into(), json!(args.title));
-            output.insert("description".into(), json!(args.description));
-            output.insert(
-                "blocks".into(),
-                Value::Array(args.blocks.into_iter().map(Value::Object).collect()),
-            );
-            board.rich_outputs.push(output);
-            json!({ "output_id": id, "task_id": self.task_id, "blocks": blocks })
-        });
+        let checked = non_empty("blocks", &args.blocks)
+            .and_then(|()| check_items("blocks", args.blocks.len()))
+            .and_then(|()| check_document("blocks", &args.blocks))
+            .and_then(|()| check_name("title", &args.title))
+            .and_then(|()| {
+                args.description
+                    .as_deref()
+                    .map_or(Ok(()), |d| check_text("description", d))
+            });
+        let mut board = self.store.lock();
+        let result = checked
+            .and_then(|()| board.make_room("blocks", 1))
+            .map(|()| {
+                let id = board.next_id("output");
+                let blocks = args.blocks.len();
+                let mut output = Object::new();
+                output.insert("id".into(), json!(id));
+                output.insert("task_id".into(), json!(self.task_id));
+                output.insert("version".into(), json!(args.version.number()));
+                output.insert("title".into(), json!(args.title));
+                output.insert("description".into(), json!(args.description));
+                output.insert(
+                    "blocks".into(),
+                    Value::Array(args.blocks.into_iter().map(Value::Object).collect()),
+                );
+                board.rich_outputs.push(output);
+                json!({ "output_id": id, "task_id": self.task_id, "blocks": blocks })
+            });
         respond(result)
     }
 }
@@ -338,7 +363,18 @@ impl Kandev {
         let task_id = self.task_or_bound(args.task_id);
         let mut board = self.store.lock();
         let result = non_empty("steps", &args.steps)
+            .and_then(|()| check_items("steps", args.steps.len()))
+            .and_then(|()| check_document("steps", &args.steps))
+            .and_then(|()| {
+                args.title
+                    .as_deref()
+                    .map_or(Ok(()), |t| check_name("title", t))
+            })
             .and_then(|()| board.task("task_id", &task_id).map(|_| ()))
+            .and_then(|()| match board.walkthroughs.contains_key(&task_id) {
+                true => Ok(()),
+                false => board.make_room("steps", 1),
+            })
             .map(|()| {
                 let walkthrough = Walkthrough {
                     task_id: task_id.clone(),
@@ -405,7 +441,15 @@ impl Kandev {
         let task_id = self.task_or_bound(args.task_id);
         let mut board = self.store.lock();
         let result = non_empty("findings", &args.findings)
+            .and_then(|()| check_items("findings", args.findings.len()))
+            .and_then(|()| check_document("findings", &args.findings))
+            .and_then(|()| {
+                args.summary
+                    .as_deref()
+                    .map_or(Ok(()), |s| check_text("summary", s))
+            })
             .and_then(|()| board.task("task_id", &task_id).map(|_| ()))
+            .and_then(|()| board.make_room("findings", 1))
             .map(|()| {
                 let id = board.next_id("review");
                 let findings = args.findings.len();
@@ -506,6 +550,17 @@ impl Kandev {
         let mut board = self.store.lock();
         let result = (|| {
             board.task("task_id", &task_id)?;
+            for (field, value) in [
+                ("repository_url", &args.repository_url),
+                ("local_path", &args.local_path),
+                ("checkout_branch", &args.checkout_branch),
+                ("base_branch", &args.base_branch),
+            ] {
+                if let Some(value) = value {
+                    check_name(field, value)?;
+                }
+            }
+            board.make_room("task_id", 1)?;
             if args.repository_id.is_none()
                 && args.repository_url.is_none()
                 && args.local_path.is_none()
@@ -553,7 +608,10 @@ impl Kandev {
         let task_id = self.task_or_bound(args.task_id);
         let mut board = self.store.lock();
         let result = non_empty("sources", &args.sources)
+            .and_then(|()| check_items("sources", args.sources.len()))
+            .and_then(|()| check_document("sources", &args.sources))
             .and_then(|()| board.task("task_id", &task_id).map(|_| ()))
+            .and_then(|()| board.make_room("sources", args.sources.len()))
             .map(|()| {
                 let added = args.sources.len();
                 let sources = board.sources.entry(task_id.clone()).or_default();
@@ -577,6 +635,7 @@ impl Kandev {
             let task = board.task_mut("task_id", &task_id)?;
             let repository_id = required("task_repository_id", args.task_repository_id)?;
             let base_branch = required("base_branch", args.base_branch)?;
+            check_name("base_branch", &base_branch)?;
             if task.repository_id.as_deref() != Some(repository_id.as_str()) {
                 return Err(BadField::new(
                     "task_repository_id",
@@ -612,6 +671,13 @@ impl Kandev {
                 .workflow_step_id
                 .clone();
             let summary = required("summary", Some(args.summary))?;
+            check_text("summary", &summary)?;
+            for (field, value) in [("handoff", &args.handoff), ("blockers", &args.blockers)] {
+                if let Some(value) = value {
+                    check_text(field, value)?;
+                }
+            }
+            board.make_room("summary", 1)?;
             board.completions.push(StepCompletion {
                 task_id: self.task_id.clone(),
                 workflow_step_id: step.clone(),
@@ -641,8 +707,11 @@ impl Kandev {
     ) -> ToolResult {
         let mut board = self.store.lock();
         let source = args.source.as_str();
-        let path = format!("diagnostics/{source}-{}.zip", board.diagnostics.len() + 1);
-        board.diagnostics.push(path.clone());
-        respond(Ok(json!({ "source": source, "path": path })))
+        let result = board.make_room("source", 1).map(|()| {
+            let path = format!("diagnostics/{source}-{}.zip", board.diagnostics.len() + 1);
+            board.diagnostics.push(path.clone());
+            json!({ "source": source, "path": path })
+        });
+        respond(result)
     }
 }

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::server::Kandev;
-use crate::store::{BadField, Message, Task};
+use crate::store::{BadField, Message, Task, check_items, check_name, check_text};
 
 /// A workspace to look into.
 #[derive(Deserialize, JsonSchema)]
@@ -53,7 +53,9 @@ pub struct MoveTask {
     /// The step (column) it moves to.
     pub workflow_step_id: String,
     /// Its position within the step.
-    pub position: Option<f64>,
+    #[serde(default, deserialize_with = "super::numbers::position")]
+    #[schemars(range(min = 0, max = super::numbers::MAX_COUNT))]
+    pub position: Option<u64>,
     /// A hand-off prompt for the agent picking it up.
     pub prompt: Option<String>,
 }
@@ -67,7 +69,9 @@ pub struct TaskConversation {
     /// The session; the task's most recent one when omitted.
     pub session_id: Option<String>,
     /// At most this many messages.
-    pub limit: Option<f64>,
+    #[serde(default, deserialize_with = "super::numbers::limit")]
+    #[schemars(range(min = 1, max = super::numbers::MAX_COUNT))]
+    pub limit: Option<u64>,
     /// Only messages before this message ID.
     pub before: Option<String>,
     /// Only messages after this message ID.
@@ -200,7 +204,27 @@ impl Kandev {
         if title.is_empty() {
             return Err(BadField::new("title", "the title is empty"));
         }
+        check_name("title", &title)?;
+        if let Some(prompt) = &args.prompt {
+            check_text("prompt", prompt)?;
+        }
+        for (field, value) in [
+            ("workspace_mode", &args.workspace_mode),
+            ("local_path", &args.local_path),
+            ("repository_url", &args.repository_url),
+            ("base_branch", &args.base_branch),
+            ("external_id", &args.external_id),
+        ] {
+            if let Some(value) = value {
+                check_name(field, value)?;
+            }
+        }
+        let blockers = args.blocked_by.as_ref().map_or(0, Vec::len);
+        check_items("blocked_by", blockers)?;
         let mut board = self.store.lock();
+        // The task, its blockers and maybe a session.
+        let session = usize::from(args.start_agent.unwrap_or(false));
+        board.make_room("title", 1 + blockers + session)?;
         let template = match &args.parent_id {
             Some(parent) => board.task("parent_id", parent)?.clone(),
             None => board.task("task_id", &self.task_id)?.clone(),
@@ -315,7 +339,13 @@ impl Kandev {
     }
 
     pub(crate) fn move_task(&self, args: MoveTask) -> Result<Value, BadField> {
+        if let Some(prompt) = &args.prompt {
+            check_text("prompt", prompt)?;
+        }
         let mut board = self.store.lock();
+        if args.prompt.is_some() {
+            board.make_room("prompt", 1)?;
+        }
         board.workflow("workflow_id", &args.workflow_id)?;
         if board
             .step("workflow_step_id", &args.workflow_step_id)?
@@ -330,16 +360,10 @@ impl Kandev {
                 ),
             ));
         }
-        let position = match args.position {
-            Some(p) if p < 0.0 || p.fract() != 0.0 => {
-                return Err(BadField::new(
-                    "position",
-                    "expected a whole number of 0 or more",
-                ));
-            }
-            Some(p) => p as u32,
-            None => 0,
-        };
+        // In range by the argument's deserializer.
+        let position = args
+            .position
+            .map_or(0, |p| u32::try_from(p).unwrap_or(u32::MAX));
         let task = board.task_mut("task_id", &args.task_id)?;
         task.workflow_id = args.workflow_id;
         task.workflow_step_id = args.workflow_step_id;
@@ -427,16 +451,9 @@ impl Kandev {
             sequence_of(&args.before, "before")?,
             sequence_of(&args.after, "after")?,
         );
-        let limit = match args.limit {
-            Some(limit) if limit < 1.0 || limit.fract() != 0.0 => {
-                return Err(BadField::new(
-                    "limit",
-                    "expected a whole number of 1 or more",
-                ));
-            }
-            Some(limit) => limit as usize,
-            None => 50,
-        };
+        let limit = args
+            .limit
+            .map_or(50, |limit| usize::try_from(limit).unwrap_or(usize::MAX));
         let mut messages: Vec<&Message> = board
             .messages
             .iter()

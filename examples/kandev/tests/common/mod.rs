@@ -80,6 +80,61 @@ impl Session {
     }
 }
 
+/// Sends `signal` (`TERM`, `INT`) to process `pid` with `kill`.
+pub fn send_signal(pid: u32, signal: &str) {
+    let sent = std::process::Command::new("kill")
+        .args([format!("-{signal}"), pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success(), "kill -{signal} {pid} failed");
+}
+
+/// A Kandev server over `store`, bound to `task_id`, in the legacy `task`
+/// mode, with a plain rmcp client connected in-process (`tokio::io::duplex`);
+/// for tests that shape the board directly. The client and the controller.
+pub async fn in_process(
+    store: Arc<kandev_mcp::store::Store>,
+    task_id: &str,
+) -> (
+    RunningService<RoleClient, ()>,
+    mcp_profiles::ProfileController<kandev_mcp::Kandev>,
+) {
+    let context = kandev_mcp::legacy::context_for_mode("task", false).expect("task mode");
+    let controller = mcp_profiles::ProfileController::new(context);
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    let server = controller.server(kandev_mcp::Kandev::new(store, task_id));
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(client_io).await.expect("the MCP handshake succeeds");
+    (client, controller)
+}
+
+/// Calls `tool` with `arguments` (a JSON object): whether the result is an
+/// error, and its text. Panics on a transport or protocol error.
+pub async fn call<C: rmcp::service::Service<RoleClient>>(
+    client: &RunningService<RoleClient, C>,
+    tool: &str,
+    arguments: Value,
+) -> (bool, String) {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object: {arguments}");
+    };
+    let params = rmcp::model::CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+    let result = client
+        .call_tool(params)
+        .await
+        .unwrap_or_else(|err| panic!("{tool}: {err}"));
+    let text = result
+        .content
+        .iter()
+        .filter_map(|content| content.as_text().map(|text| text.text.clone()))
+        .collect();
+    (result.is_error == Some(true), text)
+}
+
 /// A running `kandev-mcp serve --http 127.0.0.1:0 --control 127.0.0.1:0`.
 pub struct Server {
     child: tokio::process::Child,
@@ -88,6 +143,8 @@ pub struct Server {
     /// The control API's base, `http://127.0.0.1:PORT`.
     pub control: String,
     stderr: Arc<Mutex<Vec<String>>>,
+    /// Collects stderr until the child closes it.
+    collector: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Drop for Server {
@@ -132,7 +189,7 @@ impl Server {
             stderr.lock().unwrap().push(line);
         }
         let collected = Arc::clone(&stderr);
-        tokio::spawn(async move {
+        let collector = tokio::spawn(async move {
             while let Ok(Some(line)) = lines.next_line().await {
                 collected.lock().unwrap().push(line);
             }
@@ -142,12 +199,27 @@ impl Server {
             mcp: mcp.unwrap(),
             control: control.unwrap(),
             stderr,
+            collector: Some(collector),
         }
     }
 
     /// The server's process ID.
     pub fn pid(&self) -> u32 {
         self.child.id().expect("the server is running")
+    }
+
+    /// Sends `signal` (`TERM`, `INT`) with `kill` and waits up to [`LIMIT`]
+    /// for the process to exit; its exit status and all it wrote to stderr.
+    pub async fn signal_and_wait(&mut self, signal: &str) -> (std::process::ExitStatus, String) {
+        send_signal(self.pid(), signal);
+        let status = tokio::time::timeout(LIMIT, self.child.wait())
+            .await
+            .unwrap_or_else(|_| panic!("the server did not exit within {LIMIT:?} of SIG{signal}"))
+            .expect("the child can be waited for");
+        if let Some(collector) = self.collector.take() {
+            let _ = tokio::time::timeout(LIMIT, collector).await;
+        }
+        (status, self.stderr.lock().unwrap().join("\n"))
     }
 
     /// Panics unless the process is still running and never printed a panic.

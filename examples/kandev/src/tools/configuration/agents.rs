@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::{required_text, unless_blank};
 use crate::server::Kandev;
-use crate::store::{AgentProfile, BadField, Board, Object};
+use crate::store::{AgentProfile, BadField, Board, Object, check_document, check_name};
 use crate::tools::{ToolResult, ok, respond};
 
 // ---------------------------------------------------------------------------
@@ -106,6 +106,7 @@ fn update_agent(board: &mut Board, args: UpdateAgent) -> Result<Value, BadField>
         agent.supports_mcp = supports_mcp;
     }
     if let Some(path) = args.mcp_config_path {
+        check_name("mcp_config_path", &path)?;
         agent.mcp_config_path = unless_blank(path.trim().to_owned());
     }
     Ok(json!({ "agent": agent }))
@@ -127,6 +128,7 @@ fn create_agent_profile(board: &mut Board, args: CreateAgentProfile) -> Result<V
     }
     let name = required_text("name", args.name)?;
     let model = required_text("model", args.model)?;
+    board.make_room("name", 1)?;
     let id = board.next_id("profile");
     let profile = AgentProfile {
         id: id.clone(),
@@ -228,6 +230,12 @@ fn update_mcp_config(board: &mut Board, args: UpdateMcpConfig) -> Result<Value, 
             "enabled",
             format!("agent `{agent_id}` does not support MCP"),
         ));
+    }
+    if let Some(servers) = &args.servers {
+        check_document("servers", servers)?;
+    }
+    if !board.mcp_configs.contains_key(&args.profile_id) {
+        board.make_room("profile_id", 1)?;
     }
     if let Some((name, _)) = args
         .servers

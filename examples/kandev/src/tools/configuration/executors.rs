@@ -9,7 +9,9 @@ use serde_json::{Value, json};
 
 use super::{required_text, unless_blank};
 use crate::server::Kandev;
-use crate::store::{BadField, Board, ExecutorProfile, Object};
+use crate::store::{
+    BadField, Board, ExecutorProfile, Object, check_document, check_name, check_text,
+};
 use crate::tools::shared::ExecutorRef;
 use crate::tools::{ToolResult, ok, respond};
 
@@ -79,10 +81,39 @@ fn executor_profile_mut<'a>(
         .ok_or_else(|| BadField::missing("profile_id", "executor profile", profile_id))
 }
 
+/// Checks the settings create and update share.
+fn check_settings(
+    mcp_policy: Option<&String>,
+    config: Option<&Object>,
+    scripts: [Option<&String>; 2],
+) -> Result<(), BadField> {
+    if let Some(policy) = mcp_policy {
+        check_name("mcp_policy", policy)?;
+    }
+    if let Some(config) = config {
+        check_document("config", config)?;
+    }
+    for (field, script) in ["prepare_script", "cleanup_script"]
+        .into_iter()
+        .zip(scripts)
+    {
+        if let Some(script) = script {
+            check_text(field, script)?;
+        }
+    }
+    Ok(())
+}
+
 fn create_executor_profile(
     board: &mut Board,
     args: CreateExecutorProfile,
 ) -> Result<Value, BadField> {
+    check_settings(
+        args.mcp_policy.as_ref(),
+        args.config.as_ref(),
+        [args.prepare_script.as_ref(), args.cleanup_script.as_ref()],
+    )?;
+    board.make_room("name", 1)?;
     if !board.executors.contains_key(&args.executor_id) {
         return Err(BadField::missing(
             "executor_id",
@@ -110,6 +141,11 @@ fn update_executor_profile(
     args: UpdateExecutorProfile,
 ) -> Result<Value, BadField> {
     executor_profile_mut(board, &args.profile_id)?;
+    check_settings(
+        args.mcp_policy.as_ref(),
+        args.config.as_ref(),
+        [args.prepare_script.as_ref(), args.cleanup_script.as_ref()],
+    )?;
     let name = args
         .name
         .map(|name| required_text("name", name))

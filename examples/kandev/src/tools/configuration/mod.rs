@@ -9,7 +9,7 @@ mod executors;
 mod tasks;
 mod workflows;
 
-use crate::store::BadField;
+use crate::store::{BadField, check_name};
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -19,10 +19,10 @@ use crate::store::BadField;
 fn required_text(field: &'static str, value: String) -> Result<String, BadField> {
     let value = value.trim();
     if value.is_empty() {
-        Err(BadField::new(field, "the value is empty"))
-    } else {
-        Ok(value.to_owned())
+        return Err(BadField::new(field, "the value is empty"));
     }
+    check_name(field, value)?;
+    Ok(value.to_owned())
 }
 
 /// `None` for a blank string (clearing an optional field), else the string.

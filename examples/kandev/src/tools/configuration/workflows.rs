@@ -12,7 +12,10 @@ use serde_json::{Value, json};
 
 use super::{required_text, unless_blank};
 use crate::server::Kandev;
-use crate::store::{BadField, Board, Object, Workflow, WorkflowStep};
+use crate::store::{
+    BadField, Board, MAX_DOCUMENT_BYTES, Object, Workflow, WorkflowStep, check_document,
+    check_items, check_name, check_text,
+};
 use crate::tools::shared::{WorkflowRef, WorkspaceRef};
 use crate::tools::{ToolResult, ok, respond};
 
@@ -87,7 +90,9 @@ pub struct CreateWorkflowStep {
     /// The column's name, unique within the workflow.
     pub name: String,
     /// Zero-based column index; appended at the end when omitted.
-    pub position: Option<f64>,
+    #[serde(default, deserialize_with = "crate::tools::numbers::position")]
+    #[schemars(range(min = 0, max = crate::tools::numbers::MAX_COUNT))]
+    pub position: Option<u64>,
     /// Display colour of the column.
     pub color: Option<String>,
     /// Prompt given to agents whose task enters the step.
@@ -103,7 +108,9 @@ pub struct CreateWorkflowStep {
     /// Treat cancelling as the end of the agent's turn.
     pub cancel_triggers_turn_complete: Option<bool>,
     /// At most this many tasks in the step (a whole number).
-    pub wip_limit: Option<f64>,
+    #[serde(default, deserialize_with = "crate::tools::numbers::wip_limit")]
+    #[schemars(range(min = 0, max = crate::tools::numbers::MAX_COUNT))]
+    pub wip_limit: Option<u64>,
     /// A step of the same workflow to pull tasks from.
     pub pull_from_step_id: Option<String>,
     /// Event hooks of the step, stored as given.
@@ -135,7 +142,9 @@ pub struct UpdateWorkflowStep {
     /// Treat cancelling as the end of the agent's turn.
     pub cancel_triggers_turn_complete: Option<bool>,
     /// At most this many tasks in the step (a whole number).
-    pub wip_limit: Option<f64>,
+    #[serde(default, deserialize_with = "crate::tools::numbers::wip_limit")]
+    #[schemars(range(min = 0, max = crate::tools::numbers::MAX_COUNT))]
+    pub wip_limit: Option<u64>,
     /// A step of the same workflow to pull tasks from; an empty string clears it.
     pub pull_from_step_id: Option<String>,
     /// Event hooks of the step, replacing the stored ones.
@@ -194,21 +203,15 @@ struct ExportedStep {
     pull_from_step: Option<String>,
 }
 
+/// A century of hours: the longest archive delay worth storing.
+const MAX_ARCHIVE_HOURS: f64 = 876_600.0;
+
 /// The settings key naming the step a step pulls tasks from.
 const PULL_FROM: &str = "pull_from_step_id";
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-/// A whole number of 0 or more.
-fn whole(field: &'static str, value: f64) -> Result<u64, BadField> {
-    if value.is_finite() && value >= 0.0 && value.fract() == 0.0 {
-        Ok(value as u64)
-    } else {
-        Err(BadField::new(field, "expected a whole number of 0 or more"))
-    }
-}
 
 /// The step IDs of a workflow, in column order.
 fn step_order(board: &Board, workflow_id: &str) -> Vec<String> {
@@ -281,7 +284,7 @@ struct StepSettings {
     auto_archive_after_hours: Option<f64>,
     auto_advance_requires_signal: Option<bool>,
     cancel_triggers_turn_complete: Option<bool>,
-    wip_limit: Option<f64>,
+    wip_limit: Option<u64>,
     pull_from_step_id: Option<String>,
     events: Option<Object>,
 }
@@ -302,6 +305,15 @@ impl StepSettings {
                 patch.insert(key.to_owned(), value);
             }
         };
+        if let Some(color) = &self.color {
+            check_name("color", color)?;
+        }
+        if let Some(prompt) = &self.prompt {
+            check_text("prompt", prompt)?;
+        }
+        if let Some(events) = &self.events {
+            check_document("events", events)?;
+        }
         put("color", self.color.map(text));
         put("prompt", self.prompt.map(text));
         put("is_start_step", self.is_start_step.map(Value::Bool));
@@ -311,10 +323,10 @@ impl StepSettings {
             self.show_in_command_panel.map(Value::Bool),
         );
         let hours = match self.auto_archive_after_hours {
-            Some(hours) if !hours.is_finite() || hours < 0.0 => {
+            Some(hours) if !(0.0..=MAX_ARCHIVE_HOURS).contains(&hours) => {
                 return Err(BadField::new(
                     "auto_archive_after_hours",
-                    "expected a number of hours of 0 or more",
+                    format!("expected a number of hours from 0 to {MAX_ARCHIVE_HOURS}"),
                 ));
             }
             hours => hours.map(|hours| json!(hours)),
@@ -328,11 +340,7 @@ impl StepSettings {
             "cancel_triggers_turn_complete",
             self.cancel_triggers_turn_complete.map(Value::Bool),
         );
-        let wip_limit = self
-            .wip_limit
-            .map(|limit| whole("wip_limit", limit))
-            .transpose()?;
-        put("wip_limit", wip_limit.map(Value::from));
+        put("wip_limit", self.wip_limit.map(Value::from));
         // A blank ID clears the key; an absent one leaves it.
         let pull_from = match self.pull_from_step_id.map(|id| id.trim().to_owned()) {
             None => None,
@@ -397,7 +405,11 @@ fn list_repositories(board: &Board, args: ListRepositories) -> Result<Value, Bad
 fn create_workflow(board: &mut Board, args: CreateWorkflow) -> Result<Value, BadField> {
     board.workspace("workspace_id", &args.workspace_id)?;
     let name = required_text("name", args.name)?;
+    if let Some(description) = &args.description {
+        check_text("description", description)?;
+    }
     check_workflow_name(board, &args.workspace_id, &name, None)?;
+    board.make_room("name", 1)?;
     let id = board.next_id("workflow");
     let workflow = Workflow {
         id: id.clone(),
@@ -420,6 +432,9 @@ fn update_workflow(board: &mut Board, args: UpdateWorkflow) -> Result<Value, Bad
         .transpose()?;
     if let Some(name) = &name {
         check_workflow_name(board, &workspace_id, name, Some(&args.workflow_id))?;
+    }
+    if let Some(description) = &args.description {
+        check_text("description", description)?;
     }
     let workflow = board
         .workflows
@@ -487,6 +502,15 @@ fn export_workflow(board: &Board, args: ExportWorkflow) -> Result<WorkflowDocume
 
 /// Reads an export: `{"workflows": [...]}`, or a single workflow object.
 fn parse_document(document: &str) -> Result<Vec<ExportedWorkflow>, BadField> {
+    if document.len() > MAX_DOCUMENT_BYTES {
+        return Err(BadField::new(
+            "document",
+            format!(
+                "{} bytes; one call imports at most {MAX_DOCUMENT_BYTES}",
+                document.len()
+            ),
+        ));
+    }
     let value: Value = serde_json::from_str(document)
         .map_err(|err| BadField::new("document", format!("not JSON: {err}")))?;
     let workflows = if value.get("workflows").is_some() {
@@ -498,9 +522,16 @@ fn parse_document(document: &str) -> Result<Vec<ExportedWorkflow>, BadField> {
     if workflows.is_empty() {
         return Err(BadField::new("document", "the document holds no workflows"));
     }
+    check_items("document", workflows.len())?;
     for workflow in &workflows {
         if workflow.name.trim().is_empty() {
             return Err(BadField::new("document", "a workflow has no name"));
+        }
+        check_name("document", &workflow.name)?;
+        check_text("document", &workflow.description)?;
+        check_items("document", workflow.steps.len())?;
+        for step in &workflow.steps {
+            check_name("document", &step.name)?;
         }
         let mut names = BTreeSet::new();
         for step in &workflow.steps {
@@ -538,6 +569,11 @@ fn parse_document(document: &str) -> Result<Vec<ExportedWorkflow>, BadField> {
 fn import_workflows(board: &mut Board, args: ImportWorkflow) -> Result<Value, BadField> {
     board.workspace("workspace_id", &args.workspace_id)?;
     let workflows = parse_document(&args.document)?;
+    let records = workflows
+        .iter()
+        .map(|workflow| 1 + workflow.steps.len())
+        .sum();
+    board.make_room("document", records)?;
     let mut present: BTreeSet<String> = board
         .workflows
         .values()
@@ -602,9 +638,10 @@ fn create_workflow_step(board: &mut Board, args: CreateWorkflowStep) -> Result<V
     board.workflow("workflow_id", &args.workflow_id)?;
     let name = required_text("name", args.name)?;
     check_step_name(board, &args.workflow_id, &name, None)?;
+    board.make_room("name", 1)?;
     let mut order = step_order(board, &args.workflow_id);
     let index = match args.position {
-        Some(position) => usize::try_from(whole("position", position)?)
+        Some(position) => usize::try_from(position)
             .unwrap_or(usize::MAX)
             .min(order.len()),
         None => order.len(),
