@@ -39,6 +39,16 @@ use serde_json::{Value, json};
 use crate::legacy;
 use crate::server::Kandev;
 
+/// The control listener's connection bounds: one backend talks to it, so a
+/// few connections and short timeouts, on its own listener, so a saturated
+/// MCP port cannot starve it.
+pub fn limits() -> mcp_profiles::http::Limits {
+    mcp_profiles::http::Limits::default()
+        .with_max_connections(32)
+        .with_header_read_timeout(std::time::Duration::from_secs(5))
+        .with_idle_timeout(std::time::Duration::from_secs(30))
+}
+
 /// The largest body the control API reads.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 

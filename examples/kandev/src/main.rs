@@ -99,6 +99,35 @@ struct ServeArgs {
         hide_env_values = true
     )]
     control_token: Option<String>,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+/// Bounds on the MCP listener's connections (with --http); the control
+/// listener keeps its own, smaller ones, so a saturated MCP port never
+/// starves it.
+#[derive(Args)]
+struct LimitArgs {
+    /// Concurrent connections to the MCP listener; past it, 503.
+    #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
+    /// Milliseconds a client may take to send a request head (and an
+    /// HTTP/1 keep-alive connection may wait for its next one).
+    #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    header_timeout_ms: u64,
+    /// Milliseconds a connection may sit with no request in flight.
+    #[arg(long, value_name = "MS", default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(1..))]
+    idle_timeout_ms: u64,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> mcp_profiles::http::Limits {
+        mcp_profiles::http::Limits::default()
+            .with_max_connections(self.max_connections as usize)
+            .with_header_read_timeout(Duration::from_millis(self.header_timeout_ms))
+            .with_idle_timeout(Duration::from_millis(self.idle_timeout_ms))
+            .with_drain_timeout(DRAIN)
+    }
 }
 
 #[derive(Args)]
@@ -281,8 +310,7 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     let default = legacy::context_for_mode("task", false)?;
     let context = context_of(&args.profile)?.unwrap_or(default);
     let controller = ProfileController::<Kandev>::new(context);
-    let (stop_control, control_stopped) = tokio::sync::watch::channel(false);
-    let mut control_task = None;
+    let mut control_server = None;
     if let Some(addr) = args.control {
         let token = token.unwrap_or_else(|| {
             let token = format!(
@@ -293,28 +321,25 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
             eprintln!("control-token: {token}");
             token
         });
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        eprintln!("control: http://{}", listener.local_addr()?);
         let app = control::router(controller.clone(), &token);
-        let mut stopped = control_stopped;
-        control_task = Some(tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = stopped.wait_for(|stop| *stop).await;
-                })
-                .await
-        }));
+        let limits = control::limits().with_drain_timeout(DRAIN);
+        let http = mcp_profiles::http::serve_router(app, addr, limits).await?;
+        eprintln!("control: http://{}", http.local_addr());
+        control_server = Some(http);
     }
     let server = controller.server(Kandev::demo());
     // One deadline for the whole shutdown, from the signal (or the end of the
     // stdio session) on; the control listener stops accepting at once.
-    let shutdown = || {
-        let _ = stop_control.send(true);
+    let mut control_stopping = None;
+    let mut shutdown = || {
+        control_stopping = control_server
+            .take()
+            .map(|control| tokio::spawn(control.shutdown()));
         tokio::time::Instant::now() + DRAIN
     };
     let deadline = match args.http {
         Some(addr) => {
-            let http = mcp_profiles::http::serve(server, addr).await?;
+            let http = mcp_profiles::http::serve_with(server, addr, args.limits.limits()).await?;
             eprintln!("mcp: http://{}/mcp", http.local_addr());
             signals.next().await;
             let deadline = shutdown();
@@ -351,7 +376,7 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
             }
         }
     };
-    if let Some(task) = control_task {
+    if let Some(task) = control_stopping {
         drain("the control listener", deadline, async {
             task.await.map_err(io::Error::other)?
         })

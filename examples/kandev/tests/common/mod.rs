@@ -161,9 +161,19 @@ impl Server {
 
     /// Like [`start`](Self::start), with more environment variables.
     pub async fn start_with(env: &[(&str, &str)]) -> Server {
+        Server::spawn(&[], env).await
+    }
+
+    /// Like [`start`](Self::start), with more `serve` arguments.
+    pub async fn start_with_args(args: &[&str]) -> Server {
+        Server::spawn(args, &[]).await
+    }
+
+    async fn spawn(args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kandev-mcp"))
             .args(["serve", "--http", "127.0.0.1:0", "--control", "127.0.0.1:0"])
             .args(["--control-token", TOKEN])
+            .args(args)
             .env("RUST_LOG", "warn")
             .envs(env.iter().copied())
             .stdin(Stdio::null())
