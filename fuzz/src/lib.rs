@@ -22,8 +22,15 @@
 //!   same operation on the context in force; a 200 must carry and install
 //!   the oracle's context, a 400 must carry an error and change nothing.
 //!
+//! - [`check_plugin_snapshot`] (in `plugin_snapshot.rs`): the bytes are a
+//!   plugin-tool snapshot body; see that module.
+//!
 //! Seeds are written with ASCII header bytes: `0`/`1` for the flag or route
 //! digit, and any printable character for the context index.
+
+mod plugin_snapshot;
+
+pub use plugin_snapshot::check_plugin_snapshot;
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;

@@ -228,6 +228,10 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         // above, whatever is installed meanwhile.
         #[cfg(feature = "runtime-tools")]
         if current.runtime.contains(&request.name) {
+            let mut context = context;
+            // The handler may need to know whom it serves (a forwarding
+            // backend, say): the context of the profile this call runs on.
+            context.extensions.insert(*current.profile.context());
             return crate::catalog::call(&current.runtime, request, context)
                 .await
                 .map(CallToolResponse::from);

@@ -545,3 +545,33 @@ fn one_catalog_serves_many_controllers_each_by_its_own_context() {
     first.install(&catalog(2, vec![]));
     assert_eq!(second.catalog().unwrap().revision(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_sees_the_context_of_the_profile_it_runs_on() {
+    let served = Served::start(kanban()).await;
+    let whom = RuntimeTool::new(
+        "plugin_whom",
+        "Says which surface it serves",
+        schema(json!({"type": "object"})),
+        Rule::always(),
+        |_, context: mcp_profiles::rmcp::service::RequestContext<_>| {
+            let surface = context
+                .extensions
+                .get::<Context>()
+                .map_or("none".to_owned(), |context| context.surface().to_string());
+            async move { Ok(CallToolResult::success(vec![ContentBlock::text(surface)])) }
+        },
+    );
+    served.controller.install(&catalog(1, vec![whom]));
+    let ran = |surface: &str| CallOutcome::Ran(vec![surface.to_owned()]);
+    assert_eq!(
+        served.legacy.call("plugin_whom", Some(json!({}))).await,
+        ran("kanban-task")
+    );
+    served.controller.replace(Context::new(Surface::OfficeTask));
+    assert_eq!(
+        served.legacy.call("plugin_whom", Some(json!({}))).await,
+        ran("office-task")
+    );
+    served.http.shutdown().await.unwrap();
+}

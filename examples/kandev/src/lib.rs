@@ -10,6 +10,7 @@ pub mod control;
 pub mod demo;
 pub mod legacy;
 pub mod matrix;
+pub mod plugins;
 pub mod resolver;
 pub mod server;
 pub mod store;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use kandev_mcp::plugins::{Backend, Plugins};
 use kandev_mcp::resolver::{Purpose, SessionFacts, resolve};
 use kandev_mcp::{Kandev, Provider, control, demo, legacy, matrix};
 use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
@@ -99,6 +100,15 @@ struct ServeArgs {
         hide_env_values = true
     )]
     control_token: Option<String>,
+    /// Forward plugin-tool calls to this backend: `POST URL` with
+    /// {"plugin_id","local_name","invocation_id","surface","arguments"}
+    /// (plain http://; plugin tools are installed through the control API).
+    #[arg(long, value_name = "URL")]
+    plugin_backend: Option<String>,
+    /// Milliseconds the plugin backend may take to answer a call; past it
+    /// the agent gets a tool error.
+    #[arg(long, value_name = "MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
+    plugin_timeout_ms: u64,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -295,6 +305,10 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         Some(token) => Some(usable_token(token)?),
         None => None,
     };
+    let backend = match &args.plugin_backend {
+        Some(url) => Backend::new(url, Duration::from_millis(args.plugin_timeout_ms))?,
+        None => Backend::none(),
+    };
     // Handlers are installed now, so a signal arriving while we start up is
     // not lost (or fatal).
     let mut signals = Signals::new()?;
@@ -321,7 +335,8 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
             eprintln!("control-token: {token}");
             token
         });
-        let app = control::router(controller.clone(), &token);
+        let plugins = std::sync::Arc::new(Plugins::new(backend));
+        let app = control::router_with_plugins(controller.clone(), plugins, &token);
         let limits = control::limits().with_drain_timeout(DRAIN);
         let http = mcp_profiles::http::serve_router(app, addr, limits).await?;
         eprintln!("control: http://{}", http.local_addr());

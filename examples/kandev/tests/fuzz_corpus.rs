@@ -55,3 +55,8 @@ fn legacy_corpus_replays() {
 fn control_corpus_replays() {
     replay("control", checks::check_control);
 }
+
+#[test]
+fn plugin_snapshot_corpus_replays() {
+    replay("plugin_snapshot", checks::check_plugin_snapshot);
+}

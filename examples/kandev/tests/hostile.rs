@@ -28,6 +28,7 @@ use reqwest::header::HeaderValue;
 const PROFILE: &str = "/api/v1/mcp/profile";
 const MODE: &str = "/api/v1/mcp/mode";
 const PROVIDERS: &str = "/api/v1/mcp/providers";
+const PLUGINS: &str = "/api/v1/mcp/plugin-tools";
 
 /// A body for each PUT route that would change the tool set if accepted.
 fn changing_body(path: &str) -> String {
@@ -35,6 +36,10 @@ fn changing_body(path: &str) -> String {
         PROFILE => r#"{"surface":"office-task"}"#,
         MODE => r#"{"mode":"office"}"#,
         PROVIDERS => r#"{"mcp_providers":["github"]}"#,
+        PLUGINS => {
+            r#"{"generation":"g","revision":1,"tools":[{"plugin_id":"acme","local_name":"echo",
+            "exposed_name":"kandev_acme_echo","description":"Echo","surfaces":["kanban-task"]}]}"#
+        }
         _ => unreachable!("{path}"),
     }
     .to_owned()
@@ -203,6 +208,8 @@ async fn the_control_api_refuses_hostile_requests_and_changes_nothing() {
             (Method::PUT, PROFILE),
             (Method::PUT, MODE),
             (Method::PUT, PROVIDERS),
+            (Method::GET, PLUGINS),
+            (Method::PUT, PLUGINS),
         ] {
             let body = (method == Method::PUT).then(|| changing_body(path).into_bytes());
             let status =
@@ -267,6 +274,18 @@ async fn the_control_api_refuses_hostile_requests_and_changes_nothing() {
         assert_eq!(status, 401, "1 MiB without a token to {path}");
         refused += 1;
     }
+    // A plugin-tool snapshot may be larger (a catalog of many tools).
+    let plugins_limit = 1024 * 1024;
+    for size in [plugins_limit + 1, 16 * 1024 * 1024] {
+        for chunked in [false, true] {
+            let status = put_raw(&server, PLUGINS, Some(BEARER), &padded(size), chunked).await;
+            assert_eq!(status, 413, "{size} bytes to {PLUGINS}");
+            refused += 1;
+        }
+    }
+    let status = put_raw(&server, PLUGINS, None, &padded(plugins_limit), false).await;
+    assert_eq!(status, 401, "1 MiB without a token to {PLUGINS}");
+    refused += 1;
     for chunked in [false, true] {
         let status = put_raw(&server, PROFILE, Some(BEARER), &padded(limit), chunked).await;
         assert_eq!(

@@ -34,6 +34,11 @@ pub type HandlerFuture = Pin<Box<dyn Future<Output = Result<CallToolResult, Erro
 
 /// A runtime tool's handler: its validated arguments and the request's
 /// context in, the call's result out.
+///
+/// The request context's extensions hold the [`ProfileContext`](crate::ProfileContext)
+/// of the profile the call runs on (`context.extensions.get::<ProfileContext<S>>()`),
+/// so one handler can serve sessions of several surfaces and still tell
+/// them apart.
 pub type RuntimeHandler =
     Arc<dyn Fn(JsonObject, RequestContext<RoleServer>) -> HandlerFuture + Send + Sync>;
 

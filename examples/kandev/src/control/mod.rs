@@ -7,6 +7,11 @@
 //! | `PUT /api/v1/mcp/profile` | a profile context | `{"profile", "tools", "changed"}` |
 //! | `PUT /api/v1/mcp/mode` | `{"mode": "...", "disable_ask_question": false}` | same |
 //! | `PUT /api/v1/mcp/providers` | `{"mcp_providers": ["github"]}` | same |
+//! | `GET /api/v1/mcp/plugin-tools` | — | the installed plugin-tool snapshot |
+//! | `PUT /api/v1/mcp/plugin-tools` | a plugin-tool snapshot | `{"generation", "revision", "tools", "changed"}` |
+//!
+//! The plugin-tool routes are described in `control/plugins.rs`, the
+//! snapshot in [`crate::plugins::Snapshot`].
 //!
 //! Every refusal answers `{"error": "..."}` naming the problem:
 //!
@@ -16,7 +21,7 @@
 //! | 400 | malformed body, unknown field or name |
 //! | 404 | no such route (`no route <METHOD> <path>`, the path cut at 256 bytes) |
 //! | 405 | wrong method on a route |
-//! | 413 | body over 64 KiB |
+//! | 413 | body over 64 KiB (1 MiB for a plugin-tool snapshot) |
 //! | 415 | a `PUT` whose `Content-Type` is not `application/json` (parameters such as `; charset=utf-8` allowed) |
 //!
 //! In every error case the profile is unchanged and nothing is sent.
@@ -37,7 +42,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::legacy;
+use crate::plugins::{Backend, Plugins};
 use crate::server::Kandev;
+
+mod plugins;
 
 /// The control listener's connection bounds: one backend talks to it, so a
 /// few connections and short timeouts, on its own listener, so a saturated
@@ -59,20 +67,39 @@ pub const MAX_ECHOED_PATH_BYTES: usize = 256;
 #[derive(Clone)]
 struct Control {
     controller: ProfileController<Kandev>,
+    plugins: Arc<Plugins>,
     token: Arc<str>,
 }
 
-/// The control API's router. `token` must be non-empty.
+/// The control API's router, with no plugin backend (plugin tools can be
+/// installed; their calls answer a tool error). `token` must be non-empty.
 pub fn router(controller: ProfileController<Kandev>, token: &str) -> Router {
+    router_with_plugins(controller, Arc::new(Plugins::new(Backend::none())), token)
+}
+
+/// The control API's router; plugin tools installed through it forward
+/// their calls as `plugins` says. `token` must be non-empty.
+pub fn router_with_plugins(
+    controller: ProfileController<Kandev>,
+    plugins: Arc<Plugins>,
+    token: &str,
+) -> Router {
     assert!(!token.is_empty(), "the control API needs a token");
     let state = Control {
         controller,
+        plugins,
         token: Arc::from(token),
     };
     Router::new()
         .route("/api/v1/mcp/profile", get(get_profile).put(put_profile))
         .route("/api/v1/mcp/mode", put(put_mode))
         .route("/api/v1/mcp/providers", put(put_providers))
+        .route(
+            "/api/v1/mcp/plugin-tools",
+            get(plugins::get_plugin_tools)
+                .put(plugins::put_plugin_tools)
+                .layer(DefaultBodyLimit::max(plugins::MAX_SNAPSHOT_BYTES)),
+        )
         .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .fallback(no_route)
@@ -124,8 +151,19 @@ async fn authorise(State(control): State<Control>, request: Request, next: Next)
     }
 }
 
-fn answer(profile: &Profile<Kandev>, changed: Option<bool>) -> Response {
-    let mut body = json!({ "profile": profile.context(), "tools": profile.tool_names() });
+/// The answer to a profile route: `profile` and the tools a session lists
+/// now (its compiled tools and the plugin tools it enables).
+fn answer(
+    controller: &ProfileController<Kandev>,
+    profile: &Profile<Kandev>,
+    changed: Option<bool>,
+) -> Response {
+    let tools: Vec<String> = controller
+        .tools()
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect();
+    let mut body = json!({ "profile": profile.context(), "tools": tools });
     if let Some(changed) = changed {
         body["changed"] = Value::Bool(changed);
     }
@@ -178,21 +216,30 @@ fn decode<T: DeserializeOwned>(
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<T, Refusal> {
+    let bytes = json_body(headers, body, MAX_BODY_BYTES)?;
+    serde_json::from_slice(&bytes).map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))
+}
+
+/// The bytes of a body declared as JSON and read within `limit`.
+fn json_body(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+    limit: usize,
+) -> Result<Bytes, Refusal> {
     require_json(headers)?;
-    let bytes = body.map_err(|rejection| {
+    body.map_err(|rejection| {
         let status = rejection.status();
         let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
-            format!("body larger than {MAX_BODY_BYTES} bytes")
+            format!("body larger than {limit} bytes")
         } else {
             rejection.body_text()
         };
         Refusal(status, message)
-    })?;
-    serde_json::from_slice(&bytes).map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))
+    })
 }
 
 async fn get_profile(State(control): State<Control>) -> Response {
-    answer(&control.controller.current(), None)
+    answer(&control.controller, &control.controller.current(), None)
 }
 
 async fn put_profile(
@@ -202,7 +249,11 @@ async fn put_profile(
 ) -> Result<Response, Refusal> {
     let context: ProfileContext<Kandev> = decode(&headers, body)?;
     let change = control.controller.replace(context);
-    Ok(answer(&change.new, Some(change.changed())))
+    Ok(answer(
+        &control.controller,
+        &change.new,
+        Some(change.changed()),
+    ))
 }
 
 #[derive(Deserialize)]
@@ -221,7 +272,11 @@ async fn put_mode(
     let body: ModeBody = decode(&headers, body)?;
     let change = legacy::set_mode(&control.controller, &body.mode, body.disable_ask_question)
         .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))?;
-    Ok(answer(&change.new, Some(change.changed())))
+    Ok(answer(
+        &control.controller,
+        &change.new,
+        Some(change.changed()),
+    ))
 }
 
 #[derive(Deserialize)]
@@ -238,7 +293,11 @@ async fn put_providers(
     let body: ProvidersBody = decode(&headers, body)?;
     let change = legacy::set_providers(&control.controller, &body.mcp_providers)
         .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))?;
-    Ok(answer(&change.new, Some(change.changed())))
+    Ok(answer(
+        &control.controller,
+        &change.new,
+        Some(change.changed()),
+    ))
 }
 
 #[cfg(test)]

@@ -1,5 +1,8 @@
 //! `kandev-mcp demo`: one agent session walked through Kandev's situations,
-//! with a real rmcp client connected in-process, printing what changes.
+//! with a real rmcp client connected in-process, printing what changes; a
+//! plugin tool joins and leaves with the backend's plugin catalog.
+
+mod plugin;
 
 use std::io::Write;
 use std::time::Duration;
@@ -29,8 +32,32 @@ impl ClientHandler for Client {
     }
 }
 
-/// The steps of the walk: a label and the context the backend resolves.
-fn steps() -> Vec<(&'static str, ProfileContext<Kandev>)> {
+/// What one step of the walk changes.
+enum Change {
+    /// The backend resolves this context for the session.
+    Profile(ProfileContext<Kandev>),
+    /// The backend sends this revision of the plugin catalog, with or
+    /// without the demo plugin's tool.
+    Plugins { revision: u64, with_tool: bool },
+}
+
+/// The steps of the walk: a label and what changes.
+fn steps() -> Vec<(&'static str, Change)> {
+    let mut steps: Vec<(&'static str, Change)> = profiles()
+        .into_iter()
+        .map(|(label, context)| (label, Change::Profile(context)))
+        .collect();
+    let plugins = |revision, with_tool| Change::Plugins {
+        revision,
+        with_tool,
+    };
+    steps.insert(1, ("plugin catalog: Acme.Jira arrives", plugins(1, true)));
+    steps.insert(5, ("plugin catalog: Acme.Jira leaves", plugins(2, false)));
+    steps
+}
+
+/// The profiles of the walk: a label and the context the backend resolves.
+fn profiles() -> Vec<(&'static str, ProfileContext<Kandev>)> {
     let task = |autopilot, has_direct_parent, title_owner| SessionFacts {
         purpose: Purpose::Task,
         autopilot,
@@ -65,7 +92,9 @@ fn steps() -> Vec<(&'static str, ProfileContext<Kandev>)> {
 /// Runs the walk, writing the report to `out`.
 pub async fn run(out: &mut impl Write) -> Result<(), Box<dyn std::error::Error>> {
     let steps = steps();
-    let controller = ProfileController::<Kandev>::new(steps[0].1);
+    let (first_label, first) = profiles()[0];
+    let controller = ProfileController::<Kandev>::new(first);
+    let (plugins, backend) = plugin::backend().await?;
     let (server_io, client_io) = tokio::io::duplex(256 * 1024);
     let server = controller.server(Kandev::demo());
     let serving = tokio::spawn(async move {
@@ -76,26 +105,54 @@ pub async fn run(out: &mut impl Write) -> Result<(), Box<dyn std::error::Error>>
     let (notifications, mut received) = watch::channel(0);
     let client = Client { notifications }.serve(client_io).await?;
 
-    for (index, (label, context)) in steps.iter().enumerate() {
+    for (index, (label, change)) in steps.iter().enumerate() {
         writeln!(out, "{}. {label}", index + 1)?;
-        writeln!(out, "   profile:  {}", context.to_json())?;
         let before = *received.borrow();
+        let (added, removed, changed) = match change {
+            Change::Profile(context) => {
+                writeln!(out, "   profile:  {}", context.to_json())?;
+                if *label == first_label {
+                    (Vec::new(), Vec::new(), false)
+                } else {
+                    let change = controller.replace(*context);
+                    let mut added = owned(&change.diff.added);
+                    added.extend(change.runtime.added.iter().cloned());
+                    let mut removed = owned(&change.diff.removed);
+                    removed.extend(change.runtime.removed.iter().cloned());
+                    (added, removed, change.changed())
+                }
+            }
+            Change::Plugins {
+                revision,
+                with_tool,
+            } => {
+                let snapshot = plugin::snapshot(*revision, *with_tool);
+                writeln!(
+                    out,
+                    "   catalog:  generation {:?}, revision {revision}, {} tool(s)",
+                    snapshot.generation,
+                    snapshot.tools.len()
+                )?;
+                let installed = plugins.install(&controller, snapshot)?;
+                let diff = installed.diff.clone();
+                (diff.added, diff.removed, installed.changed())
+            }
+        };
         if index > 0 {
-            let change = controller.replace(*context);
-            let expected = before + usize::from(change.changed());
+            let expected = before + usize::from(changed);
             tokio::time::timeout(
                 Duration::from_secs(5),
                 received.wait_for(|count| *count >= expected),
             )
             .await??;
-            writeln!(out, "   added:    {}", list(&change.diff.added))?;
-            writeln!(out, "   removed:  {}", list(&change.diff.removed))?;
+            writeln!(out, "   added:    {}", list(&added))?;
+            writeln!(out, "   removed:  {}", list(&removed))?;
         }
         let listed = client.list_all_tools().await?;
         writeln!(
             out,
             "   tools:    {} (the client lists {})",
-            controller.current().tool_names().len(),
+            controller.tools().len(),
             listed.len()
         )?;
         writeln!(
@@ -104,6 +161,12 @@ pub async fn run(out: &mut impl Write) -> Result<(), Box<dyn std::error::Error>>
             *received.borrow() - before
         )?;
         match *label {
+            "plugin catalog: Acme.Jira arrives" => {
+                let name = plugin::tool_name();
+                let issue = json!({ "summary": "Flaky login test" });
+                let reply = call(&client, &name, issue).await;
+                writeln!(out, "   {name} → {reply}")?;
+            }
             "autopilot child" => {
                 let questions = json!({ "questions": [{ "question": "Which branch?", "options": ["main", "dev"] }] });
                 let reply = call(&client, "ask_parent_question_kandev", questions).await;
@@ -120,11 +183,16 @@ pub async fn run(out: &mut impl Write) -> Result<(), Box<dyn std::error::Error>>
     }
     client.cancel().await?;
     serving.abort();
+    backend.abort();
     Ok(())
 }
 
+fn owned(names: &[&str]) -> Vec<String> {
+    names.iter().map(|name| (*name).to_owned()).collect()
+}
+
 /// `names`, counted and wrapped to fit a terminal under the label column.
-fn list(names: &[&str]) -> String {
+fn list(names: &[String]) -> String {
     if names.is_empty() {
         return "(none)".to_owned();
     }
@@ -145,13 +213,14 @@ fn list(names: &[&str]) -> String {
 /// Calls a tool, describing the outcome in one line.
 async fn call(
     client: &rmcp::service::RunningService<RoleClient, Client>,
-    tool: &'static str,
+    tool: &str,
     arguments: serde_json::Value,
 ) -> String {
     let serde_json::Value::Object(arguments) = arguments else {
         unreachable!("demo arguments are objects")
     };
-    let params = CallToolRequestParams::new(tool).with_arguments(JsonObject::from_iter(arguments));
+    let params = CallToolRequestParams::new(tool.to_owned())
+        .with_arguments(JsonObject::from_iter(arguments));
     match client.call_tool(params).await {
         Ok(result) => result
             .content

@@ -1,0 +1,63 @@
+//! `GET`/`PUT /api/v1/mcp/plugin-tools`: the backend's plugin-tool catalog.
+//!
+//! `PUT` takes Kandev's snapshot ([`Snapshot`]), checks it by Kandev's
+//! rules and as a runtime catalog (names, schemas, collisions), installs it
+//! all or nothing and answers `{"generation", "revision", "tools",
+//! "changed"}`: the installed version, the tool names the session lists
+//! now, and whether that list changed. A stale revision is ignored
+//! (`"changed": false`, the installed version in the answer). `GET` answers
+//! the installed snapshot, or `{"generation": null, "revision": null,
+//! "tools": []}` before the first.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use super::{Control, Refusal, json_body};
+use crate::plugins::Snapshot;
+
+/// The largest snapshot read: a catalog of a few thousand tools.
+pub const MAX_SNAPSHOT_BYTES: usize = 1024 * 1024;
+
+pub(super) async fn get_plugin_tools(State(control): State<Control>) -> Response {
+    match control.plugins.installed() {
+        Some(snapshot) => Json(snapshot).into_response(),
+        None => Json(json!({"generation": null, "revision": null, "tools": []})).into_response(),
+    }
+}
+
+pub(super) async fn put_plugin_tools(
+    State(control): State<Control>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Refusal> {
+    let bytes = json_body(&headers, body, MAX_SNAPSHOT_BYTES)?;
+    let snapshot = Snapshot::decode(&bytes)
+        .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))?;
+    // Verifying compiles every schema: CPU work kept off the async workers.
+    let install = tokio::task::spawn_blocking(move || {
+        let installation = control.plugins.install(&control.controller, snapshot)?;
+        let tools: Vec<String> = control
+            .controller
+            .tools()
+            .iter()
+            .map(|tool| tool.name.to_string())
+            .collect();
+        Ok::<_, crate::plugins::SnapshotError>((installation, tools))
+    });
+    let (installation, tools) = install
+        .await
+        .map_err(|err| Refusal(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))?
+        .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))?;
+    Ok(Json(json!({
+        "generation": installation.generation,
+        "revision": installation.revision,
+        "tools": tools,
+        "changed": installation.changed(),
+    }))
+    .into_response())
+}

@@ -1,0 +1,148 @@
+//! Plugin tools: Kandev's backend-owned catalog of tools learnt at run
+//! time, installed as an `mcp_profiles` runtime catalog and forwarded to
+//! the backend on each call.
+//!
+//! - [`Snapshot`] is the JSON the backend sends (`PUT
+//!   /api/v1/mcp/plugin-tools`), decoded strictly and checked by Kandev's
+//!   rules ([`exposed_name`], surfaces);
+//! - [`Plugins`] turns a checked snapshot into a verified catalog (every
+//!   tool enabled on its surfaces, its schema compiled), installs it, and
+//!   keeps it for `GET`;
+//! - [`Backend`] forwards each call.
+
+mod backend;
+mod names;
+mod snapshot;
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use mcp_profiles::rmcp::model::{JsonObject, ToolAnnotations};
+use mcp_profiles::rmcp::service::{RequestContext, RoleServer};
+use mcp_profiles::{
+    Catalog, InstallOutcome, Installation, ProfileContext, ProfileController, Rule, RuntimeTool,
+};
+use serde_json::{Value, json};
+
+pub use backend::{Backend, DEFAULT_TIMEOUT, Invocation, MAX_REPLY_BYTES};
+pub use names::{MAX_EXPOSED_NAME, exposed_name, slug};
+pub use snapshot::{PLUGIN_SURFACES, PluginTool, Snapshot, SnapshotError};
+
+use crate::Kandev;
+
+/// A server's plugin tools: the snapshot installed last and the backend
+/// their calls go to.
+pub struct Plugins {
+    backend: Arc<Backend>,
+    /// The snapshot whose catalog is installed. Held while one installs,
+    /// so it always describes what the controller serves.
+    installed: Mutex<Option<Snapshot>>,
+}
+
+impl Plugins {
+    /// No plugin tools yet; calls to those installed later go to `backend`.
+    pub fn new(backend: Backend) -> Self {
+        Plugins {
+            backend: Arc::new(backend),
+            installed: Mutex::default(),
+        }
+    }
+
+    /// The snapshot installed last, if any.
+    pub fn installed(&self) -> Option<Snapshot> {
+        self.lock().clone()
+    }
+
+    /// Checks `snapshot`, builds its catalog and installs it on
+    /// `controller`: all or nothing, one `list_changed` per session whose
+    /// visible tools changed. A revision not newer than the installed one of
+    /// the same generation is ignored.
+    ///
+    /// Verifying a catalog compiles every schema: call it off the async
+    /// runtime's workers (`spawn_blocking`) for large catalogs.
+    pub fn install(
+        &self,
+        controller: &ProfileController<Kandev>,
+        snapshot: Snapshot,
+    ) -> Result<Installation, SnapshotError> {
+        snapshot.check()?;
+        let catalog = self.catalog(&snapshot)?;
+        let mut installed = self.lock();
+        let installation = controller.install(&catalog);
+        if installation.outcome != InstallOutcome::IgnoredStale {
+            *installed = Some(snapshot);
+        }
+        Ok(installation)
+    }
+
+    /// The verified catalog of a checked `snapshot`.
+    fn catalog(&self, snapshot: &Snapshot) -> Result<Catalog<Kandev>, SnapshotError> {
+        let tools = snapshot.tools.iter().map(|tool| self.runtime_tool(tool));
+        Catalog::new(snapshot.generation.clone(), snapshot.revision, tools)
+            .map_err(|errors| SnapshotError::new(errors.iter().map(ToString::to_string).collect()))
+    }
+
+    fn runtime_tool(&self, tool: &PluginTool) -> RuntimeTool<Kandev> {
+        let input_schema = tool
+            .input_schema
+            .clone()
+            .unwrap_or_else(|| json_object(json!({"type": "object"})));
+        let rule = Rule::on_surfaces(tool.typed_surfaces());
+        let backend = Arc::clone(&self.backend);
+        let plugin_id: Arc<str> = Arc::from(tool.plugin_id.as_str());
+        let local_name: Arc<str> = Arc::from(tool.local_name.as_str());
+        let handler = move |arguments: JsonObject, context: RequestContext<RoleServer>| {
+            // The session's surface, from the profile this call runs on.
+            let surface = context
+                .extensions
+                .get::<ProfileContext<Kandev>>()
+                .map(|profile| profile.surface().to_string())
+                .unwrap_or_default();
+            let (backend, plugin_id, local_name) = (
+                Arc::clone(&backend),
+                Arc::clone(&plugin_id),
+                Arc::clone(&local_name),
+            );
+            async move {
+                let invocation = Invocation {
+                    plugin_id: &plugin_id,
+                    local_name: &local_name,
+                    invocation_id: uuid::Uuid::new_v4().to_string(),
+                    surface,
+                    arguments: &arguments,
+                };
+                Ok(backend.call(invocation).await)
+            }
+        };
+        let mut runtime_tool = RuntimeTool::new(
+            tool.exposed_name.clone(),
+            tool.description.clone(),
+            input_schema,
+            rule,
+            handler,
+        )
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(tool.read_only_hint)
+                .destructive(tool.destructive_hint)
+                .idempotent(tool.idempotent_hint)
+                .open_world(tool.open_world_hint),
+        );
+        if let Some(output_schema) = &tool.output_schema {
+            runtime_tool = runtime_tool.with_output_schema(output_schema.clone());
+        }
+        runtime_tool
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Snapshot>> {
+        self.installed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn json_object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
+    }
+}

@@ -1,0 +1,293 @@
+//! The check behind the `plugin_snapshot` fuzz target, shared with the
+//! corpus replay test (which includes this file as a module, so it depends
+//! on nothing libFuzzer brings).
+//!
+//! The bytes are a plugin-tool snapshot body (`PUT
+//! /api/v1/mcp/plugin-tools`). `Snapshot::decode` must agree with an
+//! independent oracle (the document read as plain JSON entries, duplicates
+//! kept, judged by the wire rules and Kandev's naming rule, re-derived here
+//! from its description); an accepted snapshot re-encodes and decodes back
+//! equal; installing it either works, listing exactly its exposed names, or
+//! is refused with a message and changes nothing. Nothing may panic.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use kandev_mcp::plugins::{Backend, Plugins, Snapshot};
+use kandev_mcp::{Kandev, Surface};
+use mcp_profiles::{ProfileContext, ProfileController};
+use serde::Deserialize;
+use serde::de::{MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// A JSON document with every object's entries in document order,
+/// duplicates kept.
+#[derive(Clone, Debug)]
+enum Json {
+    Other(Value),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
+
+impl Json {
+    /// As serde_json reads it into a `Value`: a repeated key keeps its last
+    /// value.
+    fn merged(&self) -> Value {
+        match self {
+            Json::Other(value) => value.clone(),
+            Json::Array(items) => Value::Array(items.iter().map(Json::merged).collect()),
+            Json::Object(entries) => Value::Object(
+                entries
+                    .iter()
+                    .map(|(key, value)| (key.clone(), value.merged()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The entries of an object whose keys are distinct and all `known`.
+    fn fields(&self, known: &[&str]) -> Option<&[(String, Json)]> {
+        let Json::Object(entries) = self else {
+            return None;
+        };
+        let keys: BTreeSet<&str> = entries.iter().map(|(key, _)| key.as_str()).collect();
+        (keys.len() == entries.len() && keys.iter().all(|key| known.contains(key)))
+            .then_some(entries.as_slice())
+    }
+}
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct JsonVisitor;
+        impl<'de> Visitor<'de> for JsonVisitor {
+            type Value = Json;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("JSON")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
+                Ok(Json::Other(Value::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+                Ok(Json::Other(Value::from(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+                Ok(Json::Other(Value::from(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
+                Ok(Json::Other(Value::from(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Json, E> {
+                Ok(Json::Other(Value::from(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Json, E> {
+                Ok(Json::Other(Value::Null))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Json::Array(items))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Json>()? {
+                    entries.push(entry);
+                }
+                Ok(Json::Object(entries))
+            }
+        }
+        deserializer.deserialize_any(JsonVisitor)
+    }
+}
+
+const TOOL_FIELDS: [&str; 12] = [
+    "plugin_id",
+    "plugin_display_name",
+    "local_name",
+    "exposed_name",
+    "description",
+    "surfaces",
+    "input_schema",
+    "output_schema",
+    "read_only_hint",
+    "destructive_hint",
+    "idempotent_hint",
+    "open_world_hint",
+];
+
+/// Kandev's exposed name, written from its description: the slug of the
+/// plugin id (lower-case, `[a-z0-9_]` kept, anything else `_`, outer `_`
+/// trimmed); over 64 characters, the slug is cut to fit
+/// `kandev_<cut>_<hash8>_<local>` in 64.
+fn oracle_name(plugin_id: &str, local: &str) -> Option<String> {
+    let mut slug = String::new();
+    for c in plugin_id.chars().flat_map(char::to_lowercase) {
+        slug.push(
+            if c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' {
+                c
+            } else {
+                '_'
+            },
+        );
+    }
+    let slug = slug.trim_matches('_');
+    let plain = ["kandev", slug, local].join("_");
+    if plain.len() <= 64 {
+        return Some(plain);
+    }
+    let digest = Sha256::digest(plugin_id.as_bytes());
+    let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    let tail = format!("_{hash}_{local}");
+    if "kandev".len() + tail.len() > 64 {
+        return None;
+    }
+    let mut cut: String = slug
+        .chars()
+        .take(64 - "kandev_".len() - tail.len())
+        .collect();
+    while cut.ends_with('_') {
+        cut.pop();
+    }
+    Some(if cut.is_empty() {
+        format!("kandev{tail}")
+    } else {
+        format!("kandev_{cut}{tail}")
+    })
+}
+
+/// Whether one tool object obeys the wire form and Kandev's rules; its
+/// exposed name if so.
+fn oracle_tool(tool: &Json) -> Option<String> {
+    tool.fields(&TOOL_FIELDS)?;
+    let value = tool.merged();
+    let field = |key: &str| value.get(key);
+    let required = |key: &str| match field(key) {
+        None => Some(""),
+        Some(value) => value.as_str(),
+    };
+    let (plugin_id, local, exposed, description) = (
+        required("plugin_id")?,
+        required("local_name")?,
+        required("exposed_name")?,
+        required("description")?,
+    );
+    if [plugin_id, local, exposed, description].contains(&"") {
+        return None;
+    }
+    let optional_ok =
+        |key: &str, ok: fn(&Value) -> bool| field(key).is_none_or(|v| v.is_null() || ok(v));
+    if !optional_ok("plugin_display_name", Value::is_string)
+        || !optional_ok("input_schema", Value::is_object)
+        || !optional_ok("output_schema", Value::is_object)
+    {
+        return None;
+    }
+    let hints = [
+        "read_only_hint",
+        "destructive_hint",
+        "idempotent_hint",
+        "open_world_hint",
+    ];
+    if hints
+        .iter()
+        .any(|hint| field(hint).is_some_and(|v| !v.is_boolean()))
+    {
+        return None;
+    }
+    let surfaces: Vec<&str> = match field("surfaces") {
+        None => Vec::new(),
+        Some(value) => value
+            .as_array()?
+            .iter()
+            .map(Value::as_str)
+            .collect::<Option<_>>()?,
+    };
+    let distinct: BTreeSet<&str> = surfaces.iter().copied().collect();
+    if surfaces.is_empty()
+        || distinct.len() != surfaces.len()
+        || !distinct.is_subset(&BTreeSet::from(["kanban-task", "office-task"]))
+    {
+        return None;
+    }
+    (oracle_name(plugin_id, local)? == exposed).then(|| exposed.to_owned())
+}
+
+/// What the rules say of `bytes`: `Some(exposed names)` if accepted.
+fn oracle(bytes: &[u8]) -> Option<Vec<String>> {
+    let document: Json = serde_json::from_slice(bytes).ok()?;
+    let fields = document.fields(&["generation", "revision", "tools"])?;
+    let field = |key: &str| fields.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+    let generation = field("generation")?.merged();
+    if generation.as_str().is_none_or(str::is_empty) {
+        return None;
+    }
+    if field("revision").is_some_and(|revision| revision.merged().as_u64().is_none()) {
+        return None;
+    }
+    match field("tools") {
+        None => Some(Vec::new()),
+        Some(Json::Array(tools)) => tools.iter().map(oracle_tool).collect(),
+        Some(_) => None,
+    }
+}
+
+/// Fuzz target `plugin_snapshot`.
+pub fn check_plugin_snapshot(data: &[u8]) {
+    let decoded = Snapshot::decode(data);
+    let expected = oracle(data);
+    match (&decoded, &expected) {
+        (Ok(snapshot), Some(names)) => {
+            let exposed: Vec<&str> = snapshot
+                .tools
+                .iter()
+                .map(|t| t.exposed_name.as_str())
+                .collect();
+            assert_eq!(exposed, *names, "decoded other tools");
+            let json = serde_json::to_vec(snapshot).expect("a snapshot encodes");
+            let back = Snapshot::decode(&json).expect("an encoded snapshot decodes");
+            assert_eq!(&back, snapshot, "the snapshot does not round-trip");
+            check_install(snapshot);
+        }
+        (Ok(snapshot), None) => panic!("accepted {snapshot:?}, which the rules refuse"),
+        (Err(err), Some(_)) => panic!("refused a snapshot the rules accept: {err}"),
+        (Err(err), None) => assert!(!err.to_string().is_empty(), "an error says nothing"),
+    }
+}
+
+/// Installing `snapshot` lists exactly its exposed names on a kanban-task
+/// session, or is refused naming why and changes nothing.
+fn check_install(snapshot: &Snapshot) {
+    let controller = ProfileController::<Kandev>::new(ProfileContext::new(Surface::KanbanTask));
+    let compiled = controller.tools();
+    let plugins = Plugins::new(Backend::none());
+    match plugins.install(&controller, snapshot.clone()) {
+        Ok(_) => {
+            let mut expected: Vec<String> = snapshot
+                .tools
+                .iter()
+                .filter(|tool| tool.surfaces.iter().any(|s| s == "kanban-task"))
+                .map(|tool| tool.exposed_name.clone())
+                .chain(compiled.iter().map(|tool| tool.name.to_string()))
+                .collect();
+            expected.sort();
+            let listed: Vec<String> = controller
+                .tools()
+                .iter()
+                .map(|t| t.name.to_string())
+                .collect();
+            assert_eq!(listed, expected, "the session lists other tools");
+            assert_eq!(plugins.installed().as_ref(), Some(snapshot));
+        }
+        Err(err) => {
+            assert!(!err.problems().is_empty(), "a refusal without a reason");
+            assert_eq!(
+                controller.tools(),
+                compiled,
+                "a refused install changed the tools"
+            );
+            assert!(plugins.installed().is_none());
+        }
+    }
+}
