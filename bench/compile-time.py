@@ -5,10 +5,12 @@ Generates two crates with the same 1,000 rmcp #[tool] methods in 100 impl
 blocks -- one annotated with mcp-profiles' #[tool_group] (plus its
 vocabulary!), one with rmcp's #[tool_router] -- in a scratch workspace that
 shares one target directory, builds every dependency once, then times a clean
-`cargo build` of each crate alone (dependencies already built), several times,
-and prints the medians and their ratio.
+`cargo build` of each crate alone (dependencies already built): one warm-up
+build of each (reported, not counted), then `--runs` interleaved pairs
+(A B, B A, ...), printing each side's median and the median ratio of the
+pairs with its spread.
 
-    python3 bench/compile-time.py [--runs 3] [--release]
+    python3 bench/compile-time.py [--runs 5] [--release]
 """
 
 import argparse
@@ -104,7 +106,7 @@ def run(cmd, cwd, env):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5, help="interleaved pairs")
     parser.add_argument("--release", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the scratch workspace")
     args = parser.parse_args()
@@ -134,19 +136,32 @@ def main():
     print("building dependencies once...", file=sys.stderr)
     run(["cargo", "build", "--workspace", *profile], scratch, env)
 
-    medians = {}
+    def timed_build(name):
+        run(["cargo", "clean", "-p", name, *profile], scratch, env)
+        start = time.monotonic()
+        run(["cargo", "build", "-p", name, *profile], scratch, env)
+        return time.monotonic() - start
+
+    # One warm-up build of each, reported apart: the first build after the
+    # dependencies is an outlier (page cache, rmeta loading).
+    warmup = {name: timed_build(name) for name in crates}
+    print("warm-up (not counted): " + ", ".join(f"{n} {t:.2f} s" for n, t in warmup.items()))
+    # Interleaved pairs (A B, B A, A B, ...), so drift on a noisy machine
+    # hits both sides alike; each pair gives one ratio.
+    times = {name: [] for name in crates}
+    ratios = []
+    order = list(crates)
+    for pair in range(args.runs):
+        for name in order if pair % 2 == 0 else reversed(order):
+            times[name].append(timed_build(name))
+        ratios.append(times["with_tool_group"][-1] / times["with_tool_router"][-1])
     for name in crates:
-        times = []
-        for _ in range(args.runs):
-            run(["cargo", "clean", "-p", name, *profile], scratch, env)
-            start = time.monotonic()
-            run(["cargo", "build", "-p", name, *profile], scratch, env)
-            times.append(time.monotonic() - start)
-        medians[name] = statistics.median(times)
-        runs = ", ".join(f"{t:.2f}" for t in times)
-        print(f"{name:<18} median {medians[name]:6.2f} s   runs: {runs}")
-    ratio = medians["with_tool_group"] / medians["with_tool_router"]
-    print(f"ratio tool_group / tool_router: {ratio:.2f}")
+        runs = ", ".join(f"{t:.2f}" for t in times[name])
+        print(f"{name:<18} median {statistics.median(times[name]):6.2f} s   runs: {runs}")
+    print(
+        f"ratio tool_group / tool_router: median {statistics.median(ratios):.2f} "
+        f"(min {min(ratios):.2f}, max {max(ratios):.2f}, {len(ratios)} interleaved pairs)"
+    )
     if not args.keep:
         shutil.rmtree(scratch, ignore_errors=True)
 
