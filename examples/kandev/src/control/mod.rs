@@ -7,6 +7,8 @@
 //! | `PUT /api/v1/mcp/profile` | a profile context | `{"profile", "tools", "changed"}` |
 //! | `PUT /api/v1/mcp/mode` | `{"mode": "...", "disable_ask_question": false}` | same |
 //! | `PUT /api/v1/mcp/providers` | `{"mcp_providers": ["github"]}` | same |
+//! | `PUT /api/v1/tasks/{id}/autopilot` | `{"autopilot": true}` | see [`tasks`] |
+//! | `PUT /api/v1/tasks/{id}/title-owner` | `{"session": "session-2"}` or `null` | see [`tasks`] |
 //!
 //! Every refusal answers `{"error": "..."}` naming the problem:
 //!
@@ -36,8 +38,11 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::db::ServedTask;
 use crate::legacy;
 use crate::server::Kandev;
+
+pub mod tasks;
 
 /// The control listener's connection bounds: one backend talks to it, so a
 /// few connections and short timeouts, on its own listener, so a saturated
@@ -60,19 +65,45 @@ pub const MAX_ECHOED_PATH_BYTES: usize = 256;
 struct Control {
     controller: ProfileController<Kandev>,
     token: Arc<str>,
+    /// The stored task this process serves, if any (`serve --db --task`).
+    task: Option<Arc<ServedTask>>,
 }
 
 /// The control API's router. `token` must be non-empty.
 pub fn router(controller: ProfileController<Kandev>, token: &str) -> Router {
+    build(controller, token, None)
+}
+
+/// The control API of a server for one stored task: [`router`]'s routes
+/// and the task routes ([`tasks`]).
+pub fn task_router(
+    controller: ProfileController<Kandev>,
+    token: &str,
+    task: Arc<ServedTask>,
+) -> Router {
+    build(controller, token, Some(task))
+}
+
+fn build(
+    controller: ProfileController<Kandev>,
+    token: &str,
+    task: Option<Arc<ServedTask>>,
+) -> Router {
     assert!(!token.is_empty(), "the control API needs a token");
     let state = Control {
         controller,
         token: Arc::from(token),
+        task,
     };
     Router::new()
         .route("/api/v1/mcp/profile", get(get_profile).put(put_profile))
         .route("/api/v1/mcp/mode", put(put_mode))
         .route("/api/v1/mcp/providers", put(put_providers))
+        .route("/api/v1/tasks/{id}/autopilot", put(tasks::put_autopilot))
+        .route(
+            "/api/v1/tasks/{id}/title-owner",
+            put(tasks::put_title_owner),
+        )
         .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .fallback(no_route)
