@@ -170,7 +170,12 @@ impl Database {
             .pragma_query_value(None, "quick_check", |row| row.get(0))
             .map_err(sqlite)?;
         if report != "ok" {
-            return Err(fail(DbErrorKind::Corrupt(report)));
+            // The report runs over lines; an error is one line.
+            let lines: Vec<&str> = report
+                .lines()
+                .filter(|line| !line.starts_with("***"))
+                .collect();
+            return Err(fail(DbErrorKind::Corrupt(lines.join("; "))));
         }
         // Only now is the file known to be ours, whole and not too new.
         conn.pragma_update(None, "journal_mode", "WAL")
