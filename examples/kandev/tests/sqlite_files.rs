@@ -104,6 +104,7 @@ async fn concurrent_flips_and_tool_calls_leave_the_file_consistent() {
     let server = db.serve("task-2", &[]).await;
     let session = server.connect().await;
     let http = reqwest::Client::new();
+    // Under the control listener's 32 connections: each flip is one.
     const ROUNDS: usize = 24;
     // Each flip and each call on its own task, all at once.
     let mut running = tokio::task::JoinSet::new();
