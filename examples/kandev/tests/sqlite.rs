@@ -225,6 +225,24 @@ async fn flipping_autopilot_notifies_once_and_survives_a_restart() {
         live_profile(&server, &session).await,
         resolved(task(true, true))
     );
+    drop(session);
+    stop(server).await;
+    stop(other).await;
+
+    // No profile was ever written: only the task's facts are in the file.
+    let mut stored = std::fs::read(&db.path).unwrap();
+    stored.extend(std::fs::read(db.path.with_extension("db-wal")).unwrap_or_default());
+    for term in [
+        "kanban-task",
+        "parent-question",
+        "user-question",
+        "capabilities",
+    ] {
+        let found = stored
+            .windows(term.len())
+            .any(|window| window == term.as_bytes());
+        assert!(!found, "`{term}` is in the database");
+    }
 }
 
 #[tokio::test]
@@ -270,6 +288,24 @@ async fn title_ownership_moves_through_the_control_api_only() {
             "{body}: {answer}"
         );
     }
+    // The same token, limits and error shape as every control route.
+    let body = Some(json!({ "session": null }).to_string());
+    let (status, answer) = server
+        .control(
+            &http,
+            reqwest::Method::PUT,
+            path,
+            Some("Bearer wrong"),
+            body,
+        )
+        .await;
+    assert_eq!(
+        (status, answer["error"].as_str()),
+        (401, Some("wrong bearer token"))
+    );
+    let huge = json!({ "session": "s".repeat(70 * 1024) });
+    let (status, answer) = server.put(&http, path, huge).await;
+    assert_eq!(status, 413, "{answer}");
     let (status, answer) = server
         .put(
             &http,

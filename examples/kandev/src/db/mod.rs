@@ -23,7 +23,7 @@ use rusqlite::{Connection, OpenFlags, params};
 
 use crate::store::{Board, Task};
 pub use rows::BadRow;
-use rows::{Records, Rows, TASKS, rows_of};
+use rows::{Change, Records, sync};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use served::{ServedTask, TaskChange, TaskError};
 
@@ -115,8 +115,8 @@ impl std::error::Error for DbError {}
 pub(crate) struct Database {
     conn: Connection,
     path: PathBuf,
-    /// The rows as last committed: what a change is diffed against.
-    saved: Rows,
+    /// The board as last committed: what a change is compared with.
+    saved: Board,
     /// `PRAGMA data_version` when the board was last read or written.
     data_version: i64,
     /// The board may differ from the file (a write failed): read it again
@@ -140,7 +140,7 @@ impl Database {
         let mut database = Database {
             conn,
             path: path.to_owned(),
-            saved: Rows::new(),
+            saved: Board::default(),
             data_version: 0,
             stale: false,
         };
@@ -184,7 +184,7 @@ impl Database {
         let mut database = Database {
             conn,
             path: path.to_owned(),
-            saved: Rows::new(),
+            saved: Board::default(),
             data_version: 0,
             stale: true,
         };
@@ -216,7 +216,7 @@ impl Database {
         let read = self.data_version().and_then(|version| {
             if self.stale || version != self.data_version {
                 *board = self.read_board()?;
-                self.saved = rows_of(board);
+                self.saved = board.clone();
                 self.data_version = version;
                 self.stale = false;
             }
@@ -232,28 +232,21 @@ impl Database {
     /// and commits. On failure nothing is kept and the board will be read
     /// again before the next call.
     pub(crate) fn commit(&mut self, board: &Board, changed: bool) -> Result<(), DbError> {
-        let rows = changed.then(|| rows_of(board));
-        let written = match &rows {
-            Some(rows) => self.write(board, rows),
-            None => Ok(()),
+        let changes = if changed {
+            sync(&mut self.saved, board)
+        } else {
+            Vec::new()
         };
-        let committed = written.and_then(|()| {
+        let committed = self.write(board, &changes).and_then(|()| {
             self.conn
                 .execute_batch("COMMIT")
                 .map_err(|e| self.sqlite(e))
         });
-        match committed {
-            Ok(()) => {
-                if let Some(rows) = rows {
-                    self.saved = rows;
-                }
-                Ok(())
-            }
-            Err(error) => {
-                self.rollback();
-                Err(error)
-            }
+        if committed.is_err() {
+            // `saved` already counts the changes as written.
+            self.rollback();
         }
+        committed
     }
 
     /// Ends an open transaction without keeping anything.
@@ -306,40 +299,33 @@ impl Database {
             .map_err(|row| self.error(DbErrorKind::BadRow(row)))
     }
 
-    /// Writes the rows of `new` that differ from the saved ones and deletes
-    /// the saved ones `new` no longer has.
-    fn write(&self, board: &Board, new: &Rows) -> Result<(), DbError> {
+    /// Writes `changes` inside the open transaction.
+    fn write(&self, board: &Board, changes: &[Change]) -> Result<(), DbError> {
         let sqlite = |e| self.sqlite(e);
-        for ((collection, key), body) in new {
-            if self.saved.get(&(*collection, key.clone())) == Some(body) {
-                continue;
-            }
-            if *collection == TASKS {
-                write_task(&self.conn, &board.tasks[key]).map_err(sqlite)?;
-            } else {
-                self.conn
+        for change in changes {
+            let statement = match change {
+                Change::PutTask(id) => write_task(&self.conn, &board.tasks[id]),
+                Change::DeleteTask(id) => self
+                    .conn
+                    .prepare_cached("DELETE FROM tasks WHERE id = ?1")
+                    .and_then(|mut s| s.execute(params![id])),
+                Change::Put {
+                    collection,
+                    key,
+                    body,
+                } => self
+                    .conn
                     .prepare_cached(
                         "INSERT INTO records (collection, key, body) VALUES (?1, ?2, ?3)
                          ON CONFLICT (collection, key) DO UPDATE SET body = excluded.body",
                     )
-                    .and_then(|mut s| s.execute(params![collection, key, body]))
-                    .map_err(sqlite)?;
-            }
-        }
-        for (collection, key) in self.saved.keys() {
-            if new.contains_key(&(*collection, key.clone())) {
-                continue;
-            }
-            let deleted = if *collection == TASKS {
-                self.conn
-                    .prepare_cached("DELETE FROM tasks WHERE id = ?1")
-                    .and_then(|mut s| s.execute(params![key]))
-            } else {
-                self.conn
+                    .and_then(|mut s| s.execute(params![collection, key, body])),
+                Change::Delete { collection, key } => self
+                    .conn
                     .prepare_cached("DELETE FROM records WHERE collection = ?1 AND key = ?2")
-                    .and_then(|mut s| s.execute(params![collection, key]))
+                    .and_then(|mut s| s.execute(params![collection, key])),
             };
-            deleted.map_err(sqlite)?;
+            statement.map_err(sqlite)?;
         }
         Ok(())
     }

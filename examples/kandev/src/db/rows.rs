@@ -1,23 +1,38 @@
 //! The board as rows: every record under its collection and key, as the
-//! JSON the database keeps. A change is the difference between two row sets,
-//! so a call writes only the records it touched.
+//! JSON the database keeps. A change is found by comparing the board with
+//! its copy as last saved, record by record, so a call serialises and writes
+//! only the records it touched.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::store::Board;
 
-/// (collection, key) → the record's JSON.
-pub(super) type Rows = BTreeMap<(&'static str, String), String>;
-
-/// The collection kept in the `tasks` table rather than in `records`.
-pub(super) const TASKS: &str = "tasks";
-
 /// The board's own counter, under `meta`.
 const META: &str = "meta";
 const SEQUENCE: &str = "sequence";
+
+/// One row to write.
+#[derive(Debug, PartialEq)]
+pub(super) enum Change {
+    /// Insert or replace a record of `records`.
+    Put {
+        collection: &'static str,
+        key: String,
+        body: String,
+    },
+    /// Delete a record of `records`.
+    Delete {
+        collection: &'static str,
+        key: String,
+    },
+    /// Insert or replace the task with this id in `tasks`.
+    PutTask(String),
+    /// Delete the task with this id from `tasks`.
+    DeleteTask(String),
+}
 
 /// Keys of list records: their position, zero-padded so the database's
 /// order is the list's.
@@ -30,64 +45,187 @@ fn json(value: &impl Serialize) -> String {
     serde_json::to_string(value).expect("board records serialise to JSON")
 }
 
-/// Every record of `board`, tasks included.
-pub(super) fn rows_of(board: &Board) -> Rows {
-    let mut rows = Rows::new();
-    let mut map = |name: &'static str, entries: Vec<(String, String)>| {
-        rows.extend(entries.into_iter().map(|(key, body)| ((name, key), body)));
-    };
-    fn keyed<T: Serialize>(map: &BTreeMap<String, T>) -> Vec<(String, String)> {
-        map.iter()
-            .map(|(key, value)| (key.clone(), json(value)))
-            .collect()
+/// The changes that make `saved` equal `now`, applied to `saved` as they are
+/// found. A failed write leaves `saved` ahead of the file, so the caller
+/// reads the file again after one.
+pub(super) fn sync(saved: &mut Board, now: &Board) -> Vec<Change> {
+    let mut changes = Vec::new();
+    let out = &mut changes;
+    if saved.sequence != now.sequence {
+        let body = now.sequence.to_string();
+        out.push(put(META, SEQUENCE.to_owned(), body));
+        saved.sequence = now.sequence;
     }
-    fn listed<T: Serialize>(list: &[T]) -> Vec<(String, String)> {
-        let entries = list.iter().enumerate();
-        entries
-            .map(|(index, value)| (position_key(index), json(value)))
-            .collect()
+    for (id, task) in &now.tasks {
+        if saved.tasks.get(id) != Some(task) {
+            out.push(Change::PutTask(id.clone()));
+            saved.tasks.insert(id.clone(), task.clone());
+        }
     }
-    map(
-        META,
-        vec![(SEQUENCE.to_owned(), board.sequence.to_string())],
+    let gone: Vec<String> = saved
+        .tasks
+        .keys()
+        .filter(|id| !now.tasks.contains_key(*id))
+        .cloned()
+        .collect();
+    for id in gone {
+        saved.tasks.remove(&id);
+        out.push(Change::DeleteTask(id));
+    }
+    let text = |key: &String| key.clone();
+    keyed(
+        out,
+        "workspaces",
+        &mut saved.workspaces,
+        &now.workspaces,
+        text,
     );
-    map(TASKS, keyed(&board.tasks));
-    map("workspaces", keyed(&board.workspaces));
-    map("repositories", keyed(&board.repositories));
-    map("workflows", keyed(&board.workflows));
-    map("steps", keyed(&board.steps));
-    map("sessions", keyed(&board.sessions));
-    map("messages", listed(&board.messages));
-    let edges = board.dependencies.iter();
-    map(
-        "dependencies",
-        edges.map(|edge| (json(edge), "null".to_owned())).collect(),
+    keyed(
+        out,
+        "repositories",
+        &mut saved.repositories,
+        &now.repositories,
+        text,
     );
-    map("agents", keyed(&board.agents));
-    map("agent_profiles", keyed(&board.agent_profiles));
-    map("mcp_configs", keyed(&board.mcp_configs));
-    map("executors", keyed(&board.executors));
-    map("executor_profiles", keyed(&board.executor_profiles));
-    map("plans", keyed(&board.plans));
-    let documents = board.documents.iter();
-    map(
-        "documents",
-        documents
-            .map(|(key, value)| (json(key), json(value)))
-            .collect(),
+    keyed(out, "workflows", &mut saved.workflows, &now.workflows, text);
+    keyed(out, "steps", &mut saved.steps, &now.steps, text);
+    keyed(out, "sessions", &mut saved.sessions, &now.sessions, text);
+    listed(out, "messages", &mut saved.messages, &now.messages);
+    edges(out, &mut saved.dependencies, &now.dependencies);
+    keyed(out, "agents", &mut saved.agents, &now.agents, text);
+    keyed(
+        out,
+        "agent_profiles",
+        &mut saved.agent_profiles,
+        &now.agent_profiles,
+        text,
     );
-    map("walkthroughs", keyed(&board.walkthroughs));
-    map("reviews", listed(&board.reviews));
-    map("questions", keyed(&board.questions));
-    map("permissions", listed(&board.permissions));
-    map("pr_automation", keyed(&board.pr_automation));
-    map("mr_automation", keyed(&board.mr_automation));
-    map("decisions", listed(&board.decisions));
-    map("completions", listed(&board.completions));
-    map("rich_outputs", listed(&board.rich_outputs));
-    map("sources", keyed(&board.sources));
-    map("diagnostics", listed(&board.diagnostics));
-    rows
+    keyed(
+        out,
+        "mcp_configs",
+        &mut saved.mcp_configs,
+        &now.mcp_configs,
+        text,
+    );
+    keyed(out, "executors", &mut saved.executors, &now.executors, text);
+    let profiles = (&mut saved.executor_profiles, &now.executor_profiles);
+    keyed(out, "executor_profiles", profiles.0, profiles.1, text);
+    keyed(out, "plans", &mut saved.plans, &now.plans, text);
+    keyed(out, "documents", &mut saved.documents, &now.documents, json);
+    keyed(
+        out,
+        "walkthroughs",
+        &mut saved.walkthroughs,
+        &now.walkthroughs,
+        text,
+    );
+    listed(out, "reviews", &mut saved.reviews, &now.reviews);
+    keyed(out, "questions", &mut saved.questions, &now.questions, text);
+    listed(out, "permissions", &mut saved.permissions, &now.permissions);
+    keyed(
+        out,
+        "pr_automation",
+        &mut saved.pr_automation,
+        &now.pr_automation,
+        text,
+    );
+    keyed(
+        out,
+        "mr_automation",
+        &mut saved.mr_automation,
+        &now.mr_automation,
+        text,
+    );
+    listed(out, "decisions", &mut saved.decisions, &now.decisions);
+    listed(out, "completions", &mut saved.completions, &now.completions);
+    listed(
+        out,
+        "rich_outputs",
+        &mut saved.rich_outputs,
+        &now.rich_outputs,
+    );
+    keyed(out, "sources", &mut saved.sources, &now.sources, text);
+    listed(out, "diagnostics", &mut saved.diagnostics, &now.diagnostics);
+    changes
+}
+
+fn put(collection: &'static str, key: String, body: String) -> Change {
+    Change::Put {
+        collection,
+        key,
+        body,
+    }
+}
+
+fn keyed<K: Ord + Clone, T: PartialEq + Clone + Serialize>(
+    out: &mut Vec<Change>,
+    collection: &'static str,
+    saved: &mut BTreeMap<K, T>,
+    now: &BTreeMap<K, T>,
+    key_text: impl Fn(&K) -> String,
+) {
+    for (key, value) in now {
+        if saved.get(key) != Some(value) {
+            out.push(put(collection, key_text(key), json(value)));
+            saved.insert(key.clone(), value.clone());
+        }
+    }
+    let gone: Vec<K> = saved
+        .keys()
+        .filter(|key| !now.contains_key(*key))
+        .cloned()
+        .collect();
+    for key in gone {
+        out.push(Change::Delete {
+            collection,
+            key: key_text(&key),
+        });
+        saved.remove(&key);
+    }
+}
+
+fn listed<T: PartialEq + Clone + Serialize>(
+    out: &mut Vec<Change>,
+    collection: &'static str,
+    saved: &mut Vec<T>,
+    now: &[T],
+) {
+    for (index, value) in now.iter().enumerate() {
+        if saved.get(index) != Some(value) {
+            out.push(put(collection, position_key(index), json(value)));
+            match saved.get_mut(index) {
+                Some(slot) => *slot = value.clone(),
+                None => saved.push(value.clone()),
+            }
+        }
+    }
+    for index in now.len()..saved.len() {
+        out.push(Change::Delete {
+            collection,
+            key: position_key(index),
+        });
+    }
+    saved.truncate(now.len());
+}
+
+/// Dependency edges: the edge itself is the key.
+fn edges(
+    out: &mut Vec<Change>,
+    saved: &mut BTreeSet<(String, String)>,
+    now: &BTreeSet<(String, String)>,
+) {
+    for edge in now.difference(saved) {
+        out.push(put("dependencies", json(edge), "null".to_owned()));
+    }
+    for edge in saved.difference(now) {
+        out.push(Change::Delete {
+            collection: "dependencies",
+            key: json(edge),
+        });
+    }
+    if saved != now {
+        saved.clone_from(now);
+    }
 }
 
 /// A record the database holds that this build cannot read.
@@ -229,21 +367,6 @@ impl Records {
 mod tests {
     use super::*;
 
-    /// Every collection of the demo board, written as rows and read back,
-    /// gives the same rows: nothing is dropped or renamed on the way.
-    #[test]
-    fn the_demo_board_round_trips() {
-        let board = Board::demo();
-        let rows = rows_of(&board);
-        let tasks = board.tasks.values().cloned().collect();
-        let records = rows
-            .iter()
-            .filter(|((collection, _), _)| *collection != TASKS)
-            .map(|((collection, key), body)| (collection.to_string(), key.clone(), body.clone()));
-        let read = Records::new(records).into_board(tasks).unwrap();
-        assert_eq!(rows_of(&read), rows);
-    }
-
     /// The demo board with a record in every collection it leaves empty.
     fn full_board() -> Board {
         use serde_json::{from_value, json};
@@ -320,22 +443,68 @@ mod tests {
         board
     }
 
+    /// Reads back what `sync` writes for `board` from nothing.
+    fn written_and_read(board: &Board) -> (Vec<Change>, Board) {
+        let mut saved = Board::default();
+        let changes = sync(&mut saved, board);
+        assert!(saved == *board, "sync leaves the saved copy equal");
+        let records = changes.iter().filter_map(|change| match change {
+            Change::Put {
+                collection,
+                key,
+                body,
+            } => Some((collection.to_string(), key.clone(), body.clone())),
+            _ => None,
+        });
+        let records = Records::new(records.collect::<Vec<_>>());
+        let tasks = board.tasks.values().cloned().collect();
+        (changes, records.into_board(tasks).unwrap())
+    }
+
     /// A board with a record in every collection, written as rows and read
-    /// back, gives the same rows: no collection is dropped or renamed.
+    /// back, is the same board: no collection is dropped or renamed.
     #[test]
     fn every_collection_round_trips() {
         let board = full_board();
-        let rows = rows_of(&board);
-        let collections: std::collections::BTreeSet<&str> =
-            rows.keys().map(|(collection, _)| *collection).collect();
-        assert_eq!(collections.len(), 27, "{collections:?}");
-        let tasks = board.tasks.values().cloned().collect();
-        let records = rows
+        let (changes, read) = written_and_read(&board);
+        let collections: BTreeSet<&str> = changes
             .iter()
-            .filter(|((collection, _), _)| *collection != TASKS)
-            .map(|((collection, key), body)| (collection.to_string(), key.clone(), body.clone()));
-        let read = Records::new(records).into_board(tasks).unwrap();
-        assert_eq!(rows_of(&read), rows);
+            .filter_map(|change| match change {
+                Change::Put { collection, .. } => Some(*collection),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(collections.len(), 26, "{collections:?}");
+        assert!(read == board, "the board read back differs");
+    }
+
+    /// One changed record is one change; removed ones are deletes; an
+    /// unchanged board is none.
+    #[test]
+    fn only_what_changed_is_written() {
+        let board = full_board();
+        let mut saved = board.clone();
+        assert_eq!(sync(&mut saved, &board), []);
+        let mut now = board.clone();
+        now.tasks.get_mut("task-4").unwrap().title = "Renamed".into();
+        now.messages.clear();
+        now.dependencies.clear();
+        let changes = sync(&mut saved, &now);
+        assert_eq!(
+            changes,
+            [
+                Change::PutTask("task-4".into()),
+                Change::Delete {
+                    collection: "messages",
+                    key: "00000000".into()
+                },
+                Change::Delete {
+                    collection: "dependencies",
+                    key: r#"["task-2","task-3"]"#.into()
+                },
+            ]
+        );
+        assert!(saved == now);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::checks::{BadField, MAX_RECORDS};
 use super::entities::*;
 
 /// Everything the tools read and write.
-#[derive(Default)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Board {
     /// The board-wide counter behind fresh ids and orderings.
     pub(crate) sequence: u64,

@@ -19,9 +19,9 @@ impl Board {
     /// document on `task-1`, an agent, an executor and a pending permission.
     pub(crate) fn demo() -> Self {
         let mut board = Board {
-            // Fresh ids count from here, past the seeded `task-1`..`task-3`,
-            // `session-1` and `profile-1`: the first created task was
-            // `task-2` and replaced the seeded one.
+            // Fresh ids count from here, past the seeded `task-1`..`task-6`,
+            // `session-1`, `session-2` and `profile-1`: a fresh id must never
+            // replace a seeded record.
             sequence: 100,
             ..Board::default()
         };

@@ -10,13 +10,13 @@ use serde_json::{Map, Value};
 /// A JSON object, for the free-form settings Kandev stores as documents.
 pub type Object = Map<String, Value>;
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Workspace {
     pub id: String,
     pub name: String,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Repository {
     pub id: String,
     pub workspace_id: String,
@@ -25,7 +25,7 @@ pub struct Repository {
     pub default_branch: String,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Workflow {
     pub id: String,
     pub workspace_id: String,
@@ -33,7 +33,7 @@ pub struct Workflow {
     pub description: String,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WorkflowStep {
     pub id: String,
     pub workflow_id: String,
@@ -43,7 +43,7 @@ pub struct WorkflowStep {
     pub settings: Object,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Task {
     pub id: String,
     pub workspace_id: String,
@@ -71,7 +71,7 @@ pub struct Task {
     pub launch: Object,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskSession {
     pub id: String,
     pub task_id: String,
@@ -82,7 +82,7 @@ pub struct TaskSession {
     pub sequence: u64,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Message {
     pub id: String,
     pub task_id: String,
@@ -94,7 +94,7 @@ pub struct Message {
     pub sequence: u64,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Agent {
     pub id: String,
     pub name: String,
@@ -102,7 +102,7 @@ pub struct Agent {
     pub mcp_config_path: Option<String>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AgentProfile {
     pub id: String,
     pub agent_id: String,
@@ -111,19 +111,19 @@ pub struct AgentProfile {
     pub auto_approve: bool,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct McpConfig {
     pub enabled: bool,
     pub servers: Object,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Executor {
     pub id: String,
     pub name: String,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExecutorProfile {
     pub id: String,
     pub executor_id: String,
@@ -134,14 +134,14 @@ pub struct ExecutorProfile {
     pub cleanup_script: Option<String>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     pub task_id: String,
     pub title: String,
     pub content: String,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Document {
     pub task_id: String,
     pub key: String,
@@ -151,14 +151,14 @@ pub struct Document {
     pub content: String,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Walkthrough {
     pub task_id: String,
     pub title: String,
     pub steps: Vec<Object>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReviewSubmission {
     pub id: String,
     pub task_id: String,
@@ -174,7 +174,7 @@ pub enum Asked {
     Parent,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Question {
     pub id: String,
     /// The task whose agent asked.
@@ -191,7 +191,7 @@ pub struct Question {
     pub sequence: u64,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PermissionPrompt {
     pub task_id: String,
     pub session_id: String,
@@ -202,7 +202,7 @@ pub struct PermissionPrompt {
     pub chosen: Option<String>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StepDecision {
     pub task_id: String,
     pub workflow_step_id: String,
@@ -210,7 +210,7 @@ pub struct StepDecision {
     pub reason: String,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StepCompletion {
     pub task_id: String,
     pub workflow_step_id: String,
