@@ -346,6 +346,10 @@ fn context_of(args: &ProfileArgs) -> Result<Option<ProfileContext<Kandev>>, Fail
     Ok(Some(legacy::apply_providers(&context, providers)?))
 }
 
+/// How often `serve --task` checks the database for changes other
+/// processes saved to its task.
+const FOLLOW_PERIOD: Duration = Duration::from_millis(250);
+
 /// How long `serve` waits, in all, for in-flight requests, sessions and the
 /// control listener to end after SIGINT or SIGTERM before it exits anyway.
 const DRAIN: Duration = Duration::from_secs(10);
@@ -377,6 +381,10 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         },
     };
     let controller = ProfileController::<Kandev>::new(context);
+    // Changes other processes save to the task reach the live profile too.
+    let _following = served
+        .as_ref()
+        .map(|served| served.follow(controller.clone(), FOLLOW_PERIOD));
     let mut control_server = None;
     if let Some(addr) = args.control {
         let token = token.unwrap_or_else(|| {

@@ -407,3 +407,39 @@ async fn the_task_routes_need_a_stored_task() {
         "{answer}"
     );
 }
+
+#[tokio::test]
+async fn a_change_saved_by_another_server_reaches_the_live_sessions() {
+    let (db, _) = Db::init();
+    let http = reqwest::Client::new();
+    let server = db.serve("task-2", &[]).await;
+    let session = server.connect().await;
+    let other = db.serve("task-1", &[]).await;
+    // A tool call on the other server changes the file but not task-2's
+    // facts: nothing is sent.
+    let (failed, text) = common::call(
+        &other.connect().await.service,
+        "update_task_kandev",
+        json!({ "task_id": "task-3", "title": "The runtime, again" }),
+    )
+    .await;
+    assert!(!failed, "{text}");
+    tokio::time::sleep(QUIET).await;
+    assert_eq!(session.notifications(), 0);
+
+    let answer = other
+        .put_ok(
+            &http,
+            "/api/v1/tasks/task-2/autopilot",
+            json!({ "autopilot": false }),
+        )
+        .await;
+    assert_eq!(answer["live"], false, "{answer}");
+    assert_eq!(session.wait_for_notifications(1).await, 1);
+    tokio::time::sleep(QUIET).await;
+    assert_eq!(session.notifications(), 1, "exactly one list_changed");
+    assert_eq!(
+        live_profile(&server, &session).await,
+        resolved(task(false, true))
+    );
+}

@@ -11,7 +11,9 @@
 //! the saved row and replaces it (one `list_changed` per session whose tool
 //! set changed, none otherwise). The answer is `{"task": {...}, "live":
 //! true, "profile", "tools", "changed"}` for the served task and `{"task":
-//! {...}, "live": false}` for another task of the database. An unknown task
+//! {...}, "live": false}` for another task of the database (a server that
+//! serves that task picks the change up from the file within its follow
+//! period, [`ServedTask::follow`](crate::db::ServedTask::follow)). An unknown task
 //! is 404, a bad body or session 400, a database failure 500; none of them
 //! changes anything. Without `--db`/`--task` the routes answer 404.
 

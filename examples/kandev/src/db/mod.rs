@@ -262,6 +262,12 @@ impl Database {
         self.stale = true;
     }
 
+    /// Whether another process committed since the board was last read or
+    /// written (a cheap check, outside any transaction).
+    pub(crate) fn outdated(&self) -> Result<bool, DbError> {
+        Ok(self.stale || self.data_version()? != self.data_version)
+    }
+
     fn data_version(&self) -> Result<i64, DbError> {
         self.conn
             .pragma_query_value(None, "data_version", |row| row.get(0))

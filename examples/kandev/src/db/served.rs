@@ -4,7 +4,8 @@
 
 use std::fmt;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use mcp_profiles::{ProfileContext, ProfileController, Replacement};
 
@@ -64,6 +65,8 @@ pub struct ServedTask {
     store: Arc<Store>,
     task_id: String,
     launch: Launch,
+    /// The task's state the live profile was last resolved from.
+    resolved: Mutex<Option<TaskState>>,
 }
 
 impl ServedTask {
@@ -85,6 +88,7 @@ impl ServedTask {
             store,
             task_id: task_id.to_owned(),
             launch,
+            resolved: Mutex::new(None),
         })
     }
 
@@ -102,7 +106,76 @@ impl ServedTask {
     pub fn resolve(&self, providers: Vec<Provider>) -> Result<ProfileContext<Kandev>, TaskError> {
         let board = self.store.begin()?;
         let task = stored_task(&board, &self.task_id)?;
+        self.note(task);
         Ok(resolve(&self.launch.facts(task, providers)))
+    }
+
+    fn note(&self, task: &Task) {
+        *self.resolved.lock().unwrap_or_else(|e| e.into_inner()) = Some(TaskState::from(task));
+    }
+
+    /// Follows changes other processes save to the served task: every
+    /// `period`, if the file changed and the task's state with it, the live
+    /// profile is re-resolved (one `list_changed` if the tool set changed).
+    /// Runs until the returned task is aborted.
+    pub fn follow(
+        self: &Arc<Self>,
+        controller: ProfileController<Kandev>,
+        period: Duration,
+    ) -> tokio::task::JoinHandle<()> {
+        let served = Arc::clone(self);
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(period);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                let (served, controller) = (Arc::clone(&served), controller.clone());
+                let followed = tokio::task::spawn_blocking(move || served.catch_up(&controller));
+                if let Ok(Err(error)) = followed.await {
+                    tracing::error!("following the served task: {error}");
+                }
+            }
+        })
+    }
+
+    /// Re-resolves the live profile if another process changed the task.
+    fn catch_up(&self, controller: &ProfileController<Kandev>) -> Result<(), TaskError> {
+        // Whoever read the file again (this check or a tool call), the
+        // board in memory is now current.
+        self.store.refresh()?;
+        let state = self
+            .store
+            .peek(|board| board.tasks.get(&self.task_id).map(TaskState::from));
+        let resolved = self
+            .resolved
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        // A deleted task leaves the live profile as it was.
+        if state.is_none() || state == resolved {
+            return Ok(());
+        }
+        let board = self.store.begin()?;
+        if let Some(task) = board.tasks.get(&self.task_id) {
+            self.reresolve(controller, task);
+        }
+        Ok(())
+    }
+
+    /// Replaces the live profile with what `task` resolves to, keeping the
+    /// attached providers; the caller holds the board.
+    fn reresolve(
+        &self,
+        controller: &ProfileController<Kandev>,
+        task: &Task,
+    ) -> Replacement<Kandev> {
+        self.note(task);
+        let resolved = controller.update(|current| {
+            let providers = current.providers().collect();
+            Ok::<_, std::convert::Infallible>(resolve(&self.launch.facts(task, providers)))
+        });
+        let Ok(replacement) = resolved;
+        replacement
     }
 
     /// Saves `autopilot` on task `task_id`; if this process serves it,
@@ -151,14 +224,7 @@ impl ServedTask {
         edit(&board, &mut task)?;
         board.tasks.insert(task.id.clone(), task.clone());
         board.commit()?;
-        let replacement = (task.id == self.task_id).then(|| {
-            let resolved = controller.update(|current| {
-                let providers = current.providers().collect();
-                Ok::<_, std::convert::Infallible>(resolve(&self.launch.facts(&task, providers)))
-            });
-            let Ok(replacement) = resolved;
-            replacement
-        });
+        let replacement = (task.id == self.task_id).then(|| self.reresolve(controller, &task));
         Ok(TaskChange {
             task: TaskState::from(&task),
             replacement,

@@ -110,6 +110,31 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Runs `read` on the board as last read, without a transaction: for
+    /// cheap looks that need not see another process's latest change.
+    pub fn peek<R>(&self, read: impl FnOnce(&Board) -> R) -> R {
+        read(&self.inner().board)
+    }
+
+    /// Reads the board again if another process changed the file; whether
+    /// it did. Always `false` in memory.
+    pub fn refresh(&self) -> Result<bool, DbError> {
+        let outdated = {
+            let inner = self.inner();
+            let Some(db) = &inner.db else {
+                return Ok(false);
+            };
+            blocking(|| db.outdated())?
+        };
+        if outdated {
+            // `begin` reads the file again; committing nothing ends it.
+            self.begin()?.commit()?;
+        }
+        Ok(outdated)
+    }
+}
+
 /// The board, held for one call; dereferences to [`Board`].
 pub struct BoardGuard<'a> {
     inner: MutexGuard<'a, Inner>,
