@@ -315,6 +315,26 @@ fn init_refuses_a_path_that_exists_and_serve_one_that_does_not() {
     assert!(stderr.contains("no such file"), "{stderr}");
     assert!(!missing.exists(), "serve created the file");
 
+    // --providers needs something to attach to: --mode or --task.
+    for command in [
+        vec!["serve", "--providers", "github"],
+        vec![
+            "tools",
+            "--profile",
+            r#"{"surface":"external"}"#,
+            "--providers",
+            "github",
+        ],
+    ] {
+        let output = run(&command);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{command:?}: {stderr}");
+        assert!(
+            stderr.contains("--providers goes with --mode"),
+            "{command:?}: {stderr}"
+        );
+    }
+
     for (args, message) in [
         (vec!["--task", "task-99"], "has no task `task-99`"),
         (
