@@ -101,7 +101,8 @@ struct ServeArgs {
     profile: ProfileArgs,
     #[command(flatten)]
     stored: StoredArgs,
-    /// Serve the control API (profile, mode and provider updates) at ADDR.
+    /// Serve the control API (profile, mode and provider updates; with
+    /// --task, the stored autopilot and title owner) at ADDR.
     #[arg(long, value_name = "ADDR")]
     control: Option<SocketAddr>,
     /// The control API's bearer token; generated and printed to stderr when
