@@ -4,9 +4,11 @@
 //! `configuration`, `external`), three capabilities (`user-question`,
 //! `parent-question`, `task-title`) and two providers (`github`, `gitlab`),
 //! with the group names, rules, tool names and parameters of Kandev's
-//! catalog. Handlers work on an in-memory demo board.
+//! catalog. Handlers work on a demo board, in memory or kept in SQLite
+//! ([`db`]), where each session's profile is resolved from the stored task.
 
 pub mod control;
+pub mod db;
 pub mod demo;
 pub mod legacy;
 pub mod matrix;

@@ -2,12 +2,16 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use kandev_mcp::db::ServedTask;
 use kandev_mcp::plugins::{Backend, Plugins};
-use kandev_mcp::resolver::{Purpose, SessionFacts, resolve};
+use kandev_mcp::resolver::{Launch, LaunchPurpose, Purpose, SessionFacts, resolve};
+use kandev_mcp::store::Store;
 use kandev_mcp::{Kandev, Provider, control, demo, legacy, matrix};
 use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
 use rmcp::ServiceExt;
@@ -31,9 +35,16 @@ enum Command {
     /// count, the tools added and removed, and the list_changed notifications
     /// the client received.
     Demo,
-    /// Serve the MCP surface on the demo board, over stdio (the default) or
-    /// streamable HTTP at /mcp; optionally with the control API.
-    Serve(ServeArgs),
+    /// Create a database holding the demo board and print its tasks as JSON.
+    Init {
+        /// Where to create it; must not exist.
+        #[arg(long, value_name = "PATH")]
+        db: PathBuf,
+    },
+    /// Serve the MCP surface on the demo board, or on one task of a
+    /// database (--db, --task), over stdio (the default) or streamable HTTP
+    /// at /mcp; optionally with the control API.
+    Serve(Box<ServeArgs>),
     /// Print the profile JSON the backend resolves from session facts.
     Resolve(ResolveArgs),
     /// Print a profile's tool names, sorted, one per line.
@@ -73,8 +84,9 @@ struct ProfileArgs {
     /// With --mode: grant no question capability.
     #[arg(long, requires = "mode")]
     disable_ask_question: bool,
-    /// With --mode: attached providers, comma-separated (github, gitlab).
-    #[arg(long, value_name = "LIST", requires = "mode")]
+    /// With --mode (or serve's --task): attached providers, comma-separated
+    /// (github, gitlab).
+    #[arg(long, value_name = "LIST")]
     providers: Option<String>,
 }
 
@@ -88,7 +100,10 @@ struct ServeArgs {
     http: Option<SocketAddr>,
     #[command(flatten)]
     profile: ProfileArgs,
-    /// Serve the control API (profile, mode and provider updates) at ADDR.
+    #[command(flatten)]
+    stored: StoredArgs,
+    /// Serve the control API (profile, mode and provider updates; with
+    /// --task, the stored autopilot and title owner) at ADDR.
     #[arg(long, value_name = "ADDR")]
     control: Option<SocketAddr>,
     /// The control API's bearer token; generated and printed to stderr when
@@ -137,6 +152,43 @@ impl LimitArgs {
             .with_header_read_timeout(Duration::from_millis(self.header_timeout_ms))
             .with_idle_timeout(Duration::from_millis(self.idle_timeout_ms))
             .with_drain_timeout(DRAIN)
+    }
+}
+
+/// One task of a database: the profile is resolved from its stored state
+/// (office, autopilot, parent, title owner) and the launch facts below.
+#[derive(Args)]
+struct StoredArgs {
+    /// The database (`init` creates one); with --task.
+    #[arg(long, value_name = "PATH", requires = "task")]
+    db: Option<PathBuf>,
+    /// The task to serve; its stored state decides the profile.
+    #[arg(long, value_name = "ID", requires = "db", conflicts_with_all = ["profile", "mode"])]
+    task: Option<String>,
+    /// This session's id, one of the task's sessions: it owns the title
+    /// when the task names it.
+    #[arg(long, value_name = "ID", requires = "task")]
+    session: Option<String>,
+    /// Why the session exists (office comes from the task).
+    #[arg(long, value_enum, requires = "task")]
+    purpose: Option<LaunchPurpose>,
+    /// The agent's own UI handles questions.
+    #[arg(long, requires = "task")]
+    passthrough: bool,
+}
+
+impl StoredArgs {
+    /// The task this `serve` resolves its profile from, if one was named.
+    fn open(&self) -> Result<Option<Arc<ServedTask>>, Failure> {
+        let (Some(db), Some(task)) = (&self.db, &self.task) else {
+            return Ok(None);
+        };
+        let launch = Launch {
+            purpose: self.purpose.unwrap_or_default(),
+            session: self.session.clone(),
+            passthrough: self.passthrough,
+        };
+        Ok(Some(Arc::new(ServedTask::open(db, task, launch)?)))
     }
 }
 
@@ -234,7 +286,12 @@ async fn run(command: Command) -> Result<(), Failure> {
                 }),
             }
         }
-        Command::Serve(args) => serve(args).await,
+        Command::Init { db } => {
+            let tasks = Store::create(&db)?.lock().task_states();
+            let tasks = serde_json::json!({ "tasks": tasks });
+            emit(|out| writeln!(out, "{tasks}"))
+        }
+        Command::Serve(args) => serve(*args).await,
         Command::Resolve(args) => {
             let facts = SessionFacts {
                 purpose: args.purpose,
@@ -280,6 +337,11 @@ fn parse_providers(list: Option<&str>) -> Result<Vec<Provider>, Failure> {
 
 /// The context `args` names, if any.
 fn context_of(args: &ProfileArgs) -> Result<Option<ProfileContext<Kandev>>, Failure> {
+    if args.providers.is_some() && args.mode.is_none() {
+        return Err(Failure::Message(
+            "--providers goes with --mode (or, for serve, --task)".into(),
+        ));
+    }
     if let Some(json) = &args.profile {
         return Ok(Some(ProfileContext::from_json(json)?));
     }
@@ -294,6 +356,10 @@ fn context_of(args: &ProfileArgs) -> Result<Option<ProfileContext<Kandev>>, Fail
     });
     Ok(Some(legacy::apply_providers(&context, providers)?))
 }
+
+/// How often `serve --task` checks the database for changes other
+/// processes saved to its task.
+const FOLLOW_PERIOD: Duration = Duration::from_millis(250);
 
 /// How long `serve` waits, in all, for in-flight requests, sessions and the
 /// control listener to end after SIGINT or SIGTERM before it exits anyway.
@@ -321,9 +387,19 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .init();
-    let default = legacy::context_for_mode("task", false)?;
-    let context = context_of(&args.profile)?.unwrap_or(default);
+    let served = args.stored.open()?;
+    let context = match &served {
+        Some(served) => served.resolve(parse_providers(args.profile.providers.as_deref())?)?,
+        None => match context_of(&args.profile)? {
+            Some(context) => context,
+            None => legacy::context_for_mode("task", false)?,
+        },
+    };
     let controller = ProfileController::<Kandev>::new(context);
+    // Changes other processes save to the task reach the live profile too.
+    let _following = served
+        .as_ref()
+        .map(|served| served.follow(controller.clone(), FOLLOW_PERIOD));
     let mut control_server = None;
     if let Some(addr) = args.control {
         let token = token.unwrap_or_else(|| {
@@ -335,14 +411,20 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
             eprintln!("control-token: {token}");
             token
         });
-        let plugins = std::sync::Arc::new(Plugins::new(backend));
-        let app = control::router_with_plugins(controller.clone(), plugins, &token);
+        let extras = control::Extras {
+            plugins: Arc::new(Plugins::new(backend)),
+            task: served.clone(),
+        };
+        let app = control::router_with(controller.clone(), &token, extras);
         let limits = control::limits().with_drain_timeout(DRAIN);
         let http = mcp_profiles::http::serve_router(app, addr, limits).await?;
         eprintln!("control: http://{}", http.local_addr());
         control_server = Some(http);
     }
-    let server = controller.server(Kandev::demo());
+    let server = controller.server(match &served {
+        Some(served) => Kandev::new(Arc::clone(served.store()), served.task_id()),
+        None => Kandev::demo(),
+    });
     // One deadline for the whole shutdown, from the signal (or the end of the
     // stdio session) on; the control listener stops accepting at once.
     let mut control_stopping = None;

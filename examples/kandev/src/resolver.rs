@@ -5,6 +5,7 @@ use mcp_profiles::ProfileContext;
 use serde::{Deserialize, Serialize};
 
 use crate::server::{Capability, Kandev, Provider, Surface};
+use crate::store::Task;
 
 /// Why a session exists.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -76,4 +77,49 @@ pub fn resolve(facts: &SessionFacts) -> ProfileContext<Kandev> {
     };
     // At most one question capability is ever granted, so this cannot clash.
     context.expect("the resolver never grants exclusive capabilities together")
+}
+
+/// Why a session of a stored task exists; whether it is an office session
+/// is the task's to say.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum LaunchPurpose {
+    /// Work on the task.
+    #[default]
+    Task,
+    /// A configuration chat.
+    Config,
+}
+
+/// What the launch of a session on a stored task says beyond the task's
+/// row. Together with the row it gives the [`SessionFacts`]; neither it nor
+/// the profile is ever stored.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Launch {
+    /// Why the session exists.
+    pub purpose: LaunchPurpose,
+    /// The session's id: it owns the title when the task names it.
+    pub session: Option<String>,
+    /// The agent's own UI handles questions.
+    pub passthrough: bool,
+}
+
+impl Launch {
+    /// The facts of this launch on `task` as stored, with `providers`
+    /// attached: office from the task, autopilot from the task, a direct
+    /// parent if it has one, title ownership if it names this session.
+    pub fn facts(&self, task: &Task, providers: Vec<Provider>) -> SessionFacts {
+        let purpose = match self.purpose {
+            LaunchPurpose::Config => Purpose::Config,
+            LaunchPurpose::Task if task.office => Purpose::Office,
+            LaunchPurpose::Task => Purpose::Task,
+        };
+        SessionFacts {
+            purpose,
+            autopilot: task.autopilot,
+            has_direct_parent: task.parent_id.is_some(),
+            passthrough: self.passthrough,
+            title_owner: self.session.is_some() && task.title_owner_session == self.session,
+            providers,
+        }
+    }
 }

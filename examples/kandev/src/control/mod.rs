@@ -7,6 +7,8 @@
 //! | `PUT /api/v1/mcp/profile` | a profile context | `{"profile", "tools", "changed"}` |
 //! | `PUT /api/v1/mcp/mode` | `{"mode": "...", "disable_ask_question": false}` | same |
 //! | `PUT /api/v1/mcp/providers` | `{"mcp_providers": ["github"]}` | same |
+//! | `PUT /api/v1/tasks/{id}/autopilot` | `{"autopilot": true}` | see [`tasks`] |
+//! | `PUT /api/v1/tasks/{id}/title-owner` | `{"session": "session-2"}` or `null` | see [`tasks`] |
 //! | `GET /api/v1/mcp/plugin-tools` | — | the installed plugin-tool snapshot |
 //! | `PUT /api/v1/mcp/plugin-tools` | a plugin-tool snapshot | `{"generation", "revision", "tools", "changed"}` |
 //!
@@ -41,11 +43,13 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::db::ServedTask;
 use crate::legacy;
 use crate::plugins::{Backend, Plugins};
 use crate::server::Kandev;
 
 mod plugins;
+pub mod tasks;
 
 /// The control listener's connection bounds: one backend talks to it, so a
 /// few connections and short timeouts, on its own listener, so a saturated
@@ -69,26 +73,44 @@ struct Control {
     controller: ProfileController<Kandev>,
     plugins: Arc<Plugins>,
     token: Arc<str>,
+    /// The stored task this process serves, if any (`serve --db --task`).
+    task: Option<Arc<ServedTask>>,
 }
 
 /// The control API's router, with no plugin backend (plugin tools can be
 /// installed; their calls answer a tool error). `token` must be non-empty.
 pub fn router(controller: ProfileController<Kandev>, token: &str) -> Router {
-    router_with_plugins(controller, Arc::new(Plugins::new(Backend::none())), token)
+    router_with(controller, token, Extras::default())
 }
 
-/// The control API's router; plugin tools installed through it forward
-/// their calls as `plugins` says. `token` must be non-empty.
-pub fn router_with_plugins(
-    controller: ProfileController<Kandev>,
-    plugins: Arc<Plugins>,
-    token: &str,
-) -> Router {
+/// What a control API serves besides the profile routes.
+pub struct Extras {
+    /// Where calls to the plugin tools installed through it go.
+    pub plugins: Arc<Plugins>,
+    /// The stored task this process serves (`serve --db --task`), which
+    /// adds the task routes ([`tasks`]).
+    pub task: Option<Arc<ServedTask>>,
+}
+
+impl Default for Extras {
+    /// No plugin backend (plugin tools can be installed; their calls answer
+    /// a tool error) and no stored task.
+    fn default() -> Self {
+        Extras {
+            plugins: Arc::new(Plugins::new(Backend::none())),
+            task: None,
+        }
+    }
+}
+
+/// The control API's router with `extras`. `token` must be non-empty.
+pub fn router_with(controller: ProfileController<Kandev>, token: &str, extras: Extras) -> Router {
     assert!(!token.is_empty(), "the control API needs a token");
     let state = Control {
         controller,
-        plugins,
+        plugins: extras.plugins,
         token: Arc::from(token),
+        task: extras.task,
     };
     Router::new()
         .route("/api/v1/mcp/profile", get(get_profile).put(put_profile))
@@ -99,6 +121,11 @@ pub fn router_with_plugins(
             get(plugins::get_plugin_tools)
                 .put(plugins::put_plugin_tools)
                 .layer(DefaultBodyLimit::max(plugins::MAX_SNAPSHOT_BYTES)),
+        )
+        .route("/api/v1/tasks/{id}/autopilot", put(tasks::put_autopilot))
+        .route(
+            "/api/v1/tasks/{id}/title-owner",
+            put(tasks::put_title_owner),
         )
         .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

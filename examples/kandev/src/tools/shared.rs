@@ -311,6 +311,8 @@ impl Kandev {
             position: 0,
             archived: false,
             autopilot: args.autopilot.unwrap_or(false),
+            office: false,
+            title_owner_session: None,
             deferred_launch_prompt: None,
             repository_id: args.repository_id.or(template.repository_id),
             base_branch: args.base_branch.or(template.base_branch),

@@ -1,10 +1,12 @@
 //! What the load and hostile-input tests share: a `kandev-mcp serve --http
 //! --control` child process on 127.0.0.1, rmcp clients over streamable HTTP
-//! that count `notifications/tools/list_changed`, and a control-API caller.
+//! that count `notifications/tools/list_changed`, a control-API caller, and
+//! SQLite databases made by `kandev-mcp init` in temporary directories.
 
 // Each test binary uses its own part of this module.
 #![allow(dead_code)]
 
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -313,6 +315,20 @@ impl Server {
         answer
     }
 
+    /// `PUT path` with the right token and `body`: the status and answer.
+    pub async fn put(&self, http: &reqwest::Client, path: &str, body: Value) -> (u16, Value) {
+        let body = Some(body.to_string());
+        self.control(http, reqwest::Method::PUT, path, Some(BEARER), body)
+            .await
+    }
+
+    /// `PUT path` with the right token; panics unless it answers 200.
+    pub async fn put_ok(&self, http: &reqwest::Client, path: &str, body: Value) -> Value {
+        let (status, answer) = self.put(http, path, body.clone()).await;
+        assert_eq!(status, 200, "PUT {path} {body}: {answer}");
+        answer
+    }
+
     /// `PUT /api/v1/mcp/profile` with the right token; the answer.
     pub async fn replace(&self, http: &reqwest::Client, context: &str) -> Value {
         let (status, answer) = self
@@ -326,5 +342,64 @@ impl Server {
             .await;
         assert_eq!(status, 200, "{context}: {answer}");
         answer
+    }
+}
+
+/// Runs `kandev-mcp ARGS` to its end with stdin closed; panics if it takes
+/// longer than [`LIMIT`].
+pub fn run(args: &[&str]) -> std::process::Output {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kandev-mcp"))
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kandev-mcp starts");
+    let started = std::time::Instant::now();
+    while child.try_wait().expect("the child can be polled").is_none() {
+        if started.elapsed() > LIMIT {
+            let _ = child.kill();
+            panic!("kandev-mcp {args:?} did not exit within {LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.wait_with_output().expect("the output is readable")
+}
+
+/// A database made by `kandev-mcp init` (the demo board) in a temporary
+/// directory of its own, removed with it.
+pub struct Db {
+    /// The directory; removed on drop.
+    pub dir: tempfile::TempDir,
+    /// The database file.
+    pub path: PathBuf,
+}
+
+impl Db {
+    /// Runs `kandev-mcp init --db DIR/board.db`; its parsed stdout too.
+    pub fn init() -> (Db, Value) {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("board.db");
+        let output = run(&["init", "--db", path.to_str().unwrap()]);
+        assert!(
+            output.status.success(),
+            "init: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let printed = serde_json::from_slice(&output.stdout).expect("init prints JSON");
+        (Db { dir, path }, printed)
+    }
+
+    /// The path as text, for command lines.
+    pub fn arg(&self) -> &str {
+        self.path.to_str().expect("a UTF-8 temporary path")
+    }
+
+    /// `serve` for task `task` of this database, with more `extra` flags.
+    pub async fn serve(&self, task: &str, extra: &[&str]) -> Server {
+        let mut args = vec!["--db", self.arg(), "--task", task];
+        args.extend_from_slice(extra);
+        Server::start_with_args(&args).await
     }
 }

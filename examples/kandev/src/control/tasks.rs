@@ -1,0 +1,120 @@
+//! The task routes: live changes to the durable facts a profile is resolved
+//! from. Only the control API reaches them; no MCP tool changes autopilot
+//! or title ownership.
+//!
+//! | route | body |
+//! |---|---|
+//! | `PUT /api/v1/tasks/{id}/autopilot` | `{"autopilot": bool}` |
+//! | `PUT /api/v1/tasks/{id}/title-owner` | `{"session": "session-2"}` or `{"session": null}` |
+//!
+//! Each saves the value, then re-resolves the served task's profile from
+//! the saved row and replaces it (one `list_changed` per session whose tool
+//! set changed, none otherwise). The answer is `{"task": {...}, "live":
+//! true, "profile", "tools", "changed"}` for the served task and `{"task":
+//! {...}, "live": false}` for another task of the database (a server that
+//! serves that task picks the change up from the file within its follow
+//! period, [`ServedTask::follow`](crate::db::ServedTask::follow)). An unknown task
+//! is 404, a bad body or session 400, a database failure 500; none of them
+//! changes anything. Without `--db`/`--task` the routes answer 404.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{Control, Refusal, decode};
+use crate::db::{TaskChange, TaskError};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AutopilotBody {
+    autopilot: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TitleOwnerBody {
+    /// Required: `null` clears the owner, so a missing field is an error,
+    /// not a silent clear.
+    session: Value,
+}
+
+pub(super) async fn put_autopilot(
+    State(control): State<Control>,
+    id: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Refusal> {
+    let id = task_id(id)?;
+    let body: AutopilotBody = decode(&headers, body)?;
+    apply(control, move |control| {
+        let served = control.task.as_ref().expect("checked by `apply`");
+        served.set_autopilot(&control.controller, &id, body.autopilot)
+    })
+    .await
+}
+
+pub(super) async fn put_title_owner(
+    State(control): State<Control>,
+    id: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Refusal> {
+    let id = task_id(id)?;
+    let body: TitleOwnerBody = decode(&headers, body)?;
+    let session = match body.session {
+        Value::Null => None,
+        Value::String(session) => Some(session),
+        other => {
+            return Err(Refusal(
+                StatusCode::BAD_REQUEST,
+                format!("`session` must be a session id or null, got {other}"),
+            ));
+        }
+    };
+    apply(control, move |control| {
+        let served = control.task.as_ref().expect("checked by `apply`");
+        served.set_title_owner(&control.controller, &id, session)
+    })
+    .await
+}
+
+fn task_id(id: Result<Path<String>, PathRejection>) -> Result<String, Refusal> {
+    id.map(|Path(id)| id)
+        .map_err(|rejection| Refusal(StatusCode::BAD_REQUEST, rejection.body_text()))
+}
+
+/// Runs `change` off the async workers (it waits on SQLite) and answers.
+async fn apply(
+    control: Control,
+    change: impl FnOnce(&Control) -> Result<TaskChange, TaskError> + Send + 'static,
+) -> Result<Response, Refusal> {
+    if control.task.is_none() {
+        return Err(Refusal(
+            StatusCode::NOT_FOUND,
+            "this server serves no stored task (start it with --db and --task)".into(),
+        ));
+    }
+    let outcome = tokio::task::spawn_blocking(move || change(&control))
+        .await
+        .map_err(|error| Refusal(StatusCode::INTERNAL_SERVER_ERROR, error.to_string()))?;
+    let change = outcome.map_err(|error| {
+        let status = match &error {
+            TaskError::NoTask(_) => StatusCode::NOT_FOUND,
+            TaskError::Bad(_) => StatusCode::BAD_REQUEST,
+            TaskError::Db(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        Refusal(status, error.to_string())
+    })?;
+    let mut body = json!({ "task": change.task, "live": change.replacement.is_some() });
+    if let Some(replacement) = change.replacement {
+        body["profile"] = json!(replacement.new.context());
+        body["tools"] = json!(replacement.new.tool_names());
+        body["changed"] = json!(replacement.changed());
+    }
+    Ok(Json(body).into_response())
+}

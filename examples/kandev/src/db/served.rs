@@ -1,0 +1,261 @@
+//! One stored task served by this process: the profile its row resolves to
+//! at launch (and on resume: the row is read again), and the live changes
+//! the control API makes to it, saved first and then applied.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_profiles::{ProfileContext, ProfileController, Replacement};
+
+use super::DbError;
+use crate::resolver::{Launch, resolve};
+use crate::server::{Kandev, Provider};
+use crate::store::{BadField, Board, Store, Task, TaskState, check_name};
+
+/// Why a stored task could not be served or changed.
+#[derive(Debug)]
+pub enum TaskError {
+    /// No task has this id.
+    NoTask(String),
+    /// A value names nothing or is malformed.
+    Bad(BadField),
+    /// The database failed; nothing changed.
+    Db(DbError),
+}
+
+impl fmt::Display for TaskError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TaskError::NoTask(id) => write!(f, "no task `{id}`"),
+            TaskError::Bad(field) => write!(f, "{field}"),
+            TaskError::Db(error) => write!(f, "{error}"),
+        }
+    }
+}
+
+impl std::error::Error for TaskError {}
+
+impl From<DbError> for TaskError {
+    fn from(error: DbError) -> Self {
+        TaskError::Db(error)
+    }
+}
+
+impl From<BadField> for TaskError {
+    fn from(error: BadField) -> Self {
+        TaskError::Bad(error)
+    }
+}
+
+/// A saved change to a task: its state now and, when it is the served task,
+/// the replacement of the live profile (one `list_changed` per session if
+/// the tool set changed).
+pub struct TaskChange {
+    /// The task as saved.
+    pub task: TaskState,
+    /// The live profile's replacement; `None` for a task this process does
+    /// not serve.
+    pub replacement: Option<Replacement<Kandev>>,
+}
+
+/// The stored task one `serve` process serves, and how it was launched.
+pub struct ServedTask {
+    store: Arc<Store>,
+    task_id: String,
+    launch: Launch,
+    /// The task's state the live profile was last resolved from.
+    resolved: Mutex<Option<TaskState>>,
+}
+
+impl ServedTask {
+    /// Opens the database at `path` and checks that `task_id` is a task
+    /// and the launch's session, if any, one of its sessions.
+    pub fn open(path: &Path, task_id: &str, launch: Launch) -> Result<ServedTask, TaskError> {
+        let store = Arc::new(Store::open(path)?);
+        {
+            let board = store.begin()?;
+            stored_task(&board, task_id).map_err(|_| {
+                let message = format!("database `{}` has no task `{task_id}`", path.display());
+                BadField::new("--task", message)
+            })?;
+            if let Some(session) = &launch.session {
+                session_of(&board, "--session", task_id, session)?;
+            }
+        }
+        Ok(ServedTask {
+            store,
+            task_id: task_id.to_owned(),
+            launch,
+            resolved: Mutex::new(None),
+        })
+    }
+
+    /// The board, shared with the MCP sessions.
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// The served task's id.
+    pub fn task_id(&self) -> &str {
+        &self.task_id
+    }
+
+    /// The profile the task's row resolves to now, with `providers`.
+    pub fn resolve(&self, providers: Vec<Provider>) -> Result<ProfileContext<Kandev>, TaskError> {
+        let board = self.store.begin()?;
+        let task = stored_task(&board, &self.task_id)?;
+        self.note(task);
+        Ok(resolve(&self.launch.facts(task, providers)))
+    }
+
+    fn note(&self, task: &Task) {
+        *self.resolved.lock().unwrap_or_else(|e| e.into_inner()) = Some(TaskState::from(task));
+    }
+
+    /// Follows changes other processes save to the served task: every
+    /// `period`, if the file changed and the task's state with it, the live
+    /// profile is re-resolved (one `list_changed` if the tool set changed).
+    /// Runs until the returned task is aborted.
+    pub fn follow(
+        self: &Arc<Self>,
+        controller: ProfileController<Kandev>,
+        period: Duration,
+    ) -> tokio::task::JoinHandle<()> {
+        let served = Arc::clone(self);
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(period);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                let (served, controller) = (Arc::clone(&served), controller.clone());
+                let followed = tokio::task::spawn_blocking(move || served.catch_up(&controller));
+                if let Ok(Err(error)) = followed.await {
+                    tracing::error!("following the served task: {error}");
+                }
+            }
+        })
+    }
+
+    /// Re-resolves the live profile if another process changed the task.
+    fn catch_up(&self, controller: &ProfileController<Kandev>) -> Result<(), TaskError> {
+        // Whoever read the file again (this check or a tool call), the
+        // board in memory is now current.
+        self.store.refresh()?;
+        let state = self
+            .store
+            .peek(|board| board.tasks.get(&self.task_id).map(TaskState::from));
+        let resolved = self
+            .resolved
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        // A deleted task leaves the live profile as it was.
+        if state.is_none() || state == resolved {
+            return Ok(());
+        }
+        let board = self.store.begin()?;
+        if let Some(task) = board.tasks.get(&self.task_id) {
+            self.reresolve(controller, task);
+        }
+        Ok(())
+    }
+
+    /// Replaces the live profile with what `task` resolves to, keeping the
+    /// attached providers; the caller holds the board.
+    fn reresolve(
+        &self,
+        controller: &ProfileController<Kandev>,
+        task: &Task,
+    ) -> Replacement<Kandev> {
+        self.note(task);
+        let resolved = controller.update(|current| {
+            let providers = current.providers().collect();
+            Ok::<_, std::convert::Infallible>(resolve(&self.launch.facts(task, providers)))
+        });
+        let Ok(replacement) = resolved;
+        replacement
+    }
+
+    /// Saves `autopilot` on task `task_id`; if this process serves it,
+    /// re-resolves its live profile (keeping the attached providers).
+    pub fn set_autopilot(
+        &self,
+        controller: &ProfileController<Kandev>,
+        task_id: &str,
+        autopilot: bool,
+    ) -> Result<TaskChange, TaskError> {
+        self.change(controller, task_id, |_, task| {
+            task.autopilot = autopilot;
+            Ok(())
+        })
+    }
+
+    /// Saves `session` (one of the task's sessions) as the owner of task
+    /// `task_id`'s title, or no owner; re-resolves as
+    /// [`set_autopilot`](Self::set_autopilot) does.
+    pub fn set_title_owner(
+        &self,
+        controller: &ProfileController<Kandev>,
+        task_id: &str,
+        session: Option<String>,
+    ) -> Result<TaskChange, TaskError> {
+        self.change(controller, task_id, |board, task| {
+            if let Some(session) = &session {
+                session_of(board, "session", &task.id, session)?;
+            }
+            task.title_owner_session = session;
+            Ok(())
+        })
+    }
+
+    /// Edits the stored task, commits, and, still holding the board (so
+    /// concurrent changes apply in the order they were saved), replaces the
+    /// live profile with what the saved row resolves to.
+    fn change(
+        &self,
+        controller: &ProfileController<Kandev>,
+        task_id: &str,
+        edit: impl FnOnce(&Board, &mut Task) -> Result<(), BadField>,
+    ) -> Result<TaskChange, TaskError> {
+        let mut board = self.store.begin()?;
+        let mut task = stored_task(&board, task_id)?.clone();
+        edit(&board, &mut task)?;
+        board.tasks.insert(task.id.clone(), task.clone());
+        board.commit()?;
+        let replacement = (task.id == self.task_id).then(|| self.reresolve(controller, &task));
+        Ok(TaskChange {
+            task: TaskState::from(&task),
+            replacement,
+        })
+    }
+}
+
+fn stored_task<'a>(board: &'a Board, task_id: &str) -> Result<&'a Task, TaskError> {
+    board
+        .tasks
+        .get(task_id)
+        .ok_or_else(|| TaskError::NoTask(task_id.to_owned()))
+}
+
+/// Checks that `session` is one of task `task_id`'s sessions.
+fn session_of(
+    board: &Board,
+    field: &'static str,
+    task_id: &str,
+    session: &str,
+) -> Result<(), BadField> {
+    check_name(field, session)?;
+    match board.sessions.get(session) {
+        Some(found) if found.task_id == task_id => Ok(()),
+        Some(found) => Err(BadField::new(
+            field,
+            format!(
+                "session `{session}` belongs to task `{}`, not `{task_id}`",
+                found.task_id
+            ),
+        )),
+        None => Err(BadField::missing(field, "session", session)),
+    }
+}

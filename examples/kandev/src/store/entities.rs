@@ -1,0 +1,245 @@
+//! The records on the board, as Kandev stores them. Each serialises to the
+//! JSON the tools answer with and the database keeps.
+
+// Entity fields mirror Kandev's records and name themselves.
+#![allow(missing_docs)]
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A JSON object, for the free-form settings Kandev stores as documents.
+pub type Object = Map<String, Value>;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Workspace {
+    pub id: String,
+    pub name: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Repository {
+    pub id: String,
+    pub workspace_id: String,
+    pub name: String,
+    pub url: String,
+    pub default_branch: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Workflow {
+    pub id: String,
+    pub workspace_id: String,
+    pub name: String,
+    pub description: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkflowStep {
+    pub id: String,
+    pub workflow_id: String,
+    pub name: String,
+    pub position: u32,
+    /// Colour, prompt, flags, WIP limit, events: stored as given.
+    pub settings: Object,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    pub id: String,
+    pub workspace_id: String,
+    pub workflow_id: String,
+    pub workflow_step_id: String,
+    pub title: String,
+    pub description: String,
+    pub state: String,
+    pub parent_id: Option<String>,
+    pub position: u32,
+    pub archived: bool,
+    /// Runs without a person watching: the one fact about a session's
+    /// profile the board keeps (the profile itself is never stored).
+    pub autopilot: bool,
+    /// An office (documents and decisions) task rather than a coding one.
+    pub office: bool,
+    /// The session that owns the task's title, if one does.
+    pub title_owner_session: Option<String>,
+    /// A prompt stored for an agent that has not been launched yet.
+    pub deferred_launch_prompt: Option<String>,
+    pub repository_id: Option<String>,
+    pub base_branch: Option<String>,
+    /// How the task was asked to launch: workspace mode, agent and executor
+    /// profiles, local path or repository URL, outside ID, auto-start.
+    pub launch: Object,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TaskSession {
+    pub id: String,
+    pub task_id: String,
+    pub name: String,
+    pub agent_profile_id: Option<String>,
+    pub running: bool,
+    /// Creation order; listings show the most recent first.
+    pub sequence: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub id: String,
+    pub task_id: String,
+    pub session_id: String,
+    pub kind: String,
+    pub text: String,
+    pub delivery_mode: String,
+    pub reply_to_question_id: Option<String>,
+    pub sequence: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Agent {
+    pub id: String,
+    pub name: String,
+    pub supports_mcp: bool,
+    pub mcp_config_path: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentProfile {
+    pub id: String,
+    pub agent_id: String,
+    pub name: String,
+    pub model: String,
+    pub auto_approve: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct McpConfig {
+    pub enabled: bool,
+    pub servers: Object,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Executor {
+    pub id: String,
+    pub name: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExecutorProfile {
+    pub id: String,
+    pub executor_id: String,
+    pub name: String,
+    pub mcp_policy: Option<String>,
+    pub config: Object,
+    pub prepare_script: Option<String>,
+    pub cleanup_script: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub task_id: String,
+    pub title: String,
+    pub content: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Document {
+    pub task_id: String,
+    pub key: String,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub content: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Walkthrough {
+    pub task_id: String,
+    pub title: String,
+    pub steps: Vec<Object>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReviewSubmission {
+    pub id: String,
+    pub task_id: String,
+    pub summary: String,
+    pub findings: Vec<Object>,
+}
+
+/// Who a question is put to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Asked {
+    User,
+    Parent,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Question {
+    pub id: String,
+    /// The task whose agent asked.
+    pub task_id: String,
+    pub asked: Asked,
+    /// For parent questions: the direct parent that must answer.
+    pub parent_task_id: Option<String>,
+    pub questions: Vec<Object>,
+    pub context: Option<String>,
+    /// `pending`, `answered` or `rejected`.
+    pub status: String,
+    pub answers: Vec<Value>,
+    pub reject_reason: Option<String>,
+    pub sequence: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PermissionPrompt {
+    pub task_id: String,
+    pub session_id: String,
+    pub request_id: String,
+    pub pending_id: String,
+    pub title: String,
+    pub options: Vec<String>,
+    pub chosen: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepDecision {
+    pub task_id: String,
+    pub workflow_step_id: String,
+    pub decision: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepCompletion {
+    pub task_id: String,
+    pub workflow_step_id: String,
+    pub summary: String,
+    pub handoff: Option<String>,
+    pub blockers: Option<String>,
+}
+
+/// What of a task decides its sessions' profiles: the shape `init` prints
+/// and the control API answers with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskState {
+    pub id: String,
+    pub title: String,
+    pub autopilot: bool,
+    pub parent_id: Option<String>,
+    pub office: bool,
+    pub title_owner_session: Option<String>,
+}
+
+impl From<&Task> for TaskState {
+    fn from(task: &Task) -> Self {
+        TaskState {
+            id: task.id.clone(),
+            title: task.title.clone(),
+            autopilot: task.autopilot,
+            parent_id: task.parent_id.clone(),
+            office: task.office,
+            title_owner_session: task.title_owner_session.clone(),
+        }
+    }
+}

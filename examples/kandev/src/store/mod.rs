@@ -1,0 +1,217 @@
+//! The board every tool works against, in memory or written through to a
+//! SQLite file (`crate::db`), seeded with a small demo: a workspace with a
+//! repository, a workflow with four steps, an autopilot parent task with two
+//! children, a normal, an office and a title-owned task, a plan, a document,
+//! an agent and an executor.
+
+mod board;
+mod checks;
+mod demo;
+mod entities;
+
+use std::ops::{Deref, DerefMut};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+pub use board::Board;
+pub use checks::*;
+pub use entities::*;
+
+use crate::db::{Database, DbError, blocking};
+
+/// The board behind one Kandev server; all sessions share it.
+#[derive(Default)]
+pub struct Store {
+    inner: Mutex<Inner>,
+    path: Option<PathBuf>,
+}
+
+#[derive(Default)]
+struct Inner {
+    board: Board,
+    /// Where changes are written, if anywhere.
+    db: Option<Database>,
+}
+
+impl Store {
+    /// The demo board, in memory.
+    pub fn demo() -> Self {
+        Store::in_memory(Board::demo())
+    }
+
+    fn in_memory(board: Board) -> Self {
+        Store {
+            inner: Mutex::new(Inner { board, db: None }),
+            path: None,
+        }
+    }
+
+    fn on_disk(board: Board, db: Database) -> Self {
+        Store {
+            path: Some(db.path().to_owned()),
+            inner: Mutex::new(Inner {
+                board,
+                db: Some(db),
+            }),
+        }
+    }
+
+    /// Creates a new database at `path` holding the demo board; refuses a
+    /// path that exists.
+    pub fn create(path: &Path) -> Result<Self, DbError> {
+        let board = Board::demo();
+        let db = Database::create(path, &board)?;
+        Ok(Store::on_disk(board, db))
+    }
+
+    /// Opens the database at `path` (migrating an older schema; refusing a
+    /// newer, foreign or damaged file).
+    pub fn open(path: &Path) -> Result<Self, DbError> {
+        let (db, board) = Database::open(path)?;
+        Ok(Store::on_disk(board, db))
+    }
+
+    /// The database file, when the board is written to one.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    fn inner(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Exclusive access to the board for one tool call. With a database,
+    /// the call is one write transaction, committed when the guard drops; a
+    /// failure to save is logged and the board is read from the file again
+    /// before the next call, so memory never drifts from the file. Callers
+    /// that must report a failure use [`begin`](Self::begin).
+    pub fn lock(&self) -> BoardGuard<'_> {
+        let mut guard = BoardGuard {
+            inner: self.inner(),
+            changed: false,
+            open: false,
+        };
+        if let Err(error) = guard.start() {
+            tracing::error!("{error}; this call works on the board as last read");
+        }
+        guard
+    }
+
+    /// Like [`lock`](Self::lock), but a database that cannot start the
+    /// transaction (or read another process's changes) is an error.
+    pub fn begin(&self) -> Result<BoardGuard<'_>, DbError> {
+        let mut guard = BoardGuard {
+            inner: self.inner(),
+            changed: false,
+            open: false,
+        };
+        guard.start()?;
+        Ok(guard)
+    }
+}
+
+impl Store {
+    /// Runs `read` on the board as last read, without a transaction: for
+    /// cheap looks that need not see another process's latest change.
+    pub fn peek<R>(&self, read: impl FnOnce(&Board) -> R) -> R {
+        read(&self.inner().board)
+    }
+
+    /// Reads the board again if another process changed the file; whether
+    /// it did. Always `false` in memory.
+    pub fn refresh(&self) -> Result<bool, DbError> {
+        let outdated = {
+            let inner = self.inner();
+            let Some(db) = &inner.db else {
+                return Ok(false);
+            };
+            blocking(|| db.outdated())?
+        };
+        if outdated {
+            // `begin` reads the file again; committing nothing ends it.
+            self.begin()?.commit()?;
+        }
+        Ok(outdated)
+    }
+}
+
+/// The board, held for one call; dereferences to [`Board`].
+pub struct BoardGuard<'a> {
+    inner: MutexGuard<'a, Inner>,
+    /// The board was borrowed mutably since the transaction began.
+    changed: bool,
+    /// A database transaction is open.
+    open: bool,
+}
+
+impl BoardGuard<'_> {
+    fn start(&mut self) -> Result<(), DbError> {
+        let Inner { board, db } = &mut *self.inner;
+        if let Some(db) = db {
+            blocking(|| db.begin(board))?;
+            self.open = true;
+        }
+        Ok(())
+    }
+
+    /// Saves what changed and commits now (a no-op in memory); the guard
+    /// still holds the board afterwards, so what the caller does next sees
+    /// exactly what was saved.
+    pub fn commit(&mut self) -> Result<(), DbError> {
+        let Inner { board, db } = &mut *self.inner;
+        let Some(db) = db else {
+            return Ok(());
+        };
+        let (open, changed) = (self.open, self.changed);
+        self.open = false;
+        self.changed = false;
+        if open {
+            return blocking(|| db.commit(board, changed));
+        }
+        if changed {
+            // No transaction began, so nothing can be saved: the file is
+            // the truth, read it again next time.
+            db.mark_stale();
+        }
+        Ok(())
+    }
+}
+
+impl Deref for BoardGuard<'_> {
+    type Target = Board;
+
+    fn deref(&self) -> &Board {
+        &self.inner.board
+    }
+}
+
+impl DerefMut for BoardGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Board {
+        self.changed = true;
+        &mut self.inner.board
+    }
+}
+
+impl Drop for BoardGuard<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            // A call that panicked may have left the board half changed:
+            // keep nothing, and read the file again next time.
+            if let Some(db) = &mut self.inner.db {
+                db.rollback();
+            }
+            return;
+        }
+        let unsaved = self.changed && !self.open;
+        match self.commit() {
+            Err(error) => {
+                tracing::error!("{error}; the change was not saved, the board is read again")
+            }
+            Ok(()) if unsaved && self.inner.db.is_some() => tracing::error!(
+                "a change to the board was not saved (its transaction never began); \
+                 the board is read again"
+            ),
+            Ok(()) => {}
+        }
+    }
+}
