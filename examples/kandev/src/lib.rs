@@ -8,6 +8,7 @@
 
 pub mod control;
 pub mod demo;
+pub mod gateway;
 pub mod legacy;
 pub mod matrix;
 pub mod resolver;
