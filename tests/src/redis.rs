@@ -114,6 +114,27 @@ impl RedisServer {
         }
     }
 
+    /// Sends one command (e.g. `CLIENT KILL TYPE pubsub`) and returns the
+    /// first line of the answer.
+    pub fn command(&self, args: &[&str]) -> String {
+        let addr = SocketAddr::from(([127, 0, 0, 1], self.port));
+        let mut stream = TcpStream::connect(addr).expect("redis-server accepts");
+        let mut request = format!("*{}\r\n", args.len());
+        for arg in args {
+            request.push_str(&format!("${}\r\n{arg}\r\n", arg.len()));
+        }
+        stream
+            .write_all(request.as_bytes())
+            .expect("the command is sent");
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+        let mut answer = Vec::new();
+        let mut byte = [0u8; 1];
+        while stream.read_exact(&mut byte).is_ok() && byte[0] != b'\n' {
+            answer.push(byte[0]);
+        }
+        String::from_utf8_lossy(&answer).trim_end().to_owned()
+    }
+
     /// Whether it answers `PING` with `PONG` (after loading its data).
     fn answers(&self) -> bool {
         let addr = SocketAddr::from(([127, 0, 0, 1], self.port));

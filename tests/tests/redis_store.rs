@@ -308,6 +308,37 @@ async fn a_redis_restart_loses_no_change_and_converges() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_published_while_an_instance_is_off_the_feed_is_applied_when_it_is_back() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let grace = Duration::from_secs(30);
+    let (a, b) = (
+        Instance::start(&redis, grace).await,
+        Instance::start(&redis, grace).await,
+    );
+    alice_and_bob(&a.store).await;
+    let mut on_a = Sessions::open(&a, "alice-token").await;
+    let mut on_b = Sessions::open(&b, "alice-token").await;
+
+    // Both instances lose their feed connection (Redis stays up); the change
+    // is published before they can subscribe again, so it reaches b only
+    // through the reload that follows its reconnection.
+    let killed = redis.command(&["CLIENT", "KILL", "TYPE", "pubsub"]);
+    assert!(killed.starts_with(':'), "{killed}");
+    let change = a.store.put_agent("alice", child()).await.unwrap();
+    assert!(change.changed);
+    for sessions in [&mut on_a, &mut on_b] {
+        sessions.expect_one_more(1).await;
+        sessions.expect_tools(&child()).await;
+    }
+    assert_eq!(
+        b.store.profiles().version("alice"),
+        Some(change.agent.version)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn past_the_grace_period_requests_are_refused_until_redis_is_back() {
     let Some(mut redis) = RedisServer::start() else {
         return;
