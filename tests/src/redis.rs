@@ -40,11 +40,15 @@ impl RedisServer {
                     "{REQUIRE}=1 but `redis-server` is not on PATH: install it (apt-get install -y redis-server)"
                 );
             }
-            // Straight to the terminal: libtest captures `eprintln!`.
-            let _ = writeln!(
-                std::io::stderr(),
-                "\nSKIPPED: the Redis tests did not run: `redis-server` is not on PATH. Run them with:\n    {RUN_THEM}\n"
-            );
+            // Once per test binary, in one write, straight to the terminal
+            // (libtest captures `eprintln!`).
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                let message = format!(
+                    "\nSKIPPED: the Redis tests did not run: `redis-server` is not on PATH. Run them with:\n    {RUN_THEM}\n\n"
+                );
+                let _ = std::io::stderr().write_all(message.as_bytes());
+            });
             return None;
         }
         let port = free_port();

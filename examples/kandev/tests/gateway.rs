@@ -396,3 +396,41 @@ async fn the_in_memory_gateway_serves_agents_and_refuses_bad_input() {
     assert_eq!((status, answer), (200, json!({"revoked": true})));
     assert_eq!(admitted(&gateway, "alice-token").await, 401);
 }
+
+/// `kandev-mcp gateway ARGS` run to its end: exit code and stderr.
+fn gateway_exit(args: &[&str]) -> (Option<i32>, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kandev-mcp"))
+        .args([
+            "gateway",
+            "--http",
+            "127.0.0.1:0",
+            "--control",
+            "127.0.0.1:0",
+        ])
+        .args(["--control-token", common::TOKEN])
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("kandev-mcp runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_bad_or_unreachable_store_is_refused_at_start() {
+    let (code, stderr) = gateway_exit(&["--store", "http://127.0.0.1:6379"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("http://127.0.0.1:6379"), "{stderr}");
+    let (code, stderr) = gateway_exit(&["--grace-ms", "5"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("grace-ms"), "{stderr}");
+    // Nothing listens on port 1: the gateway does not start without its store.
+    let (code, stderr) = gateway_exit(&["--store", "redis://127.0.0.1:1/0"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot connect to `redis://127.0.0.1:1/0`"),
+        "{stderr}"
+    );
+}
