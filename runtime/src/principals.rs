@@ -110,6 +110,10 @@ struct Agent<S: Vocabulary> {
     version: u64,
 }
 
+/// What a put did: the agent's controller, the replacement (`None` for a
+/// new agent) and the version now in force.
+pub(crate) type Put<S> = (ProfileController<S>, Option<Replacement<S>>, u64);
+
 /// Which changes [`ProfileStore::apply`] takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Apply {
@@ -228,21 +232,30 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// assert_eq!(again.current().context(), first.current().context());
     /// ```
     pub fn add_agent(&self, principal: &str, initial: ProfileContext<S>) -> ProfileController<S> {
-        self.put(principal, initial).0
+        match self.put_if(principal, initial, None) {
+            Ok((controller, _, _)) => controller,
+            Err(_) => unreachable!("an unconditional put never conflicts"),
+        }
     }
 
     /// Adds or replaces `principal`'s agent, bumping its version (1 for a
-    /// new agent): the controller, the replacement (`None` for a new agent)
-    /// and the version now in force.
-    pub(crate) fn put(
+    /// new agent), if its version is `expected` (0: no agent; `None`: any):
+    /// the controller, the replacement (`None` for a new agent) and the
+    /// version now in force; else the current version.
+    pub(crate) fn put_if(
         &self,
         principal: &str,
         context: ProfileContext<S>,
-    ) -> (ProfileController<S>, Option<Replacement<S>>, u64) {
+        expected: Option<u64>,
+    ) -> Result<Put<S>, u64> {
         let _writing = self.write_lock();
         let principal = Principal(Arc::from(principal));
         let existing = {
             let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
+            let current = agents.get(&principal).map_or(0, |agent| agent.version);
+            if expected.is_some_and(|expected| expected != current) {
+                return Err(current);
+            }
             match agents.get_mut(&principal) {
                 Some(agent) => {
                     agent.version += 1;
@@ -255,14 +268,14 @@ impl<S: Vocabulary> ProfileStore<S> {
                         version: 1,
                     };
                     agents.insert(principal, agent);
-                    return (controller, None, 1);
+                    return Ok((controller, None, 1));
                 }
             }
         };
         // Replaced outside the agents' lock: replacing notifies sessions.
         let (controller, version) = existing;
         let replacement = controller.replace(context);
-        (controller, Some(replacement), version)
+        Ok((controller, Some(replacement), version))
     }
 
     /// The version of `principal`'s profile, if it has an agent here.

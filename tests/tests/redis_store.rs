@@ -195,6 +195,21 @@ async fn a_replacement_through_any_instance_reaches_every_session_of_the_princip
     for sessions in &mut alice {
         sessions.expect_none(1).await;
     }
+    // A compare-and-set on a stale version changes nothing anywhere.
+    let stale = instances[0]
+        .store
+        .put_agent_if("alice", asking(), Some(2))
+        .await;
+    assert!(
+        matches!(
+            &stale,
+            Err(mcp_profiles::StoreError::Conflict { current: 3, .. })
+        ),
+        "{stale:?}"
+    );
+    for sessions in &mut alice {
+        sessions.expect_none(1).await;
+    }
     // Every instance agrees on the stored agent and its version.
     for instance in &instances {
         let stored = instance.store.agent("alice").await.unwrap().unwrap();
@@ -390,6 +405,19 @@ async fn the_in_memory_store_counts_versions_through_the_same_seam() {
     let change = store.put_agent("alice", child()).await.unwrap();
     assert!(!change.changed);
     assert_eq!(change.agent.version, 3);
+    let stale = store.put_agent_if("alice", asking(), Some(2)).await;
+    assert!(
+        matches!(
+            &stale,
+            Err(mcp_profiles::StoreError::Conflict { current: 3, .. })
+        ),
+        "{stale:?}"
+    );
+    let created = store
+        .put_agent_if("carol", asking(), Some(0))
+        .await
+        .unwrap();
+    assert_eq!(created.agent.version, 1);
     let stored = store.agent("alice").await.unwrap().unwrap();
     assert_eq!((stored.version, stored.profile.context()), (3, &child()));
     assert!(store.revoke_token("alice-token").await.unwrap());

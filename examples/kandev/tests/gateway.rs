@@ -180,6 +180,38 @@ async fn three_gateways_notify_every_session_of_the_principal_once() {
     for agent in alice.iter().chain(&bob) {
         assert_eq!(agent.modern.unsolicited(), 0);
     }
+    // A compare-and-set on a stale version is refused by every instance.
+    let stale = json!({"profile": serde_json::from_str::<Value>(CONFIG).unwrap(), "version": 2});
+    for gateway in &gateways {
+        let (status, answer) = call(
+            gateway,
+            Method::PUT,
+            "/api/v1/agents/alice",
+            Some(stale.clone()),
+        )
+        .await;
+        assert_eq!(status, 409, "{answer}");
+        assert!(
+            answer["error"].as_str().unwrap().contains("version 4"),
+            "{answer}"
+        );
+    }
+    let current = json!({"profile": serde_json::from_str::<Value>(TASK).unwrap(), "version": 4});
+    let (status, answer) = call(
+        &gateways[1],
+        Method::PUT,
+        "/api/v1/agents/alice",
+        Some(current),
+    )
+    .await;
+    assert_eq!(
+        (status, answer["version"].clone(), answer["changed"].clone()),
+        (200, json!(5), json!(false)),
+        "{answer}"
+    );
+    for agent in &mut alice {
+        agent.heard_nothing(3).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

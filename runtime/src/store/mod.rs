@@ -80,6 +80,14 @@ pub enum StoreError {
     /// a write whose answer was lost, the change may have been made: its
     /// feed message still reaches every instance).
     Unavailable(String),
+    /// A compare-and-set found another version than the one expected
+    /// (`current`: 0 when there is no agent); nothing was changed.
+    Conflict {
+        /// The principal.
+        principal: String,
+        /// Its version now.
+        current: u64,
+    },
     /// The shared store holds something this build cannot read (a profile
     /// naming terms it does not know); the message names it.
     Corrupt(String),
@@ -90,6 +98,10 @@ impl std::fmt::Display for StoreError {
         match self {
             StoreError::UnknownPrincipal(error) => error.fmt(f),
             StoreError::Unavailable(why) => write!(f, "the profile store is unreachable: {why}"),
+            StoreError::Conflict { principal, current } => write!(
+                f,
+                "the agent `{principal}` is at version {current}, not the one expected"
+            ),
             StoreError::Corrupt(why) => write!(f, "the profile store holds unreadable data: {why}"),
         }
     }
@@ -116,6 +128,18 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
         &'a self,
         principal: &'a str,
         context: ProfileContext<S>,
+    ) -> StoreFuture<'a, AgentChange<S>> {
+        self.put_agent_if(principal, context, None)
+    }
+
+    /// [`put_agent`](Self::put_agent) as a compare-and-set: only if the
+    /// agent's version is `expected` now (`Some(0)`: only if it has no
+    /// agent), else [`StoreError::Conflict`] and nothing changes.
+    fn put_agent_if<'a>(
+        &'a self,
+        principal: &'a str,
+        context: ProfileContext<S>,
+        expected: Option<u64>,
     ) -> StoreFuture<'a, AgentChange<S>>;
 
     /// `principal`'s agent, if it has one.
@@ -152,13 +176,19 @@ fn stored<S: Vocabulary>(
 
 /// The in-memory store: one process, versions counted per principal from 1.
 impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
-    fn put_agent<'a>(
+    fn put_agent_if<'a>(
         &'a self,
         principal: &'a str,
         context: ProfileContext<S>,
+        expected: Option<u64>,
     ) -> StoreFuture<'a, AgentChange<S>> {
         Box::pin(async move {
-            let (_, replacement, version) = self.put(principal, context);
+            let (_, replacement, version) =
+                self.put_if(principal, context, expected)
+                    .map_err(|current| StoreError::Conflict {
+                        principal: principal.to_owned(),
+                        current,
+                    })?;
             Ok(AgentChange {
                 agent: stored(principal, context, version),
                 changed: replacement.is_none_or(|replacement| replacement.changed()),

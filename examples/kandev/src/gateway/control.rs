@@ -4,11 +4,14 @@
 //!
 //! | route | body | answer |
 //! |---|---|---|
-//! | `PUT /api/v1/agents/{principal}` | `{"profile": CONTEXT}` | `{"principal", "profile", "tools", "changed", "version"}` |
+//! | `PUT /api/v1/agents/{principal}` | `{"profile": CONTEXT}`, optionally `"version": N` | `{"principal", "profile", "tools", "changed", "version"}` |
 //! | `GET /api/v1/agents/{principal}` | — | `{"principal", "profile", "tools", "version"}` |
 //! | `DELETE /api/v1/agents/{principal}` | — | `{"principal", "removed": true}` |
 //! | `POST /api/v1/tokens` | `{"token", "principal"}` | `{"principal", "granted": true}` |
 //! | `POST /api/v1/tokens/revoke` | `{"token"}` | `{"revoked": bool}` |
+//!
+//! With `"version"` the PUT is a compare-and-set: applied only if the agent
+//! is at that version now (0: only if it does not exist), else 409.
 //!
 //! Further refusals: 404 for an agent that does not exist, 400 for a
 //! principal name outside `[A-Za-z0-9._@-]{1,128}` or a grant naming an
@@ -82,6 +85,7 @@ fn failed(error: StoreError) -> Refusal {
     let status = match error {
         StoreError::UnknownPrincipal(_) => StatusCode::BAD_REQUEST,
         StoreError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        StoreError::Conflict { .. } => StatusCode::CONFLICT,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     };
     refusal(status, error.to_string())
@@ -167,6 +171,9 @@ async fn get_agent(
 #[serde(deny_unknown_fields)]
 struct PutBody {
     profile: ProfileContext<Kandev>,
+    /// Replace only if the agent is at this version (0: only create).
+    #[serde(default)]
+    version: Option<u64>,
 }
 
 async fn put_agent(
@@ -179,7 +186,7 @@ async fn put_agent(
     let body: PutBody = decode(&headers, body)?;
     let change = control
         .store
-        .put_agent(&principal, body.profile)
+        .put_agent_if(&principal, body.profile, body.version)
         .await
         .map_err(failed)?;
     let mut answer = agent_json(&change.agent);

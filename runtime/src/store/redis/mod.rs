@@ -297,23 +297,34 @@ impl<S: Vocabulary> Backing for Inner<S> {
 }
 
 impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
-    fn put_agent<'a>(
+    fn put_agent_if<'a>(
         &'a self,
         principal: &'a str,
         context: ProfileContext<S>,
+        expected: Option<u64>,
     ) -> StoreFuture<'a, AgentChange<S>> {
         Box::pin(async move {
             let inner = &self.inner;
             let keys = &inner.keys;
-            let (version, previous): (u64, String) = inner
+            let expected = expected
+                .map(|version| version.to_string())
+                .unwrap_or_default();
+            let (version, previous): (i64, String) = inner
                 .run(
                     PUT.key(keys.agent(principal))
                         .key(keys.version(principal))
                         .arg(context.to_json())
                         .arg(keys.channel())
-                        .arg(principal),
+                        .arg(principal)
+                        .arg(expected),
                 )
                 .await?;
+            let Ok(version) = u64::try_from(version) else {
+                return Err(StoreError::Conflict {
+                    principal: principal.to_owned(),
+                    current: previous.parse().unwrap_or_default(),
+                });
+            };
             inner
                 .local
                 .apply(principal, version, Some(context), Apply::IfServed);

@@ -84,11 +84,16 @@ pub(super) enum Change {
     Revoked { digest: String },
 }
 
-/// KEYS: agent, version. ARGV: context, channel, principal.
-/// Returns `{version, previous context or ""}`.
+/// KEYS: agent, version. ARGV: context, channel, principal, expected
+/// version (`""`: any; `0`: no agent). Returns `{version, previous context
+/// or ""}`, or `{-1, current version}` when the expected one is not current.
 pub(super) static PUT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
+if ARGV[4] ~= '' then
+  local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+  if current ~= tonumber(ARGV[4]) then return {-1, tostring(current)} end
+end
 local previous = redis.call('HGET', KEYS[1], 'context')
 local version = redis.call('INCR', KEYS[2])
 redis.call('HSET', KEYS[1], 'context', ARGV[1], 'version', version)
