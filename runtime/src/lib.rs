@@ -75,6 +75,8 @@ mod registry;
 mod rule;
 mod server;
 mod snapshot;
+#[cfg(feature = "http")]
+pub mod store;
 mod vocabulary;
 
 pub use assembly::{Explanation, Profile, ToolDiff};
@@ -92,6 +94,10 @@ pub use registry::RegistryBuilder;
 pub use registry::{Group, Registry, RegistryError, RegistryErrors};
 pub use rule::{Decision, Rule, TermSet};
 pub use server::ProfiledServer;
+#[cfg(feature = "http")]
+pub use store::{AgentChange, AgentStore, StoreError, StoredAgent};
+#[cfg(feature = "redis")]
+pub use store::{RedisOptions, RedisStore};
 pub use vocabulary::{Term, TermKind, UnknownName, Vocabulary};
 
 pub use mcp_profiles_macros::{tool_group, vocabulary};

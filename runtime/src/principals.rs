@@ -14,13 +14,15 @@
 //! it (see [`ProfileStore::revoke`]).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
+use rmcp::ErrorData;
 use tokio_util::sync::CancellationToken;
 
 use crate::controller::Cell;
 use crate::http::Tracker;
-use crate::{ProfileContext, ProfileController, ProfiledServer, Vocabulary};
+use crate::store::Backing;
+use crate::{ProfileContext, ProfileController, ProfiledServer, Replacement, Vocabulary};
 
 /// The identity a bearer token stands for.
 ///
@@ -48,6 +50,10 @@ use crate::{ProfileContext, ProfileController, ProfiledServer, Vocabulary};
 pub struct Principal(Arc<str>);
 
 impl Principal {
+    pub(crate) fn new(name: &str) -> Self {
+        Principal(Arc::from(name))
+    }
+
     /// The principal's name.
     pub fn name(&self) -> &str {
         &self.0
@@ -87,10 +93,36 @@ impl Principal {
 /// ```
 pub struct ProfileStore<S: Vocabulary> {
     tokens: RwLock<HashMap<String, Arc<Grant>>>,
-    agents: RwLock<HashMap<Principal, ProfileController<S>>>,
+    agents: RwLock<HashMap<Principal, Agent<S>>>,
+    /// Serialises changes to agents, so that a version and the profile it
+    /// stands for move together.
+    writing: Mutex<()>,
     /// The session books of the routers serving this store, so that a
     /// revocation reaches the sessions each of them holds.
     trackers: Mutex<Vec<Weak<Tracker>>>,
+    /// The shared store this one mirrors, if any (see [`crate::store`]).
+    backing: OnceLock<Weak<dyn Backing>>,
+}
+
+/// One principal's agent: its controller and the version of its profile.
+struct Agent<S: Vocabulary> {
+    controller: ProfileController<S>,
+    version: u64,
+}
+
+/// What a put did: the agent's controller, the replacement (`None` for a
+/// new agent) and the version now in force.
+pub(crate) type Put<S> = (ProfileController<S>, Option<Replacement<S>>, u64);
+
+/// Which changes [`ProfileStore::apply`] takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Apply {
+    /// A change of the feed: only for a principal served here, only newer.
+    IfServed,
+    /// A principal a token just named: created if missing, else only newer.
+    Load,
+    /// The shared store's state after a reconnect: whatever it says.
+    Reset,
 }
 
 /// One granted token: whom it names, and the signal that ends every
@@ -131,6 +163,12 @@ pub struct UnknownPrincipal {
 }
 
 impl UnknownPrincipal {
+    pub(crate) fn new(principal: &str) -> Self {
+        UnknownPrincipal {
+            principal: principal.to_owned(),
+        }
+    }
+
     /// The principal that has no agent.
     pub fn principal(&self) -> &str {
         &self.principal
@@ -155,7 +193,9 @@ impl<S: Vocabulary> ProfileStore<S> {
         Arc::new(ProfileStore {
             tokens: RwLock::default(),
             agents: RwLock::default(),
+            writing: Mutex::default(),
             trackers: Mutex::default(),
+            backing: OnceLock::new(),
         })
     }
 
@@ -192,21 +232,124 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// assert_eq!(again.current().context(), first.current().context());
     /// ```
     pub fn add_agent(&self, principal: &str, initial: ProfileContext<S>) -> ProfileController<S> {
+        match self.put_if(principal, initial, None) {
+            Ok((controller, _, _)) => controller,
+            Err(_) => unreachable!("an unconditional put never conflicts"),
+        }
+    }
+
+    /// Adds or replaces `principal`'s agent, bumping its version (1 for a
+    /// new agent), if its version is `expected` (0: no agent; `None`: any):
+    /// the controller, the replacement (`None` for a new agent) and the
+    /// version now in force; else the current version.
+    pub(crate) fn put_if(
+        &self,
+        principal: &str,
+        context: ProfileContext<S>,
+        expected: Option<u64>,
+    ) -> Result<Put<S>, u64> {
+        let _writing = self.write_lock();
         let principal = Principal(Arc::from(principal));
         let existing = {
             let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
-            match agents.get(&principal) {
-                Some(controller) => controller.clone(),
+            let current = agents.get(&principal).map_or(0, |agent| agent.version);
+            if expected.is_some_and(|expected| expected != current) {
+                return Err(current);
+            }
+            match agents.get_mut(&principal) {
+                Some(agent) => {
+                    agent.version += 1;
+                    (agent.controller.clone(), agent.version)
+                }
                 None => {
-                    let controller = ProfileController::new(initial);
-                    agents.insert(principal, controller.clone());
-                    return controller;
+                    let controller = ProfileController::new(context);
+                    let agent = Agent {
+                        controller: controller.clone(),
+                        version: 1,
+                    };
+                    agents.insert(principal, agent);
+                    return Ok((controller, None, 1));
                 }
             }
         };
-        // Replaced outside the store's lock: replacing notifies sessions.
-        existing.replace(initial);
-        existing
+        // Replaced outside the agents' lock: replacing notifies sessions.
+        let (controller, version) = existing;
+        let replacement = controller.replace(context);
+        Ok((controller, Some(replacement), version))
+    }
+
+    /// The version of `principal`'s profile, if it has an agent here.
+    pub fn version(&self, principal: &str) -> Option<u64> {
+        let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
+        agents
+            .get(&Principal(Arc::from(principal)))
+            .map(|agent| agent.version)
+    }
+
+    /// Every principal with an agent here, and its version.
+    pub(crate) fn versions(&self) -> Vec<(String, u64)> {
+        let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
+        agents
+            .iter()
+            .map(|(principal, agent)| (principal.name().to_owned(), agent.version))
+            .collect()
+    }
+
+    /// Applies version `version` of `principal`'s agent as a shared store
+    /// reports it (`None`: removed), as `how` allows; whether it changed
+    /// anything here. Versions only move forward, except on [`Apply::Reset`].
+    pub(crate) fn apply(
+        &self,
+        principal: &str,
+        version: u64,
+        context: Option<ProfileContext<S>>,
+        how: Apply,
+    ) -> bool {
+        let _writing = self.write_lock();
+        let key = Principal(Arc::from(principal));
+        let controller = {
+            let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
+            let newer = match agents.get(&key) {
+                None => {
+                    let (Some(context), Apply::Load | Apply::Reset) = (context, how) else {
+                        return false;
+                    };
+                    let controller = ProfileController::new(context);
+                    agents.insert(
+                        key,
+                        Agent {
+                            controller,
+                            version,
+                        },
+                    );
+                    return true;
+                }
+                Some(agent) => {
+                    (how == Apply::Reset && version != agent.version) || version > agent.version
+                }
+            };
+            if !newer {
+                return false;
+            }
+            match context {
+                Some(context) => {
+                    let agent = agents.get_mut(&key).expect("checked above");
+                    agent.version = version;
+                    Some((agent.controller.clone(), context))
+                }
+                None => None,
+            }
+        };
+        match controller {
+            // Outside the agents' lock: replacing notifies sessions.
+            Some((controller, context)) => {
+                controller.replace(context);
+            }
+            None => {
+                self.remove_locked(principal);
+            }
+        }
+        true
     }
 
     /// Removes `principal`'s agent and revokes every token naming it (see
@@ -235,9 +378,15 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// assert!(store.grant("token-for-alice", "alice").is_err());
     /// ```
     pub fn remove_agent(&self, principal: &str) -> Option<ProfileController<S>> {
+        let _writing = self.write_lock();
+        self.remove_locked(principal)
+    }
+
+    /// [`remove_agent`](Self::remove_agent), the writing lock held.
+    fn remove_locked(&self, principal: &str) -> Option<ProfileController<S>> {
         let (controller, ended) = {
             let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
-            let controller = agents.remove(&Principal(Arc::from(principal)))?;
+            let agent = agents.remove(&Principal(Arc::from(principal)))?;
             // Under the agents lock, so no `grant` can name it meanwhile.
             let mut tokens = self.tokens.write().unwrap_or_else(|e| e.into_inner());
             let mut ended = Vec::new();
@@ -248,7 +397,7 @@ impl<S: Vocabulary> ProfileStore<S> {
                 }
                 keep
             });
-            (controller, ended)
+            (agent.controller, ended)
         };
         for grant in &ended {
             self.end(grant);
@@ -363,7 +512,7 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// The controller of `principal`'s agent.
     pub fn controller(&self, principal: &Principal) -> Option<ProfileController<S>> {
         let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
-        agents.get(principal).cloned()
+        agents.get(principal).map(|agent| agent.controller.clone())
     }
 
     /// A server that serves each request with its bearer's profile.
@@ -374,16 +523,72 @@ impl<S: Vocabulary> ProfileStore<S> {
         ProfiledServer::for_principals(handler, Arc::clone(self))
     }
 
-    /// The cell serving the bearer of `headers`, if the token is known.
-    pub(crate) fn cell_for(&self, headers: &http::HeaderMap) -> Option<Arc<Cell<S>>> {
-        let principal = self.principal(bearer_token(headers)?)?;
-        Some(self.controller(&principal)?.cell())
+    /// The cell serving the bearer of `headers`: refused if the token is
+    /// unknown, or if the shared store behind this one has been out of
+    /// reach for longer than its grace period (the profile held here may
+    /// have been narrowed since).
+    pub(crate) fn cell_for(&self, headers: &http::HeaderMap) -> Result<Arc<Cell<S>>, ErrorData> {
+        self.serving()
+            .map_err(|refusal| ErrorData::internal_error(refusal, None))?;
+        bearer_token(headers)
+            .and_then(|token| self.principal(token))
+            .and_then(|principal| self.controller(&principal))
+            .map(|controller| controller.cell())
+            .ok_or_else(|| {
+                ErrorData::invalid_request(
+                    "the request's bearer token names no known principal",
+                    None,
+                )
+            })
     }
 
     /// The live grant of `token`.
     pub(crate) fn grant_for(&self, token: &str) -> Option<Arc<Grant>> {
         let tokens = self.tokens.read().unwrap_or_else(|e| e.into_inner());
         tokens.get(token).cloned()
+    }
+
+    /// The grant of `token`, asking the shared store behind this one about
+    /// a token not known here; `Err` says why the shared store could not
+    /// answer.
+    pub(crate) async fn find_grant(&self, token: &str) -> Result<Option<Arc<Grant>>, String> {
+        if let Some(grant) = self.grant_for(token) {
+            return Ok(Some(grant));
+        }
+        let Some(backing) = self.backing() else {
+            return Ok(None);
+        };
+        backing?.resolve(token).await?;
+        Ok(self.grant_for(token))
+    }
+
+    /// Whether this store may serve now: always, unless a shared store
+    /// behind it says otherwise.
+    pub(crate) fn serving(&self) -> Result<(), String> {
+        match self.backing() {
+            None => Ok(()),
+            Some(backing) => backing?.serving(),
+        }
+    }
+
+    /// The shared store behind this one: `None` if there is none, `Err` if
+    /// it is gone.
+    fn backing(&self) -> Option<Result<Arc<dyn Backing>, String>> {
+        let backing = self.backing.get()?;
+        Some(
+            backing.upgrade().ok_or_else(|| {
+                "the shared profile store behind this gateway was closed".to_owned()
+            }),
+        )
+    }
+
+    /// Makes this store the local copy of a shared one.
+    pub(crate) fn back_with(&self, backing: Weak<dyn Backing>) {
+        let _ = self.backing.set(backing);
+    }
+
+    fn write_lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.writing.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Lets revocations reach the sessions `tracker` holds.

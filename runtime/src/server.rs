@@ -102,16 +102,13 @@ impl<S: Vocabulary> ProfiledServer<S> {
         match &self.shared.source {
             Source::Single(cell) => Ok(Cow::Borrowed(cell)),
             #[cfg(feature = "http")]
-            Source::Principals(store) => extensions
-                .get::<http::request::Parts>()
-                .and_then(|parts| store.cell_for(&parts.headers))
-                .map(Cow::Owned)
-                .ok_or_else(|| {
-                    ErrorData::invalid_request(
-                        "the request's bearer token names no known principal",
-                        None,
-                    )
-                }),
+            Source::Principals(store) => match extensions.get::<http::request::Parts>() {
+                Some(parts) => store.cell_for(&parts.headers).map(Cow::Owned),
+                None => Err(ErrorData::invalid_request(
+                    "the request's bearer token names no known principal",
+                    None,
+                )),
+            },
         }
     }
 

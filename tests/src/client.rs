@@ -110,6 +110,20 @@ fn texts(result: &CallToolResult) -> Vec<String> {
         .collect()
 }
 
+/// A streamable-HTTP client transport to `uri`, with `Authorization: Bearer
+/// <token>` when a token is given.
+pub fn http_transport(
+    uri: &str,
+    token: Option<&str>,
+) -> rmcp::transport::StreamableHttpClientTransport<reqwest::Client> {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let mut config = StreamableHttpClientTransportConfig::with_uri(uri.to_owned());
+    if let Some(token) = token {
+        config = config.auth_header(token.to_owned());
+    }
+    rmcp::transport::StreamableHttpClientTransport::from_config(config)
+}
+
 /// The -32602 refusal of a tool outside the profile.
 pub fn refused(tool: &str) -> CallOutcome {
     CallOutcome::Refused(

@@ -7,6 +7,7 @@ pub mod client;
 pub mod groups;
 pub mod modern;
 pub mod raw;
+pub mod redis;
 
 /// The migration guide's "before" and "after" servers, compiled as doctests
 /// so the guide cannot drift from the crate.

@@ -12,7 +12,7 @@ use kandev_mcp::db::ServedTask;
 use kandev_mcp::plugins::{Backend, Plugins};
 use kandev_mcp::resolver::{Launch, LaunchPurpose, Purpose, SessionFacts, resolve};
 use kandev_mcp::store::Store;
-use kandev_mcp::{Kandev, Provider, control, demo, legacy, matrix};
+use kandev_mcp::{Kandev, Provider, control, demo, gateway, legacy, matrix};
 use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
 use rmcp::ServiceExt;
 
@@ -45,6 +45,10 @@ enum Command {
     /// database (--db, --task), over stdio (the default) or streamable HTTP
     /// at /mcp; optionally with the control API.
     Serve(Box<ServeArgs>),
+    /// Serve many agents by bearer token over streamable HTTP at /mcp, their
+    /// profiles and tokens in memory or, with --store, in Redis shared by
+    /// every gateway; agents and tokens are managed by the control API.
+    Gateway(GatewayArgs),
     /// Print the profile JSON the backend resolves from session facts.
     Resolve(ResolveArgs),
     /// Print a profile's tool names, sorted, one per line.
@@ -126,6 +130,44 @@ struct ServeArgs {
     plugin_timeout_ms: u64,
     #[command(flatten)]
     limits: LimitArgs,
+}
+
+#[derive(Args)]
+struct GatewayArgs {
+    /// Serve MCP over streamable HTTP at ADDR, path /mcp.
+    #[arg(long, value_name = "ADDR")]
+    http: SocketAddr,
+    /// Keep agents and tokens in Redis (redis://HOST:PORT/DB), shared with
+    /// every gateway using it; in memory without it.
+    #[arg(long, value_name = "URL", value_parser = redis_url)]
+    store: Option<String>,
+    /// Serve the control API (agents and tokens) at ADDR.
+    #[arg(long, value_name = "ADDR")]
+    control: SocketAddr,
+    /// The control API's bearer token; generated and printed to stderr when
+    /// not given.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "KANDEV_MCP_CONTROL_TOKEN",
+        hide_env_values = true
+    )]
+    control_token: Option<String>,
+    /// With --store: milliseconds to keep serving the last applied profiles
+    /// after losing Redis; past it, requests are refused until it is back.
+    #[arg(long, value_name = "MS", default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(100..))]
+    grace_ms: u64,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+/// A `redis://` (or `rediss://`) URL, else an error naming it.
+fn redis_url(url: &str) -> Result<String, String> {
+    if url.starts_with("redis://") || url.starts_with("rediss://") {
+        Ok(url.to_owned())
+    } else {
+        Err(format!("`{url}` is not a redis://HOST:PORT/DB URL"))
+    }
 }
 
 /// Bounds on the MCP listener's connections (with --http); the control
@@ -292,6 +334,7 @@ async fn run(command: Command) -> Result<(), Failure> {
             emit(|out| writeln!(out, "{tasks}"))
         }
         Command::Serve(args) => serve(*args).await,
+        Command::Gateway(args) => run_gateway(args).await,
         Command::Resolve(args) => {
             let facts = SessionFacts {
                 purpose: args.purpose,
@@ -378,15 +421,7 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     // Handlers are installed now, so a signal arriving while we start up is
     // not lost (or fatal).
     let mut signals = Signals::new()?;
-    // stdout may be the MCP channel: logs go to stderr, coloured only for a
-    // terminal.
-    tracing_subscriber::fmt()
-        .with_writer(io::stderr)
-        .with_ansi(io::stderr().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
+    init_logging();
     let served = args.stored.open()?;
     let context = match &served {
         Some(served) => served.resolve(parse_providers(args.profile.providers.as_deref())?)?,
@@ -402,15 +437,7 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         .map(|served| served.follow(controller.clone(), FOLLOW_PERIOD));
     let mut control_server = None;
     if let Some(addr) = args.control {
-        let token = token.unwrap_or_else(|| {
-            let token = format!(
-                "{}{}",
-                uuid::Uuid::new_v4().simple(),
-                uuid::Uuid::new_v4().simple()
-            );
-            eprintln!("control-token: {token}");
-            token
-        });
+        let token = token.unwrap_or_else(generated_token);
         let extras = control::Extras {
             plugins: Arc::new(Plugins::new(backend)),
             task: served.clone(),
@@ -480,6 +507,48 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         .await?;
     }
     Ok(())
+}
+
+async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
+    let token = match args.control_token.filter(|token| !token.is_empty()) {
+        Some(token) => usable_token(token)?,
+        None => generated_token(),
+    };
+    let mut signals = Signals::new()?;
+    init_logging();
+    let config = gateway::Config {
+        http: args.http,
+        store: args.store,
+        control: args.control,
+        control_token: token,
+        grace: Duration::from_millis(args.grace_ms),
+        limits: args.limits.limits(),
+        drain: DRAIN,
+    };
+    Ok(gateway::run(config, signals.next()).await?)
+}
+
+/// A fresh control token, printed to stderr.
+fn generated_token() -> String {
+    let token = format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    );
+    eprintln!("control-token: {token}");
+    token
+}
+
+/// Logs to stderr (stdout may be the MCP channel), coloured only for a
+/// terminal, `info` unless `RUST_LOG` says otherwise.
+fn init_logging() {
+    tracing_subscriber::fmt()
+        .with_writer(io::stderr)
+        .with_ansi(io::stderr().is_terminal())
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
 }
 
 /// Awaits `stopping` until `deadline` at most; past it, says so and moves

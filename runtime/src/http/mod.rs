@@ -22,7 +22,7 @@ pub(crate) use tracker::Tracker;
 
 use crate::principals::bearer_token;
 use crate::{ProfileStore, ProfiledServer, Vocabulary};
-use tracker::unauthorised;
+use tracker::{unauthorised, unavailable};
 
 /// The path the MCP endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
@@ -95,9 +95,17 @@ where
     let gate = Arc::clone(store);
     mcp_router(store.server(handler), sessions, config).layer(axum::middleware::from_fn(
         move |request: axum::extract::Request, next: axum::middleware::Next| {
-            let grant = bearer_token(request.headers()).and_then(|token| gate.grant_for(token));
-            let tracker = Arc::clone(&tracker);
+            let token = bearer_token(request.headers()).map(str::to_owned);
+            let (gate, tracker) = (Arc::clone(&gate), Arc::clone(&tracker));
             async move {
+                let grant = match token {
+                    // A token unknown here may be known to a shared store.
+                    Some(token) => match gate.find_grant(&token).await {
+                        Ok(grant) => grant,
+                        Err(refusal) => return unavailable(&refusal),
+                    },
+                    None => None,
+                };
                 match grant {
                     Some(grant) => tracker.serve(grant, request, next).await,
                     None => unauthorised(),

@@ -31,6 +31,12 @@ pub(super) fn unauthorised() -> Response {
         .into_response()
 }
 
+/// The refusal of a request whose token could not be checked: the shared
+/// profile store is out of reach.
+pub(super) fn unavailable(why: &str) -> Response {
+    (http::StatusCode::SERVICE_UNAVAILABLE, why.to_owned()).into_response()
+}
+
 /// The 2025-era sessions of one multi-agent router and the grant each was
 /// opened with, so that revoking a token can close them.
 pub(crate) struct Tracker {

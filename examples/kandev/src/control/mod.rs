@@ -130,21 +130,23 @@ pub fn router_with(controller: ProfileController<Kandev>, token: &str, extras: E
         .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .fallback(no_route)
-        .method_not_allowed_fallback(|| async {
-            error(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "method not allowed on this route",
-            )
-        })
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
 }
 
-fn error(status: StatusCode, message: impl Into<String>) -> Response {
+pub(crate) async fn method_not_allowed() -> Response {
+    error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method not allowed on this route",
+    )
+}
+
+pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response {
     Refusal(status, message.into()).into_response()
 }
 
 /// A refused request: its status and the `{"error": ...}` message.
-struct Refusal(StatusCode, String);
+pub(crate) struct Refusal(pub(crate) StatusCode, pub(crate) String);
 
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
@@ -161,20 +163,28 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 async fn authorise(State(control): State<Control>, request: Request, next: Next) -> Response {
-    let presented = request
-        .headers()
+    match check_token(request.headers(), &control.token) {
+        Ok(()) => next.run(request).await,
+        Err(refusal) => refusal.into_response(),
+    }
+}
+
+/// 401 unless `headers` bear `Authorization: Bearer <expected>`.
+pub(crate) fn check_token(headers: &HeaderMap, expected: &str) -> Result<(), Refusal> {
+    let presented = headers
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.strip_prefix("Bearer "));
     match presented {
-        Some(token) if constant_time_eq(token.as_bytes(), control.token.as_bytes()) => {
-            next.run(request).await
-        }
-        Some(_) => error(StatusCode::UNAUTHORIZED, "wrong bearer token"),
-        None => error(
+        Some(token) if constant_time_eq(token.as_bytes(), expected.as_bytes()) => Ok(()),
+        Some(_) => Err(Refusal(
             StatusCode::UNAUTHORIZED,
-            "missing `Authorization: Bearer <token>` header",
-        ),
+            "wrong bearer token".into(),
+        )),
+        None => Err(Refusal(
+            StatusCode::UNAUTHORIZED,
+            "missing `Authorization: Bearer <token>` header".into(),
+        )),
     }
 }
 
@@ -199,7 +209,7 @@ fn answer(
 
 /// 404 for any path no route matches, naming it (cut short: the path is the
 /// caller's, and an answer should not grow with it).
-async fn no_route(method: Method, uri: Uri) -> Response {
+pub(crate) async fn no_route(method: Method, uri: Uri) -> Response {
     let path = uri.path();
     let mut end = path.len().min(MAX_ECHOED_PATH_BYTES);
     while !path.is_char_boundary(end) {
@@ -239,7 +249,7 @@ fn require_json(headers: &HeaderMap) -> Result<(), Refusal> {
 }
 
 /// Decodes a JSON body strictly, or says why not.
-fn decode<T: DeserializeOwned>(
+pub(crate) fn decode<T: DeserializeOwned>(
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<T, Refusal> {

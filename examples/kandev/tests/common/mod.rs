@@ -137,7 +137,8 @@ pub async fn call<C: rmcp::service::Service<RoleClient>>(
     (result.is_error == Some(true), text)
 }
 
-/// A running `kandev-mcp serve --http 127.0.0.1:0 --control 127.0.0.1:0`.
+/// A running `kandev-mcp serve --http 127.0.0.1:0 --control 127.0.0.1:0`
+/// (or `gateway`, with the same listeners).
 pub struct Server {
     child: tokio::process::Child,
     /// The MCP endpoint, `http://127.0.0.1:PORT/mcp`.
@@ -172,8 +173,19 @@ impl Server {
     }
 
     async fn spawn(args: &[&str], env: &[(&str, &str)]) -> Server {
+        Server::spawn_command("serve", args, env).await
+    }
+
+    /// `kandev-mcp gateway` with more arguments (e.g. `--store URL`).
+    pub async fn start_gateway(args: &[&str]) -> Server {
+        Server::spawn_command("gateway", args, &[]).await
+    }
+
+    /// `kandev-mcp COMMAND --http 127.0.0.1:0 --control 127.0.0.1:0
+    /// --control-token TOKEN ARGS...`, waiting for both addresses.
+    async fn spawn_command(command: &str, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kandev-mcp"))
-            .args(["serve", "--http", "127.0.0.1:0", "--control", "127.0.0.1:0"])
+            .args([command, "--http", "127.0.0.1:0", "--control", "127.0.0.1:0"])
             .args(["--control-token", TOKEN])
             .args(args)
             .env("RUST_LOG", "warn")
@@ -213,6 +225,12 @@ impl Server {
             stderr,
             collector: Some(collector),
         }
+    }
+
+    /// Kills the process with SIGKILL and waits for it.
+    pub async fn kill(&mut self) {
+        let _ = self.child.start_kill();
+        let _ = tokio::time::timeout(LIMIT, self.child.wait()).await;
     }
 
     /// The server's process ID.

@@ -1,0 +1,285 @@
+//! The gateway's control API: agents and their tokens, JSON in and out,
+//! every route behind the control token, with the single-agent control
+//! API's refusals (401, 400, 404, 405, 413, 415, all `{"error"}`).
+//!
+//! | route | body | answer |
+//! |---|---|---|
+//! | `PUT /api/v1/agents/{principal}` | `{"profile": CONTEXT}`, optionally `"version": N` | `{"principal", "profile", "tools", "changed", "version"}` |
+//! | `GET /api/v1/agents/{principal}` | — | `{"principal", "profile", "tools", "version"}` |
+//! | `DELETE /api/v1/agents/{principal}` | — | `{"principal", "removed": true}` |
+//! | `POST /api/v1/tokens` | `{"token", "principal"}` | `{"principal", "granted": true}` |
+//! | `POST /api/v1/tokens/revoke` | `{"token"}` | `{"revoked": bool}` |
+//!
+//! With `"version"` the PUT is a compare-and-set: applied only if the agent
+//! is at that version now (0: only if it does not exist), else 409.
+//!
+//! Further refusals: 404 for an agent that does not exist, 400 for a
+//! principal name outside `[A-Za-z0-9._@-]{1,128}` or a grant naming an
+//! unknown principal, 503 when the profile store is unreachable (nothing
+//! changed). Tokens travel only in bodies and never appear in an answer or
+//! a log line.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use mcp_profiles::{AgentStore, ProfileContext, StoreError, StoredAgent};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::control::{MAX_BODY_BYTES, Refusal, check_token, decode, method_not_allowed, no_route};
+use crate::server::Kandev;
+
+/// The longest principal name.
+pub const MAX_PRINCIPAL_BYTES: usize = 128;
+
+/// The longest agent token.
+pub const MAX_TOKEN_BYTES: usize = 1024;
+
+#[derive(Clone)]
+struct Control {
+    store: Arc<dyn AgentStore<Kandev>>,
+    token: Arc<str>,
+}
+
+/// The gateway's control router over `store`. `token` must be non-empty.
+pub fn router(store: Arc<dyn AgentStore<Kandev>>, token: &str) -> Router {
+    assert!(!token.is_empty(), "the control API needs a token");
+    let state = Control {
+        store,
+        token: Arc::from(token),
+    };
+    Router::new()
+        .route(
+            "/api/v1/agents/{principal}",
+            get(get_agent).put(put_agent).delete(delete_agent),
+        )
+        .route("/api/v1/tokens", post(grant))
+        .route("/api/v1/tokens/revoke", post(revoke))
+        .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .fallback(no_route)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state)
+}
+
+async fn authorise(State(control): State<Control>, request: Request, next: Next) -> Response {
+    match check_token(request.headers(), &control.token) {
+        Ok(()) => next.run(request).await,
+        Err(refusal) => refusal.into_response(),
+    }
+}
+
+fn refusal(status: StatusCode, message: impl Into<String>) -> Refusal {
+    Refusal(status, message.into())
+}
+
+/// A store failure as the caller sees it.
+fn failed(error: StoreError) -> Refusal {
+    let status = match error {
+        StoreError::UnknownPrincipal(_) => StatusCode::BAD_REQUEST,
+        StoreError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        StoreError::Conflict { .. } => StatusCode::CONFLICT,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    refusal(status, error.to_string())
+}
+
+/// `principal` if it is a name the gateway accepts; else 400 naming it
+/// (cut short).
+fn principal_name(principal: &str) -> Result<&str, Refusal> {
+    let valid = !principal.is_empty()
+        && principal.len() <= MAX_PRINCIPAL_BYTES
+        && principal
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '@' | '-'));
+    if valid {
+        return Ok(principal);
+    }
+    let shown: String = principal.chars().take(64).collect();
+    let cut = if shown.len() < principal.len() {
+        "…"
+    } else {
+        ""
+    };
+    Err(refusal(
+        StatusCode::BAD_REQUEST,
+        format!(
+            "principal `{}{cut}` is not 1 to {MAX_PRINCIPAL_BYTES} characters of A-Z a-z 0-9 . _ @ -",
+            shown.escape_debug()
+        ),
+    ))
+}
+
+fn path_principal(path: Result<Path<String>, PathRejection>) -> Result<String, Refusal> {
+    let Path(principal) =
+        path.map_err(|rejection| refusal(rejection.status(), rejection.body_text()))?;
+    principal_name(&principal)?;
+    Ok(principal)
+}
+
+/// A token an HTTP client can present; the message never shows it.
+fn token_value(token: &str) -> Result<&str, Refusal> {
+    if token.is_empty() || token.len() > MAX_TOKEN_BYTES {
+        return Err(refusal(
+            StatusCode::BAD_REQUEST,
+            format!("`token` must be 1 to {MAX_TOKEN_BYTES} bytes"),
+        ));
+    }
+    if let Some(position) = token.chars().position(|c| !matches!(c, '\x21'..='\x7e')) {
+        return Err(refusal(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "`token`'s character {} is not visible ASCII (0x21-0x7E), so no client could present it",
+                position + 1
+            ),
+        ));
+    }
+    Ok(token)
+}
+
+fn agent_json(agent: &StoredAgent<Kandev>) -> serde_json::Value {
+    json!({
+        "principal": agent.principal,
+        "profile": agent.profile.context(),
+        "tools": agent.profile.tool_names(),
+        "version": agent.version,
+    })
+}
+
+fn no_agent(principal: &str) -> Refusal {
+    refusal(StatusCode::NOT_FOUND, format!("no agent `{principal}`"))
+}
+
+async fn get_agent(
+    State(control): State<Control>,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, Refusal> {
+    let principal = path_principal(path)?;
+    let agent = control.store.agent(&principal).await.map_err(failed)?;
+    let agent = agent.ok_or_else(|| no_agent(&principal))?;
+    Ok(Json(agent_json(&agent)).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PutBody {
+    profile: ProfileContext<Kandev>,
+    /// Replace only if the agent is at this version (0: only create).
+    #[serde(default)]
+    version: Option<u64>,
+}
+
+async fn put_agent(
+    State(control): State<Control>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Refusal> {
+    let principal = path_principal(path)?;
+    let body: PutBody = decode(&headers, body)?;
+    let change = control
+        .store
+        .put_agent_if(&principal, body.profile, body.version)
+        .await
+        .map_err(failed)?;
+    let mut answer = agent_json(&change.agent);
+    answer["changed"] = change.changed.into();
+    tracing::info!(
+        principal,
+        version = change.agent.version,
+        changed = change.changed,
+        "agent profile put"
+    );
+    Ok(Json(answer).into_response())
+}
+
+async fn delete_agent(
+    State(control): State<Control>,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, Refusal> {
+    let principal = path_principal(path)?;
+    if !control
+        .store
+        .delete_agent(&principal)
+        .await
+        .map_err(failed)?
+    {
+        return Err(no_agent(&principal));
+    }
+    tracing::info!(principal, "agent removed");
+    Ok(Json(json!({ "principal": principal, "removed": true })).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GrantBody {
+    token: String,
+    principal: String,
+}
+
+async fn grant(
+    State(control): State<Control>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Refusal> {
+    let body: GrantBody = decode(&headers, body)?;
+    let principal = principal_name(&body.principal)?;
+    let token = token_value(&body.token)?;
+    control
+        .store
+        .grant_token(token, principal)
+        .await
+        .map_err(failed)?;
+    tracing::info!(principal, "token granted");
+    Ok(Json(json!({ "principal": principal, "granted": true })).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RevokeBody {
+    token: String,
+}
+
+async fn revoke(
+    State(control): State<Control>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Refusal> {
+    let body: RevokeBody = decode(&headers, body)?;
+    let token = token_value(&body.token)?;
+    let revoked = control.store.revoke_token(token).await.map_err(failed)?;
+    tracing::info!(revoked, "token revoked");
+    Ok(Json(json!({ "revoked": revoked })).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{principal_name, token_value};
+
+    #[test]
+    fn principal_names_are_checked_and_echoed_clipped() {
+        assert!(principal_name("alice@team-1.dev_ops").is_ok());
+        for bad in ["", "al ice", "a/b", "ünï"] {
+            assert!(principal_name(bad).is_err(), "{bad}");
+        }
+        let long = "x".repeat(500);
+        let refusal = principal_name(&long).err().unwrap();
+        assert!(refusal.1.len() < 200, "{}", refusal.1);
+    }
+
+    #[test]
+    fn token_errors_never_show_the_token() {
+        let refusal = token_value("secret value").err().unwrap();
+        assert!(!refusal.1.contains("secret"), "{}", refusal.1);
+        assert!(refusal.1.contains("character 7"), "{}", refusal.1);
+        assert!(token_value("").is_err());
+        assert!(token_value("s3cret-token").is_ok());
+    }
+}

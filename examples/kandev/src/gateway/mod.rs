@@ -1,0 +1,89 @@
+//! `kandev-mcp gateway`: many agents behind one MCP endpoint, each request
+//! served with the profile of the principal its bearer token names.
+//!
+//! Without a store URL the agents live in this process
+//! ([`mcp_profiles::ProfileStore`]); with `redis://HOST:PORT/DB` they live
+//! in Redis ([`mcp_profiles::RedisStore`]), so several gateways behind a load
+//! balancer serve the same agents and a change through any one's control
+//! API reaches every session of that principal on all of them, once.
+
+pub mod control;
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_profiles::http::Limits;
+use mcp_profiles::{AgentStore, ProfileStore, RedisOptions, RedisStore};
+
+use crate::server::Kandev;
+
+/// What `kandev-mcp gateway` was asked to run.
+pub struct Config {
+    /// The MCP listener (`/mcp`).
+    pub http: SocketAddr,
+    /// `redis://HOST:PORT/DB`, or `None` for the in-memory store.
+    pub store: Option<String>,
+    /// The control API's listener.
+    pub control: SocketAddr,
+    /// The control API's bearer token (non-empty).
+    pub control_token: String,
+    /// How long to serve without Redis before refusing (see
+    /// [`RedisOptions::with_grace`]).
+    pub grace: Duration,
+    /// Bounds on the MCP listener's connections.
+    pub limits: Limits,
+    /// The most time shutdown may take.
+    pub drain: Duration,
+}
+
+/// The store `config` names, connected.
+pub async fn store(config: &Config) -> io::Result<Arc<dyn AgentStore<Kandev>>> {
+    Ok(match &config.store {
+        None => Arc::new(ProfileStore::<Kandev>::new()),
+        Some(url) => {
+            let options = RedisOptions::default().with_grace(config.grace);
+            let store = RedisStore::connect(url, options)
+                .await
+                .map_err(io::Error::other)?;
+            Arc::new(store)
+        }
+    })
+}
+
+/// Serves MCP and the control API until `stop` resolves, then drains both
+/// within `config.drain`. Announces `mcp: URL` and `control: URL` on stderr.
+pub async fn run(config: Config, stop: impl Future<Output = ()>) -> io::Result<()> {
+    let store = store(&config).await?;
+    let mcp = mcp_profiles::http::serve_multi_agent_with(
+        store.profiles(),
+        Kandev::demo(),
+        config.http,
+        config.limits.with_drain_timeout(config.drain),
+    )
+    .await?;
+    eprintln!("mcp: http://{}/mcp", mcp.local_addr());
+    let app = control::router(Arc::clone(&store), &config.control_token);
+    let limits = crate::control::limits().with_drain_timeout(config.drain);
+    let control = mcp_profiles::http::serve_router(app, config.control, limits).await?;
+    eprintln!("control: http://{}", control.local_addr());
+    match &config.store {
+        Some(_) => tracing::info!("gateway serving agents from the shared store"),
+        None => tracing::info!("gateway serving agents from memory"),
+    }
+    stop.await;
+    let deadline = tokio::time::Instant::now() + config.drain;
+    let (mcp, control) = tokio::join!(
+        tokio::time::timeout_at(deadline, mcp.shutdown()),
+        tokio::time::timeout_at(deadline, control.shutdown()),
+    );
+    for (what, outcome) in [("MCP", mcp), ("control", control)] {
+        match outcome {
+            Ok(result) => result?,
+            Err(_) => tracing::warn!("the {what} listener did not drain in time; exiting anyway"),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,250 @@
+//! The store seam: where a multi-agent server keeps each principal's
+//! profile context, its version and the tokens that name it.
+//!
+//! [`AgentStore`] is what a backend (a control API) changes. Two
+//! implementations:
+//!
+//! - [`ProfileStore`] itself (in an `Arc`): in memory, one process, no extra
+//!   dependency. The default.
+//! - `RedisStore` (feature `redis`): the profiles, versions and token
+//!   digests live in Redis, shared by every gateway instance; each instance
+//!   keeps a [`ProfileStore`] as its local copy of the principals it serves
+//!   and follows Redis's change feed.
+//!
+//! Either way the serving path is the same: [`crate::http::multi_agent_router`]
+//! over [`AgentStore::profiles`]. Each version of a principal's profile is
+//! applied once, in version order, on every instance that serves it, and
+//! notifies only that instance's sessions of that principal, only when
+//! their visible tool set changed.
+
+#[cfg(feature = "redis")]
+mod redis;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+#[cfg(feature = "redis")]
+pub use self::redis::{RedisOptions, RedisStore};
+use crate::{Profile, ProfileContext, ProfileStore, UnknownPrincipal, Vocabulary};
+
+/// The future every [`AgentStore`] operation returns.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// A principal's agent as the store holds it.
+#[non_exhaustive]
+pub struct StoredAgent<S: Vocabulary> {
+    /// The principal.
+    pub principal: String,
+    /// Its profile: the context and the compiled tools it enables.
+    pub profile: Profile<S>,
+    /// The version of that profile: it grows by one with every replacement.
+    pub version: u64,
+}
+
+/// The outcome of [`AgentStore::put_agent`].
+#[non_exhaustive]
+pub struct AgentChange<S: Vocabulary> {
+    /// The agent as stored now.
+    pub agent: StoredAgent<S>,
+    /// Whether its compiled tool set changed (always for a new agent).
+    pub changed: bool,
+}
+
+impl<S: Vocabulary> std::fmt::Debug for StoredAgent<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredAgent")
+            .field("principal", &self.principal)
+            .field("profile", &self.profile)
+            .field("version", &self.version)
+            .finish()
+    }
+}
+
+impl<S: Vocabulary> std::fmt::Debug for AgentChange<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentChange")
+            .field("agent", &self.agent)
+            .field("changed", &self.changed)
+            .finish()
+    }
+}
+
+/// Why a store could not do what was asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// A token was granted for a principal that has no agent.
+    UnknownPrincipal(UnknownPrincipal),
+    /// The shared store could not be reached; nothing was changed (or, for
+    /// a write whose answer was lost, the change may have been made: its
+    /// feed message still reaches every instance).
+    Unavailable(String),
+    /// A compare-and-set found another version than the one expected
+    /// (`current`: 0 when there is no agent); nothing was changed.
+    Conflict {
+        /// The principal.
+        principal: String,
+        /// Its version now.
+        current: u64,
+    },
+    /// The shared store holds something this build cannot read (a profile
+    /// naming terms it does not know); the message names it.
+    Corrupt(String),
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::UnknownPrincipal(error) => error.fmt(f),
+            StoreError::Unavailable(why) => write!(f, "the profile store is unreachable: {why}"),
+            StoreError::Conflict { principal, current } => write!(
+                f,
+                "the agent `{principal}` is at version {current}, not the one expected"
+            ),
+            StoreError::Corrupt(why) => write!(f, "the profile store holds unreadable data: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<UnknownPrincipal> for StoreError {
+    fn from(error: UnknownPrincipal) -> Self {
+        StoreError::UnknownPrincipal(error)
+    }
+}
+
+/// Where principals' profiles and tokens are kept: the backend's side of a
+/// multi-agent server.
+///
+/// Tokens are secrets: implementations never log them, and a shared store
+/// keeps only their SHA-256 digests.
+pub trait AgentStore<S: Vocabulary>: Send + Sync {
+    /// Creates `principal`'s agent serving `context`, or replaces its
+    /// profile, in one atomic step that bumps its version and publishes the
+    /// change to every instance.
+    fn put_agent<'a>(
+        &'a self,
+        principal: &'a str,
+        context: ProfileContext<S>,
+    ) -> StoreFuture<'a, AgentChange<S>> {
+        self.put_agent_if(principal, context, None)
+    }
+
+    /// [`put_agent`](Self::put_agent) as a compare-and-set: only if the
+    /// agent's version is `expected` now (`Some(0)`: only if it has no
+    /// agent), else [`StoreError::Conflict`] and nothing changes.
+    fn put_agent_if<'a>(
+        &'a self,
+        principal: &'a str,
+        context: ProfileContext<S>,
+        expected: Option<u64>,
+    ) -> StoreFuture<'a, AgentChange<S>>;
+
+    /// `principal`'s agent, if it has one.
+    fn agent<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredAgent<S>>>;
+
+    /// Removes `principal`'s agent and every token naming it, ending their
+    /// sessions on every instance; whether it had one.
+    fn delete_agent<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, bool>;
+
+    /// Lets `token` act as `principal` on every instance (see
+    /// [`ProfileStore::grant`]).
+    fn grant_token<'a>(&'a self, token: &'a str, principal: &'a str) -> StoreFuture<'a, ()>;
+
+    /// Stops accepting `token` on every instance and ends what was opened
+    /// with it (see [`ProfileStore::revoke`]); whether it was granted.
+    fn revoke_token<'a>(&'a self, token: &'a str) -> StoreFuture<'a, bool>;
+
+    /// What this instance serves: hand it to
+    /// [`crate::http::multi_agent_router`].
+    fn profiles(&self) -> &Arc<ProfileStore<S>>;
+}
+
+fn stored<S: Vocabulary>(
+    principal: &str,
+    context: ProfileContext<S>,
+    version: u64,
+) -> StoredAgent<S> {
+    StoredAgent {
+        principal: principal.to_owned(),
+        profile: S::registry().assemble(&context),
+        version,
+    }
+}
+
+/// The in-memory store: one process, versions counted per principal from 1.
+impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
+    fn put_agent_if<'a>(
+        &'a self,
+        principal: &'a str,
+        context: ProfileContext<S>,
+        expected: Option<u64>,
+    ) -> StoreFuture<'a, AgentChange<S>> {
+        Box::pin(async move {
+            let (_, replacement, version) =
+                self.put_if(principal, context, expected)
+                    .map_err(|current| StoreError::Conflict {
+                        principal: principal.to_owned(),
+                        current,
+                    })?;
+            Ok(AgentChange {
+                agent: stored(principal, context, version),
+                changed: replacement.is_none_or(|replacement| replacement.changed()),
+            })
+        })
+    }
+
+    fn agent<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredAgent<S>>> {
+        Box::pin(async move {
+            let key = crate::Principal::new(principal);
+            let Some(controller) = self.controller(&key) else {
+                return Ok(None);
+            };
+            let version = self.version(principal).unwrap_or_default();
+            Ok(Some(stored(
+                principal,
+                *controller.current().context(),
+                version,
+            )))
+        })
+    }
+
+    fn delete_agent<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move { Ok(self.remove_agent(principal).is_some()) })
+    }
+
+    fn grant_token<'a>(&'a self, token: &'a str, principal: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move { Ok(self.grant(token, principal)?) })
+    }
+
+    fn revoke_token<'a>(&'a self, token: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let known = self.grant_for(token).is_some();
+            self.revoke(token);
+            Ok(known)
+        })
+    }
+
+    fn profiles(&self) -> &Arc<ProfileStore<S>> {
+        self
+    }
+}
+
+/// A shared store behind a [`ProfileStore`], which serves as its local
+/// copy: consulted for tokens not known locally, and for whether the local
+/// copy may still be served.
+pub(crate) trait Backing: Send + Sync {
+    /// `Err` with a message for the caller once the local copy may no
+    /// longer be served.
+    fn serving(&self) -> Result<(), String>;
+
+    /// Looks `token` up in the shared store and, if it names an agent,
+    /// grants it locally (loading the agent). `Err` when the shared store
+    /// could not answer.
+    fn resolve<'a>(
+        &'a self,
+        token: &'a str,
+    ) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>>;
+}

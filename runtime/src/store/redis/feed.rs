@@ -1,0 +1,221 @@
+//! The instance's side of the change feed: one task that follows Redis's
+//! pub/sub channel, applies each change in version order, pings Redis to
+//! know it is there, and after any loss reconnects, subscribes again and
+//! reloads everything it serves before it serves again.
+
+use std::sync::Weak;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use redis::aio::{PubSubSink, PubSubStream};
+
+use super::scripts::Change;
+use super::{Inner, decode};
+use crate::Vocabulary;
+use crate::principals::Apply;
+use crate::store::StoreError;
+
+/// When this instance last heard from Redis, and how long it may serve
+/// without hearing again.
+pub(super) struct Health {
+    start: Instant,
+    /// Milliseconds from `start` to the last successful contact.
+    last_ok: AtomicU64,
+    grace: Duration,
+}
+
+impl Health {
+    pub fn new(grace: Duration) -> Self {
+        Health {
+            start: Instant::now(),
+            last_ok: AtomicU64::new(0),
+            grace,
+        }
+    }
+
+    fn now(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Redis answered, and everything it said has been applied.
+    pub fn ok(&self) {
+        self.last_ok.fetch_max(self.now(), Ordering::SeqCst);
+    }
+
+    /// `Err` naming the outage once it has lasted past the grace period.
+    pub fn serving(&self) -> Result<(), String> {
+        let silent = Duration::from_millis(self.now() - self.last_ok.load(Ordering::SeqCst));
+        if silent <= self.grace {
+            return Ok(());
+        }
+        Err(format!(
+            "the profile store (Redis) has not been reachable for {:.1} s, longer than this \
+             gateway's grace period of {:.1} s: requests are refused until it is back, since \
+             the profile may have been narrowed meanwhile",
+            silent.as_secs_f64(),
+            self.grace.as_secs_f64()
+        ))
+    }
+}
+
+/// A subscription to `channel` on a connection of its own.
+pub(super) async fn subscribe(
+    client: &redis::Client,
+    channel: &str,
+) -> redis::RedisResult<(PubSubSink, PubSubStream)> {
+    let mut pubsub = client.get_async_pubsub().await?;
+    pubsub.subscribe(channel).await?;
+    Ok(pubsub.split())
+}
+
+const FIRST_RETRY: Duration = Duration::from_millis(50);
+const LAST_RETRY: Duration = Duration::from_secs(1);
+
+/// The feed task: runs until the store is dropped.
+pub(super) async fn run<S: Vocabulary>(
+    store: Weak<Inner<S>>,
+    client: redis::Client,
+    subscribed: (PubSubSink, PubSubStream),
+    heartbeat: Duration,
+) {
+    let mut subscribed = Some(subscribed);
+    let mut retry = FIRST_RETRY;
+    let channel = match store.upgrade() {
+        Some(inner) => inner.keys.channel(),
+        None => return,
+    };
+    loop {
+        let (mut sink, mut stream) = match subscribed.take() {
+            Some(pair) => pair,
+            None => {
+                tokio::time::sleep(retry).await;
+                retry = (retry * 2).min(LAST_RETRY);
+                // Subscribed before reloading: a change made during the
+                // reload arrives on the feed and is applied after it.
+                let Ok(Ok(pair)) =
+                    tokio::time::timeout(heartbeat * 4, subscribe(&client, &channel)).await
+                else {
+                    continue;
+                };
+                let Some(inner) = store.upgrade() else { return };
+                match inner.reload().await {
+                    Ok(principals) => {
+                        inner.health.ok();
+                        tracing::info!(principals, "profile store reachable again; reloaded");
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "reloading from the profile store failed");
+                        continue;
+                    }
+                }
+                pair
+            }
+        };
+        retry = FIRST_RETRY;
+        let mut ticks = tokio::time::interval(heartbeat);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let lost = loop {
+            tokio::select! {
+                message = stream.next() => {
+                    let Some(message) = message else {
+                        break "the change feed's connection closed".to_owned();
+                    };
+                    let Some(inner) = store.upgrade() else { return };
+                    if let Err(error) = inner.handle(message.get_payload_bytes()).await {
+                        break error.to_string();
+                    }
+                }
+                _ = ticks.tick() => {
+                    let ping = tokio::time::timeout(heartbeat, sink.ping::<redis::Value>()).await;
+                    let Some(inner) = store.upgrade() else { return };
+                    match ping {
+                        Ok(Ok(_)) => inner.health.ok(),
+                        Ok(Err(error)) => break error.to_string(),
+                        Err(_) => break format!("no answer to a ping within {heartbeat:?}"),
+                    }
+                }
+            }
+        };
+        tracing::warn!(
+            error = %lost,
+            "lost the profile store; serving the profiles last applied for at most the grace period"
+        );
+    }
+}
+
+impl<S: Vocabulary> Inner<S> {
+    /// Applies one feed message. `Err` when Redis could not be asked about
+    /// a gap: the caller reconnects, and the reload catches up.
+    async fn handle(&self, payload: &[u8]) -> Result<(), StoreError> {
+        // Before anything is decided, so a token resolution racing this
+        // message sees that it must check again.
+        self.seen.fetch_add(1, Ordering::SeqCst);
+        let change: Change = match serde_json::from_slice(payload) {
+            Ok(change) => change,
+            Err(error) => {
+                tracing::warn!(%error, "ignored an unreadable message on the change feed");
+                return Ok(());
+            }
+        };
+        match change {
+            Change::Put {
+                principal,
+                version,
+                context,
+            } => {
+                let Some(applied) = self.local.version(&principal) else {
+                    return Ok(());
+                };
+                if version == applied + 1 {
+                    let context = decode(&principal, &context).ok();
+                    self.local
+                        .apply(&principal, version, context, Apply::IfServed);
+                } else if version > applied {
+                    // Versions skipped: read what is there now.
+                    tracing::info!(
+                        principal,
+                        applied,
+                        version,
+                        "gap in the change feed; reloading the principal"
+                    );
+                    let fetched = self.fetch(&principal).await?;
+                    self.apply_fetched(&principal, fetched, Apply::IfServed);
+                }
+            }
+            Change::Removed { principal, version } => {
+                self.local.apply(&principal, version, None, Apply::IfServed);
+                let local = &self.local;
+                self.lock_known()
+                    .retain(|_, token| local.principal(token).is_some());
+            }
+            Change::Revoked { digest } => self.revoke_local(&digest),
+        }
+        Ok(())
+    }
+
+    /// Makes every principal and token served here what Redis says now;
+    /// how many principals were reloaded.
+    async fn reload(&self) -> Result<usize, StoreError> {
+        let served = self.local.versions();
+        for (principal, _) in &served {
+            let fetched = self.fetch(principal).await?;
+            self.apply_fetched(principal, fetched, Apply::Reset);
+        }
+        let known: Vec<(String, String)> = self
+            .lock_known()
+            .iter()
+            .map(|(digest, token)| (digest.clone(), token.clone()))
+            .collect();
+        for (digest, token) in known {
+            let named: Option<String> = self
+                .query(redis::cmd("GET").arg(self.keys.token(&digest)))
+                .await?;
+            let here = self.local.principal(&token);
+            if named.is_none() || here.as_ref().map(|p| p.name()) != named.as_deref() {
+                self.revoke_local(&digest);
+            }
+        }
+        Ok(served.len())
+    }
+}

@@ -1,0 +1,431 @@
+//! [`RedisStore`]: principals' profiles, versions and token digests in
+//! Redis, shared by every gateway instance, each change published on a
+//! pub/sub feed that every instance follows.
+//!
+//! Failure policy (see [`RedisOptions::with_grace`]): an instance that
+//! loses Redis keeps serving the profiles it last applied for at most the
+//! grace period, counted from its last successful contact; after that every
+//! request is refused with an error saying why, until it is back. On
+//! reconnecting it subscribes again, then reloads every principal and token
+//! it serves and applies what changed (one `list_changed` per affected
+//! session), so a change published while it was away is never lost. A
+//! feed message that skips versions makes it reload that principal.
+
+mod feed;
+mod scripts;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+use self::feed::Health;
+use self::scripts::{DELETE, GRANT, Keys, PUT, REVOKE, digest};
+use super::{AgentChange, AgentStore, Backing, StoreError, StoreFuture, StoredAgent, stored};
+use crate::principals::Apply;
+use crate::{ProfileContext, ProfileStore, UnknownPrincipal, Vocabulary};
+
+/// How a [`RedisStore`] connects and when it stops serving.
+#[derive(Clone, Debug)]
+pub struct RedisOptions {
+    grace: Duration,
+    prefix: String,
+    timeout: Duration,
+}
+
+impl Default for RedisOptions {
+    fn default() -> Self {
+        RedisOptions {
+            grace: Duration::from_secs(5),
+            prefix: "mcp-profiles".to_owned(),
+            timeout: Duration::from_secs(2),
+        }
+    }
+}
+
+impl RedisOptions {
+    /// The shortest grace period: a few heartbeats must fit in it.
+    pub const MIN_GRACE: Duration = Duration::from_millis(100);
+
+    /// How long an instance that lost Redis keeps serving the profiles it
+    /// last applied, counted from its last successful contact (default
+    /// 5 s; at least [`MIN_GRACE`](Self::MIN_GRACE)). Past it, requests are
+    /// refused: a profile narrowed meanwhile must never be served wide.
+    /// Instances ping Redis every quarter of it (at most every second).
+    pub fn with_grace(mut self, grace: Duration) -> Self {
+        self.grace = grace.max(Self::MIN_GRACE);
+        self
+    }
+
+    /// The prefix of every key and of the feed channel (default
+    /// `mcp-profiles`), so several deployments can share one Redis.
+    pub fn with_prefix(mut self, prefix: &str) -> Self {
+        self.prefix = prefix.to_owned();
+        self
+    }
+
+    /// How long one command to Redis may take (default 2 s).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The grace period.
+    pub fn grace(&self) -> Duration {
+        self.grace
+    }
+
+    fn heartbeat(&self) -> Duration {
+        (self.grace / 4).clamp(Duration::from_millis(20), Duration::from_secs(1))
+    }
+}
+
+/// A store shared by several gateway instances through Redis.
+///
+/// Each instance keeps [`profiles`](AgentStore::profiles), a
+/// [`ProfileStore`] holding the principals its requests named, and serves
+/// it with [`crate::http::multi_agent_router`]. A token unknown there is
+/// looked up in Redis (by its SHA-256 digest) on first use. Changes through
+/// any instance's [`AgentStore`] methods reach every instance through the
+/// feed, applied in version order.
+pub struct RedisStore<S: Vocabulary> {
+    inner: Arc<Inner<S>>,
+}
+
+pub(super) struct Inner<S: Vocabulary> {
+    local: Arc<ProfileStore<S>>,
+    commands: ConnectionManager,
+    keys: Keys,
+    timeout: Duration,
+    health: Health,
+    /// Token digest → token, for the tokens granted locally.
+    known: Mutex<HashMap<String, String>>,
+    /// Feed messages handled so far: a token resolution that saw it move
+    /// checks again what it loaded.
+    seen: AtomicU64,
+    feed: OnceLock<tokio::task::AbortHandle>,
+}
+
+impl<S: Vocabulary> Drop for Inner<S> {
+    fn drop(&mut self) {
+        if let Some(feed) = self.feed.get() {
+            feed.abort();
+        }
+    }
+}
+
+impl<S: Vocabulary> RedisStore<S> {
+    /// Connects to Redis at `url` (`redis://HOST:PORT/DB`) and subscribes to
+    /// its change feed; fails if Redis cannot be reached now.
+    pub async fn connect(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
+        let unreachable = |error: redis::RedisError| {
+            StoreError::Unavailable(format!("cannot connect to `{url}`: {error}"))
+        };
+        let client = redis::Client::open(url).map_err(|error| {
+            StoreError::Unavailable(format!("`{url}` is not a Redis URL: {error}"))
+        })?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(options.timeout))
+            .set_response_timeout(Some(options.timeout))
+            .set_number_of_retries(1)
+            .set_max_delay(Duration::from_millis(500));
+        let commands = within(
+            options.timeout,
+            ConnectionManager::new_with_config(client.clone(), config),
+        )
+        .await?
+        .map_err(unreachable)?;
+        let keys = Keys::new(&options.prefix);
+        let subscribed = within(options.timeout, feed::subscribe(&client, &keys.channel()))
+            .await?
+            .map_err(unreachable)?;
+        let local = ProfileStore::new();
+        let inner = Arc::new(Inner {
+            local: Arc::clone(&local),
+            commands,
+            keys,
+            timeout: options.timeout,
+            health: Health::new(options.grace),
+            known: Mutex::default(),
+            seen: AtomicU64::new(0),
+            feed: OnceLock::new(),
+        });
+        let backing: Weak<dyn Backing> = Arc::downgrade(&inner) as Weak<Inner<S>>;
+        local.back_with(backing);
+        let task = tokio::spawn(feed::run(
+            Arc::downgrade(&inner),
+            client,
+            subscribed,
+            options.heartbeat(),
+        ));
+        let _ = inner.feed.set(task.abort_handle());
+        tracing::info!(url, grace = ?options.grace, "profile store on Redis");
+        Ok(RedisStore { inner })
+    }
+}
+
+/// `future`, or an error once `limit` has passed.
+async fn within<T>(limit: Duration, future: impl Future<Output = T>) -> Result<T, StoreError> {
+    tokio::time::timeout(limit, future)
+        .await
+        .map_err(|_| StoreError::Unavailable(format!("no answer within {limit:?}")))
+}
+
+/// The version and context an agent has in Redis (`None`: no agent).
+pub(super) struct Fetched {
+    version: u64,
+    context: Option<String>,
+}
+
+impl<S: Vocabulary> Inner<S> {
+    /// Runs `invocation` of a script on the command connection.
+    async fn run<T: redis::FromRedisValue>(
+        &self,
+        invocation: &redis::ScriptInvocation<'_>,
+    ) -> Result<T, StoreError> {
+        let mut connection = self.commands.clone();
+        within(self.timeout, invocation.invoke_async(&mut connection))
+            .await?
+            .map_err(|error| StoreError::Unavailable(error.to_string()))
+    }
+
+    /// Runs one command on the command connection.
+    async fn query<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> Result<T, StoreError> {
+        let mut connection = self.commands.clone();
+        within(self.timeout, command.query_async(&mut connection))
+            .await?
+            .map_err(|error| StoreError::Unavailable(error.to_string()))
+    }
+
+    /// `principal`'s agent as Redis holds it now.
+    pub(super) async fn fetch(&self, principal: &str) -> Result<Fetched, StoreError> {
+        let mut pipe = redis::pipe();
+        pipe.cmd("HGET")
+            .arg(self.keys.agent(principal))
+            .arg("context")
+            .cmd("GET")
+            .arg(self.keys.version(principal));
+        let mut connection = self.commands.clone();
+        let (context, version): (Option<String>, Option<u64>) =
+            within(self.timeout, pipe.query_async(&mut connection))
+                .await?
+                .map_err(|error| StoreError::Unavailable(error.to_string()))?;
+        Ok(Fetched {
+            version: version.unwrap_or(0),
+            context,
+        })
+    }
+
+    /// Applies a fetched agent locally as `how` allows; an agent this build
+    /// cannot read is removed here (fail closed) and reported.
+    pub(super) fn apply_fetched(&self, principal: &str, fetched: Fetched, how: Apply) {
+        let context = fetched
+            .context
+            .and_then(|json| decode(principal, &json).ok());
+        self.local.apply(principal, fetched.version, context, how);
+    }
+
+    /// Ends, here, what was opened with the token of `digest`.
+    pub(super) fn revoke_local(&self, digest: &str) {
+        let token = self.lock_known().remove(digest);
+        if let Some(token) = token {
+            self.local.revoke(&token);
+        }
+    }
+
+    fn lock_known(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.known.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    async fn resolve_token(&self, token: &str) -> Result<(), StoreError> {
+        let digest = digest(token);
+        let seen = self.seen.load(std::sync::atomic::Ordering::SeqCst);
+        let named: Option<String> = self
+            .query(redis::cmd("GET").arg(self.keys.token(&digest)))
+            .await?;
+        let Some(principal) = named else {
+            return Ok(());
+        };
+        if self.local.version(&principal).is_none() {
+            let fetched = self.fetch(&principal).await?;
+            self.apply_fetched(&principal, fetched, Apply::Load);
+        }
+        self.lock_known().insert(digest.clone(), token.to_owned());
+        if self.local.grant(token, &principal).is_err() {
+            self.lock_known().remove(&digest);
+            return Ok(());
+        }
+        // The feed may have passed over a change while this principal or
+        // token was not yet here: read both again.
+        if self.seen.load(std::sync::atomic::Ordering::SeqCst) != seen {
+            let named: Option<String> = self
+                .query(redis::cmd("GET").arg(self.keys.token(&digest)))
+                .await?;
+            if named.as_deref() != Some(principal.as_str()) {
+                self.revoke_local(&digest);
+            }
+            let fetched = self.fetch(&principal).await?;
+            self.apply_fetched(&principal, fetched, Apply::IfServed);
+        }
+        Ok(())
+    }
+}
+
+/// A stored profile, decoded strictly.
+fn decode<S: Vocabulary>(principal: &str, json: &str) -> Result<ProfileContext<S>, StoreError> {
+    ProfileContext::from_json(json).map_err(|error| {
+        tracing::error!(principal, %error, "unreadable profile in the store; not serving it");
+        StoreError::Corrupt(format!("the profile of `{principal}`: {error}"))
+    })
+}
+
+impl<S: Vocabulary> Backing for Inner<S> {
+    fn serving(&self) -> Result<(), String> {
+        self.health.serving()
+    }
+
+    fn resolve<'a>(
+        &'a self,
+        token: &'a str,
+    ) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>> {
+        Box::pin(async move { self.resolve_token(token).await.map_err(|e| e.to_string()) })
+    }
+}
+
+impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
+    fn put_agent_if<'a>(
+        &'a self,
+        principal: &'a str,
+        context: ProfileContext<S>,
+        expected: Option<u64>,
+    ) -> StoreFuture<'a, AgentChange<S>> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            let keys = &inner.keys;
+            let expected = expected
+                .map(|version| version.to_string())
+                .unwrap_or_default();
+            let (version, previous): (i64, String) = inner
+                .run(
+                    PUT.key(keys.agent(principal))
+                        .key(keys.version(principal))
+                        .arg(context.to_json())
+                        .arg(keys.channel())
+                        .arg(principal)
+                        .arg(expected),
+                )
+                .await?;
+            let Ok(version) = u64::try_from(version) else {
+                return Err(StoreError::Conflict {
+                    principal: principal.to_owned(),
+                    current: previous.parse().unwrap_or_default(),
+                });
+            };
+            inner
+                .local
+                .apply(principal, version, Some(context), Apply::IfServed);
+            let agent = stored(principal, context, version);
+            // A new agent, or one this build could not read, changed.
+            let changed = previous.is_empty()
+                || decode::<S>(principal, &previous).is_ok_and(|previous| {
+                    S::registry().assemble(&previous).tool_names() != agent.profile.tool_names()
+                });
+            Ok(AgentChange { agent, changed })
+        })
+    }
+
+    fn agent<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredAgent<S>>> {
+        Box::pin(async move {
+            let fetched = self.inner.fetch(principal).await?;
+            let Some(json) = fetched.context else {
+                return Ok(None);
+            };
+            let context = decode(principal, &json)?;
+            Ok(Some(stored(principal, context, fetched.version)))
+        })
+    }
+
+    fn delete_agent<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            let keys = &inner.keys;
+            let version: u64 = inner
+                .run(
+                    DELETE
+                        .key(keys.agent(principal))
+                        .key(keys.version(principal))
+                        .key(keys.tokens(principal))
+                        .arg(keys.channel())
+                        .arg(principal)
+                        .arg(keys.token_prefix()),
+                )
+                .await?;
+            if version > 0 {
+                inner.local.apply(principal, version, None, Apply::IfServed);
+            }
+            Ok(version > 0)
+        })
+    }
+
+    fn grant_token<'a>(&'a self, token: &'a str, principal: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            let keys = &inner.keys;
+            let digest = digest(token);
+            let outcome: i64 = inner
+                .run(
+                    GRANT
+                        .key(keys.token(&digest))
+                        .key(keys.agent(principal))
+                        .key(keys.tokens(principal))
+                        .arg(principal)
+                        .arg(&digest)
+                        .arg(keys.channel())
+                        .arg(keys.tokens_prefix()),
+                )
+                .await?;
+            match outcome {
+                -1 => Err(UnknownPrincipal::new(principal).into()),
+                // Named another principal before: what it opened ends.
+                1 => {
+                    let moved = inner
+                        .local
+                        .principal(token)
+                        .is_some_and(|named| named.name() != principal);
+                    if moved {
+                        inner.revoke_local(&digest);
+                    }
+                    Ok(())
+                }
+                _ => Ok(()),
+            }
+        })
+    }
+
+    fn revoke_token<'a>(&'a self, token: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            let keys = &inner.keys;
+            let digest = digest(token);
+            let revoked: i64 = inner
+                .run(
+                    REVOKE
+                        .key(keys.token(&digest))
+                        .arg(&digest)
+                        .arg(keys.channel())
+                        .arg(keys.tokens_prefix()),
+                )
+                .await?;
+            inner.revoke_local(&digest);
+            Ok(revoked == 1)
+        })
+    }
+
+    fn profiles(&self) -> &Arc<ProfileStore<S>> {
+        &self.inner.local
+    }
+}

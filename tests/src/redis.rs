@@ -1,0 +1,179 @@
+//! A real `redis-server` for the tests, on a free loopback port with a
+//! temporary directory, killed when dropped.
+//!
+//! It keeps an append-only file (`--appendonly yes --appendfsync always`):
+//! the restart tests kill it with SIGKILL and start it again on the same
+//! port and directory, and a deployment that must not lose profiles
+//! persists them the same way; without it a restart would come back empty.
+//!
+//! Without `redis-server` on `PATH`, [`RedisServer::start`] says plainly on
+//! the terminal that the Redis tests were skipped and which command runs
+//! them, and returns `None`; with `MCP_PROFILES_REQUIRE_REDIS=1` (set by
+//! CI) it panics instead, so CI never skips them.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The variable that turns a missing `redis-server` into a failure.
+pub const REQUIRE: &str = "MCP_PROFILES_REQUIRE_REDIS";
+
+/// The command that runs the Redis tests.
+pub const RUN_THEM: &str = "apt-get install -y redis-server && cargo test -p mcp-profiles-tests --test redis_store && cargo test -p kandev-mcp --test gateway";
+
+/// One `redis-server` child process.
+pub struct RedisServer {
+    child: Option<Child>,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl RedisServer {
+    /// Starts a server, or says the tests were skipped and returns `None`
+    /// when `redis-server` is not installed (panics under [`REQUIRE`]).
+    pub fn start() -> Option<RedisServer> {
+        if !installed() {
+            if std::env::var(REQUIRE).is_ok_and(|value| value == "1") {
+                panic!(
+                    "{REQUIRE}=1 but `redis-server` is not on PATH: install it (apt-get install -y redis-server)"
+                );
+            }
+            // Once per test binary, in one write, straight to the terminal
+            // (libtest captures `eprintln!`).
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                let message = format!(
+                    "\nSKIPPED: the Redis tests did not run: `redis-server` is not on PATH. Run them with:\n    {RUN_THEM}\n\n"
+                );
+                let _ = std::io::stderr().write_all(message.as_bytes());
+            });
+            return None;
+        }
+        let port = free_port();
+        let dir =
+            std::env::temp_dir().join(format!("mcp-profiles-redis-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary directory for redis-server");
+        let mut server = RedisServer {
+            child: None,
+            port,
+            dir,
+        };
+        server.spawn();
+        Some(server)
+    }
+
+    /// `redis://127.0.0.1:PORT/0`.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Kills the server with SIGKILL (no shutdown save) and waits for it.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts it again on the same port and directory (its append-only
+    /// file brings the data back).
+    pub fn restart(&mut self) {
+        self.kill();
+        self.spawn();
+    }
+
+    fn spawn(&mut self) {
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args([
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+            ])
+            .arg("--dir")
+            .arg(&self.dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server starts");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !self.answers() {
+            assert!(
+                Instant::now() < deadline,
+                "redis-server did not answer PING within 10 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Sends one command (e.g. `CLIENT KILL TYPE pubsub`) and returns the
+    /// first line of the answer.
+    pub fn command(&self, args: &[&str]) -> String {
+        let addr = SocketAddr::from(([127, 0, 0, 1], self.port));
+        let mut stream = TcpStream::connect(addr).expect("redis-server accepts");
+        let mut request = format!("*{}\r\n", args.len());
+        for arg in args {
+            request.push_str(&format!("${}\r\n{arg}\r\n", arg.len()));
+        }
+        stream
+            .write_all(request.as_bytes())
+            .expect("the command is sent");
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+        let mut answer = Vec::new();
+        let mut byte = [0u8; 1];
+        while stream.read_exact(&mut byte).is_ok() && byte[0] != b'\n' {
+            answer.push(byte[0]);
+        }
+        String::from_utf8_lossy(&answer).trim_end().to_owned()
+    }
+
+    /// Whether it answers `PING` with `PONG` (after loading its data).
+    fn answers(&self) -> bool {
+        let addr = SocketAddr::from(([127, 0, 0, 1], self.port));
+        let Ok(mut stream) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else {
+            return false;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+        if stream.write_all(b"PING\r\n").is_err() {
+            return false;
+        }
+        let mut answer = [0u8; 7];
+        stream.read_exact(&mut answer).is_ok() && &answer == b"+PONG\r\n"
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn installed() -> bool {
+    Command::new("redis-server")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// A port nothing listens on right now.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .expect("a free loopback port")
+}
