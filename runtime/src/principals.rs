@@ -115,6 +115,7 @@ struct Agent<S: Vocabulary> {
 pub(crate) type Put<S> = (ProfileController<S>, Option<Replacement<S>>, u64);
 
 /// Which changes [`ProfileStore::apply`] takes.
+#[cfg(feature = "redis")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Apply {
     /// A change of the feed: only for a principal served here, only newer.
@@ -163,6 +164,7 @@ pub struct UnknownPrincipal {
 }
 
 impl UnknownPrincipal {
+    #[cfg(feature = "redis")]
     pub(crate) fn new(principal: &str) -> Self {
         UnknownPrincipal {
             principal: principal.to_owned(),
@@ -287,6 +289,7 @@ impl<S: Vocabulary> ProfileStore<S> {
     }
 
     /// Every principal with an agent here, and its version.
+    #[cfg(feature = "redis")]
     pub(crate) fn versions(&self) -> Vec<(String, u64)> {
         let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
         agents
@@ -298,6 +301,7 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// Applies version `version` of `principal`'s agent as a shared store
     /// reports it (`None`: removed), as `how` allows; whether it changed
     /// anything here. Versions only move forward, except on [`Apply::Reset`].
+    #[cfg(feature = "redis")]
     pub(crate) fn apply(
         &self,
         principal: &str,
@@ -583,6 +587,7 @@ impl<S: Vocabulary> ProfileStore<S> {
     }
 
     /// Makes this store the local copy of a shared one.
+    #[cfg(feature = "redis")]
     pub(crate) fn back_with(&self, backing: Weak<dyn Backing>) {
         let _ = self.backing.set(backing);
     }
