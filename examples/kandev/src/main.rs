@@ -29,11 +29,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Walk one agent session through normal task, title owner, autopilot
-    /// child, autopilot root, office, configuration and external, with a
-    /// real MCP client connected in-process, printing each profile, its tool
-    /// count, the tools added and removed, and the list_changed notifications
-    /// the client received.
+    /// Walk one agent session through normal task, a plugin tool arriving,
+    /// title owner, autopilot child, autopilot root, the plugin tool
+    /// leaving, office, configuration and external, with a real MCP client
+    /// connected in-process, printing each profile, its tool count, the
+    /// tools added and removed, and the list_changed notifications the
+    /// client received.
     Demo,
     /// Create a database holding the demo board and print its tasks as JSON.
     Init {
