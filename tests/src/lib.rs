@@ -4,6 +4,7 @@
 //! `notifications/tools/list_changed`.
 
 pub mod client;
+pub mod contexts;
 pub mod groups;
 pub mod modern;
 pub mod raw;

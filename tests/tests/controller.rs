@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use mcp_profiles::{ContextError, ProfileContext, ProfileController};
 use mcp_profiles_tests::client::Session;
+use mcp_profiles_tests::contexts::asking;
 use mcp_profiles_tests::{Capability, Provider, Surface, TaskServer};
 
 type Context = ProfileContext<TaskServer>;
@@ -18,12 +19,6 @@ async fn connected(controller: &ProfileController<TaskServer>) -> Session {
         let _ = running.waiting().await;
     });
     Session::connect(client_io).await
-}
-
-fn asking() -> Context {
-    Context::new(Surface::KanbanTask)
-        .with_capability(Capability::UserQuestion)
-        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,15 +9,14 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use mcp_profiles::http::{HttpServer, Limits};
-use mcp_profiles::{ProfileContext, ProfileController, ProfileStore};
+use mcp_profiles::{ProfileController, ProfileStore};
+use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::client::{CallOutcome, Session};
+use mcp_profiles_tests::contexts::{asking, child};
 use mcp_profiles_tests::raw::RawSession;
-use mcp_profiles_tests::{Capability, Surface, TaskServer};
 use rmcp::transport::StreamableHttpClientTransport;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-
-type Context = ProfileContext<TaskServer>;
 
 /// How long a test waits for something that must happen.
 const LIMIT: Duration = Duration::from_secs(10);
@@ -28,18 +27,6 @@ const NEVER: Duration = Duration::from_secs(600);
 
 fn any_port() -> SocketAddr {
     "127.0.0.1:0".parse().unwrap()
-}
-
-fn asking() -> Context {
-    Context::new(Surface::KanbanTask)
-        .with_capability(Capability::UserQuestion)
-        .unwrap()
-}
-
-fn child() -> Context {
-    Context::new(Surface::KanbanTask)
-        .with_capability(Capability::ParentQuestion)
-        .unwrap()
 }
 
 /// A profiled task server on its own listener.

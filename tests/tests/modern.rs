@@ -6,41 +6,19 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_profiles::{ProfileContext, ProfileController, ProfileStore, Vocabulary};
+use mcp_profiles::{ProfileController, ProfileStore};
+use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::client::Session;
+use mcp_profiles_tests::contexts::{asking, child, names_of};
 use mcp_profiles_tests::modern::{
     LIMIT, Modern, ModernSession, QUIET, expect_one_list_changed, expect_silence,
 };
 use mcp_profiles_tests::raw::RawSession;
-use mcp_profiles_tests::{Capability, Surface, TaskServer};
 use rmcp::model::{CacheScope, ProtocolVersion, ServerNotification, SubscriptionFilter};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use tokio::sync::watch;
-
-type Context = ProfileContext<TaskServer>;
-
-fn asking() -> Context {
-    Context::new(Surface::KanbanTask)
-        .with_capability(Capability::UserQuestion)
-        .unwrap()
-}
-
-fn child() -> Context {
-    Context::new(Surface::KanbanTask)
-        .with_capability(Capability::ParentQuestion)
-        .unwrap()
-}
-
-fn names_of(context: &Context) -> Vec<String> {
-    let profile = TaskServer::registry().assemble(context);
-    profile
-        .tool_names()
-        .iter()
-        .map(|name| name.to_string())
-        .collect()
-}
 
 async fn duplex_modern(controller: &ProfileController<TaskServer>) -> ModernSession {
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);

@@ -8,40 +8,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_profiles::http::HttpServer;
-use mcp_profiles::{
-    AgentStore, ProfileContext, ProfileStore, RedisOptions, RedisStore, Vocabulary,
-};
+use mcp_profiles::{AgentStore, ProfileContext, ProfileStore, RedisOptions, RedisStore};
+use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::client::{CallOutcome, Session, http_transport};
+use mcp_profiles_tests::contexts::{asking, child, names_of};
 use mcp_profiles_tests::modern::{
     LIMIT, ModernSession, QUIET, expect_one_list_changed, expect_silence,
 };
 use mcp_profiles_tests::raw::RawSession;
 use mcp_profiles_tests::redis::RedisServer;
-use mcp_profiles_tests::{Capability, Surface, TaskServer};
 use rmcp::service::Subscription;
 
 type Context = ProfileContext<TaskServer>;
-
-fn asking() -> Context {
-    Context::new(Surface::KanbanTask)
-        .with_capability(Capability::UserQuestion)
-        .unwrap()
-}
-
-fn child() -> Context {
-    Context::new(Surface::KanbanTask)
-        .with_capability(Capability::ParentQuestion)
-        .unwrap()
-}
-
-fn names_of(context: &Context) -> Vec<String> {
-    let profile = TaskServer::registry().assemble(context);
-    profile
-        .tool_names()
-        .iter()
-        .map(|name| name.to_string())
-        .collect()
-}
 
 /// One gateway instance: a Redis store served over HTTP on 127.0.0.1.
 struct Instance {

@@ -6,8 +6,9 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
+use mcp_profiles::{ProfileContext, ProfileController};
 use mcp_profiles_tests::client::{CallOutcome, Session, refused};
+use mcp_profiles_tests::contexts::{asking, child, names_of};
 use mcp_profiles_tests::{Capability, Provider, Surface, TaskServer};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -19,27 +20,6 @@ type Context = ProfileContext<TaskServer>;
 const LIMIT: Duration = Duration::from_secs(10);
 /// How long a test waits to be sure something does not happen.
 const QUIET: Duration = Duration::from_millis(500);
-
-fn asking() -> Context {
-    Context::new(Surface::KanbanTask)
-        .with_capability(Capability::UserQuestion)
-        .unwrap()
-}
-
-fn child() -> Context {
-    Context::new(Surface::KanbanTask)
-        .with_capability(Capability::ParentQuestion)
-        .unwrap()
-}
-
-fn names_of(context: &Context) -> Vec<String> {
-    let profile = TaskServer::registry().assemble(context);
-    profile
-        .tool_names()
-        .iter()
-        .map(|name| name.to_string())
-        .collect()
-}
 
 /// The backend side of a scenario, whatever process the server lives in.
 trait Backend: Clone + Send + Sync + 'static {

@@ -38,7 +38,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, put};
 use axum::{Json, Router};
-use mcp_profiles::{Profile, ProfileContext, ProfileController};
+use mcp_profiles::{Profile, ProfileContext, ProfileController, Replacement};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -207,6 +207,11 @@ fn answer(
     Json(body).into_response()
 }
 
+/// The answer to a replacement: its new profile and whether it changed.
+fn answer_change(controller: &ProfileController<Kandev>, change: &Replacement<Kandev>) -> Response {
+    answer(controller, &change.new, Some(change.changed()))
+}
+
 /// 404 for any path no route matches, naming it (cut short: the path is the
 /// caller's, and an answer should not grow with it).
 pub(crate) async fn no_route(method: Method, uri: Uri) -> Response {
@@ -286,11 +291,7 @@ async fn put_profile(
 ) -> Result<Response, Refusal> {
     let context: ProfileContext<Kandev> = decode(&headers, body)?;
     let change = control.controller.replace(context);
-    Ok(answer(
-        &control.controller,
-        &change.new,
-        Some(change.changed()),
-    ))
+    Ok(answer_change(&control.controller, &change))
 }
 
 #[derive(Deserialize)]
@@ -309,11 +310,7 @@ async fn put_mode(
     let body: ModeBody = decode(&headers, body)?;
     let change = legacy::set_mode(&control.controller, &body.mode, body.disable_ask_question)
         .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))?;
-    Ok(answer(
-        &control.controller,
-        &change.new,
-        Some(change.changed()),
-    ))
+    Ok(answer_change(&control.controller, &change))
 }
 
 #[derive(Deserialize)]
@@ -330,11 +327,7 @@ async fn put_providers(
     let body: ProvidersBody = decode(&headers, body)?;
     let change = legacy::set_providers(&control.controller, &body.mcp_providers)
         .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))?;
-    Ok(answer(
-        &control.controller,
-        &change.new,
-        Some(change.changed()),
-    ))
+    Ok(answer_change(&control.controller, &change))
 }
 
 #[cfg(test)]

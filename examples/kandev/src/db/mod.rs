@@ -127,6 +127,22 @@ pub(crate) struct Database {
 }
 
 impl Database {
+    /// `conn` in WAL mode at the current schema, nothing read or saved yet;
+    /// `stale` when the file's content is still to be read.
+    fn ready(mut conn: Connection, path: &Path, stale: bool) -> Result<Database, DbError> {
+        let sqlite = |error| DbError::new(path, DbErrorKind::Sqlite(error));
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(sqlite)?;
+        schema::migrate(&mut conn).map_err(sqlite)?;
+        Ok(Database {
+            conn,
+            path: path.to_owned(),
+            saved: Board::default(),
+            data_version: 0,
+            stale,
+        })
+    }
+
     /// Creates a new file at `path` holding `board`.
     pub(crate) fn create(path: &Path, board: &Board) -> Result<Database, DbError> {
         let fail = |kind| DbError::new(path, kind);
@@ -134,18 +150,8 @@ impl Database {
             return Err(fail(DbErrorKind::Exists));
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE;
-        let mut conn = connect(path, flags)?;
-        let sqlite = |error| DbError::new(path, DbErrorKind::Sqlite(error));
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(sqlite)?;
-        schema::migrate(&mut conn).map_err(sqlite)?;
-        let mut database = Database {
-            conn,
-            path: path.to_owned(),
-            saved: Board::default(),
-            data_version: 0,
-            stale: false,
-        };
+        let conn = connect(path, flags)?;
+        let mut database = Database::ready(conn, path, false)?;
         database.begin(&mut Board::default())?;
         database.commit(board, true)?;
         Ok(database)
@@ -158,7 +164,7 @@ impl Database {
         if !path.exists() {
             return Err(fail(DbErrorKind::Missing));
         }
-        let mut conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+        let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
         let sqlite = |error| DbError::new(path, DbErrorKind::Sqlite(error));
         let application_id = schema::application_id(&conn).map_err(sqlite)?;
         if application_id != APPLICATION_ID {
@@ -180,16 +186,7 @@ impl Database {
             return Err(fail(DbErrorKind::Corrupt(lines.join("; "))));
         }
         // Only now is the file known to be ours, whole and not too new.
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(sqlite)?;
-        schema::migrate(&mut conn).map_err(sqlite)?;
-        let mut database = Database {
-            conn,
-            path: path.to_owned(),
-            saved: Board::default(),
-            data_version: 0,
-            stale: true,
-        };
+        let mut database = Database::ready(conn, path, true)?;
         let mut board = Board::default();
         database.begin(&mut board)?;
         database.commit(&board, false)?;
