@@ -1,24 +1,29 @@
-//! Replacement, `tools/list` and dispatch: mcp-profiles against rmcp's
-//! `ToolRouter`, at Kandev scale (25 groups, 70 tools) and on synthetic
-//! registries of 1,000 and 10,000 tools.
+//! Replacement, `tools/list` and dispatch: mcp-profiles against what an rmcp
+//! user would write, both sides interleaved in one run (see
+//! `mcp_profiles_bench::paired`), at Kandev scale (25 groups) and, with the
+//! `synthetic` feature, on registries of 1,000 and 10,000 tools.
 //!
-//! `cargo bench -p mcp-profiles-bench --bench profiles`; the chart of
-//! replacement cost against registry size is
-//! `target/criterion/replacement/report/lines.svg`.
+//! `cargo bench -p mcp-profiles-bench --bench profiles [-- dispatch]`
+//! (`PAIRS`, `BATCH_MS` change the pairing; default 21 pairs of 40 ms
+//! batches; an argument runs only the comparisons whose name contains it). Results:
+//! `target/bench-results/profiles.json`, a list of
+//! `mcp_profiles_bench::paired::Comparison`.
 
 use std::hint::black_box;
 
-use criterion::{
-    BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main, measurement::WallTime,
-};
 use kandev_mcp::Kandev;
 use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
+use mcp_profiles_bench::paired::{Comparison, Pairing, Side, write_results};
 #[cfg(feature = "synthetic")]
 use mcp_profiles_bench::synthetic::{groups_100, groups_1000};
-use mcp_profiles_bench::{live_request_context, merge_routers, native_router, prebuilt_routers};
+use mcp_profiles_bench::{
+    PlainServer, live_request_context, merge_routers, native_router, prebuilt_routers,
+};
 use rmcp::ServerHandler;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::CallToolRequestParams;
+use rmcp::service::{RequestContext, RoleServer};
+use tokio::runtime::Runtime;
 
 /// Two contexts with different, large tool sets; replacements alternate.
 struct Case<S: Vocabulary> {
@@ -44,24 +49,19 @@ fn kandev() -> Case<Kandev> {
 #[cfg(feature = "synthetic")]
 fn synthetic<S: Vocabulary>() -> Case<S> {
     use mcp_profiles::Term;
-    let half = |all: &'static [S::Capability], first: bool| {
+    fn half<T: Copy>(all: &'static [T], first: bool) -> impl Iterator<Item = T> {
         let (a, b) = all.split_at(all.len() / 2);
         if first { a } else { b }.iter().copied()
-    };
-    let providers = |first: bool| {
-        let all = S::Provider::ALL;
-        let (a, b) = all.split_at(all.len() / 2);
-        if first { a } else { b }.iter().copied()
-    };
-    let exclusive_free = |context: ProfileContext<S>, first: bool| {
-        context
+    }
+    let context = |surface, first: bool| {
+        ProfileContext::<S>::new(surface)
             .with_capabilities(half(S::Capability::ALL, first))
             .expect("synthetic vocabularies have no exclusive pairs")
-            .with_providers(providers(first))
+            .with_providers(half(S::Provider::ALL, first))
     };
     Case {
-        a: exclusive_free(ProfileContext::new(S::Surface::ALL[0]), true),
-        b: exclusive_free(ProfileContext::new(S::Surface::ALL[1]), false),
+        a: context(S::Surface::ALL[0], true),
+        b: context(S::Surface::ALL[1], false),
     }
 }
 
@@ -73,119 +73,191 @@ fn tools_in<S: Vocabulary>() -> usize {
         .sum()
 }
 
-fn replacement<S: Vocabulary>(group: &mut BenchmarkGroup<WallTime>, case: &Case<S>) {
+/// `replace` against rebuilding the router, and against merging prebuilt
+/// per-group routers; both alternate between the two contexts.
+fn replacement<S: Vocabulary>(pairing: &Pairing, case: &Case<S>) -> Vec<Comparison> {
     let size = tools_in::<S>();
     let registry = S::registry();
-    let controller = ProfileController::<S>::new(case.a);
+    let controller = &ProfileController::<S>::new(case.a);
     // Warm: both tool sets assembled and snapshotted once, as after startup.
     controller.replace(case.b);
-    let mut flip = false;
-    group.bench_with_input(BenchmarkId::new("mcp-profiles", size), &size, |b, _| {
-        b.iter(|| {
-            flip = !flip;
-            black_box(controller.replace(if flip { case.a } else { case.b }))
-        })
-    });
-    group.bench_with_input(BenchmarkId::new("rmcp-rebuild", size), &size, |b, _| {
-        b.iter(|| {
-            flip = !flip;
-            black_box(native_router(
-                registry,
-                if flip { &case.a } else { &case.b },
-            ))
-        })
-    });
     let per_group = prebuilt_routers(registry);
-    group.bench_with_input(BenchmarkId::new("rmcp-merge", size), &size, |b, _| {
-        b.iter(|| {
-            flip = !flip;
-            black_box(merge_routers(
-                registry,
-                &per_group,
-                if flip { &case.a } else { &case.b },
-            ))
+    let pick = |i: u64| if i % 2 == 0 { &case.a } else { &case.b };
+    let ours = || {
+        Side::new("mcp-profiles replace", move |n| {
+            for i in 0..n {
+                black_box(controller.replace(*pick(i)));
+            }
         })
+    };
+    let rebuild = Side::new("rmcp rebuild router", |n| {
+        for i in 0..n {
+            black_box(native_router(registry, pick(i)));
+        }
     });
+    let merge = Side::new("rmcp merge routers", |n| {
+        for i in 0..n {
+            black_box(merge_routers(registry, &per_group, pick(i)));
+        }
+    });
+    vec![
+        pairing.compare("replacement", ours(), rebuild).sized(size),
+        pairing.compare("replacement", ours(), merge).sized(size),
+    ]
 }
 
-fn bench_replacement(c: &mut Criterion) {
-    let mut group = c.benchmark_group("replacement");
-    replacement::<Kandev>(&mut group, &kandev());
-    #[cfg(feature = "synthetic")]
-    {
-        replacement::<groups_100::Synth>(&mut group, &synthetic());
-        replacement::<groups_1000::Synth>(&mut group, &synthetic());
-    }
-    group.finish();
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-}
-
-fn tools_list<S: Vocabulary + ServerHandler>(
-    group: &mut BenchmarkGroup<WallTime>,
-    rt: &tokio::runtime::Runtime,
+/// `tools/list` through each server's `ServerHandler::list_tools`.
+fn tools_list<S: Vocabulary + ServerHandler + Clone>(
+    pairing: &Pairing,
+    rt: &Runtime,
+    request: &RequestContext<RoleServer>,
     context: ProfileContext<S>,
     handler: S,
-) {
+) -> Comparison {
     let size = tools_in::<S>();
     let controller = ProfileController::<S>::new(context);
-    let server = controller.server(handler);
-    let request = rt.block_on(live_request_context());
-    group.bench_with_input(BenchmarkId::new("mcp-profiles", size), &size, |b, _| {
-        b.to_async(rt)
-            .iter(|| async { black_box(server.list_tools(None, request.clone()).await.unwrap()) })
-    });
-    let router = native_router(S::registry(), &context);
-    group.bench_with_input(BenchmarkId::new("rmcp-list_all", size), &size, |b, _| {
-        b.iter(|| black_box(router.list_all()))
-    });
+    let ours = controller.server(handler.clone());
+    let plain = PlainServer {
+        handler,
+        router: native_router(S::registry(), &context),
+    };
+    pairing
+        .compare(
+            "tools/list",
+            Side::new("mcp-profiles list_tools", |n| {
+                rt.block_on(async {
+                    for _ in 0..n {
+                        black_box(ours.list_tools(None, request.clone()).await.unwrap());
+                    }
+                })
+            }),
+            Side::new("rmcp #[tool_handler]", |n| {
+                rt.block_on(async {
+                    for _ in 0..n {
+                        black_box(plain.list_tools(None, request.clone()).await.unwrap());
+                    }
+                })
+            }),
+        )
+        .sized(size)
 }
 
-fn bench_tools_list(c: &mut Criterion) {
-    let rt = runtime();
-    let mut group = c.benchmark_group("tools_list");
-    tools_list::<Kandev>(&mut group, &rt, kandev().a, Kandev::demo());
-    #[cfg(feature = "synthetic")]
-    {
-        tools_list::<groups_100::Synth>(&mut group, &rt, synthetic().a, groups_100::Synth);
-        tools_list::<groups_1000::Synth>(&mut group, &rt, synthetic().a, groups_1000::Synth);
-    }
-    group.finish();
-}
-
-fn bench_dispatch(c: &mut Criterion) {
+/// A tool that does nothing, called through each server's
+/// `ServerHandler::call_tool`, and (for reference) through
+/// `ToolRouter::call` with no server around it.
+fn dispatch(
+    pairing: &Pairing,
+    rt: &Runtime,
+    request: &RequestContext<RoleServer>,
+) -> Vec<Comparison> {
     use mcp_profiles_bench::noop::{Noop, Surface};
-    let rt = runtime();
     let context = ProfileContext::<Noop>::new(Surface::Only);
     let controller = ProfileController::<Noop>::new(context);
-    let server = controller.server(Noop);
-    let router = native_router(Noop::registry(), &context);
-    let request = rt.block_on(live_request_context());
-    let mut group = c.benchmark_group("dispatch");
-    group.bench_function("mcp-profiles", |b| {
-        b.to_async(&rt).iter(|| async {
-            black_box(
-                server
-                    .call_tool(CallToolRequestParams::new("noop"), request.clone())
-                    .await
-                    .unwrap(),
-            )
+    let ours = controller.server(Noop);
+    let plain = PlainServer {
+        handler: Noop,
+        router: native_router(Noop::registry(), &context),
+    };
+    let params = CallToolRequestParams::new("noop");
+    let profiled = || {
+        Side::new("mcp-profiles call_tool", |n| {
+            rt.block_on(async {
+                for _ in 0..n {
+                    let call = ours.call_tool(params.clone(), request.clone());
+                    black_box(call.await.unwrap());
+                }
+            })
         })
-    });
-    group.bench_function("rmcp-ToolRouter::call", |b| {
-        b.to_async(&rt).iter(|| async {
-            let call =
-                ToolCallContext::new(&Noop, CallToolRequestParams::new("noop"), request.clone());
-            black_box(router.call(call).await.unwrap())
-        })
-    });
-    group.finish();
+    };
+    vec![
+        pairing.compare(
+            "dispatch",
+            profiled(),
+            Side::new("rmcp #[tool_handler]", |n| {
+                rt.block_on(async {
+                    for _ in 0..n {
+                        let call = plain.call_tool(params.clone(), request.clone());
+                        black_box(call.await.unwrap());
+                    }
+                })
+            }),
+        ),
+        pairing.compare(
+            "dispatch",
+            profiled(),
+            Side::new("rmcp ToolRouter::call", |n| {
+                rt.block_on(async {
+                    for _ in 0..n {
+                        let call = ToolCallContext::new(&Noop, params.clone(), request.clone());
+                        black_box(plain.router.call(call).await.unwrap());
+                    }
+                })
+            }),
+        ),
+    ]
 }
 
-criterion_group!(benches, bench_replacement, bench_tools_list, bench_dispatch);
-criterion_main!(benches);
+fn main() {
+    // `cargo bench` passes `--bench`; other arguments name what to run
+    // (`replacement`, `tools/list`, `dispatch`), as criterion's filters do.
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with("--"))
+        .collect();
+    let wanted = |name: &str| only.is_empty() || only.iter().any(|o| name.contains(o.as_str()));
+    let pairing = Pairing::from_env();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let request = rt.block_on(live_request_context());
+    let mut results = vec![];
+    let mut report = |comparison: Comparison| {
+        println!("{comparison}");
+        results.push(comparison);
+    };
+    if wanted("replacement") {
+        replacement(&pairing, &kandev()).into_iter().for_each(&mut report);
+    }
+    #[cfg(feature = "synthetic")]
+    if wanted("replacement") {
+        replacement(&pairing, &synthetic::<groups_100::Synth>())
+            .into_iter()
+            .for_each(&mut report);
+        replacement(&pairing, &synthetic::<groups_1000::Synth>())
+            .into_iter()
+            .for_each(&mut report);
+    }
+    if wanted("tools/list") {
+        report(tools_list(
+            &pairing,
+            &rt,
+            &request,
+            kandev().a,
+            Kandev::demo(),
+        ));
+    }
+    #[cfg(feature = "synthetic")]
+    if wanted("tools/list") {
+        report(tools_list(
+            &pairing,
+            &rt,
+            &request,
+            synthetic().a,
+            groups_100::Synth,
+        ));
+        report(tools_list(
+            &pairing,
+            &rt,
+            &request,
+            synthetic().a,
+            groups_1000::Synth,
+        ));
+    }
+    if wanted("dispatch") {
+        dispatch(&pairing, &rt, &request)
+            .into_iter()
+            .for_each(&mut report);
+    }
+    write_results("profiles", &results);
+}

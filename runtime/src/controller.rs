@@ -16,7 +16,7 @@ use crate::{Profile, ProfileContext, ProfiledServer, Registry, ToolDiff, Vocabul
 /// What the sessions serve right now.
 pub(crate) struct Current<S: Vocabulary> {
     pub profile: Profile<S>,
-    pub tools: Arc<ToolSnapshot<S>>,
+    pub tools: &'static ToolSnapshot<S>,
     /// The installed catalog and what the profile's context sees of it.
     #[cfg(feature = "runtime-tools")]
     pub runtime: Runtime<S>,
@@ -61,6 +61,12 @@ impl<S: Vocabulary> Cell<S> {
     /// The current profile and tools; a call keeps the snapshot it loaded.
     pub fn current(&self) -> Arc<Current<S>> {
         self.current.load_full()
+    }
+
+    /// The current compiled tools alone: no reference count to take, so
+    /// the cheapest load there is, for dispatch.
+    pub fn compiled(&self) -> &'static ToolSnapshot<S> {
+        self.current.load().tools
     }
 }
 
@@ -297,7 +303,7 @@ impl<S: Vocabulary> ProfileController<S> {
         let (new, tools) = cell.serving.serve(&context);
         let diff = old.diff(&new);
         #[cfg(feature = "runtime-tools")]
-        let runtime = Runtime::new(previous.runtime.catalog().cloned(), &context, &tools);
+        let runtime = Runtime::new(previous.runtime.catalog().cloned(), &context, tools);
         #[cfg(feature = "runtime-tools")]
         let runtime_diff = previous.runtime.diff(&runtime);
         #[cfg(feature = "runtime-tools")]
@@ -389,11 +395,11 @@ impl<S: Vocabulary> ProfileController<S> {
             _ => InstallOutcome::Installed,
         };
         let context = *previous.profile.context();
-        let runtime = Runtime::new(Some(catalog.clone()), &context, &previous.tools);
+        let runtime = Runtime::new(Some(catalog.clone()), &context, previous.tools);
         let diff = previous.runtime.diff(&runtime);
         cell.current.store(Arc::new(Current {
             profile: previous.profile.clone(),
-            tools: Arc::clone(&previous.tools),
+            tools: previous.tools,
             runtime,
         }));
         drop(previous);

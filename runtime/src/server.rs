@@ -153,6 +153,38 @@ impl std::fmt::Display for Clipped<'_> {
     }
 }
 
+impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
+    /// A call that is not to a compiled tool of the snapshot `call_tool`
+    /// loaded: a runtime tool, or a refusal. It loads the snapshot again and
+    /// decides on that one alone, so a replacement in between gives the
+    /// outcome of a call made after it.
+    async fn call_elsewhere(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let current = self.cell(&context.extensions)?.current();
+        if current.tools.tool(&request.name).is_some() {
+            let call = ToolCallContext::new(&self.shared.handler, request, context);
+            return current.tools.router.call(call).await;
+        }
+        // A runtime tool the context enables; its catalog is the one loaded
+        // above, whatever is installed meanwhile.
+        #[cfg(feature = "runtime-tools")]
+        if current.runtime.contains(&request.name) {
+            let mut context = context;
+            // The handler may need to know whom it serves (a forwarding
+            // backend, say): the context of the profile this call runs on.
+            context.extensions.insert(*current.profile.context());
+            return crate::catalog::call(&current.runtime, request, context)
+                .await
+                .map(CallToolResponse::from);
+        }
+        tracing::debug!(tool = %Clipped(&request.name), "refused a tool outside the current profile");
+        Err(not_in_profile(&request.name))
+    }
+}
+
 impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     fn get_info(&self) -> ServerConfig {
         let mut info = self.shared.handler.get_info();
@@ -215,26 +247,28 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // The call runs on the snapshot loaded here, whatever replaces it meanwhile.
-        let current = self.cell(&context.extensions)?.current();
-        if current.tools.tool(&request.name).is_some() {
-            let call = ToolCallContext::new(&self.shared.handler, request, context);
-            return current.tools.router.call(call).await;
+        // The call runs on the snapshot loaded here, whatever replaces it
+        // meanwhile: a plain reference, as snapshots live as long as the
+        // process. The rest of this function is what `#[tool_handler]`
+        // does; a call to anything but a compiled tool is boxed, so it does
+        // not grow this future (`BENCHMARKS.md`, "Dispatch").
+        let compiled = match &self.shared.source {
+            Source::Single(cell) => Some(cell.compiled()),
+            #[cfg(feature = "http")]
+            Source::Principals(_) => self.cell(&context.extensions).ok().map(|c| c.compiled()),
+        };
+        match compiled {
+            Some(tools) if tools.serves(&request.name) => {
+                let call = ToolCallContext::new(&self.shared.handler, request, context);
+                tools.router.call(call).await
+            }
+            _ => {
+                // Boxed in its own statement: as a temporary of the
+                // awaiting one, the unboxed future would keep a slot here.
+                let elsewhere = Box::pin(self.call_elsewhere(request, context));
+                elsewhere.await
+            }
         }
-        // A runtime tool the context enables; its catalog is the one loaded
-        // above, whatever is installed meanwhile.
-        #[cfg(feature = "runtime-tools")]
-        if current.runtime.contains(&request.name) {
-            let mut context = context;
-            // The handler may need to know whom it serves (a forwarding
-            // backend, say): the context of the profile this call runs on.
-            context.extensions.insert(*current.profile.context());
-            return crate::catalog::call(&current.runtime, request, context)
-                .await
-                .map(CallToolResponse::from);
-        }
-        tracing::debug!(tool = %Clipped(&request.name), "refused a tool outside the current profile");
-        Err(not_in_profile(&request.name))
     }
 
     fn on_initialized(

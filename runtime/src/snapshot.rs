@@ -80,6 +80,13 @@ impl<S: Vocabulary> ToolSnapshot<S> {
         }
     }
 
+    /// Whether this set has a tool called `name`: a search of the sorted
+    /// names, which is cheaper than one of the listed tools.
+    #[inline]
+    pub fn serves(&self, name: &str) -> bool {
+        self.set.tools.binary_search(&name).is_ok()
+    }
+
     /// The tool called `name`, if this set has it.
     pub fn tool(&self, name: &str) -> Option<&Tool> {
         self.tools
@@ -93,7 +100,10 @@ impl<S: Vocabulary> ToolSnapshot<S> {
 pub(crate) struct Snapshots<S: Vocabulary> {
     registry: &'static Registry<S>,
     routes: RouteTable<S>,
-    built: Mutex<HashMap<GroupSet, Arc<ToolSnapshot<S>>>>,
+    /// Each distinct tool set's snapshot, leaked: a snapshot is kept for the
+    /// life of the process anyway, and a `&'static` lets a call hold it
+    /// without touching a reference count.
+    built: Mutex<HashMap<GroupSet, &'static ToolSnapshot<S>>>,
 }
 
 impl<S: Vocabulary> Snapshots<S> {
@@ -134,15 +144,16 @@ impl<S: Vocabulary> Snapshots<S> {
     }
 
     /// The profile of `context` and the snapshot serving it.
-    pub fn serve(&self, context: &ProfileContext<S>) -> (Profile<S>, Arc<ToolSnapshot<S>>) {
+    pub fn serve(&self, context: &ProfileContext<S>) -> (Profile<S>, &'static ToolSnapshot<S>) {
         let enabled = self.registry.enabled_groups(context);
         let mut built = self.built.lock().unwrap_or_else(|e| e.into_inner());
         let snapshot = match built.get(&enabled) {
-            Some(snapshot) => Arc::clone(snapshot),
+            Some(snapshot) => *snapshot,
             None => {
                 let set = self.registry.tool_set(&enabled);
-                let snapshot = Arc::new(ToolSnapshot::build(set, &self.routes));
-                built.insert(enabled, Arc::clone(&snapshot));
+                let snapshot: &'static ToolSnapshot<S> =
+                    Box::leak(Box::new(ToolSnapshot::build(set, &self.routes)));
+                built.insert(enabled, snapshot);
                 snapshot
             }
         };

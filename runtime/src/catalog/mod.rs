@@ -165,7 +165,7 @@ struct Inner<S: Vocabulary> {
     /// Sorted by name; names are unique.
     entries: Vec<Entry<S>>,
     /// Views already built, keyed by compiled snapshot and enabled entries.
-    views: Mutex<HashMap<view::Key, Arc<View<S>>>>,
+    views: Mutex<HashMap<view::Key, Arc<View>>>,
 }
 
 impl<S: Vocabulary> Clone for Catalog<S> {

@@ -15,16 +15,14 @@ use super::{Catalog, Entry, RuntimeDiff};
 use crate::snapshot::ToolSnapshot;
 use crate::{ProfileContext, Vocabulary};
 
-/// A view's cache key: the compiled snapshot's address (kept alive by the
-/// cached view itself, so it cannot be reused meanwhile) and the bit set of
-/// enabled entries.
+/// A view's cache key: the compiled snapshot's address (snapshots live as
+/// long as the process, so it is never reused) and the bit set of enabled
+/// entries.
 pub(super) type Key = (usize, Box<[u64]>);
 
 /// The merged tools of one compiled snapshot and one set of enabled
 /// runtime tools.
-pub(crate) struct View<S: Vocabulary> {
-    /// Held so that the key's address stays this snapshot's.
-    _compiled: Arc<ToolSnapshot<S>>,
+pub(crate) struct View {
     /// Indices of the enabled entries, ascending, hence sorted by name.
     enabled: Box<[usize]>,
     /// `tools/list`: compiled and runtime tools, sorted by name.
@@ -35,7 +33,7 @@ pub(crate) struct View<S: Vocabulary> {
 pub(crate) struct Runtime<S: Vocabulary> {
     catalog: Option<Catalog<S>>,
     /// `None` when no runtime tool is enabled.
-    view: Option<Arc<View<S>>>,
+    view: Option<Arc<View>>,
 }
 
 impl<S: Vocabulary> Runtime<S> {
@@ -51,7 +49,7 @@ impl<S: Vocabulary> Runtime<S> {
     pub fn new(
         catalog: Option<Catalog<S>>,
         context: &ProfileContext<S>,
-        compiled: &Arc<ToolSnapshot<S>>,
+        compiled: &'static ToolSnapshot<S>,
     ) -> Self {
         let view = catalog
             .as_ref()
@@ -177,8 +175,8 @@ impl<S: Vocabulary> Catalog<S> {
     fn view(
         &self,
         context: &ProfileContext<S>,
-        compiled: &Arc<ToolSnapshot<S>>,
-    ) -> Option<Arc<View<S>>> {
+        compiled: &'static ToolSnapshot<S>,
+    ) -> Option<Arc<View>> {
         let bits = context.bits();
         let entries = &self.inner.entries;
         let mut enabled = vec![0u64; entries.len().div_ceil(64)];
@@ -192,7 +190,7 @@ impl<S: Vocabulary> Catalog<S> {
         if !any {
             return None;
         }
-        let key: Key = (Arc::as_ptr(compiled) as usize, enabled.into_boxed_slice());
+        let key: Key = (std::ptr::from_ref(compiled) as usize, enabled.into_boxed_slice());
         let mut views = self.inner.views.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(view) = views.get(&key) {
             return Some(Arc::clone(view));
@@ -206,7 +204,6 @@ impl<S: Vocabulary> Catalog<S> {
                 indices.iter().map(|&i| entries[i].tool.definition()),
             ),
             enabled: indices,
-            _compiled: Arc::clone(compiled),
         });
         views.insert(key, Arc::clone(&view));
         Some(view)

@@ -1,0 +1,50 @@
+//! Runs one side of the dispatch comparison a fixed number of times, for
+//! instruction counts that do not depend on what else the machine does:
+//!
+//! ```sh
+//! cargo build --release -p mcp-profiles-bench --example dispatch_count
+//! for side in ours plain; do for n in 0 100000; do
+//!   valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//!     target/release/examples/dispatch_count $side $n 2>&1 | grep refs
+//! done; done
+//! ```
+//!
+//! (count at 100,000 − count at 0) / 100,000 is one call's instructions.
+
+use std::hint::black_box;
+
+use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
+use mcp_profiles_bench::noop::{Noop, Surface};
+use mcp_profiles_bench::{PlainServer, live_request_context, native_router};
+use rmcp::ServerHandler;
+use rmcp::model::CallToolRequestParams;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let usage = "usage: dispatch_count ours|plain CALLS";
+    let side = args.next().expect(usage);
+    let calls: u64 = args.next().expect(usage).parse().expect(usage);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let request = rt.block_on(live_request_context());
+    let context = ProfileContext::<Noop>::new(Surface::Only);
+    let controller = ProfileController::<Noop>::new(context);
+    let ours = controller.server(Noop);
+    let plain = PlainServer {
+        handler: Noop,
+        router: native_router(Noop::registry(), &context),
+    };
+    let params = CallToolRequestParams::new("noop");
+    rt.block_on(async {
+        for _ in 0..calls {
+            let result = match side.as_str() {
+                "ours" => ours.call_tool(params.clone(), request.clone()).await,
+                "plain" => plain.call_tool(params.clone(), request.clone()).await,
+                other => panic!("{other:?}: {usage}"),
+            };
+            black_box(result.unwrap());
+        }
+    });
+}
