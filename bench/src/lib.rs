@@ -17,6 +17,8 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 
 pub mod noop;
+pub mod plain;
+pub mod results;
 
 /// The generated registries (see `build.rs`; feature `synthetic`).
 #[cfg(feature = "synthetic")]
