@@ -367,15 +367,20 @@ fn report(config: &Config, tools: usize, in_process: &in_process::InProcess, cel
     }
     // Our in-process share of each 1-client round trip.
     for cell in cells.iter().filter(|cell| cell.clients == 1) {
-        let added = match cell.op {
-            Op::List => in_process.list.added_us().median,
-            Op::Call => in_process.call.added_us().median,
+        let pair = match cell.op {
+            Op::List => &in_process.list,
+            Op::Call => &in_process.call,
         };
+        let (added, whole) = (
+            pair.added_us().median,
+            Spread::of(&pair.profiled).median / 1000.0,
+        );
         let p50 = medians(&cell.samples[plain_index(config)])[0].median;
         println!(
-            "{} {}: ours adds {added:.2} us in process = {:.1}% of plain's {p50:.0} us HTTP p50 at 1 client",
+            "{} {}: at 1 client plain's HTTP p50 is {p50:.0} us; ProfiledServer's whole handler takes {whole:.2} us of it ({:.2}%), {added:+.2} us ({:+.2}%) against plain's",
             cell.era.version(),
             cell.op.method(),
+            100.0 * whole / p50,
             100.0 * added / p50
         );
     }
