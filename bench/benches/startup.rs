@@ -26,7 +26,9 @@
 //! Also the registry's verification, reported separately: the first
 //! `Kandev::registry()` of a fresh process (`e2e-server registry kandev`,
 //! `STARTUP_BENCH_REGISTRY_RUNS` processes, default 20), and
-//! `Registry::<Kandev>::linked()` repeated in this process (warm). Built
+//! `Registry::<Kandev>::linked()` repeated in this process (warm); and,
+//! in fresh processes after the registry, the first build of what serves
+//! the profile: a `ProfileController` or the plain `ToolRouter`. Built
 //! with `--features synthetic`, the same for the 1,000- and 10,000-tool
 //! synthetic registries.
 //!
@@ -40,7 +42,9 @@
 //!                        "first_list_ms_rounds": [..] } },
 //!   "vs_plain": { NAME: Spread },        // per-round first_list ratio
 //!   "registry": { NAME: { "groups": n, "first_call_us": Spread,
-//!                         "linked_warm_us": Spread } } }
+//!                         "linked_warm_us": Spread,
+//!                         "first_controller_us": Spread,
+//!                         "first_router_us": Spread } } }
 //! ```
 //! where `Spread` is `{ "median", "min", "max" }` and NAME of a server is
 //! `kandev-mcp`, `profiled` or `plain`, of a registry `kandev`,
@@ -263,29 +267,40 @@ fn registries(runs: usize) -> serde_json::Value {
     println!("registry verification, {runs} runs:");
     for name in names {
         let mut first = Vec::new();
+        let mut builds: [Vec<f64>; 2] = Default::default();
         let mut groups = 0;
         for _ in 0..runs {
-            let output = Command::new(SERVER)
-                .args(["registry", name])
-                .output()
-                .expect("e2e-server registry");
-            let text = String::from_utf8_lossy(&output.stdout);
-            let mut fields = text.split_whitespace();
-            let (Some(nanos), Some(count)) = (fields.next(), fields.next()) else {
-                panic!("e2e-server registry {name}: {text:?}");
-            };
-            first.push(nanos.parse::<f64>().unwrap() / 1e3);
-            groups = count.parse().unwrap();
+            for (index, then) in ["controller", "router"].into_iter().enumerate() {
+                let output = Command::new(SERVER)
+                    .args(["registry", name, then])
+                    .output()
+                    .expect("e2e-server registry");
+                let text = String::from_utf8_lossy(&output.stdout);
+                let fields: Vec<&str> = text.split_whitespace().collect();
+                let [nanos, count, build] = fields[..] else {
+                    panic!("e2e-server registry {name} {then}: {text:?}");
+                };
+                first.push(nanos.parse::<f64>().unwrap() / 1e3);
+                builds[index].push(build.parse::<f64>().unwrap() / 1e3);
+                groups = count.parse().unwrap();
+            }
         }
         let warm = linked_warm(name, runs);
         let (first, warm) = (Spread::of(&first), Spread::of(&warm));
+        let [controller, router] = builds.map(|b| Spread::of(&b));
         println!(
-            "  {name:<11} {groups:>4} groups: first registry() {:.1} us ({:.1}..{:.1}); linked() again {:.1} us",
-            first.median, first.min, first.max, warm.median
+            "  {name:<11} {groups:>4} groups: first registry() {:.1} us ({:.1}..{:.1}); linked() again {:.1} us; then the first ProfileController {:.1} us, or the plain ToolRouter {:.1} us",
+            first.median, first.min, first.max, warm.median, controller.median, router.median
         );
         out.insert(
             name.into(),
-            json!({"groups": groups, "first_call_us": first, "linked_warm_us": warm}),
+            json!({
+                "groups": groups,
+                "first_call_us": first,
+                "linked_warm_us": warm,
+                "first_controller_us": controller,
+                "first_router_us": router,
+            }),
         );
     }
     serde_json::Value::Object(out)

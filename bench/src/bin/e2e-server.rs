@@ -4,7 +4,7 @@
 //! ```text
 //! e2e-server SERVER --http ADDR [--threads N] [--profile JSON]
 //! e2e-server SERVER --stdio [--profile JSON]
-//! e2e-server registry NAME
+//! e2e-server registry NAME [controller|router]
 //! ```
 //!
 //! - SERVER `profiled`: Kandev's demo board through mcp-profiles
@@ -25,10 +25,12 @@
 //! Over HTTP it prints the bound address on stdout and serves until its
 //! stdin closes (the bench holds it, so a crashed bench leaves no server).
 //! `--profile` defaults to the profile `kandev-mcp serve` serves without
-//! one (legacy mode `task`). `registry NAME` prints the nanoseconds the
-//! process's first `NAME::registry()` took (linking and verifying it) and
-//! its group count; `kandev`, or `groups_100` / `groups_1000` when built
-//! with the `synthetic` feature.
+//! one (legacy mode `task`). `registry NAME [controller|router]` prints the
+//! nanoseconds the process's first `NAME::registry()` took (linking and
+//! verifying it), its group count, and the nanoseconds of the first build
+//! of a `ProfileController` or of the plain `ToolRouter` for the profile
+//! (0 without one); NAME is `kandev`, or `groups_100` / `groups_1000` when
+//! built with the `synthetic` feature.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -36,7 +38,7 @@ use std::time::{Duration, Instant};
 
 use kandev_mcp::Kandev;
 use mcp_profiles::http::Limits;
-use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
+use mcp_profiles::{ProfileContext, ProfileController, Term, Vocabulary};
 use mcp_profiles_bench::plain::{self, Plain};
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
@@ -64,7 +66,10 @@ struct Args {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("registry") {
-        return registry(args.get(1).map(String::as_str));
+        return registry(
+            args.get(1).map(String::as_str),
+            args.get(2).map(String::as_str),
+        );
     }
     let args = match parse(&args) {
         Ok(args) => args,
@@ -239,27 +244,53 @@ impl Bound for SocketAddr {
     }
 }
 
-/// Times this process's first `registry()` of the named server type.
-fn registry(name: Option<&str>) -> ExitCode {
-    fn first<S: Vocabulary>() -> (Duration, usize) {
+/// Times this process's first `registry()` of the named server type, and
+/// then, when asked, the first build of what serves the default profile:
+/// a `ProfileController` (its route table over every group, the profile's
+/// snapshot) or the plain `ToolRouter` (the profile's routes only). Each in
+/// a fresh process, since rmcp caches generated schemas per thread.
+fn registry(name: Option<&str>, then: Option<&str>) -> ExitCode {
+    fn first<S: Vocabulary>(then: Option<&str>) -> Result<(Duration, usize, Duration), String> {
         let started = Instant::now();
         let groups = S::registry().groups().len();
-        (started.elapsed(), groups)
-    }
-    let (elapsed, groups) = match name {
-        Some("kandev") => first::<Kandev>(),
-        #[cfg(feature = "synthetic")]
-        Some("groups_100") => first::<mcp_profiles_bench::synthetic::groups_100::Synth>(),
-        #[cfg(feature = "synthetic")]
-        Some("groups_1000") => first::<mcp_profiles_bench::synthetic::groups_1000::Synth>(),
-        other => {
-            eprintln!(
-                "error: unknown registry `{}`: kandev, or groups_100 / groups_1000 with the synthetic feature",
-                other.unwrap_or("")
-            );
-            return ExitCode::from(2);
+        let registry = started.elapsed();
+        let context = || {
+            ProfileContext::<S>::from_json(
+                r#"{"surface":"kanban-task","capabilities":["user-question"]}"#,
+            )
+            .or_else(|_| Ok::<_, String>(ProfileContext::new(S::Surface::ALL[0])))
+        };
+        let started = Instant::now();
+        match then {
+            None => {}
+            Some("controller") => drop(ProfileController::<S>::new(context()?)),
+            Some("router") => drop(mcp_profiles_bench::native_router(
+                S::registry(),
+                &context()?,
+            )),
+            Some(other) => return Err(format!("unknown build `{other}`: controller or router")),
         }
+        Ok((registry, groups, started.elapsed()))
+    }
+    let timed = match name {
+        Some("kandev") => first::<Kandev>(then),
+        #[cfg(feature = "synthetic")]
+        Some("groups_100") => first::<mcp_profiles_bench::synthetic::groups_100::Synth>(then),
+        #[cfg(feature = "synthetic")]
+        Some("groups_1000") => first::<mcp_profiles_bench::synthetic::groups_1000::Synth>(then),
+        other => Err(format!(
+            "unknown registry `{}`: kandev, or groups_100 / groups_1000 with the synthetic feature",
+            other.unwrap_or("")
+        )),
     };
-    println!("{} {groups}", elapsed.as_nanos());
-    ExitCode::SUCCESS
+    match timed {
+        Ok((registry, groups, build)) => {
+            println!("{} {groups} {}", registry.as_nanos(), build.as_nanos());
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
 }
