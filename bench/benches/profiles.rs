@@ -13,12 +13,11 @@ use std::hint::black_box;
 
 use kandev_mcp::Kandev;
 use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
-use mcp_profiles_bench::paired::{Comparison, Pairing, Side, write_results};
+use mcp_profiles_bench::paired::{Comparison, Pairing, Side};
+use mcp_profiles_bench::plain::Plain;
 #[cfg(feature = "synthetic")]
 use mcp_profiles_bench::synthetic::{groups_100, groups_1000};
-use mcp_profiles_bench::{
-    PlainServer, live_request_context, merge_routers, native_router, prebuilt_routers,
-};
+use mcp_profiles_bench::{live_request_context, merge_routers, native_router, prebuilt_routers};
 use rmcp::ServerHandler;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::CallToolRequestParams;
@@ -117,10 +116,7 @@ fn tools_list<S: Vocabulary + ServerHandler + Clone>(
     let size = tools_in::<S>();
     let controller = ProfileController::<S>::new(context);
     let ours = controller.server(handler.clone());
-    let plain = PlainServer {
-        handler,
-        router: native_router(S::registry(), &context),
-    };
+    let plain = Plain::new(handler, &context);
     pairing
         .compare(
             "tools/list",
@@ -154,10 +150,8 @@ fn dispatch(
     let context = ProfileContext::<Noop>::new(Surface::Only);
     let controller = ProfileController::<Noop>::new(context);
     let ours = controller.server(Noop);
-    let plain = PlainServer {
-        handler: Noop,
-        router: native_router(Noop::registry(), &context),
-    };
+    let plain = Plain::new(Noop, &context);
+    let router = native_router(Noop::registry(), &context);
     let params = CallToolRequestParams::new("noop");
     let profiled = || {
         Side::new("mcp-profiles call_tool", |n| {
@@ -189,7 +183,7 @@ fn dispatch(
                 rt.block_on(async {
                     for _ in 0..n {
                         let call = ToolCallContext::new(&Noop, params.clone(), request.clone());
-                        black_box(plain.router.call(call).await.unwrap());
+                        black_box(router.call(call).await.unwrap());
                     }
                 })
             }),
@@ -259,5 +253,7 @@ fn main() {
             .into_iter()
             .for_each(&mut report);
     }
-    write_results("profiles", &results);
+    let json = serde_json::to_value(&results).expect("results serialise");
+    let path = mcp_profiles_bench::results::write("profiles", &json).expect("write the results");
+    println!("results: {}", path.display());
 }

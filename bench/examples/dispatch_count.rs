@@ -13,9 +13,10 @@
 
 use std::hint::black_box;
 
-use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
+use mcp_profiles::{ProfileContext, ProfileController};
 use mcp_profiles_bench::noop::{Noop, Surface};
-use mcp_profiles_bench::{PlainServer, live_request_context, native_router};
+use mcp_profiles_bench::live_request_context;
+use mcp_profiles_bench::plain::Plain;
 use rmcp::ServerHandler;
 use rmcp::model::CallToolRequestParams;
 
@@ -32,10 +33,7 @@ fn main() {
     let context = ProfileContext::<Noop>::new(Surface::Only);
     let controller = ProfileController::<Noop>::new(context);
     let ours = controller.server(Noop);
-    let plain = PlainServer {
-        handler: Noop,
-        router: native_router(Noop::registry(), &context),
-    };
+    let plain = Plain::new(Noop, &context);
     let params = CallToolRequestParams::new("noop");
     rt.block_on(async {
         for _ in 0..calls {

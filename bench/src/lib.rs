@@ -12,13 +12,14 @@ use std::sync::{Arc, Mutex};
 
 use mcp_profiles::{ProfileContext, Registry, Vocabulary};
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{ListToolsResult, PaginatedRequestParams};
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 
 pub mod noop;
 pub mod paired;
+pub mod plain;
+pub mod results;
 
 /// The generated registries (see `build.rs`; feature `synthetic`).
 #[cfg(feature = "synthetic")]
@@ -82,57 +83,6 @@ pub fn merge_routers<S: Vocabulary>(
         }
     }
     router
-}
-
-/// What an rmcp user serves today for one profile: the handler and a router
-/// of the profile's tools, answering `tools/list` and `tools/call` exactly as
-/// rmcp's `#[tool_handler]` expands (`list_all()` into the result,
-/// `ToolCallContext::new` then `ToolRouter::call`). The router is a field and
-/// the handler a separate value because the routes are `ToolRoute<S>`, built
-/// by [`native_router`] from the same pairs `#[tool_router]` uses.
-pub struct PlainServer<S> {
-    /// The tool handlers' server value.
-    pub handler: S,
-    /// The profile's tools.
-    pub router: ToolRouter<S>,
-}
-
-impl<S: ServerHandler + Send + Sync + 'static> ServerHandler for PlainServer<S> {
-    async fn call_tool(
-        &self,
-        request: rmcp::model::CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
-        let call = ToolCallContext::new(&self.handler, request, context);
-        self.router.call(call).await
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let supports_cache_hints = context
-            .protocol_version()
-            .is_some_and(|version| version >= rmcp::model::ProtocolVersion::V_2026_07_28);
-        let mut result = ListToolsResult::with_all_items(self.router.list_all());
-        if supports_cache_hints {
-            result = result
-                .with_ttl_ms(0)
-                .with_cache_scope(rmcp::model::CacheScope::Public);
-        }
-        Ok(result)
-    }
-
-    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
-        self.router.get(name).cloned()
-    }
-
-    fn get_info(&self) -> rmcp::model::ServerConfig {
-        let mut info = self.handler.get_info();
-        info.capabilities.tools = Some(Default::default());
-        info
-    }
 }
 
 /// Answers one `tools/list` and keeps its request context.

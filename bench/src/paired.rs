@@ -26,6 +26,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::results::{Spread, env_usize};
+
 /// How a comparison is run: pairs, batch length, warm-up.
 #[derive(Clone, Copy, Debug)]
 pub struct Pairing {
@@ -114,12 +116,9 @@ impl Pairing {
     /// the environment when set.
     pub fn from_env() -> Self {
         let mut pairing = Pairing::default();
-        if let Some(pairs) = env_number("PAIRS") {
-            pairing.pairs = (pairs as usize).max(5);
-        }
-        if let Some(ms) = env_number("BATCH_MS") {
-            pairing.batch = Duration::from_millis(ms.max(1));
-        }
+        pairing.pairs = env_usize("PAIRS", pairing.pairs).max(5);
+        let batch_ms = env_usize("BATCH_MS", pairing.batch.as_millis() as usize);
+        pairing.batch = Duration::from_millis(batch_ms.max(1) as u64);
         pairing
     }
 
@@ -147,16 +146,17 @@ impl Pairing {
             b_ns.push(tb.as_nanos() as f64 / n as f64);
             ratios.push(ta.as_secs_f64() / tb.as_secs_f64());
         }
+        let ratio = Spread::of(&ratios);
         Comparison {
             name: name.to_owned(),
             size: String::new(),
             a: a.name,
             b: b.name,
-            a_ns: median(&mut a_ns),
-            b_ns: median(&mut b_ns),
-            ratio: median(&mut ratios),
-            ratio_min: ratios.iter().copied().fold(f64::INFINITY, f64::min),
-            ratio_max: ratios.iter().copied().fold(0.0, f64::max),
+            a_ns: Spread::of(&a_ns).median,
+            b_ns: Spread::of(&b_ns).median,
+            ratio: ratio.median,
+            ratio_min: ratio.min,
+            ratio_max: ratio.max,
             pairs: self.pairs,
             batch_ops: n,
         }
@@ -200,39 +200,3 @@ fn nanos(ns: f64) -> String {
     }
 }
 
-/// The median of `values` (sorted in place); the mean of the middle two for
-/// an even count.
-pub fn median(values: &mut [f64]) -> f64 {
-    assert!(!values.is_empty(), "the median of nothing");
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[mid]
-    } else {
-        (values[mid - 1] + values[mid]) / 2.0
-    }
-}
-
-fn env_number(name: &str) -> Option<u64> {
-    let value = std::env::var(name).ok()?;
-    Some(
-        value
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={value:?} is not a whole number")),
-    )
-}
-
-/// Writes `value` as pretty JSON to `target/bench-results/<bench>.json`
-/// (under `CARGO_TARGET_DIR` when set), for `bench/charts.py`, and says
-/// where.
-pub fn write_results(bench: &str, value: &impl Serialize) {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../target").into());
-    let dir = target.join("bench-results");
-    std::fs::create_dir_all(&dir).expect("create target/bench-results");
-    let path = dir.join(format!("{bench}.json"));
-    let json = serde_json::to_string_pretty(value).expect("results serialise");
-    std::fs::write(&path, json).expect("write the results");
-    println!("results: {}", path.display());
-}

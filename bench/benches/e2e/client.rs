@@ -1,0 +1,300 @@
+//! A lean streamable-HTTP JSON-RPC client for the load generator.
+//!
+//! Why not rmcp's client: it would put its own work on the generator's one
+//! core for every request (serialising a typed request, a task and channels
+//! per call, SSE parsing and deserialising the whole typed result), and
+//! that cost would show in the latency the bench attributes to the server.
+//! Here a request is one reqwest POST of a body formatted from a fixed
+//! prefix and suffix around its id, on the client's own keep-alive
+//! connection; every response's status is checked and its body read to the
+//! end (so the server did all its work), and the first and every
+//! [`CHECK_EVERY`]th response is parsed and checked in full (its id, and
+//! the listed tool count or a successful call result).
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+/// One in how many responses is parsed and checked in full.
+pub const CHECK_EVERY: u64 = 64;
+
+/// The protocol version of 2025-era sessions.
+pub const LEGACY: &str = "2025-11-25";
+/// The 2026-07-28 protocol: no session, every request stateless and
+/// carrying its protocol version and client context in `_meta`.
+pub const MODERN: &str = "2026-07-28";
+
+/// How a client talks to the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    /// `initialize`, `notifications/initialized`, then requests on the
+    /// session named by `Mcp-Session-Id`; `DELETE` at the end.
+    Legacy,
+    /// 2026-07-28: every request is a stateless POST with the SEP-2575
+    /// `_meta` client context and the SEP-2243 `Mcp-Method` / `Mcp-Name`
+    /// headers, as rmcp's client sends them.
+    Modern,
+}
+
+impl Era {
+    /// Its protocol version.
+    pub fn version(self) -> &'static str {
+        match self {
+            Era::Legacy => LEGACY,
+            Era::Modern => MODERN,
+        }
+    }
+}
+
+/// What a client asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// `tools/list`.
+    List,
+    /// `tools/call` of [`TOOL`](super::TOOL) without arguments.
+    Call,
+}
+
+impl Op {
+    /// The JSON-RPC method.
+    pub fn method(self) -> &'static str {
+        match self {
+            Op::List => "tools/list",
+            Op::Call => "tools/call",
+        }
+    }
+}
+
+/// One virtual client: its own connection pool (so its own connection),
+/// its session in the 2025 era, and the next request id.
+pub struct Client {
+    http: reqwest::Client,
+    uri: String,
+    era: Era,
+    session: Option<String>,
+    next_id: u64,
+    /// Headers for tools/list and tools/call, built once.
+    headers: [HeaderMap; 2],
+    /// The body around the request id, per op.
+    bodies: [(String, String); 2],
+    body: String,
+}
+
+fn header(name: &'static str, value: &str) -> (HeaderName, HeaderValue) {
+    (
+        HeaderName::from_static(name),
+        HeaderValue::from_str(value).expect("a valid header value"),
+    )
+}
+
+fn base_headers(era: Era) -> HeaderMap {
+    HeaderMap::from_iter([
+        header("content-type", "application/json"),
+        header("accept", "application/json, text/event-stream"),
+        header("mcp-protocol-version", era.version()),
+    ])
+}
+
+impl Client {
+    /// A client of `uri`; in the 2025 era, with an initialised session.
+    pub async fn connect(uri: &str, era: Era, tool: &str) -> Client {
+        let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(1)
+            .build()
+            .expect("a reqwest client");
+        let mut session = None;
+        if era == Era::Legacy {
+            let initialize = format!(
+                r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{LEGACY}","capabilities":{{}},"clientInfo":{{"name":"e2e-bench","version":"0"}}}}}}"#
+            );
+            let response = http
+                .post(uri)
+                .headers(base_headers(era))
+                .body(initialize)
+                .send()
+                .await
+                .expect("initialize");
+            assert_eq!(response.status().as_u16(), 200, "initialize");
+            let id = response.headers()["mcp-session-id"]
+                .to_str()
+                .expect("an ASCII session id")
+                .to_owned();
+            let _ = response.bytes().await;
+            let mut headers = base_headers(era);
+            headers.insert("mcp-session-id", HeaderValue::from_str(&id).unwrap());
+            let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+            let response = http
+                .post(uri)
+                .headers(headers)
+                .body(initialized)
+                .send()
+                .await
+                .expect("notifications/initialized");
+            assert_eq!(response.status().as_u16(), 202, "initialized");
+            session = Some(id);
+        }
+        let headers = [Op::List, Op::Call].map(|op| {
+            let mut headers = base_headers(era);
+            match &session {
+                Some(id) => {
+                    headers.insert("mcp-session-id", HeaderValue::from_str(id).unwrap());
+                }
+                None => {
+                    headers.insert("mcp-method", HeaderValue::from_static(op.method()));
+                    if op == Op::Call {
+                        headers.insert("mcp-name", HeaderValue::from_str(tool).unwrap());
+                    }
+                }
+            }
+            headers
+        });
+        let meta = match era {
+            Era::Legacy => String::new(),
+            Era::Modern => format!(
+                r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"{MODERN}","io.modelcontextprotocol/clientInfo":{{"name":"e2e-bench","version":"0"}},"io.modelcontextprotocol/clientCapabilities":{{}}}}"#
+            ),
+        };
+        let list_params = if meta.is_empty() {
+            String::new()
+        } else {
+            format!(r#","params":{{{meta}}}"#)
+        };
+        let call_meta = if meta.is_empty() {
+            meta.clone()
+        } else {
+            format!(",{meta}")
+        };
+        let bodies = [
+            (
+                r#"{"jsonrpc":"2.0","id":"#.to_owned(),
+                format!(r#","method":"tools/list"{list_params}}}"#),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"#.to_owned(),
+                format!(
+                    r#","method":"tools/call","params":{{"name":"{tool}","arguments":{{}}{call_meta}}}}}"#
+                ),
+            ),
+        ];
+        Client {
+            http,
+            uri: uri.to_owned(),
+            era,
+            session,
+            next_id: 1,
+            headers,
+            bodies,
+            body: String::new(),
+        }
+    }
+
+    /// One request; checked in full when `check` (else its status only).
+    /// `expected_tools` is the number of tools a `tools/list` must list.
+    pub async fn request(&mut self, op: Op, check: bool, expected_tools: usize) {
+        use std::fmt::Write as _;
+        let id = self.next_id;
+        self.next_id += 1;
+        let (prefix, suffix) = &self.bodies[op as usize];
+        self.body.clear();
+        self.body.push_str(prefix);
+        let _ = write!(self.body, "{id}");
+        self.body.push_str(suffix);
+        let response = self
+            .http
+            .post(&self.uri)
+            .headers(self.headers[op as usize].clone())
+            .body(self.body.clone())
+            .send()
+            .await
+            .unwrap_or_else(|error| panic!("{} {:?}: {error}", op.method(), self.era));
+        let status = response.status().as_u16();
+        let body = response.bytes().await.expect("the response body");
+        if status != 200 {
+            panic!(
+                "{} {:?}: HTTP {status}: {}",
+                op.method(),
+                self.era,
+                String::from_utf8_lossy(&body)
+            );
+        }
+        if check {
+            check_response(&body, id, op, expected_tools);
+        }
+    }
+
+    /// Whether request number `n` of this client is checked in full.
+    pub fn checks(&self) -> bool {
+        self.next_id == 1 || self.next_id.is_multiple_of(CHECK_EVERY)
+    }
+
+    /// Ends the 2025-era session (rmcp then drops its state).
+    pub async fn close(self) {
+        if let Some(id) = &self.session {
+            let response = self
+                .http
+                .delete(&self.uri)
+                .header("mcp-session-id", id)
+                .header("mcp-protocol-version", LEGACY)
+                .send()
+                .await
+                .expect("DELETE of the session");
+            let _ = response.bytes().await;
+        }
+    }
+
+    /// The tool names a `tools/list` answers, sorted.
+    pub async fn tool_names(&mut self) -> Vec<String> {
+        self.body = format!("{}0{}", self.bodies[0].0, self.bodies[0].1);
+        let response = self
+            .http
+            .post(&self.uri)
+            .headers(self.headers[0].clone())
+            .body(self.body.clone())
+            .send()
+            .await
+            .expect("tools/list");
+        let body = response.bytes().await.expect("a body");
+        let message = find_message(&body, 0).expect("a tools/list response");
+        let mut names: Vec<String> = message["result"]["tools"]
+            .as_array()
+            .expect("a tools array")
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// The JSON-RPC message with id `id` in an SSE or JSON body.
+fn find_message(body: &[u8], id: u64) -> Option<serde_json::Value> {
+    let text = std::str::from_utf8(body).ok()?;
+    let candidates: Box<dyn Iterator<Item = &str>> = if text.trim_start().starts_with('{') {
+        Box::new(std::iter::once(text))
+    } else {
+        Box::new(
+            text.lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(str::trim)
+                .filter(|data| !data.is_empty()),
+        )
+    };
+    candidates
+        .filter_map(|data| serde_json::from_str::<serde_json::Value>(data).ok())
+        .find(|message| message["id"] == id)
+}
+
+fn check_response(body: &[u8], id: u64, op: Op, expected_tools: usize) {
+    let message = find_message(body, id).unwrap_or_else(|| {
+        panic!(
+            "no response with id {id} in: {}",
+            String::from_utf8_lossy(body)
+        )
+    });
+    let result = &message["result"];
+    let ok = match op {
+        Op::List => result["tools"].as_array().map(Vec::len) == Some(expected_tools),
+        Op::Call => {
+            result["isError"] != true && result["content"].as_array().is_some_and(|c| !c.is_empty())
+        }
+    };
+    assert!(ok, "unexpected {} response: {message}", op.method());
+}
