@@ -44,7 +44,7 @@
 //!
 //! ```text
 //! { "bench": "fanout", "schema": 1, "rounds": R, "settle_ms": n,
-//!   "clients_in_process": true, "relist": true,
+//!   "clients_in_process": true, "relist": true, "cpus": n,
 //!   "contexts": [{"context": "...", "tools": n}, {...}],
 //!   "cases": [{
 //!     "transport": "in-process" | "http", "sessions": N,
@@ -153,6 +153,7 @@ fn main() {
         "settle_ms": settle.as_millis() as u64,
         "clients_in_process": true,
         "relist": relist,
+        "cpus": std::thread::available_parallelism().map_or(0, |n| n.get()),
         "contexts": contexts.iter().zip(tools).map(|(context, tools)| {
             json!({"context": context.to_string(), "tools": tools})
         }).collect::<Vec<_>>(),
