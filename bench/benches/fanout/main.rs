@@ -38,7 +38,7 @@
 //! skips), `FANOUT_ROUNDS` (default 6), `FANOUT_SETTLE_MS` (default 300),
 //! `FANOUT_RELIST` (default 1; 0 = clients only count, to time delivery
 //! without the re-lists competing for the cores; `relisted` then equals
-//! `heard`).
+//! `heard`; written to `fanout-delivery.json` instead).
 //!
 //! Writes `target/bench-results/fanout.json`; times in microseconds:
 //!
@@ -160,7 +160,9 @@ fn main() {
         "cases": cases,
         "linearity": linearity,
     });
-    match write_results("fanout", &results) {
+    // A delivery-only run does not overwrite the main results.
+    let file = if relist { "fanout" } else { "fanout-delivery" };
+    match write_results(file, &results) {
         Ok(path) => println!("\nresults: {}", path.display()),
         Err(error) => panic!("writing the results: {error}"),
     }
