@@ -22,11 +22,12 @@ use std::time::{Duration, Instant};
 use kandev_mcp::Kandev;
 use mcp_profiles::http::Limits;
 use mcp_profiles::{AgentStore, RedisOptions, RedisStore};
+use mcp_profiles_bench::sessions::connect_clients;
 use mcp_profiles_tests::client::http_transport;
 use mcp_profiles_tests::redis::RedisServer;
+use rmcp::ClientHandler;
 use rmcp::model::{ClientConfig, ProtocolVersion};
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
-use rmcp::{ClientHandler, ServiceExt};
 use tokio::sync::Notify;
 
 const TOKEN: &str = "bench-control-token";
@@ -169,14 +170,16 @@ async fn run() {
     let started = Instant::now();
     let mut sessions: Vec<RunningService<RoleClient, Client>> = Vec::new();
     for instance in &instances {
-        for _ in 0..per_instance / 50 {
-            let batch = (0..50).map(|_| {
-                Client(Arc::clone(&heard)).serve(http_transport(&instance.mcp, Some("alice-token")))
-            });
-            for session in futures_join(batch).await {
-                sessions.push(session.expect("a session connects"));
-            }
-        }
+        let per = per_instance / 50 * 50;
+        sessions.extend(
+            connect_clients(
+                per,
+                50,
+                |_| http_transport(&instance.mcp, Some("alice-token")),
+                |_| Client(Arc::clone(&heard)),
+            )
+            .await,
+        );
     }
     let total = sessions.len();
     println!(
@@ -236,18 +239,4 @@ async fn run() {
     );
     println!("every session heard every change exactly once ({heard_so_far} notifications)");
     drop(sessions);
-}
-
-/// Awaits every future of `futures` concurrently.
-async fn futures_join<F>(futures: impl Iterator<Item = F>) -> Vec<F::Output>
-where
-    F: Future + Send + 'static,
-    F::Output: Send + 'static,
-{
-    let handles: Vec<_> = futures.map(tokio::spawn).collect();
-    let mut outputs = Vec::new();
-    for handle in handles {
-        outputs.push(handle.await.unwrap());
-    }
-    outputs
 }

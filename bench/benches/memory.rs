@@ -20,13 +20,14 @@ use std::time::Duration;
 use kandev_mcp::Kandev;
 use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
 use mcp_profiles_bench::native_router;
+use mcp_profiles_bench::sessions::connect_in_process;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams, ServerConfig,
 };
-use rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
-use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler};
 
 /// Counts live heap bytes.
 struct Counting;
@@ -95,27 +96,6 @@ impl ServerHandler for RouterServer {
     }
 }
 
-/// Connects `sessions` pairs, each server made by `make(index)`; returns the
-/// clients (dropping them ends the sessions).
-async fn connect<S, F>(sessions: usize, make: F) -> Vec<RunningService<RoleClient, ()>>
-where
-    S: ServerHandler,
-    F: Fn(usize) -> S,
-{
-    let mut clients = Vec::with_capacity(sessions);
-    for index in 0..sessions {
-        let (server_io, client_io) = tokio::io::duplex(4096);
-        let server = make(index);
-        tokio::spawn(async move {
-            if let Ok(running) = server.serve(server_io).await {
-                let _ = running.waiting().await;
-            }
-        });
-        clients.push(().serve(client_io).await.expect("client handshake"));
-    }
-    clients
-}
-
 /// Live bytes added by `sessions` sessions of one configuration, once idle.
 async fn measure<S, F>(label: &str, sessions: usize, make: F) -> isize
 where
@@ -124,7 +104,7 @@ where
 {
     settle().await;
     let before = live();
-    let clients = connect(sessions, make).await;
+    let clients = connect_in_process(sessions, 4096, make, |_| ()).await;
     settle().await;
     let added = live() - before;
     println!(

@@ -211,7 +211,9 @@ fn main() {
         results.push(comparison);
     };
     if wanted("replacement") {
-        replacement(&pairing, &kandev()).into_iter().for_each(&mut report);
+        replacement(&pairing, &kandev())
+            .into_iter()
+            .for_each(&mut report);
     }
     #[cfg(feature = "synthetic")]
     if wanted("replacement") {

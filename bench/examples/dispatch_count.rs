@@ -14,8 +14,8 @@
 use std::hint::black_box;
 
 use mcp_profiles::{ProfileContext, ProfileController};
-use mcp_profiles_bench::noop::{Noop, Surface};
 use mcp_profiles_bench::live_request_context;
+use mcp_profiles_bench::noop::{Noop, Surface};
 use mcp_profiles_bench::plain::Plain;
 use rmcp::ServerHandler;
 use rmcp::model::CallToolRequestParams;

@@ -7,6 +7,11 @@
 //! `#[tool_router]` feeds to `ToolRouter::with_route` — and
 //! [`prebuilt_routers`] + [`merge_routers`] is the cheaper variant that keeps
 //! one router per group and merges clones.
+//!
+//! For the session benchmarks: [`sessions`] connects real rmcp session
+//! pairs, [`per_session`] is the rmcp-native server with a router per
+//! session, [`relisting`] a client that re-lists on list_changed, and
+//! [`results`] the medians and JSON files of the timed harnesses.
 
 use std::sync::{Arc, Mutex};
 
@@ -18,8 +23,11 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt};
 
 pub mod noop;
 pub mod paired;
+pub mod per_session;
 pub mod plain;
+pub mod relisting;
 pub mod results;
+pub mod sessions;
 
 /// The generated registries (see `build.rs`; feature `synthetic`).
 #[cfg(feature = "synthetic")]

@@ -199,4 +199,3 @@ fn nanos(ns: f64) -> String {
         format!("{ns:.0} ns")
     }
 }
-

@@ -190,7 +190,10 @@ impl<S: Vocabulary> Catalog<S> {
         if !any {
             return None;
         }
-        let key: Key = (std::ptr::from_ref(compiled) as usize, enabled.into_boxed_slice());
+        let key: Key = (
+            std::ptr::from_ref(compiled) as usize,
+            enabled.into_boxed_slice(),
+        );
         let mut views = self.inner.views.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(view) = views.get(&key) {
             return Some(Arc::clone(view));
