@@ -186,18 +186,33 @@ impl Sessions {
     ///
     /// Sessions whose peer has gone are dropped here rather than notified.
     pub fn notify_all(&self) -> usize {
-        let mut live = self.lock();
-        let change = CHANGES.fetch_add(1, Ordering::SeqCst) + 1;
-        if live.recent.len() == RECENT_CHANGES {
-            live.recent.pop_front();
+        let (notified, to_start) = {
+            let mut live = self.lock();
+            let change = CHANGES.fetch_add(1, Ordering::SeqCst) + 1;
+            if live.recent.len() == RECENT_CHANGES {
+                live.recent.pop_front();
+            }
+            live.recent.push_back(change);
+            live.queues.retain(|_, queue| !Queue::flag(&queue.closed));
+            // Counted under the lock, so the change is ordered against
+            // registrations; the deliveries are claimed here and started
+            // after it, so sessions opening or closing meanwhile wait for
+            // the counting only, not for a task spawn per session.
+            let to_start: Vec<Arc<Queue>> = live
+                .queues
+                .values()
+                .filter(|queue| {
+                    queue.pending.fetch_add(1, Ordering::SeqCst);
+                    self.claim(queue)
+                })
+                .cloned()
+                .collect();
+            (live.queues.len(), to_start)
+        };
+        for queue in to_start {
+            self.start(queue);
         }
-        live.recent.push_back(change);
-        live.queues.retain(|_, queue| !Queue::flag(&queue.closed));
-        for queue in live.queues.values() {
-            queue.pending.fetch_add(1, Ordering::SeqCst);
-            self.kick(queue);
-        }
-        live.queues.len()
+        notified
     }
 
     /// How many sessions are registered.
@@ -208,15 +223,25 @@ impl Sessions {
     /// Starts a delivery for `queue` unless one is running or there is
     /// nothing (yet) to send.
     fn kick(&self, queue: &Arc<Queue>) {
+        if self.claim(queue) {
+            self.start(Arc::clone(queue));
+        }
+    }
+
+    /// Whether `queue` has something to send and no delivery: then this
+    /// caller owns starting one.
+    fn claim(&self, queue: &Queue) -> bool {
         let sendable = Queue::flag(&queue.ready)
             && !Queue::flag(&queue.closed)
             && queue.pending.load(Ordering::SeqCst) > 0;
-        if !sendable || queue.draining.swap(true, Ordering::SeqCst) {
-            return;
-        }
+        sendable && !queue.draining.swap(true, Ordering::SeqCst)
+    }
+
+    /// Starts the delivery a [`claim`](Self::claim) won.
+    fn start(&self, queue: Arc<Queue>) {
         match self.runtime.get() {
             Some(runtime) => {
-                runtime.spawn(drain(Arc::clone(queue)));
+                runtime.spawn(drain(queue));
             }
             // Unreachable through rmcp (sessions register inside a runtime);
             // if it happens, the notification cannot be sent.
