@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Draws BENCHMARKS.md's charts from the benchmarks' JSON results.
 
-Reads target/bench-results/{e2e,fanout,profiles}.json (written by
-`cargo bench -p mcp-profiles-bench --bench e2e|fanout|profiles`) and writes
+Reads target/bench-results/{e2e,fanout,fanout-delivery,profiles}.json
+(written by `cargo bench -p mcp-profiles-bench --bench e2e|fanout|profiles`,
+and `FANOUT_RELIST=0` for fanout-delivery) and writes
 bench/charts/*.svg. Plain SVG, no plotting library: Python 3 alone.
 
     python3 bench/charts.py [--results target/bench-results] [--out bench/charts]
@@ -64,7 +65,7 @@ class Panel:
         x_lo, x_hi = tx(xs[0]), tx(xs[-1])
         if x_hi == x_lo:
             x_lo, x_hi = x_lo - 1, x_hi + 1
-        plot_l, plot_r = left + 62, left + width - 10
+        plot_l, plot_r = left + 62, left + width - 24
         plot_t, plot_b = top + 28, top + height - 42
 
         def px(x):
@@ -125,34 +126,43 @@ def load(results, name):
         return json.load(f)
 
 
-def latency_chart(rows):
+SERVERS = (("profiled", "mcp-profiles", OURS), ("plain", "rmcp #[tool_handler]", THEIRS))
+
+
+def latency_chart(results):
     """Latency against concurrent clients: one panel per (era, operation)."""
+    cells = results["cells"]
     panels = []
-    for era in sorted({r["era"] for r in rows}):
-        for op in sorted({r["op"] for r in rows}):
+    for era in sorted({c["era"] for c in cells}):
+        for op in sorted({c["op"] for c in cells}):
             panel = Panel(f"{op}, {era}", "concurrent clients", "latency (ms)", log_x=True)
-            for server, colour in (("mcp-profiles", OURS), ("rmcp", THEIRS)):
-                mine = [r for r in rows if r["era"] == era and r["op"] == op and r["server"] == server]
-                panel.add(f"{server} p50", colour, [(r["clients"], r["p50_ms"]) for r in mine])
-                panel.add(f"{server} p99", colour, [(r["clients"], r["p99_ms"]) for r in mine], dashed=True)
+            mine = [c for c in cells if c["era"] == era and c["op"] == op]
+            for key, label, colour in SERVERS:
+                for quantile, dashed in (("p50_us", False), ("p99_us", True)):
+                    points = [(c["clients"], c["servers"][key][quantile]["median"] / 1e3)
+                              for c in mine if key in c["servers"]]
+                    panel.add(f"{label} {quantile[:3]}", colour, points, dashed)
             panels.append(panel)
-    legend = [("mcp-profiles p50", OURS, False), ("rmcp #[tool_handler] p50", THEIRS, False),
-              ("mcp-profiles p99", OURS, True), ("rmcp #[tool_handler] p99", THEIRS, True)]
-    return figure(panels, 2, legend, "streamable HTTP on 127.0.0.1, medians over interleaved rounds (bench/benches/e2e.rs)")
+    legend = [(f"{label} {q}", colour, q == "p99") for q in ("p50", "p99") for _, label, colour in SERVERS]
+    return figure(panels, 2, legend,
+                  "streamable HTTP on 127.0.0.1, server in a child process; medians of interleaved rounds (bench/benches/e2e)")
 
 
-def fanout_chart(rows):
-    """Time from the change to the last notification and to the last re-list."""
+def fanout_chart(results, delivery):
+    """In process: the last notification heard (clients only counting) and
+    the last re-list answered (clients re-listing), against sessions."""
     panels = []
-    for transport in sorted({r["transport"] for r in rows}):
-        for measure, label in (("notified_ms", "last list_changed received"), ("relisted_ms", "every session re-listed")):
-            panel = Panel(f"{label} ({transport})", "sessions", "ms after the change")
-            for side, colour in (("mcp-profiles", OURS), ("rmcp", THEIRS)):
-                mine = [r for r in rows if r["transport"] == transport and r["side"] == side]
-                panel.add(side, colour, [(r["sessions"], r[measure]) for r in mine])
-            panels.append(panel)
-    legend = [("mcp-profiles: one replace", OURS, False), ("rmcp: rebuild and notify per session", THEIRS, False)]
-    return figure(panels, 2, legend, "medians over interleaved rounds (bench/benches/fanout.rs)")
+    for data, measure, title in ((delivery, "heard_us", "last list_changed heard (delivery alone)"),
+                                 (results, "relisted_us", "every session re-listed")):
+        if data is None:
+            continue
+        cases = [c for c in data["cases"] if c["transport"] == "in-process"]
+        panel = Panel(title, "sessions (in process)", "ms from the change")
+        for side, colour in (("mcp-profiles", OURS), ("rmcp", THEIRS)):
+            panel.add(side, colour, [(c["sessions"], c["sides"][side]["median_us"][measure] / 1e3) for c in cases])
+        panels.append(panel)
+    legend = [("mcp-profiles: one replace", OURS, False), ("rmcp: a router per session", THEIRS, False)]
+    return figure(panels, 2, legend, "clients in the same process; medians of interleaved rounds (bench/benches/fanout)")
 
 
 def replacement_chart(rows):
@@ -180,8 +190,11 @@ def main():
               ("fanout", "fanout-vs-sessions.svg", fanout_chart),
               ("profiles", "replacement-scaling.svg", replacement_chart)]
     for name, file, draw in charts:
-        rows = load(args.results, name)
-        svg = draw(rows) if rows else None
+        results = load(args.results, name)
+        if name == "fanout":
+            svg = draw(results, load(args.results, "fanout-delivery")) if results else None
+        else:
+            svg = draw(results) if results else None
         if svg:
             path = os.path.join(args.out, file)
             with open(path, "w") as f:

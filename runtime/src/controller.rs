@@ -167,8 +167,8 @@ impl<S: Vocabulary> Replacement<S> {
 impl<S: Vocabulary> ProfileController<S> {
     /// A new agent instance serving `initial`, built over `S`'s registry.
     ///
-    /// Every route and schema of `S` is built once per process, by the first
-    /// controller; later controllers share them.
+    /// Routes and schemas of `S` are built once per process, a group's when a
+    /// profile first enables it; every controller shares them.
     pub fn new(initial: ProfileContext<S>) -> Self {
         let serving = Snapshots::of();
         let (profile, tools) = serving.serve(&initial);

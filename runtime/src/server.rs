@@ -242,31 +242,38 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         }
     }
 
-    async fn call_tool(
+    // Not an `async fn`: the lookup borrows the name, and a local borrowed
+    // inside a future keeps its own copy there; here it is borrowed before
+    // the future exists, which then holds only what `#[tool_handler]`'s
+    // does. A call to anything but a compiled tool is boxed, so it does not
+    // grow the future either (`BENCHMARKS.md`, "Dispatch").
+    #[inline]
+    fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_ {
         // The call runs on the snapshot loaded here, whatever replaces it
         // meanwhile: a plain reference, as snapshots live as long as the
-        // process. The rest of this function is what `#[tool_handler]`
-        // does; a call to anything but a compiled tool is boxed, so it does
-        // not grow this future (`BENCHMARKS.md`, "Dispatch").
+        // process.
         let compiled = match &self.shared.source {
             Source::Single(cell) => Some(cell.compiled()),
             #[cfg(feature = "http")]
             Source::Principals(_) => self.cell(&context.extensions).ok().map(|c| c.compiled()),
-        };
-        match compiled {
-            Some(tools) if tools.serves(&request.name) => {
-                let call = ToolCallContext::new(&self.shared.handler, request, context);
-                tools.router.call(call).await
-            }
-            _ => {
-                // Boxed in its own statement: as a temporary of the
-                // awaiting one, the unboxed future would keep a slot here.
-                let elsewhere = Box::pin(self.call_elsewhere(request, context));
-                elsewhere.await
+        }
+        .filter(|tools| tools.serves(&request.name));
+        async move {
+            match compiled {
+                Some(tools) => {
+                    let call = ToolCallContext::new(&self.shared.handler, request, context);
+                    tools.router.call(call).await
+                }
+                None => {
+                    // Boxed in its own statement: as a temporary of the
+                    // awaiting one, the unboxed future would keep a slot.
+                    let elsewhere = Box::pin(self.call_elsewhere(request, context));
+                    elsewhere.await
+                }
             }
         }
     }

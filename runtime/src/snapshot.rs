@@ -1,7 +1,8 @@
 //! Snapshots: what a live server answers `tools/list` and `tools/call` from.
 //!
 //! Every rmcp route (with its schema) is built once per server type from the
-//! registry; each distinct set of enabled groups then gets one snapshot — the
+//! registry, a group's when a snapshot first needs it; each distinct set of
+//! enabled groups then gets one snapshot — the
 //! profile's tool set, the sorted tool list and an rmcp `ToolRouter` holding
 //! exactly its routes — shared by every controller, session and profile of
 //! that server type with those groups.
@@ -19,35 +20,42 @@ use rmcp::model::Tool;
 use crate::assembly::{GroupSet, ToolSet};
 use crate::{Profile, ProfileContext, Registry, Vocabulary};
 
-/// Every route of every group, indexed `[group][tool]` like the registry.
+/// Every group's routes, indexed `[group][tool]` like the registry, each
+/// group's built when a snapshot first needs it: a server pays for the
+/// schemas of the tools it serves, not of every tool it could (about half
+/// of Kandev's start-up to the first `tools/list`, `BENCHMARKS.md`).
 struct RouteTable<S: Vocabulary> {
-    routes: Vec<Vec<ToolRoute<S>>>,
+    registry: &'static Registry<S>,
+    routes: Box<[OnceLock<Vec<ToolRoute<S>>>]>,
 }
 
 impl<S: Vocabulary> RouteTable<S> {
-    /// Builds each group's routes once.
+    fn new(registry: &'static Registry<S>) -> Self {
+        RouteTable {
+            registry,
+            routes: registry.groups().iter().map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The routes of group `index`, built on first use.
     ///
     /// # Panics
     ///
-    /// If a group's routes disagree with its declared tool names, which only
-    /// a hand-built entry (not `#[tool_group]`) can cause.
-    fn build(registry: &Registry<S>) -> Self {
-        let routes = registry
-            .groups()
-            .iter()
-            .map(|group| {
-                let routes = group.routes();
-                let names: Vec<&str> = routes.iter().map(ToolRoute::name).collect();
-                assert_eq!(
-                    names,
-                    group.tools(),
-                    "the routes of tool group `{}` do not match its declared tools",
-                    group.name()
-                );
-                routes
-            })
-            .collect();
-        RouteTable { routes }
+    /// If the group's routes disagree with its declared tool names, which
+    /// only a hand-built entry (not `#[tool_group]`) can cause.
+    fn group(&self, index: usize) -> &[ToolRoute<S>] {
+        self.routes[index].get_or_init(|| {
+            let group = &self.registry.groups()[index];
+            let routes = group.routes();
+            let names: Vec<&str> = routes.iter().map(ToolRoute::name).collect();
+            assert_eq!(
+                names,
+                group.tools(),
+                "the routes of tool group `{}` do not match its declared tools",
+                group.name()
+            );
+            routes
+        })
     }
 }
 
@@ -66,7 +74,7 @@ impl<S: Vocabulary> ToolSnapshot<S> {
         let routes: Vec<ToolRoute<S>> = set
             .origins
             .iter()
-            .map(|&(group, tool)| table.routes[group][tool].clone())
+            .map(|&(group, tool)| table.group(group)[tool].clone())
             .collect();
         let tools = routes.iter().map(|route| route.attr.clone()).collect();
         let mut router = ToolRouter::new();
@@ -109,8 +117,9 @@ pub(crate) struct Snapshots<S: Vocabulary> {
 impl<S: Vocabulary> Snapshots<S> {
     /// The snapshots of server type `S`, shared by all its controllers.
     ///
-    /// Built on first call (routes and schemas are the costly part) and kept
-    /// for the life of the process, one per server type.
+    /// Made on first call and kept for the life of the process, one per
+    /// server type; routes and schemas (the costly part) are built per group
+    /// as snapshots need them.
     pub fn of() -> &'static Self {
         type Shared = HashMap<TypeId, &'static (dyn Any + Send + Sync)>;
         static BY_TYPE: OnceLock<RwLock<Shared>> = OnceLock::new();
@@ -122,8 +131,7 @@ impl<S: Vocabulary> Snapshots<S> {
         if let Some(found) = find(&by_type.read().unwrap_or_else(|e| e.into_inner())) {
             return found;
         }
-        // Built under the write lock: the user's schema code runs once per
-        // type, and no second copy is ever leaked.
+        // Made under the write lock: no second copy is ever leaked.
         let mut map = by_type.write().unwrap_or_else(|e| e.into_inner());
         if let Some(found) = find(&map) {
             return found;
@@ -131,7 +139,7 @@ impl<S: Vocabulary> Snapshots<S> {
         let registry = S::registry();
         let built: &'static Self = Box::leak(Box::new(Snapshots {
             registry,
-            routes: RouteTable::build(registry),
+            routes: RouteTable::new(registry),
             built: Mutex::default(),
         }));
         map.insert(TypeId::of::<S>(), built);
