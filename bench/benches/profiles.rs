@@ -81,7 +81,13 @@ fn replacement<S: Vocabulary>(pairing: &Pairing, case: &Case<S>) -> Vec<Comparis
     // Warm: both tool sets assembled and snapshotted once, as after startup.
     controller.replace(case.b);
     let per_group = prebuilt_routers(registry);
-    let pick = |i: u64| if i % 2 == 0 { &case.a } else { &case.b };
+    let pick = |i: u64| {
+        if i.is_multiple_of(2) {
+            &case.a
+        } else {
+            &case.b
+        }
+    };
     let ours = || {
         Side::new("mcp-profiles replace", move |n| {
             for i in 0..n {

@@ -26,7 +26,7 @@ impl<S: Vocabulary> Current<S> {
     /// `tools/list`: the compiled tools, plus the visible runtime ones.
     pub fn list(&self) -> &[rmcp::model::Tool] {
         #[cfg(feature = "runtime-tools")]
-        return self.runtime.list(&self.tools);
+        return self.runtime.list(self.tools);
         #[cfg(not(feature = "runtime-tools"))]
         return &self.tools.tools;
     }
