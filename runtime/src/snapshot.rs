@@ -7,8 +7,10 @@
 //! exactly its routes — shared by every controller, session and profile of
 //! that server type with those groups.
 //!
-//! Snapshots are keyed by the enabled groups' bit set, a value: dropping an
-//! entry could only cost a rebuild, never serve the wrong tools.
+//! Snapshots are keyed by the enabled groups' bit set and kept for the life
+//! of the process (one per distinct set, so bounded by the profiles a server
+//! serves): a call holds its snapshot as a plain `&'static`, and a runtime
+//! catalog's views can key on a snapshot's address.
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
