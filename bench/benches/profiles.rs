@@ -31,16 +31,8 @@ struct Case<S: Vocabulary> {
 }
 
 fn kandev() -> Case<Kandev> {
-    use kandev_mcp::{Capability, Provider, Surface};
-    Case {
-        a: ProfileContext::new(Surface::KanbanTask)
-            .with_capability(Capability::UserQuestion)
-            .unwrap()
-            .with_providers([Provider::Github, Provider::Gitlab]),
-        b: ProfileContext::new(Surface::KanbanTask)
-            .with_capability(Capability::ParentQuestion)
-            .unwrap(),
-    }
+    let [a, b] = mcp_profiles_bench::kandev_contexts();
+    Case { a, b }
 }
 
 /// Surface 0 with the first half of the capabilities and providers, against
@@ -126,19 +118,11 @@ fn tools_list<S: Vocabulary + ServerHandler + Clone>(
     pairing
         .compare(
             "tools/list",
-            Side::new("mcp-profiles list_tools", |n| {
-                rt.block_on(async {
-                    for _ in 0..n {
-                        black_box(ours.list_tools(None, request.clone()).await.unwrap());
-                    }
-                })
+            Side::awaiting("mcp-profiles list_tools", rt, || {
+                ours.list_tools(None, request.clone())
             }),
-            Side::new("rmcp #[tool_handler]", |n| {
-                rt.block_on(async {
-                    for _ in 0..n {
-                        black_box(plain.list_tools(None, request.clone()).await.unwrap());
-                    }
-                })
+            Side::awaiting("rmcp #[tool_handler]", rt, || {
+                plain.list_tools(None, request.clone())
             }),
         )
         .sized(size)
@@ -160,38 +144,23 @@ fn dispatch(
     let router = native_router(Noop::registry(), &context);
     let params = CallToolRequestParams::new("noop");
     let profiled = || {
-        Side::new("mcp-profiles call_tool", |n| {
-            rt.block_on(async {
-                for _ in 0..n {
-                    let call = ours.call_tool(params.clone(), request.clone());
-                    black_box(call.await.unwrap());
-                }
-            })
+        Side::awaiting("mcp-profiles call_tool", rt, || {
+            ours.call_tool(params.clone(), request.clone())
         })
     };
     vec![
         pairing.compare(
             "dispatch",
             profiled(),
-            Side::new("rmcp #[tool_handler]", |n| {
-                rt.block_on(async {
-                    for _ in 0..n {
-                        let call = plain.call_tool(params.clone(), request.clone());
-                        black_box(call.await.unwrap());
-                    }
-                })
+            Side::awaiting("rmcp #[tool_handler]", rt, || {
+                plain.call_tool(params.clone(), request.clone())
             }),
         ),
         pairing.compare(
             "dispatch",
             profiled(),
-            Side::new("rmcp ToolRouter::call", |n| {
-                rt.block_on(async {
-                    for _ in 0..n {
-                        let call = ToolCallContext::new(&Noop, params.clone(), request.clone());
-                        black_box(router.call(call).await.unwrap());
-                    }
-                })
+            Side::awaiting("rmcp ToolRouter::call", rt, || {
+                router.call(ToolCallContext::new(&Noop, params.clone(), request.clone()))
             }),
         ),
     ]

@@ -47,6 +47,21 @@ pub mod synthetic {
     include!(concat!(env!("OUT_DIR"), "/synthetic.rs"));
 }
 
+/// Two Kandev contexts with large, different tool sets (38 and 34 tools),
+/// which the replacement and fan-out benches alternate between.
+pub fn kandev_contexts() -> [ProfileContext<kandev_mcp::Kandev>; 2] {
+    use kandev_mcp::{Capability, Provider, Surface};
+    [
+        ProfileContext::new(Surface::KanbanTask)
+            .with_capability(Capability::UserQuestion)
+            .expect("not exclusive")
+            .with_providers([Provider::Github, Provider::Gitlab]),
+        ProfileContext::new(Surface::KanbanTask)
+            .with_capability(Capability::ParentQuestion)
+            .expect("not exclusive"),
+    ]
+}
+
 /// A router holding exactly the tools `context` enables, built from scratch.
 pub fn native_router<S: Vocabulary>(
     registry: &Registry<S>,

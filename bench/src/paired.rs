@@ -64,6 +64,22 @@ impl<'a> Side<'a> {
         }
     }
 
+    /// A side whose operation is the future `op` makes, awaited `n` times
+    /// in a row on `runtime` per batch; an error stops the bench.
+    pub fn awaiting<T, E: fmt::Debug, F: std::future::Future<Output = Result<T, E>>>(
+        name: &'static str,
+        runtime: &'a tokio::runtime::Runtime,
+        mut op: impl FnMut() -> F + 'a,
+    ) -> Self {
+        Side::new(name, move |n| {
+            runtime.block_on(async {
+                for _ in 0..n {
+                    std::hint::black_box(op().await.expect("the operation succeeds"));
+                }
+            })
+        })
+    }
+
     fn time(&mut self, n: u64) -> Duration {
         let start = Instant::now();
         (self.run)(n);

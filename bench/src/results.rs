@@ -61,6 +61,18 @@ pub fn env_usize(name: &str, default: usize) -> usize {
     }
 }
 
+/// An environment variable as a comma-separated list, `default` when unset;
+/// empty items are dropped.
+pub fn env_list(name: &str, default: &str) -> Vec<String> {
+    std::env::var(name)
+        .unwrap_or_else(|_| default.to_owned())
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Writes `results` as pretty JSON to `target/bench-results/<bench>.json`
 /// (under `CARGO_TARGET_DIR` when set) and returns the path.
 pub fn write(bench: &str, results: &serde_json::Value) -> std::io::Result<PathBuf> {

@@ -80,7 +80,7 @@ use std::time::{Duration, Instant};
 use client::{Client, Era, Op};
 use kandev_mcp::Kandev;
 use mcp_profiles::ProfileContext;
-use mcp_profiles_bench::results::{self, Spread, env_usize, quantile};
+use mcp_profiles_bench::results::{self, Spread, env_list, env_usize, quantile};
 use serde_json::json;
 use servers::ServerProcess;
 
@@ -102,15 +102,7 @@ struct Config {
 
 impl Config {
     fn from_env() -> Config {
-        let list = |name: &str, default: &str| -> Vec<String> {
-            std::env::var(name)
-                .unwrap_or_else(|_| default.to_owned())
-                .split(',')
-                .map(|s| s.trim().to_owned())
-                .filter(|s| !s.is_empty())
-                .collect()
-        };
-        let clients = list("E2E_BENCH_CLIENTS", "1,8,32")
+        let clients = env_list("E2E_BENCH_CLIENTS", "1,8,32")
             .iter()
             .map(|n| {
                 n.parse()
@@ -119,7 +111,7 @@ impl Config {
                     .unwrap_or_else(|| panic!("E2E_BENCH_CLIENTS: `{n}` is not a positive count"))
             })
             .collect();
-        let servers = list("E2E_BENCH_SERVERS", "profiled,plain");
+        let servers = env_list("E2E_BENCH_SERVERS", "profiled,plain");
         for server in &servers {
             assert!(
                 ["profiled", "plain", "plain-axum"].contains(&server.as_str()),

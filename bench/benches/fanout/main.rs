@@ -61,45 +61,20 @@ mod sides;
 
 use std::time::Duration;
 
-use kandev_mcp::{Capability, Kandev, Provider, Surface};
+use kandev_mcp::Kandev;
 use mcp_profiles::{ProfileContext, Vocabulary};
-use mcp_profiles_bench::results::{Spread, write};
+use mcp_profiles_bench::results::{Spread, env_list, env_usize, write};
 use serde_json::{Value, json};
 use sides::{MEASURES, Sample, Side, Transport};
 
 fn sizes(name: &str, default: &str) -> Vec<usize> {
-    let text = std::env::var(name).unwrap_or_else(|_| default.to_owned());
-    text.split(',')
-        .map(str::trim)
-        .filter(|part| !part.is_empty())
+    env_list(name, default)
+        .iter()
         .map(|part| {
             part.parse()
                 .unwrap_or_else(|_| panic!("{name}: `{part}` is not a session count"))
         })
         .collect()
-}
-
-fn number(name: &str, default: u64) -> u64 {
-    match std::env::var(name) {
-        Ok(text) => text
-            .trim()
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}: `{text}` is not a number")),
-        Err(_) => default,
-    }
-}
-
-/// The two contexts changes alternate between (the `profiles` bench's).
-fn contexts() -> [ProfileContext<Kandev>; 2] {
-    [
-        ProfileContext::new(Surface::KanbanTask)
-            .with_capability(Capability::UserQuestion)
-            .unwrap()
-            .with_providers([Provider::Github, Provider::Gitlab]),
-        ProfileContext::new(Surface::KanbanTask)
-            .with_capability(Capability::ParentQuestion)
-            .unwrap(),
-    ]
 }
 
 fn tools_of(context: &ProfileContext<Kandev>) -> usize {
@@ -109,15 +84,15 @@ fn tools_of(context: &ProfileContext<Kandev>) -> usize {
 fn main() {
     let in_process = sizes("FANOUT_SIZES", "1000,10000");
     let http = sizes("FANOUT_HTTP_SIZES", "1000");
-    let rounds = number("FANOUT_ROUNDS", 6) as usize;
-    let settle = Duration::from_millis(number("FANOUT_SETTLE_MS", 300));
-    let relist = number("FANOUT_RELIST", 1) != 0;
+    let rounds = env_usize("FANOUT_ROUNDS", 6);
+    let settle = Duration::from_millis(env_usize("FANOUT_SETTLE_MS", 300) as u64);
+    let relist = env_usize("FANOUT_RELIST", 1) != 0;
     assert!(rounds > 0, "FANOUT_ROUNDS: at least one round");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .expect("a runtime");
-    let contexts = contexts();
+    let contexts = mcp_profiles_bench::kandev_contexts();
     let tools = contexts.map(|context| tools_of(&context));
     assert_ne!(tools[0], tools[1], "the two profiles list as many tools");
     println!(
