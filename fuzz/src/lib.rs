@@ -1,6 +1,6 @@
 //! The checks behind the fuzz targets, shared with the corpus replay test
-//! (`examples/kandev/tests/fuzz_corpus.rs` includes this file as a module, so
-//! it depends on nothing libFuzzer brings).
+//! (`examples/kandev/tests/integration/fuzz_corpus.rs` includes this file as
+//! a module, so it depends on nothing libFuzzer brings).
 //!
 //! Each check takes arbitrary bytes, must never panic on its own account, and
 //! asserts that the input either decodes to a valid context (which re-encodes

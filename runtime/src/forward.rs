@@ -4,8 +4,9 @@
 //! A trait method an impl leaves out silently falls back to rmcp's default
 //! instead of reaching the user's handler, so a forward written by hand drifts
 //! whenever rmcp adds a method. Here every method of the trait is accounted
-//! for in one place, and `tests/tests/forwarding.rs` sends each forwarded one
-//! through a real client and fails if any stops reaching the handler.
+//! for in one place, and `tests/tests/integration/forwarding.rs` sends each
+//! forwarded one through a real client and fails if any stops reaching the
+//! handler.
 
 /// Implements, inside `impl ServerHandler for ProfiledServer<S>`, every
 /// `ServerHandler` method that `ProfiledServer` does not answer itself, each

@@ -3,9 +3,7 @@
 //! bounds) still answers, idle sockets are closed after the timeouts, and
 //! MCP serves again once they are.
 
-mod common;
-
-use common::{LIMIT, Server};
+use crate::common::{LIMIT, Server};
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 

@@ -12,14 +12,12 @@
 //!
 //! Run with `--nocapture` to see the figures.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{QUIET, Server, Session};
+use crate::common::{QUIET, Server, Session};
 use rmcp::model::{CallToolRequestParams, ErrorCode, JsonObject};
 use rmcp::service::ServiceError;
 use serde_json::json;

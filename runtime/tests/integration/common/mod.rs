@@ -1,8 +1,6 @@
 //! A helpdesk vocabulary for the runtime's own tests; registries are built
 //! in code with `Registry::builder` (the `testing` feature).
 
-#![allow(dead_code)]
-
 use mcp_profiles::Rule;
 
 pub mod server {

@@ -5,11 +5,11 @@
 //! kind, from an rmcp client or as raw JSON-RPC over HTTP, changes the
 //! profile, sends a list_changed, or runs a tool hidden from the profile.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
-use common::{BEARER, LIMIT, QUIET, Server, Session, TOKEN};
+use crate::common::{BEARER, LIMIT, QUIET, Server, Session, TOKEN};
 use mcp_profiles::Vocabulary;
 use rmcp::model::{
     CallToolRequestParams, ClientNotification, ClientRequest, ErrorCode, JsonObject,

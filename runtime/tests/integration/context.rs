@@ -1,8 +1,6 @@
 //! The typed context: constructors, the JSON form and strict decoding.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use mcp_profiles::{ContextError, ProfileContext, Term, TermKind, UnknownName};
 
 type Context = ProfileContext<Desk>;

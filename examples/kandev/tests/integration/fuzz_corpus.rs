@@ -4,7 +4,7 @@
 //! every input the fuzzer kept either decodes to a valid context that
 //! round-trips, or is refused with an error, in agreement with the oracles.
 
-#[path = "../../../fuzz/src/lib.rs"]
+#[path = "../../../../fuzz/src/lib.rs"]
 mod checks;
 
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 
 #[test]
 fn the_committed_matrix_matches_the_registry() {
-    let committed = include_str!("../matrix.md");
+    let committed = include_str!("../../matrix.md");
     let generated = kandev_mcp::matrix::markdown();
     if committed != generated {
         let first = committed

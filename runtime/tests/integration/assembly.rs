@@ -1,8 +1,6 @@
 //! Assembly and explanation over a registry built in code.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use mcp_profiles::{Decision, ProfileContext, Registry};
 
 use Capability::*;

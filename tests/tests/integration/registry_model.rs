@@ -24,7 +24,7 @@
 //!
 //! Cases per vocabulary and generator are `DEFAULT_CASES`, or `PROPTEST_CASES`
 //! when set (a long run: `PROPTEST_CASES=20000 cargo test --release -p
-//! mcp-profiles-tests --test registry_model -- --nocapture`).
+//! mcp-profiles-tests --test integration registry_model -- --nocapture`).
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -3,12 +3,12 @@
 //! each other, and a file that is damaged, newer, foreign or unreadable is
 //! refused with exit 2 naming it, unchanged.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use common::{Db, Server, call, run};
+use crate::common::{Db, Server, call, run};
 use kandev_mcp::db::SCHEMA_VERSION;
 use kandev_mcp::resolver::{SessionFacts, resolve};
 use rmcp::model::CallToolRequestParams;

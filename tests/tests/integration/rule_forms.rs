@@ -39,7 +39,7 @@ mod basics {
     use rmcp::model::{CallToolResult, ContentBlock};
     use rmcp::{ErrorData, tool};
 
-    use crate::server::Forge;
+    use super::server::Forge;
 
     #[tool_group(always)]
     impl Forge {

@@ -11,7 +11,7 @@ use kandev_mcp::{Capability, Kandev, Provider, Surface};
 use mcp_profiles::{ProfileContext, Vocabulary};
 use serde_json::Value;
 
-const CATALOG: &str = include_str!("data/kandev-catalog.tsv");
+const CATALOG: &str = include_str!("../data/kandev-catalog.tsv");
 
 /// Kandev declares its whole-number parameters (PR number, MR IID, positions,
 /// limits, WIP limits) as `number`; ours say `integer` with a range, which is

@@ -1,9 +1,7 @@
 //! Rules built with the typed constructor: notation, decisions, and what
 //! verification says about always-on and any-of rules.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use mcp_profiles::{Decision, ProfileContext, Registry, RegistryError, TermSet};
 
 use Capability::*;

@@ -3,9 +3,6 @@
 //! that count `notifications/tools/list_changed`, a control-API caller, and
 //! SQLite databases made by `kandev-mcp init` in temporary directories.
 
-// Each test binary uses its own part of this module.
-#![allow(dead_code)]
-
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};

@@ -1,8 +1,6 @@
 //! Registry verification over groups built in code.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use mcp_profiles::{ProfileContext, Registry, RegistryError, RegistryErrors};
 
 use Capability::*;

@@ -3,11 +3,11 @@
 //! each; and the control API's refusals, in memory. The Redis tests are
 //! skipped, saying so, without `redis-server` (see `mcp_profiles_tests::redis`).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
-use common::{BEARER, LIMIT, QUIET, Server};
+use crate::common::{BEARER, LIMIT, QUIET, Server};
 use mcp_profiles_tests::client::{Session, http_transport};
 use mcp_profiles_tests::modern::{ModernSession, expect_one_list_changed, expect_silence};
 use mcp_profiles_tests::redis::RedisServer;

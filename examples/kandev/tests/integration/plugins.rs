@@ -3,15 +3,13 @@
 //! both protocol eras see it with exactly one `tools/list_changed`, and
 //! calls are validated and forwarded to a plugin backend on loopback.
 
-mod common;
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::common::{BEARER, LIMIT, QUIET, Server, Session};
 use axum::Json;
 use axum::response::IntoResponse;
 use axum::routing::post;
-use common::{BEARER, LIMIT, QUIET, Server, Session};
 use kandev_mcp::plugins::exposed_name;
 use mcp_profiles_tests::modern::{ModernSession, expect_one_list_changed, expect_silence};
 use reqwest::Method;

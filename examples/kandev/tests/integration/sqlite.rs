@@ -4,9 +4,9 @@
 //! and everything survives a restart. Real rmcp clients over streamable
 //! HTTP against the built binary and a real file in a temporary directory.
 
-mod common;
+use crate::common;
 
-use common::{Db, QUIET, Server, Session};
+use crate::common::{Db, QUIET, Server, Session};
 use kandev_mcp::Provider;
 use kandev_mcp::resolver::{Purpose, SessionFacts, resolve};
 use serde_json::{Value, json};

@@ -2,11 +2,11 @@
 //! process exits 0 in bounded time, and its logs carry no colour codes when
 //! stderr is not a terminal.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 
-use common::{LIMIT, Server};
+use crate::common::{LIMIT, Server};
 use rmcp::ServiceExt;
 use tokio::io::AsyncReadExt;
 

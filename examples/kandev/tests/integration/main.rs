@@ -1,0 +1,25 @@
+//! The Kandev example's integration tests. Each file is a module of this one test binary,
+//! so `cargo test` links it once: every test binary links the whole stack
+//! (rmcp, axum, an HTTP client), and one binary per file cost a link and
+//! 50-140 MB of disk each.
+
+mod common;
+
+mod busy_board;
+mod catalog;
+mod cli;
+mod control;
+mod fuzz_corpus;
+mod gateway;
+mod hostile;
+mod invariants;
+mod legacy;
+mod load;
+mod matrix;
+mod plugins;
+mod resolver;
+mod saturation;
+mod signals;
+mod sqlite;
+mod sqlite_files;
+mod tools;

@@ -1,0 +1,19 @@
+//! The cross-crate integration tests. Each file is a module of this one
+//! test binary, so `cargo test` links it once: every test binary links the whole stack
+//! (rmcp, axum, an HTTP client), and one binary per file cost a link and
+//! 50-140 MB of disk each.
+//!
+//! `tracing_event.rs` stays a binary of its own: it needs a process where
+//! no other test touches tracing's process-wide callsite cache.
+
+mod controller;
+mod forwarding;
+mod hostile;
+mod limits;
+mod linked;
+mod modern;
+mod redis_store;
+mod registry_model;
+mod rule_forms;
+mod runtime_tools;
+mod serving;
