@@ -83,8 +83,9 @@ impl Store {
     /// Exclusive access to the board for one tool call. With a database,
     /// the call is one write transaction, committed when the guard drops; a
     /// failure to save is logged and the board is read from the file again
-    /// before the next call, so memory never drifts from the file. Callers
-    /// that must report a failure use [`begin`](Self::begin).
+    /// before the next call, so memory never drifts from the file. For
+    /// looks only: what changes the board and must report a failure uses
+    /// [`with`](Self::with) or [`begin`](Self::begin).
     pub fn lock(&self) -> BoardGuard<'_> {
         let mut guard = BoardGuard {
             inner: self.inner(),
@@ -95,6 +96,19 @@ impl Store {
             tracing::error!("{error}; this call works on the board as last read");
         }
         guard
+    }
+
+    /// Runs `work` on the board as one transaction and commits it; what
+    /// changes the board goes through here, so that a change the file does
+    /// not hold is never answered as made. A board that cannot be read
+    /// first, or a change that cannot be saved, is the error (nothing of it
+    /// is kept: the board is read from the file again before the next call).
+    /// In memory it always succeeds.
+    pub fn with<R>(&self, work: impl FnOnce(&mut BoardGuard<'_>) -> R) -> Result<R, DbError> {
+        let mut board = self.begin()?;
+        let outcome = work(&mut board);
+        board.commit()?;
+        Ok(outcome)
     }
 
     /// Like [`lock`](Self::lock), but a database that cannot start the

@@ -79,7 +79,7 @@ impl Kandev {
         description = "Create a Kandev task on the board for an outside client, optionally starting its agent."
     )]
     async fn external_create_task(&self, Parameters(args): Parameters<CreateTask>) -> ToolResult {
-        respond(self.create_task(args))
+        self.on_board(|board| self.create_task(board, args))
     }
 }
 
@@ -104,7 +104,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<AnswerQuestion>,
     ) -> ToolResult {
-        respond(answer_question(&mut self.store.lock(), args))
+        self.on_board(|board| answer_question(board, args))
     }
 }
 
@@ -129,7 +129,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<ResolvePermission>,
     ) -> ToolResult {
-        respond(resolve_permission(&mut self.store.lock(), args))
+        self.on_board(|board| resolve_permission(board, args))
     }
 }
 

@@ -104,11 +104,7 @@ impl Kandev {
         Parameters(args): Parameters<DependencyEdge>,
     ) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
-        respond(add_dependency(
-            &mut self.store.lock(),
-            task_id,
-            args.depends_on_task_id,
-        ))
+        self.on_board(|board| add_dependency(board, task_id, args.depends_on_task_id))
     }
 
     #[tool(
@@ -120,11 +116,7 @@ impl Kandev {
         Parameters(args): Parameters<DependencyEdge>,
     ) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
-        respond(remove_dependency(
-            &mut self.store.lock(),
-            task_id,
-            args.depends_on_task_id,
-        ))
+        self.on_board(|board| remove_dependency(board, task_id, args.depends_on_task_id))
     }
 }
 
@@ -173,7 +165,7 @@ impl Kandev {
         description = "Create a task or a subtask on the board, optionally starting its agent."
     )]
     async fn kanban_create_task(&self, Parameters(args): Parameters<CreateTask>) -> ToolResult {
-        respond(self.create_task(args))
+        self.on_board(|board| self.create_task(board, args))
     }
 
     #[tool(
@@ -200,7 +192,7 @@ impl Kandev {
         description = "Change a task's title, description, state or deferred launch prompt."
     )]
     async fn kanban_update_task(&self, Parameters(args): Parameters<UpdateTask>) -> ToolResult {
-        respond(update_task(&mut self.store.lock(), args))
+        self.on_board(|board| update_task(board, args))
     }
 
     #[tool(
@@ -208,12 +200,12 @@ impl Kandev {
         description = "Move a task to a workflow step, optionally with a hand-off prompt for its agent."
     )]
     async fn kanban_move_task(&self, Parameters(args): Parameters<MoveTask>) -> ToolResult {
-        respond(self.move_task(args))
+        self.on_board(|board| self.move_task(board, args))
     }
 
     #[tool(name = "delete_task_kandev", description = "Delete a task for good.")]
     async fn kanban_delete_task(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
-        respond(self.delete_task(args))
+        self.on_board(|board| self.delete_task(board, args))
     }
 
     #[tool(
@@ -221,7 +213,7 @@ impl Kandev {
         description = "Archive a task: off the active board, record kept."
     )]
     async fn kanban_archive_task(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
-        respond(self.archive_task(args))
+        self.on_board(|board| self.archive_task(board, args))
     }
 
     #[tool(
@@ -229,7 +221,7 @@ impl Kandev {
         description = "Send a prompt to a task's agent session, queued or as an interrupt; a parent also answers its child's question this way."
     )]
     async fn kanban_message_task(&self, Parameters(args): Parameters<MessageTask>) -> ToolResult {
-        respond(message_task(&mut self.store.lock(), &self.task_id, args))
+        self.on_board(|board| message_task(board, &self.task_id, args))
     }
 
     #[tool(
@@ -237,7 +229,7 @@ impl Kandev {
         description = "Stop every running session of a direct child of the bound task."
     )]
     async fn kanban_stop_task(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
-        respond(stop_task(&mut self.store.lock(), &self.task_id, args))
+        self.on_board(|board| stop_task(board, &self.task_id, args))
     }
 
     #[tool(
@@ -246,7 +238,7 @@ impl Kandev {
     )]
     async fn kanban_spawn_session(&self, Parameters(args): Parameters<SpawnSession>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id.clone());
-        respond(spawn_session(&mut self.store.lock(), task_id, args))
+        self.on_board(|board| spawn_session(board, task_id, args))
     }
 
     #[tool(

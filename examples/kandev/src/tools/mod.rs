@@ -18,10 +18,35 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 
-use crate::store::BadField;
+use crate::db::DbError;
+use crate::server::Kandev;
+use crate::store::{BadField, BoardGuard};
 
 /// What every handler returns.
 pub(crate) type ToolResult = Result<CallToolResult, ErrorData>;
+
+/// A board that could not be read or saved fails the call with an internal
+/// error (a server error, not a tool result: the agent's input was fine).
+impl From<DbError> for ErrorData {
+    fn from(error: DbError) -> Self {
+        ErrorData::internal_error(
+            format!("nothing was changed: the board's database failed: {error}"),
+            None,
+        )
+    }
+}
+
+impl Kandev {
+    /// Runs `work` on the board as one transaction ([`Store::with`](crate::store::Store::with)) and
+    /// answers with its outcome; the shape of every handler whose work is
+    /// one function over the board.
+    pub(crate) fn on_board<T: Serialize>(
+        &self,
+        work: impl FnOnce(&mut BoardGuard<'_>) -> Result<T, BadField>,
+    ) -> ToolResult {
+        respond(self.store.with(work)?)
+    }
+}
 
 /// A successful result: `value` as JSON text.
 pub(crate) fn ok(value: impl Serialize) -> ToolResult {

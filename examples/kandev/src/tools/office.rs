@@ -132,7 +132,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<DocumentWrite>,
     ) -> ToolResult {
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = (|| {
             board.task("task_id", &args.task_id)?;
             if !is_self_or_ancestor(&board, &self.task_id, &args.task_id) {
@@ -185,6 +185,7 @@ impl Kandev {
             board.documents.insert(slot, document);
             Ok(reply)
         })();
+        board.commit()?;
         respond(result)
     }
 }
@@ -199,7 +200,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<StepVerdict>,
     ) -> ToolResult {
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = (|| {
             let step = board
                 .task("task_id", &self.task_id)?
@@ -224,6 +225,7 @@ impl Kandev {
                 "decision": decision,
             }))
         })();
+        board.commit()?;
         respond(result)
     }
 }

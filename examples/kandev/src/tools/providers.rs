@@ -70,13 +70,7 @@ impl Kandev {
         description = "Show the bound task's GitHub pull request automations and lifecycle alerts."
     )]
     async fn github_get_pr_automation(&self) -> ToolResult {
-        let mut board = self.store.lock();
-        respond(automation(
-            &mut board,
-            Host::Github,
-            &self.task_id,
-            Object::new(),
-        ))
+        self.on_board(|board| automation(board, Host::Github, &self.task_id, Object::new()))
     }
 
     #[tool(
@@ -87,9 +81,10 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<UpdatePrAutomation>,
     ) -> ToolResult {
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = pr_changes(&board, &self.task_id, args)
             .and_then(|changes| automation(&mut board, Host::Github, &self.task_id, changes));
+        board.commit()?;
         respond(result)
     }
 }
@@ -101,13 +96,7 @@ impl Kandev {
         description = "Show the bound task's GitLab merge request automations and lifecycle alerts."
     )]
     async fn gitlab_get_mr_automation(&self) -> ToolResult {
-        let mut board = self.store.lock();
-        respond(automation(
-            &mut board,
-            Host::Gitlab,
-            &self.task_id,
-            Object::new(),
-        ))
+        self.on_board(|board| automation(board, Host::Gitlab, &self.task_id, Object::new()))
     }
 
     #[tool(
@@ -118,9 +107,10 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<UpdateMrAutomation>,
     ) -> ToolResult {
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = mr_changes(&board, &self.task_id, args)
             .and_then(|changes| automation(&mut board, Host::Gitlab, &self.task_id, changes));
+        board.commit()?;
         respond(result)
     }
 }

@@ -9,7 +9,9 @@ use serde_json::json;
 
 use super::{ToolResult, respond};
 use crate::server::Kandev;
-use crate::store::{Asked, BadField, Object, Question, check_document, check_name, check_text};
+use crate::store::{
+    Asked, BadField, Board, Object, Question, check_document, check_name, check_text,
+};
 
 /// At most this many questions per bundle.
 const MAX_QUESTIONS: usize = 4;
@@ -38,6 +40,7 @@ impl Kandev {
     /// Records a pending question bundle from the bound task.
     fn record_question(
         &self,
+        board: &mut Board,
         asked: Asked,
         parent_task_id: Option<String>,
         ask: AskQuestions,
@@ -61,7 +64,6 @@ impl Kandev {
                 check_text("context_paragraphs", paragraph)?;
             }
         }
-        let mut board = self.store.lock();
         board.make_room("questions", 1)?;
         let id = board.next_id("question");
         let sequence = board.next_sequence();
@@ -103,10 +105,10 @@ impl Kandev {
         &self,
         Parameters(ask): Parameters<AskQuestions>,
     ) -> ToolResult {
-        respond(
-            self.record_question(Asked::User, None, ask)
-                .map(|id| json!({ "question_id": id, "status": "waiting_for_user" })),
-        )
+        self.on_board(|board| {
+            let id = self.record_question(board, Asked::User, None, ask)?;
+            Ok(json!({ "question_id": id, "status": "waiting_for_user" }))
+        })
     }
 }
 
@@ -123,20 +125,15 @@ impl Kandev {
         &self,
         Parameters(ask): Parameters<AskQuestions>,
     ) -> ToolResult {
-        let parent = {
-            let board = self.store.lock();
-            board
-                .task("task_id", &self.task_id)
-                .map(|task| task.parent_id.clone())
-        };
-        let result = parent.and_then(|parent| {
+        // The parent is read in the same transaction the question is saved in.
+        self.on_board(|board| {
+            let parent = board.task("task_id", &self.task_id)?.parent_id.clone();
             let parent = parent.ok_or_else(|| {
                 BadField::new("questions", format!("task `{}` has no direct parent to ask", self.task_id))
             })?;
-            let id = self.record_question(Asked::Parent, Some(parent.clone()), ask)?;
+            let id = self.record_question(board, Asked::Parent, Some(parent.clone()), ask)?;
             Ok(json!({ "question_id": id, "parent_task_id": parent, "status": "waiting_for_parent" }))
-        });
-        respond(result)
+        })
     }
 }
 
@@ -149,7 +146,7 @@ impl Kandev {
     #[tool(description = "Replace the bound task's placeholder title with a concise final one.")]
     async fn set_task_title_kandev(&self, Parameters(set): Parameters<SetTitle>) -> ToolResult {
         let title = set.title.trim().to_owned();
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = if title.is_empty() {
             Err(BadField::new("title", "the title is empty"))
         } else if let Err(bad) = check_name("title", &title) {
@@ -160,6 +157,7 @@ impl Kandev {
                 json!({ "task_id": task.id, "title": task.title })
             })
         };
+        board.commit()?;
         respond(result)
     }
 }

@@ -247,7 +247,7 @@ impl Kandev {
     )]
     async fn plan_create(&self, Parameters(args): Parameters<PlanWrite>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = check_plan(args.title.as_deref(), &args.content)
             .and_then(|()| board.task("task_id", &task_id).map(drop))
             .and_then(|()| {
@@ -267,6 +267,7 @@ impl Kandev {
                 board.plans.insert(task_id, plan);
                 Ok(reply)
             });
+        board.commit()?;
         respond(result)
     }
 
@@ -276,8 +277,7 @@ impl Kandev {
     )]
     async fn plan_get(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.lock();
-        respond(plan_of(&mut board, &task_id).map(|plan| json!({ "plan": plan })))
+        self.on_board(|board| plan_of(board, &task_id).map(|plan| json!({ "plan": plan })))
     }
 
     #[tool(
@@ -286,7 +286,7 @@ impl Kandev {
     )]
     async fn plan_update(&self, Parameters(args): Parameters<PlanWrite>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = check_plan(args.title.as_deref(), &args.content)
             .and_then(|()| plan_of(&mut board, &task_id))
             .map(|plan| {
@@ -296,6 +296,7 @@ impl Kandev {
                 }
                 json!({ "updated": true, "plan": plan })
             });
+        board.commit()?;
         respond(result)
     }
 
@@ -305,11 +306,12 @@ impl Kandev {
     )]
     async fn plan_delete(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = plan_of(&mut board, &task_id).map(|_| ()).map(|()| {
             board.plans.remove(&task_id);
             json!({ "deleted": true, "task_id": task_id })
         });
+        board.commit()?;
         respond(result)
     }
 }
@@ -330,7 +332,7 @@ impl Kandev {
                     .as_deref()
                     .map_or(Ok(()), |d| check_text("description", d))
             });
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = checked
             .and_then(|()| board.make_room("blocks", 1))
             .map(|()| {
@@ -349,6 +351,7 @@ impl Kandev {
                 board.rich_outputs.push(output);
                 json!({ "output_id": id, "task_id": self.task_id, "blocks": blocks })
             });
+        board.commit()?;
         respond(result)
     }
 }
@@ -361,7 +364,7 @@ impl Kandev {
     )]
     async fn walkthrough_show(&self, Parameters(args): Parameters<WalkthroughShow>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = non_empty("steps", &args.steps)
             .and_then(|()| check_items("steps", args.steps.len()))
             .and_then(|()| check_document("steps", &args.steps))
@@ -389,6 +392,7 @@ impl Kandev {
                     .is_some();
                 json!({ "task_id": task_id, "title": title, "steps": steps, "replaced": replaced })
             });
+        board.commit()?;
         respond(result)
     }
 
@@ -417,7 +421,7 @@ impl Kandev {
     )]
     async fn walkthrough_delete(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = board.task("task_id", &task_id).map(|_| ()).and_then(|()| {
             board
                 .walkthroughs
@@ -427,6 +431,7 @@ impl Kandev {
                     BadField::new("task_id", format!("task `{task_id}` has no walkthrough"))
                 })
         });
+        board.commit()?;
         respond(result)
     }
 }
@@ -439,7 +444,7 @@ impl Kandev {
     )]
     async fn review_publish(&self, Parameters(args): Parameters<ReviewFindings>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = non_empty("findings", &args.findings)
             .and_then(|()| check_items("findings", args.findings.len()))
             .and_then(|()| check_document("findings", &args.findings))
@@ -461,6 +466,7 @@ impl Kandev {
                 });
                 json!({ "review_id": id, "task_id": task_id, "findings": findings })
             });
+        board.commit()?;
         respond(result)
     }
 }
@@ -547,7 +553,7 @@ impl Kandev {
         Parameters(args): Parameters<BranchSource>,
     ) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = (|| {
             board.task("task_id", &task_id)?;
             for (field, value) in [
@@ -594,6 +600,7 @@ impl Kandev {
             sources.push(source.clone());
             Ok(json!({ "task_id": task_id, "source": source, "sources": sources.len() }))
         })();
+        board.commit()?;
         respond(result)
     }
 
@@ -606,7 +613,7 @@ impl Kandev {
         Parameters(args): Parameters<WorkspaceSources>,
     ) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = non_empty("sources", &args.sources)
             .and_then(|()| check_items("sources", args.sources.len()))
             .and_then(|()| check_document("sources", &args.sources))
@@ -618,6 +625,7 @@ impl Kandev {
                 sources.extend(args.sources);
                 json!({ "task_id": task_id, "added": added, "sources": sources.len() })
             });
+        board.commit()?;
         respond(result)
     }
 
@@ -630,7 +638,7 @@ impl Kandev {
         Parameters(args): Parameters<BaseBranch>,
     ) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = (|| {
             let task = board.task_mut("task_id", &task_id)?;
             let repository_id = required("task_repository_id", args.task_repository_id)?;
@@ -650,6 +658,7 @@ impl Kandev {
                 "previous_base_branch": previous,
             }))
         })();
+        board.commit()?;
         respond(result)
     }
 }
@@ -664,7 +673,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<StepComplete>,
     ) -> ToolResult {
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let result = (|| {
             let step = board
                 .task("task_id", &self.task_id)?
@@ -691,6 +700,7 @@ impl Kandev {
                 "status": "completed",
             }))
         })();
+        board.commit()?;
         respond(result)
     }
 }
@@ -705,13 +715,14 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<DiagnosticBundle>,
     ) -> ToolResult {
-        let mut board = self.store.lock();
+        let mut board = self.store.begin()?;
         let source = args.source.as_str();
         let result = board.make_room("source", 1).map(|()| {
             let path = format!("diagnostics/{source}-{}.zip", board.diagnostics.len() + 1);
             board.diagnostics.push(path.clone());
             json!({ "source": source, "path": path })
         });
+        board.commit()?;
         respond(result)
     }
 }

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::server::Kandev;
-use crate::store::{BadField, Message, Task, check_items, check_name, check_text};
+use crate::store::{BadField, Board, Message, Task, check_items, check_name, check_text};
 
 /// A workspace to look into.
 #[derive(Deserialize, JsonSchema)]
@@ -199,7 +199,11 @@ impl Kandev {
         Ok(json!({ "profiles": profiles }))
     }
 
-    pub(crate) fn create_task(&self, args: CreateTask) -> Result<Value, BadField> {
+    pub(crate) fn create_task(
+        &self,
+        board: &mut Board,
+        args: CreateTask,
+    ) -> Result<Value, BadField> {
         let title = args.title.trim().to_owned();
         if title.is_empty() {
             return Err(BadField::new("title", "the title is empty"));
@@ -221,7 +225,6 @@ impl Kandev {
         }
         let blockers = args.blocked_by.as_ref().map_or(0, Vec::len);
         check_items("blocked_by", blockers)?;
-        let mut board = self.store.lock();
         // The task, its blockers and maybe a session.
         let session = usize::from(args.start_agent.unwrap_or(false));
         board.make_room("title", 1 + blockers + session)?;
@@ -340,11 +343,10 @@ impl Kandev {
         Ok(json!({ "task": task }))
     }
 
-    pub(crate) fn move_task(&self, args: MoveTask) -> Result<Value, BadField> {
+    pub(crate) fn move_task(&self, board: &mut Board, args: MoveTask) -> Result<Value, BadField> {
         if let Some(prompt) = &args.prompt {
             check_text("prompt", prompt)?;
         }
-        let mut board = self.store.lock();
         if args.prompt.is_some() {
             board.make_room("prompt", 1)?;
         }
@@ -388,8 +390,7 @@ impl Kandev {
         Ok(json!({ "task": task }))
     }
 
-    pub(crate) fn delete_task(&self, args: TaskRef) -> Result<Value, BadField> {
-        let mut board = self.store.lock();
+    pub(crate) fn delete_task(&self, board: &mut Board, args: TaskRef) -> Result<Value, BadField> {
         board.task("task_id", &args.task_id)?;
         board.tasks.remove(&args.task_id);
         board
@@ -398,8 +399,7 @@ impl Kandev {
         Ok(json!({ "deleted": args.task_id }))
     }
 
-    pub(crate) fn archive_task(&self, args: TaskRef) -> Result<Value, BadField> {
-        let mut board = self.store.lock();
+    pub(crate) fn archive_task(&self, board: &mut Board, args: TaskRef) -> Result<Value, BadField> {
         let task = board.task_mut("task_id", &args.task_id)?;
         task.archived = true;
         Ok(json!({ "task": task.clone() }))

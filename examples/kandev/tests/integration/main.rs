@@ -19,6 +19,7 @@ mod matrix;
 mod plugins;
 mod resolver;
 mod saturation;
+mod save_failures;
 mod signals;
 mod sqlite;
 mod sqlite_files;

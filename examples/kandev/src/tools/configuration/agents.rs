@@ -280,7 +280,7 @@ impl Kandev {
         description = "Set whether an agent supports MCP and where it reads its MCP config."
     )]
     async fn config_update_agent(&self, Parameters(args): Parameters<UpdateAgent>) -> ToolResult {
-        respond(update_agent(&mut self.store.lock(), args))
+        self.on_board(|board| update_agent(board, args))
     }
 
     #[tool(
@@ -291,7 +291,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<CreateAgentProfile>,
     ) -> ToolResult {
-        respond(create_agent_profile(&mut self.store.lock(), args))
+        self.on_board(|board| create_agent_profile(board, args))
     }
 
     #[tool(
@@ -302,7 +302,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<DeleteAgentProfile>,
     ) -> ToolResult {
-        respond(delete_agent_profile(&mut self.store.lock(), args))
+        self.on_board(|board| delete_agent_profile(board, args))
     }
 }
 
@@ -327,7 +327,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<UpdateAgentProfile>,
     ) -> ToolResult {
-        respond(update_agent_profile(&mut self.store.lock(), args))
+        self.on_board(|board| update_agent_profile(board, args))
     }
 
     #[tool(
@@ -349,6 +349,6 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<UpdateMcpConfig>,
     ) -> ToolResult {
-        respond(update_mcp_config(&mut self.store.lock(), args))
+        self.on_board(|board| update_mcp_config(board, args))
     }
 }

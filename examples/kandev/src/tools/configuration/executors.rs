@@ -211,7 +211,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<CreateExecutorProfile>,
     ) -> ToolResult {
-        respond(create_executor_profile(&mut self.store.lock(), args))
+        self.on_board(|board| create_executor_profile(board, args))
     }
 
     #[tool(
@@ -222,7 +222,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<UpdateExecutorProfile>,
     ) -> ToolResult {
-        respond(update_executor_profile(&mut self.store.lock(), args))
+        self.on_board(|board| update_executor_profile(board, args))
     }
 
     #[tool(
@@ -233,6 +233,6 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<DeleteExecutorProfile>,
     ) -> ToolResult {
-        respond(delete_executor_profile(&mut self.store.lock(), args))
+        self.on_board(|board| delete_executor_profile(board, args))
     }
 }

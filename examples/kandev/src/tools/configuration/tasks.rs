@@ -58,7 +58,7 @@ impl Kandev {
         description = "Move a task to a step of a workflow, optionally with a hand-off prompt."
     )]
     async fn config_move_task(&self, Parameters(args): Parameters<MoveTask>) -> ToolResult {
-        respond(self.move_task(args))
+        self.on_board(|board| self.move_task(board, args))
     }
 
     #[tool(
@@ -66,7 +66,7 @@ impl Kandev {
         description = "Permanently delete a task."
     )]
     async fn config_delete_task(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
-        respond(self.delete_task(args))
+        self.on_board(|board| self.delete_task(board, args))
     }
 
     #[tool(
@@ -74,7 +74,7 @@ impl Kandev {
         description = "Archive a task: it leaves the boards but its record is kept."
     )]
     async fn config_archive_task(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
-        respond(self.archive_task(args))
+        self.on_board(|board| self.archive_task(board, args))
     }
 
     #[tool(
@@ -85,7 +85,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<UpdateTaskState>,
     ) -> ToolResult {
-        respond(update_task_state(&mut self.store.lock(), args))
+        self.on_board(|board| update_task_state(board, args))
     }
 
     #[tool(

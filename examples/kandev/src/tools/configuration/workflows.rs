@@ -826,7 +826,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<CreateWorkflow>,
     ) -> ToolResult {
-        respond(create_workflow(&mut self.store.lock(), args))
+        self.on_board(|board| create_workflow(board, args))
     }
 
     #[tool(
@@ -837,7 +837,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<UpdateWorkflow>,
     ) -> ToolResult {
-        respond(update_workflow(&mut self.store.lock(), args))
+        self.on_board(|board| update_workflow(board, args))
     }
 
     #[tool(
@@ -848,7 +848,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<DeleteWorkflow>,
     ) -> ToolResult {
-        respond(delete_workflow(&mut self.store.lock(), args))
+        self.on_board(|board| delete_workflow(board, args))
     }
 
     #[tool(
@@ -859,7 +859,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<ImportWorkflow>,
     ) -> ToolResult {
-        respond(import_workflows(&mut self.store.lock(), args))
+        self.on_board(|board| import_workflows(board, args))
     }
 
     #[tool(
@@ -892,7 +892,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<CreateWorkflowStep>,
     ) -> ToolResult {
-        respond(create_workflow_step(&mut self.store.lock(), args))
+        self.on_board(|board| create_workflow_step(board, args))
     }
 
     #[tool(
@@ -903,7 +903,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<UpdateWorkflowStep>,
     ) -> ToolResult {
-        respond(update_workflow_step(&mut self.store.lock(), args))
+        self.on_board(|board| update_workflow_step(board, args))
     }
 
     #[tool(
@@ -914,7 +914,7 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<DeleteWorkflowStep>,
     ) -> ToolResult {
-        respond(delete_workflow_step(&mut self.store.lock(), args))
+        self.on_board(|board| delete_workflow_step(board, args))
     }
 
     #[tool(
@@ -925,6 +925,6 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<ReorderWorkflowSteps>,
     ) -> ToolResult {
-        respond(reorder_workflow_steps(&mut self.store.lock(), args))
+        self.on_board(|board| reorder_workflow_steps(board, args))
     }
 }
