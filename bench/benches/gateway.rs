@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use kandev_mcp::Kandev;
 use mcp_profiles::http::Limits;
 use mcp_profiles::{AgentStore, RedisOptions, RedisStore};
+use mcp_profiles_bench::results::env_usize;
 use mcp_profiles_bench::sessions::connect_clients;
 use mcp_profiles_tests::client::http_transport;
 use mcp_profiles_tests::redis::RedisServer;
@@ -129,13 +130,6 @@ fn summary(label: &str, mut samples: Vec<Duration>) {
     );
 }
 
-fn env(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -148,8 +142,8 @@ async fn run() {
     let Some(mut redis) = RedisServer::start() else {
         return;
     };
-    let per_instance = env("GATEWAY_BENCH_SESSIONS", 1000);
-    let rounds = env("GATEWAY_BENCH_ROUNDS", 20);
+    let per_instance = env_usize("GATEWAY_BENCH_SESSIONS", 1000);
+    let rounds = env_usize("GATEWAY_BENCH_ROUNDS", 20);
     let http = reqwest::Client::new();
     let instances = [
         instance(&redis).await,
