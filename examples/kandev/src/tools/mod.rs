@@ -3,6 +3,8 @@
 //!
 //! Handlers return JSON text on success and an error result naming the bad
 //! field otherwise; unparsable arguments are rejected by rmcp the same way.
+//! A change is answered only once it is saved: a database that cannot be
+//! read or written fails the call with an internal error instead.
 
 mod configuration;
 mod external;
@@ -37,9 +39,10 @@ impl From<DbError> for ErrorData {
 }
 
 impl Kandev {
-    /// Runs `work` on the board as one transaction ([`Store::with`](crate::store::Store::with)) and
-    /// answers with its outcome; the shape of every handler whose work is
-    /// one function over the board.
+    /// Runs `work` on the board as one transaction
+    /// ([`Store::with`](crate::store::Store::with)) and answers with its
+    /// outcome: the shape of every handler whose work is one function over
+    /// the board.
     pub(crate) fn on_board<T: Serialize>(
         &self,
         work: impl FnOnce(&mut BoardGuard<'_>) -> Result<T, BadField>,
