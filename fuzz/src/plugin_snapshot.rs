@@ -117,44 +117,38 @@ const TOOL_FIELDS: [&str; 12] = [
     "open_world_hint",
 ];
 
-/// Kandev's exposed name, written from its description: the slug of the
-/// plugin id (lower-case, `[a-z0-9_]` kept, anything else `_`, outer `_`
-/// trimmed); over 64 characters, the slug is cut to fit
-/// `kandev_<cut>_<hash8>_<local>` in 64.
-fn oracle_name(plugin_id: &str, local: &str) -> Option<String> {
+/// Kandev's exposed name, written from its formula: the slug of the
+/// plugin id (each character lower-cased to one, as Go's `unicode.ToLower`
+/// does; `[a-z0-9_]` kept, anything else `_`; outer `_` trimmed); over 64
+/// characters, `kandev_<slug cut to max(1, 47 - len(local))>_<local>_<hash8>`.
+fn oracle_name(plugin_id: &str, local: &str) -> String {
     let mut slug = String::new();
-    for c in plugin_id.chars().flat_map(char::to_lowercase) {
+    for c in plugin_id.chars() {
+        // `İ` is the one character whose full lower case is two characters;
+        // Go's simple mapping keeps the first.
+        let lower = if c == '\u{130}' {
+            'i'
+        } else {
+            c.to_lowercase().next().unwrap()
+        };
         slug.push(
-            if c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' {
-                c
+            if lower.is_ascii_lowercase() || lower.is_ascii_digit() || lower == '_' {
+                lower
             } else {
                 '_'
             },
         );
     }
     let slug = slug.trim_matches('_');
-    let plain = ["kandev", slug, local].join("_");
+    let plain = format!("kandev_{slug}_{local}");
     if plain.len() <= 64 {
-        return Some(plain);
+        return plain;
     }
     let digest = Sha256::digest(plugin_id.as_bytes());
     let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    let tail = format!("_{hash}_{local}");
-    if "kandev".len() + tail.len() > 64 {
-        return None;
-    }
-    let mut cut: String = slug
-        .chars()
-        .take(64 - "kandev_".len() - tail.len())
-        .collect();
-    while cut.ends_with('_') {
-        cut.pop();
-    }
-    Some(if cut.is_empty() {
-        format!("kandev{tail}")
-    } else {
-        format!("kandev_{cut}{tail}")
-    })
+    let available = 64_usize.saturating_sub(8 + local.len() + 1 + 8).max(1);
+    let cut: String = slug.chars().take(available).collect();
+    format!("kandev_{cut}_{local}_{hash}")
 }
 
 /// Whether one tool object obeys the wire form and Kandev's rules; its
@@ -211,7 +205,7 @@ fn oracle_tool(tool: &Json) -> Option<String> {
     {
         return None;
     }
-    (oracle_name(plugin_id, local)? == exposed).then(|| exposed.to_owned())
+    (oracle_name(plugin_id, local) == exposed).then(|| exposed.to_owned())
 }
 
 /// What the rules say of `bytes`: `Some(exposed names)` if accepted.

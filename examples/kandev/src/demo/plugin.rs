@@ -12,7 +12,7 @@ use crate::plugins::{Backend, Plugins, Snapshot, exposed_name};
 
 /// The plugin tool's exposed name.
 pub fn tool_name() -> String {
-    exposed_name("Acme.Jira", "create_issue").expect("a short name")
+    exposed_name("Acme.Jira", "create_issue")
 }
 
 /// Revision `revision` of the demo catalog, with the tool or without it.

@@ -172,16 +172,11 @@ impl PluginTool {
             }
         }
         if !self.plugin_id.is_empty() && !self.local_name.is_empty() {
-            match exposed_name(&self.plugin_id, &self.local_name) {
-                Some(expected) if expected == self.exposed_name => {}
-                Some(expected) if !self.exposed_name.is_empty() => problems.push(format!(
-                    "{name}: `exposed_name` must be `{expected}` (kandev_<plugin slug>_<local_name>)"
-                )),
-                Some(_) => {}
-                None => problems.push(format!(
-                    "{name}: `local_name` {} is too long for a 64-character exposed name",
-                    quoted(&self.local_name)
-                )),
+            let expected = exposed_name(&self.plugin_id, &self.local_name);
+            if !self.exposed_name.is_empty() && expected != self.exposed_name {
+                problems.push(format!(
+                    "{name}: `exposed_name` must be `{expected}`, Kandev's name for this plugin id and local name"
+                ));
             }
         }
         if self.surfaces.is_empty() {

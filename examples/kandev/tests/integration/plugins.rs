@@ -22,7 +22,7 @@ const PATH: &str = "/api/v1/mcp/plugin-tools";
 
 /// The exposed name of plugin `acme`'s tool `local`.
 fn acme(local: &str) -> String {
-    exposed_name("acme", local).expect("a short name")
+    exposed_name("acme", local)
 }
 
 /// A plugin tool of plugin `acme`, taking `{"text": string}`.
@@ -453,6 +453,87 @@ async fn a_profile_change_hiding_a_plugin_surface_removes_its_tools_with_one_not
     let answer = served.server.replace(&served.http, kanban).await;
     assert!(names(&answer).contains(&acme("echo")), "{answer}");
     served.expect_notified(3, true).await;
+}
+
+/// A plugin tool of `plugin_id` named as Kandev names it.
+fn plugin_tool(plugin_id: &str, local: &str, exposed: &str) -> Value {
+    let mut tool = tool(local, &["kanban-task"]);
+    tool["plugin_id"] = json!(plugin_id);
+    tool["exposed_name"] = json!(exposed);
+    tool
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kandevs_own_names_for_long_and_non_ascii_plugin_ids_install_and_are_callable() {
+    // Names written out from Kandev's formula (see `plugins::names`): the
+    // slug cut to 64 - 8 - len(local) - 1 - 8 characters, the hash last.
+    const UNICODE_ID: &str =
+        "İstanbul-Ünïcode Plugin/Tools.v2 (Beta) für Açme Corporation™ — \u{212A}elvin";
+    let long_id = "a".repeat(80);
+    // (plugin id, local name, Kandev's name, the name our earlier formula
+    // made: hash before the local name).
+    let cases = [
+        (
+            UNICODE_ID,
+            "echo",
+            "kandev_istanbul__n_code_plugin_tools_v2__beta__f_r_echo_922b1fe2",
+            "kandev_istanbul__n_code_plugin_tools_v2__beta__f_r_922b1fe2_echo",
+        ),
+        (
+            long_id.as_str(),
+            "echo",
+            "kandev_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_echo_0f45e858",
+            "kandev_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_0f45e858_echo",
+        ),
+    ];
+    let backend = PluginBackend::start().await;
+    let mut served = Served::start(&["--plugin-backend", &backend.url]).await;
+    let before = served.legacy.tool_names().await;
+
+    // The old names are refused, naming Kandev's.
+    for (plugin_id, local, exposed, old) in cases {
+        let body = snapshot(1, vec![plugin_tool(plugin_id, local, old)]);
+        let (status, answer) = served.put(body).await;
+        assert_eq!(status, 400, "{answer}");
+        let error = answer["error"].as_str().unwrap();
+        assert!(
+            error.contains(&format!("`exposed_name` must be `{exposed}`")),
+            "{error}"
+        );
+    }
+
+    let tools = cases
+        .iter()
+        .map(|(plugin_id, local, exposed, _)| plugin_tool(plugin_id, local, exposed))
+        .collect();
+    let (status, answer) = served.put(snapshot(1, tools)).await;
+    assert_eq!(status, 200, "{answer}");
+    let mut expected = before.clone();
+    expected.extend(cases.iter().map(|(_, _, exposed, _)| exposed.to_string()));
+    expected.sort();
+    served.expect_notified(1, true).await;
+    served.expect_lists(&expected).await;
+    for (plugin_id, _, exposed, _) in cases {
+        let answer = served.call(exposed, json!({"text": "hi"})).await;
+        assert_eq!(answer, Ok((false, "kanban-task says hi".to_owned())));
+        let calls = backend.calls();
+        assert_eq!(calls.last().unwrap()["plugin_id"], plugin_id);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_name_past_mcps_128_characters_is_refused_naming_the_tool() {
+    let served = Served::start(&[]).await;
+    let local = "y".repeat(130);
+    let exposed = exposed_name("ab", &local);
+    assert_eq!(exposed.len(), 148);
+    let (status, answer) = served
+        .put(snapshot(1, vec![plugin_tool("ab", &local, &exposed)]))
+        .await;
+    assert_eq!(status, 400, "{answer}");
+    let error = answer["error"].as_str().unwrap();
+    assert!(error.contains("kandev_a_yyyy"), "{error}");
+    assert!(error.contains("128"), "{error}");
 }
 
 #[test]
