@@ -40,6 +40,14 @@ impl<S: Vocabulary> Current<S> {
     }
 }
 
+/// What a swap does to the installed catalog: `None` (the default) keeps
+/// it, `Some` installs that one (or none).
+#[cfg(feature = "runtime-tools")]
+type CatalogSwap<S> = Option<Option<Catalog<S>>>;
+/// Without runtime tools there is no catalog to keep or change.
+#[cfg(not(feature = "runtime-tools"))]
+type CatalogSwap<S> = std::marker::PhantomData<S>;
+
 /// State shared by the controller and every session of one agent instance.
 pub(crate) struct Cell<S: Vocabulary> {
     /// Routes and shared snapshots of the server type.
@@ -236,7 +244,23 @@ impl<S: Vocabulary> ProfileController<S> {
     /// Replaces the profile with the one `context` assembles into.
     pub fn replace(&self, context: ProfileContext<S>) -> Replacement<S> {
         let guard = self.lock();
-        let replacement = self.swap(context);
+        let replacement = self.swap(context, CatalogSwap::default());
+        drop(guard);
+        replacement
+    }
+
+    /// Replaces the profile and the installed catalog (`None`: none) in one
+    /// swap, with one `list_changed` per session if what it sees changed:
+    /// for a shared store, whose version order decides which catalog is
+    /// newer.
+    #[cfg(feature = "redis")]
+    pub(crate) fn replace_whole(
+        &self,
+        context: ProfileContext<S>,
+        catalog: Option<Catalog<S>>,
+    ) -> Replacement<S> {
+        let guard = self.lock();
+        let replacement = self.swap(context, Some(catalog));
         drop(guard);
         replacement
     }
@@ -290,20 +314,24 @@ impl<S: Vocabulary> ProfileController<S> {
         let guard = self.lock();
         let current = *self.cell.current().profile.context();
         let context = change(&current)?;
-        let replacement = self.swap(context);
+        let replacement = self.swap(context, CatalogSwap::default());
         drop(guard);
         Ok(replacement)
     }
 
     /// Assembles, swaps and notifies; the caller holds the replacement lock.
-    fn swap(&self, context: ProfileContext<S>) -> Replacement<S> {
+    fn swap(&self, context: ProfileContext<S>, catalog: CatalogSwap<S>) -> Replacement<S> {
         let cell = &self.cell;
         let previous = cell.current();
         let old = previous.profile.clone();
         let (new, tools) = cell.serving.serve(&context);
         let diff = old.diff(&new);
         #[cfg(feature = "runtime-tools")]
-        let runtime = Runtime::new(previous.runtime.catalog().cloned(), &context, tools);
+        let catalog = catalog.unwrap_or_else(|| previous.runtime.catalog().cloned());
+        #[cfg(not(feature = "runtime-tools"))]
+        let _ = catalog;
+        #[cfg(feature = "runtime-tools")]
+        let runtime = Runtime::new(catalog, &context, tools);
         #[cfg(feature = "runtime-tools")]
         let runtime_diff = previous.runtime.diff(&runtime);
         #[cfg(feature = "runtime-tools")]
@@ -372,9 +400,7 @@ impl<S: Vocabulary> ProfileController<S> {
     /// running finish on the catalog they started with.
     pub fn install(&self, catalog: &Catalog<S>) -> Installation {
         let guard = self.lock();
-        let cell = &self.cell;
-        let previous = cell.current();
-        let installed = previous.runtime.catalog();
+        let installed = self.cell.current().runtime.catalog().cloned();
         if let Some(installed) = installed.filter(|old| !old.superseded_by(catalog)) {
             tracing::debug!(
                 generation = catalog.generation(),
@@ -390,12 +416,32 @@ impl<S: Vocabulary> ProfileController<S> {
                 notified_sessions: 0,
             };
         }
-        let outcome = match installed {
-            Some(old) if old.same_definitions(catalog) => InstallOutcome::Unchanged,
+        self.set_catalog_locked(Some(catalog), guard)
+    }
+
+    /// Installs `catalog` (`None`: none) whatever the installed one's
+    /// generation and revision: for a shared store, whose own version
+    /// order decides which catalog is newer.
+    #[cfg(feature = "http")]
+    pub(crate) fn set_catalog(&self, catalog: Option<&Catalog<S>>) -> Installation {
+        let guard = self.lock();
+        self.set_catalog_locked(catalog, guard)
+    }
+
+    fn set_catalog_locked(
+        &self,
+        catalog: Option<&Catalog<S>>,
+        guard: std::sync::MutexGuard<'_, ()>,
+    ) -> Installation {
+        let cell = &self.cell;
+        let previous = cell.current();
+        let outcome = match (previous.runtime.catalog(), catalog) {
+            (Some(old), Some(new)) if old.same_definitions(new) => InstallOutcome::Unchanged,
+            (None, None) => InstallOutcome::Unchanged,
             _ => InstallOutcome::Installed,
         };
         let context = *previous.profile.context();
-        let runtime = Runtime::new(Some(catalog.clone()), &context, previous.tools);
+        let runtime = Runtime::new(catalog.cloned(), &context, previous.tools);
         let diff = previous.runtime.diff(&runtime);
         cell.current.store(Arc::new(Current {
             profile: previous.profile.clone(),
@@ -409,10 +455,12 @@ impl<S: Vocabulary> ProfileController<S> {
             cell.sessions.notify_all()
         };
         drop(guard);
+        let (generation, revision) =
+            catalog.map_or(("", 0), |catalog| (catalog.generation(), catalog.revision()));
         tracing::info!(
-            generation = catalog.generation(),
-            revision = catalog.revision(),
-            tools = catalog.tools().len(),
+            generation,
+            revision,
+            tools = catalog.map_or(0, |catalog| catalog.tools().len()),
             ?outcome,
             added = diff.added.len(),
             removed = diff.removed.len(),
@@ -422,8 +470,8 @@ impl<S: Vocabulary> ProfileController<S> {
         );
         Installation {
             outcome,
-            generation: catalog.generation().to_owned(),
-            revision: catalog.revision(),
+            generation: generation.to_owned(),
+            revision,
             diff,
             notified_sessions,
         }

@@ -22,6 +22,10 @@ use tokio_util::sync::CancellationToken;
 use crate::controller::Cell;
 use crate::http::Tracker;
 use crate::store::Backing;
+#[cfg(feature = "runtime-tools")]
+use crate::store::CatalogDecoder;
+#[cfg(feature = "runtime-tools")]
+use crate::{Catalog, Installation};
 use crate::{ProfileContext, ProfileController, ProfiledServer, Replacement, Vocabulary};
 
 /// The identity a bearer token stands for.
@@ -102,12 +106,51 @@ pub struct ProfileStore<S: Vocabulary> {
     trackers: Mutex<Vec<Weak<Tracker>>>,
     /// The shared store this one mirrors, if any (see [`crate::store`]).
     backing: OnceLock<Weak<dyn Backing>>,
+    /// Turns stored catalogs into installable ones; `None`: no catalogs.
+    #[cfg(feature = "runtime-tools")]
+    catalogs: Option<CatalogDecoder<S>>,
 }
 
-/// One principal's agent: its controller and the version of its profile.
+/// One principal's agent: its controller and the version of its profile
+/// and catalog.
 struct Agent<S: Vocabulary> {
     controller: ProfileController<S>,
     version: u64,
+    /// The wire form of the catalog put last through this store (not
+    /// through a shared one, which keeps its own).
+    #[cfg(feature = "runtime-tools")]
+    catalog: Option<serde_json::Value>,
+}
+
+impl<S: Vocabulary> Agent<S> {
+    fn new(controller: ProfileController<S>, version: u64) -> Self {
+        Agent {
+            controller,
+            version,
+            #[cfg(feature = "runtime-tools")]
+            catalog: None,
+        }
+    }
+}
+
+/// A principal's agent as a shared store holds it, or the part of it that
+/// one change moved.
+#[cfg(feature = "redis")]
+pub(crate) enum Update<S: Vocabulary> {
+    /// Its profile was replaced; its catalog is unchanged.
+    Context(ProfileContext<S>),
+    /// All of it: the profile and the catalog (`None`: none, or one this
+    /// instance cannot read, which is then not served).
+    Whole(ProfileContext<S>, Option<Catalog<S>>),
+}
+
+/// Why [`ProfileStore::install_catalog_if`] changed nothing.
+#[cfg(feature = "runtime-tools")]
+pub(crate) enum CatalogRefusal {
+    /// The principal has no agent.
+    NoAgent,
+    /// The agent is at this version, not the one expected.
+    Conflict(u64),
 }
 
 /// What a put did: the agent's controller, the replacement (`None` for a
@@ -164,7 +207,7 @@ pub struct UnknownPrincipal {
 }
 
 impl UnknownPrincipal {
-    #[cfg(feature = "redis")]
+    #[cfg(any(feature = "redis", feature = "runtime-tools"))]
     pub(crate) fn new(principal: &str) -> Self {
         UnknownPrincipal {
             principal: principal.to_owned(),
@@ -192,13 +235,36 @@ impl std::error::Error for UnknownPrincipal {}
 impl<S: Vocabulary> ProfileStore<S> {
     /// An empty store.
     pub fn new() -> Arc<Self> {
-        Arc::new(ProfileStore {
+        Arc::new(Self::empty())
+    }
+
+    fn empty() -> Self {
+        ProfileStore {
             tokens: RwLock::default(),
             agents: RwLock::default(),
             writing: Mutex::default(),
             trackers: Mutex::default(),
             backing: OnceLock::new(),
+            #[cfg(feature = "runtime-tools")]
+            catalogs: None,
+        }
+    }
+
+    /// An empty store whose agents may also have runtime catalogs, put
+    /// through [`AgentStore::put_catalog_if`](crate::AgentStore::put_catalog_if)
+    /// in the wire form `decoder` reads (see [`CatalogDecoder`]).
+    #[cfg(feature = "runtime-tools")]
+    pub fn with_catalogs(decoder: CatalogDecoder<S>) -> Arc<Self> {
+        Arc::new(ProfileStore {
+            catalogs: Some(decoder),
+            ..Self::empty()
         })
+    }
+
+    /// The decoder of stored catalogs, if this store takes them.
+    #[cfg(feature = "runtime-tools")]
+    pub(crate) fn catalog_decoder(&self) -> Option<&CatalogDecoder<S>> {
+        self.catalogs.as_ref()
     }
 
     /// Gives `principal` an agent serving `initial` and returns the
@@ -265,11 +331,7 @@ impl<S: Vocabulary> ProfileStore<S> {
                 }
                 None => {
                     let controller = ProfileController::new(context);
-                    let agent = Agent {
-                        controller: controller.clone(),
-                        version: 1,
-                    };
-                    agents.insert(principal, agent);
+                    agents.insert(principal, Agent::new(controller.clone(), 1));
                     return Ok((controller, None, 1));
                 }
             }
@@ -278,6 +340,44 @@ impl<S: Vocabulary> ProfileStore<S> {
         let (controller, version) = existing;
         let replacement = controller.replace(context);
         Ok((controller, Some(replacement), version))
+    }
+
+    /// Installs `catalog`, whose wire form is `wire`, on `principal`'s agent,
+    /// bumping its version, if its version is `expected` (`None`: any):
+    /// its controller, the installation and the version now in force.
+    #[cfg(feature = "runtime-tools")]
+    pub(crate) fn install_catalog_if(
+        &self,
+        principal: &str,
+        wire: serde_json::Value,
+        catalog: &Catalog<S>,
+        expected: Option<u64>,
+    ) -> Result<(ProfileController<S>, Installation, u64), CatalogRefusal> {
+        let _writing = self.write_lock();
+        let (controller, version) = {
+            let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
+            let agent = agents
+                .get_mut(&Principal(Arc::from(principal)))
+                .ok_or(CatalogRefusal::NoAgent)?;
+            if expected.is_some_and(|expected| expected != agent.version) {
+                return Err(CatalogRefusal::Conflict(agent.version));
+            }
+            agent.version += 1;
+            agent.catalog = Some(wire);
+            (agent.controller.clone(), agent.version)
+        };
+        // Installed outside the agents' lock: installing notifies sessions.
+        let installation = controller.set_catalog(Some(catalog));
+        Ok((controller, installation, version))
+    }
+
+    /// The wire form of `principal`'s catalog and the agent's version;
+    /// `None` if it has no agent here.
+    #[cfg(feature = "runtime-tools")]
+    pub(crate) fn catalog_wire(&self, principal: &str) -> Option<(Option<serde_json::Value>, u64)> {
+        let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
+        let agent = agents.get(&Principal(Arc::from(principal)))?;
+        Some((agent.catalog.clone(), agent.version))
     }
 
     /// The version of `principal`'s profile, if it has an agent here.
@@ -306,7 +406,7 @@ impl<S: Vocabulary> ProfileStore<S> {
         &self,
         principal: &str,
         version: u64,
-        context: Option<ProfileContext<S>>,
+        update: Option<Update<S>>,
         how: Apply,
     ) -> bool {
         let _writing = self.write_lock();
@@ -315,17 +415,21 @@ impl<S: Vocabulary> ProfileStore<S> {
             let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
             let newer = match agents.get(&key) {
                 None => {
-                    let (Some(context), Apply::Load | Apply::Reset) = (context, how) else {
+                    let (Some(update), Apply::Load | Apply::Reset) = (update, how) else {
                         return false;
                     };
-                    let controller = ProfileController::new(context);
-                    agents.insert(
-                        key,
-                        Agent {
-                            controller,
-                            version,
-                        },
-                    );
+                    let controller = match update {
+                        Update::Context(context) => ProfileController::new(context),
+                        Update::Whole(context, catalog) => {
+                            let controller = ProfileController::new(context);
+                            // Before any session can see the controller.
+                            if catalog.is_some() {
+                                controller.set_catalog(catalog.as_ref());
+                            }
+                            controller
+                        }
+                    };
+                    agents.insert(key, Agent::new(controller, version));
                     return true;
                 }
                 Some(agent) => {
@@ -335,19 +439,22 @@ impl<S: Vocabulary> ProfileStore<S> {
             if !newer {
                 return false;
             }
-            match context {
-                Some(context) => {
+            match update {
+                Some(update) => {
                     let agent = agents.get_mut(&key).expect("checked above");
                     agent.version = version;
-                    Some((agent.controller.clone(), context))
+                    Some((agent.controller.clone(), update))
                 }
                 None => None,
             }
         };
         match controller {
             // Outside the agents' lock: replacing notifies sessions.
-            Some((controller, context)) => {
+            Some((controller, Update::Context(context))) => {
                 controller.replace(context);
+            }
+            Some((controller, Update::Whole(context, catalog))) => {
+                controller.replace_whole(context, catalog);
             }
             None => {
                 self.remove_locked(principal);

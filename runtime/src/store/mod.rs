@@ -17,6 +17,8 @@
 //! notifies only that instance's sessions of that principal, only when
 //! their visible tool set changed.
 
+#[cfg(feature = "runtime-tools")]
+mod catalogs;
 #[cfg(feature = "redis")]
 mod redis;
 
@@ -24,8 +26,16 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+#[cfg(feature = "runtime-tools")]
+pub use self::catalogs::{CatalogChange, CatalogDecodeError, CatalogDecoder, StoredCatalog};
+#[cfg(feature = "runtime-tools")]
+pub(crate) use self::catalogs::decode_catalog;
+#[cfg(feature = "redis")]
+pub(crate) use self::catalogs::listed_change;
 #[cfg(feature = "redis")]
 pub use self::redis::{RedisOptions, RedisStore};
+#[cfg(feature = "runtime-tools")]
+use crate::principals::CatalogRefusal;
 use crate::{Profile, ProfileContext, ProfileStore, UnknownPrincipal, Vocabulary};
 
 /// The future every [`AgentStore`] operation returns.
@@ -91,6 +101,9 @@ pub enum StoreError {
     /// The shared store holds something this build cannot read (a profile
     /// naming terms it does not know); the message names it.
     Corrupt(String),
+    /// A catalog was refused by the store's [`CatalogDecoder`] (or the
+    /// store takes no catalogs); nothing was changed. The message says why.
+    InvalidCatalog(String),
 }
 
 impl std::fmt::Display for StoreError {
@@ -103,6 +116,7 @@ impl std::fmt::Display for StoreError {
                 "the agent `{principal}` is at version {current}, not the one expected"
             ),
             StoreError::Corrupt(why) => write!(f, "the profile store holds unreadable data: {why}"),
+            StoreError::InvalidCatalog(why) => write!(f, "the catalog was refused: {why}"),
         }
     }
 }
@@ -156,6 +170,32 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
     /// Stops accepting `token` on every instance and ends what was opened
     /// with it (see [`ProfileStore::revoke`]); whether it was granted.
     fn revoke_token<'a>(&'a self, token: &'a str) -> StoreFuture<'a, bool>;
+
+    /// Puts `principal`'s runtime catalog, in the wire form the store's
+    /// [`CatalogDecoder`] reads, in one atomic step that bumps the agent's
+    /// version (the one [`put_agent`](Self::put_agent) bumps) and installs
+    /// it on every instance serving the principal: one `list_changed` per
+    /// session whose visible tools changed. As a compare-and-set when
+    /// `expected` is `Some` ([`StoreError::Conflict`], nothing changed).
+    ///
+    /// The catalog is decoded first: one the decoder refuses is
+    /// [`StoreError::InvalidCatalog`] and nothing is stored. An agent must
+    /// exist ([`StoreError::UnknownPrincipal`]). Installed catalogs follow
+    /// the store's version order, not their own generation and revision:
+    /// a backend that wants stale catalogs ignored compares them with
+    /// [`catalog`](Self::catalog) and puts with the version it read.
+    #[cfg(feature = "runtime-tools")]
+    fn put_catalog_if<'a>(
+        &'a self,
+        principal: &'a str,
+        wire: serde_json::Value,
+        expected: Option<u64>,
+    ) -> StoreFuture<'a, CatalogChange>;
+
+    /// `principal`'s catalog as it was put, if it has one;
+    /// [`StoreError::UnknownPrincipal`] if it has no agent.
+    #[cfg(feature = "runtime-tools")]
+    fn catalog<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredCatalog>>;
 
     /// What this instance serves: hand it to
     /// [`crate::http::multi_agent_router`].
@@ -224,6 +264,47 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
             let known = self.grant_for(token).is_some();
             self.revoke(token);
             Ok(known)
+        })
+    }
+
+    #[cfg(feature = "runtime-tools")]
+    fn put_catalog_if<'a>(
+        &'a self,
+        principal: &'a str,
+        wire: serde_json::Value,
+        expected: Option<u64>,
+    ) -> StoreFuture<'a, CatalogChange> {
+        Box::pin(async move {
+            let catalog = decode_catalog(self.catalog_decoder(), principal, &wire)?;
+            let (controller, installation, version) = self
+                .install_catalog_if(principal, wire, &catalog, expected)
+                .map_err(|refusal| match refusal {
+                    CatalogRefusal::NoAgent => UnknownPrincipal::new(principal).into(),
+                    CatalogRefusal::Conflict(current) => StoreError::Conflict {
+                        principal: principal.to_owned(),
+                        current,
+                    },
+                })?;
+            Ok(CatalogChange {
+                principal: principal.to_owned(),
+                version,
+                tools: catalogs::tool_names(&controller),
+                changed: installation.changed(),
+            })
+        })
+    }
+
+    #[cfg(feature = "runtime-tools")]
+    fn catalog<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredCatalog>> {
+        Box::pin(async move {
+            let (wire, version) = self
+                .catalog_wire(principal)
+                .ok_or_else(|| UnknownPrincipal::new(principal))?;
+            Ok(wire.map(|wire| StoredCatalog {
+                principal: principal.to_owned(),
+                wire,
+                version,
+            }))
         })
     }
 

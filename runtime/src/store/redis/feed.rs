@@ -13,7 +13,7 @@ use redis::aio::{PubSubSink, PubSubStream};
 use super::scripts::Change;
 use super::{Inner, decode};
 use crate::Vocabulary;
-use crate::principals::Apply;
+use crate::principals::{Apply, Update};
 use crate::store::StoreError;
 
 /// When this instance last heard from Redis, and how long it may serve
@@ -168,9 +168,9 @@ impl<S: Vocabulary> Inner<S> {
                     return Ok(());
                 };
                 if version == applied + 1 {
-                    let context = decode(&principal, &context).ok();
+                    let update = decode(&principal, &context).ok().map(Update::Context);
                     self.local
-                        .apply(&principal, version, context, Apply::IfServed);
+                        .apply(&principal, version, update, Apply::IfServed);
                 } else if version > applied {
                     // Versions skipped: read what is there now.
                     tracing::info!(
@@ -179,6 +179,17 @@ impl<S: Vocabulary> Inner<S> {
                         version,
                         "gap in the change feed; reloading the principal"
                     );
+                    let fetched = self.fetch(&principal).await?;
+                    self.apply_fetched(&principal, fetched, Apply::IfServed);
+                }
+            }
+            Change::Catalog { principal, version } => {
+                // The message holds no catalog: read the agent whole.
+                if self
+                    .local
+                    .version(&principal)
+                    .is_some_and(|applied| version > applied)
+                {
                     let fetched = self.fetch(&principal).await?;
                     self.apply_fetched(&principal, fetched, Apply::IfServed);
                 }

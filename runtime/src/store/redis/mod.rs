@@ -24,10 +24,13 @@ use std::time::Duration;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use self::feed::Health;
-use self::scripts::{DELETE, GRANT, Keys, PUT, REVOKE, digest};
-use super::{AgentChange, AgentStore, Backing, StoreError, StoreFuture, StoredAgent, stored};
-use crate::principals::Apply;
-use crate::{ProfileContext, ProfileStore, UnknownPrincipal, Vocabulary};
+use self::scripts::{DELETE, GRANT, Keys, PUT, PUT_CATALOG, REVOKE, digest};
+use super::{
+    AgentChange, AgentStore, Backing, CatalogChange, CatalogDecoder, StoreError, StoreFuture,
+    StoredAgent, StoredCatalog, decode_catalog, listed_change, stored,
+};
+use crate::principals::{Apply, Update};
+use crate::{Catalog, ProfileContext, ProfileStore, UnknownPrincipal, Vocabulary};
 
 /// How a [`RedisStore`] connects and when it stops serving.
 #[derive(Clone, Debug)]
@@ -120,8 +123,32 @@ impl<S: Vocabulary> Drop for Inner<S> {
 
 impl<S: Vocabulary> RedisStore<S> {
     /// Connects to Redis at `url` (`redis://HOST:PORT/DB`) and subscribes to
-    /// its change feed; fails if Redis cannot be reached now.
+    /// its change feed; fails if Redis cannot be reached now. Its agents
+    /// have no runtime catalogs here (see
+    /// [`connect_with_catalogs`](Self::connect_with_catalogs)).
     pub async fn connect(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
+        Self::connect_serving(url, options, ProfileStore::new()).await
+    }
+
+    /// [`connect`](Self::connect), for agents that also have runtime
+    /// catalogs: `decoder` turns each stored catalog into the [`Catalog`]
+    /// this instance installs (see [`CatalogDecoder`]). Every instance of a
+    /// deployment should decode alike; one that cannot decode a stored
+    /// catalog serves the agent without it, and logs why.
+    pub async fn connect_with_catalogs(
+        url: &str,
+        options: RedisOptions,
+        decoder: CatalogDecoder<S>,
+    ) -> Result<Self, StoreError> {
+        Self::connect_serving(url, options, ProfileStore::with_catalogs(decoder)).await
+    }
+
+    /// Connects, with `local` (empty) as this instance's copy.
+    async fn connect_serving(
+        url: &str,
+        options: RedisOptions,
+        local: Arc<ProfileStore<S>>,
+    ) -> Result<Self, StoreError> {
         let unreachable = |error: redis::RedisError| {
             StoreError::Unavailable(format!("cannot connect to `{url}`: {error}"))
         };
@@ -143,7 +170,6 @@ impl<S: Vocabulary> RedisStore<S> {
         let subscribed = within(options.timeout, feed::subscribe(&client, &keys.channel()))
             .await?
             .map_err(unreachable)?;
-        let local = ProfileStore::new();
         let inner = Arc::new(Inner {
             local: Arc::clone(&local),
             commands,
@@ -175,10 +201,12 @@ async fn within<T>(limit: Duration, future: impl Future<Output = T>) -> Result<T
         .map_err(|_| StoreError::Unavailable(format!("no answer within {limit:?}")))
 }
 
-/// The version and context an agent has in Redis (`None`: no agent).
+/// The version, context and catalog an agent has in Redis (`None`: no
+/// agent; no catalog).
 pub(super) struct Fetched {
     version: u64,
     context: Option<String>,
+    catalog: Option<String>,
 }
 
 impl<S: Vocabulary> Inner<S> {
@@ -204,29 +232,48 @@ impl<S: Vocabulary> Inner<S> {
     /// `principal`'s agent as Redis holds it now.
     pub(super) async fn fetch(&self, principal: &str) -> Result<Fetched, StoreError> {
         let mut pipe = redis::pipe();
-        pipe.cmd("HGET")
+        pipe.cmd("HMGET")
             .arg(self.keys.agent(principal))
             .arg("context")
+            .arg("catalog")
             .cmd("GET")
             .arg(self.keys.version(principal));
         let mut connection = self.commands.clone();
-        let (context, version): (Option<String>, Option<u64>) =
+        let ((context, catalog), version): ((Option<String>, Option<String>), Option<u64>) =
             within(self.timeout, pipe.query_async(&mut connection))
                 .await?
                 .map_err(|error| StoreError::Unavailable(error.to_string()))?;
         Ok(Fetched {
             version: version.unwrap_or(0),
             context,
+            catalog,
         })
     }
 
-    /// Applies a fetched agent locally as `how` allows; an agent this build
-    /// cannot read is removed here (fail closed) and reported.
+    /// Applies a fetched agent locally as `how` allows; an agent whose
+    /// profile this build cannot read is removed here, and a catalog it
+    /// cannot read is not served (fail closed), each reported.
     pub(super) fn apply_fetched(&self, principal: &str, fetched: Fetched, how: Apply) {
-        let context = fetched
+        let update = fetched
             .context
-            .and_then(|json| decode(principal, &json).ok());
-        self.local.apply(principal, fetched.version, context, how);
+            .and_then(|json| decode(principal, &json).ok())
+            .map(|context| {
+                let catalog = fetched
+                    .catalog
+                    .and_then(|wire| self.decode_stored_catalog(principal, &wire).ok());
+                Update::Whole(context, catalog)
+            });
+        self.local.apply(principal, fetched.version, update, how);
+    }
+
+    /// A catalog as Redis holds it (JSON text), decoded for this instance.
+    fn decode_stored_catalog(&self, principal: &str, wire: &str) -> Result<Catalog<S>, StoreError> {
+        serde_json::from_str(wire)
+            .map_err(|error| StoreError::Corrupt(format!("the catalog of `{principal}`: {error}")))
+            .and_then(|wire| decode_catalog(self.local.catalog_decoder(), principal, &wire))
+            .inspect_err(|error| {
+                tracing::error!(principal, %error, "unreadable catalog in the store; not serving it");
+            })
     }
 
     /// Ends, here, what was opened with the token of `digest`.
@@ -325,9 +372,12 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                     current: previous.parse().unwrap_or_default(),
                 });
             };
-            inner
-                .local
-                .apply(principal, version, Some(context), Apply::IfServed);
+            inner.local.apply(
+                principal,
+                version,
+                Some(Update::Context(context)),
+                Apply::IfServed,
+            );
             let agent = stored(principal, context, version);
             // A new agent, or one this build could not read, changed.
             let changed = previous.is_empty()
@@ -422,6 +472,77 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                 .await?;
             inner.revoke_local(&digest);
             Ok(revoked == 1)
+        })
+    }
+
+    fn put_catalog_if<'a>(
+        &'a self,
+        principal: &'a str,
+        wire: serde_json::Value,
+        expected: Option<u64>,
+    ) -> StoreFuture<'a, CatalogChange> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            let keys = &inner.keys;
+            let catalog = decode_catalog(inner.local.catalog_decoder(), principal, &wire)?;
+            let (version, previous, context): (i64, String, String) = inner
+                .run(
+                    PUT_CATALOG
+                        .key(keys.agent(principal))
+                        .key(keys.version(principal))
+                        .arg(wire.to_string())
+                        .arg(keys.channel())
+                        .arg(principal)
+                        .arg(expected.map(|v| v.to_string()).unwrap_or_default()),
+                )
+                .await?;
+            let version = match version {
+                -2 => return Err(UnknownPrincipal::new(principal).into()),
+                -1 => {
+                    return Err(StoreError::Conflict {
+                        principal: principal.to_owned(),
+                        current: previous.parse().unwrap_or_default(),
+                    });
+                }
+                version => u64::try_from(version).unwrap_or_default(),
+            };
+            let context = decode::<S>(principal, &context)?;
+            let before = (!previous.is_empty())
+                .then(|| inner.decode_stored_catalog(principal, &previous).ok())
+                .flatten();
+            inner.local.apply(
+                principal,
+                version,
+                Some(Update::Whole(context, Some(catalog.clone()))),
+                Apply::IfServed,
+            );
+            let (tools, changed) = listed_change(context, before.as_ref(), Some(&catalog));
+            Ok(CatalogChange {
+                principal: principal.to_owned(),
+                version,
+                tools,
+                changed,
+            })
+        })
+    }
+
+    fn catalog<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredCatalog>> {
+        Box::pin(async move {
+            let fetched = self.inner.fetch(principal).await?;
+            if fetched.context.is_none() {
+                return Err(UnknownPrincipal::new(principal).into());
+            }
+            let Some(wire) = fetched.catalog else {
+                return Ok(None);
+            };
+            let wire = serde_json::from_str(&wire).map_err(|error| {
+                StoreError::Corrupt(format!("the catalog of `{principal}`: {error}"))
+            })?;
+            Ok(Some(StoredCatalog {
+                principal: principal.to_owned(),
+                wire,
+                version: fetched.version,
+            }))
         })
     }
 

@@ -6,7 +6,7 @@
 //!
 //! | key | type | holds |
 //! |---|---|---|
-//! | `P:agent:{principal}` | hash | `context` (profile JSON), `version` |
+//! | `P:agent:{principal}` | hash | `context` (profile JSON), `catalog` (the runtime catalog's wire form, if any), `version` |
 //! | `P:version:{principal}` | string | the principal's last version; kept after a delete, so versions never repeat |
 //! | `P:token:{sha256}` | string | the principal a token's digest names |
 //! | `P:tokens:{principal}` | set | the digests naming the principal |
@@ -78,6 +78,10 @@ pub(super) enum Change {
         version: u64,
         context: String,
     },
+    /// A principal's runtime catalog was put. The catalog itself is not in
+    /// the message (it may be large): an instance serving the principal
+    /// reads the agent whole.
+    Catalog { principal: String, version: u64 },
     /// A principal's agent and tokens were removed.
     Removed { principal: String, version: u64 },
     /// A token no longer names the principal it named.
@@ -99,6 +103,25 @@ local version = redis.call('INCR', KEYS[2])
 redis.call('HSET', KEYS[1], 'context', ARGV[1], 'version', version)
 redis.call('PUBLISH', ARGV[2], cjson.encode({kind = 'put', principal = ARGV[3], version = version, context = ARGV[1]}))
 return {version, previous or ''}
+",
+    )
+});
+
+/// KEYS: agent, version. ARGV: catalog, channel, principal, expected
+/// version (`""`: any). Returns `{version, previous catalog or "", context}`,
+/// `{-1, current version, ""}` when the expected one is not current, or
+/// `{-2, "", ""}` when there is no agent.
+pub(super) static PUT_CATALOG: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return {-2, '', ''} end
+local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+if ARGV[4] ~= '' and current ~= tonumber(ARGV[4]) then return {-1, tostring(current), ''} end
+local previous = redis.call('HGET', KEYS[1], 'catalog')
+local version = redis.call('INCR', KEYS[2])
+redis.call('HSET', KEYS[1], 'catalog', ARGV[1], 'version', version)
+redis.call('PUBLISH', ARGV[2], cjson.encode({kind = 'catalog', principal = ARGV[3], version = version}))
+return {version, previous or '', redis.call('HGET', KEYS[1], 'context')}
 ",
     )
 });
@@ -175,5 +198,8 @@ mod tests {
         assert!(matches!(put, Change::Put { version: 3, .. }));
         let revoked: Change = serde_json::from_str(r#"{"kind":"revoked","digest":"ab"}"#).unwrap();
         assert!(matches!(revoked, Change::Revoked { .. }));
+        let catalog: Change =
+            serde_json::from_str(r#"{"kind":"catalog","principal":"alice","version":4}"#).unwrap();
+        assert!(matches!(catalog, Change::Catalog { version: 4, .. }));
     }
 }
