@@ -455,8 +455,9 @@ impl<S: Vocabulary> ProfileController<S> {
             cell.sessions.notify_all()
         };
         drop(guard);
-        let (generation, revision) =
-            catalog.map_or(("", 0), |catalog| (catalog.generation(), catalog.revision()));
+        let (generation, revision) = catalog.map_or(("", 0), |catalog| {
+            (catalog.generation(), catalog.revision())
+        });
         tracing::info!(
             generation,
             revision,

@@ -96,6 +96,8 @@ pub use rule::{Decision, Rule, TermSet};
 pub use server::ProfiledServer;
 #[cfg(feature = "http")]
 pub use store::{AgentChange, AgentStore, StoreError, StoredAgent};
+#[cfg(all(feature = "http", feature = "runtime-tools"))]
+pub use store::{CatalogChange, CatalogDecoder, StoredCatalog};
 #[cfg(feature = "redis")]
 pub use store::{RedisOptions, RedisStore};
 pub use vocabulary::{Term, TermKind, UnknownName, Vocabulary};

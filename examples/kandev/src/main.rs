@@ -120,6 +120,15 @@ struct ServeArgs {
         hide_env_values = true
     )]
     control_token: Option<String>,
+    #[command(flatten)]
+    plugins: PluginArgs,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+/// Where plugin-tool calls go (`serve` and `gateway`).
+#[derive(Args)]
+struct PluginArgs {
     /// Forward plugin-tool calls to this backend: `POST URL` with
     /// {"plugin_id","local_name","invocation_id","surface","arguments"}
     /// (plain http://; plugin tools are installed through the control API).
@@ -129,8 +138,16 @@ struct ServeArgs {
     /// the agent gets a tool error.
     #[arg(long, value_name = "MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
     plugin_timeout_ms: u64,
-    #[command(flatten)]
-    limits: LimitArgs,
+}
+
+impl PluginArgs {
+    /// The backend named, or none (calls then answer a tool error).
+    fn backend(&self) -> Result<Backend, String> {
+        match &self.plugin_backend {
+            Some(url) => Backend::new(url, Duration::from_millis(self.plugin_timeout_ms)),
+            None => Ok(Backend::none()),
+        }
+    }
 }
 
 #[derive(Args)]
@@ -158,6 +175,8 @@ struct GatewayArgs {
     /// after losing Redis; past it, requests are refused until it is back.
     #[arg(long, value_name = "MS", default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(100..))]
     grace_ms: u64,
+    #[command(flatten)]
+    plugins: PluginArgs,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -415,10 +434,7 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         Some(token) => Some(usable_token(token)?),
         None => None,
     };
-    let backend = match &args.plugin_backend {
-        Some(url) => Backend::new(url, Duration::from_millis(args.plugin_timeout_ms))?,
-        None => Backend::none(),
-    };
+    let backend = args.plugins.backend()?;
     // Handlers are installed now, so a signal arriving while we start up is
     // not lost (or fatal).
     let mut signals = Signals::new()?;
@@ -515,6 +531,7 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
         Some(token) => usable_token(token)?,
         None => generated_token(),
     };
+    let plugin_backend = args.plugins.backend()?;
     let mut signals = Signals::new()?;
     init_logging();
     let config = gateway::Config {
@@ -523,6 +540,7 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
         control: args.control,
         control_token: token,
         grace: Duration::from_millis(args.grace_ms),
+        plugin_backend,
         limits: args.limits.limits(),
         drain: DRAIN,
     };

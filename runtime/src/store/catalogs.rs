@@ -41,9 +41,8 @@ pub type CatalogDecodeError = Box<dyn std::error::Error + Send + Sync>;
 /// #     #[providers] pub enum Provider {}
 /// # }
 /// use std::sync::Arc;
-/// use mcp_profiles::{Catalog, ProfileStore, Rule, RuntimeTool};
+/// use mcp_profiles::{Catalog, CatalogDecoder, ProfileStore, Rule, RuntimeTool};
 /// use mcp_profiles::rmcp::model::CallToolResult;
-/// use mcp_profiles::store::CatalogDecoder;
 ///
 /// // The wire form here: `{"revision": N, "tools": ["name", ...]}`.
 /// let decoder: CatalogDecoder<Demo> = Arc::new(|_principal, wire| {
@@ -70,8 +69,8 @@ pub type CatalogDecoder<S> =
 pub struct StoredCatalog {
     /// The principal.
     pub principal: String,
-    /// The catalog's wire form, as it was put.
-    pub wire: Value,
+    /// The catalog's wire form, as it was put; `None` before the first.
+    pub wire: Option<Value>,
     /// The agent's version: it counts profile replacements and catalog
     /// changes alike.
     pub version: u64,

@@ -27,11 +27,11 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 #[cfg(feature = "runtime-tools")]
-pub use self::catalogs::{CatalogChange, CatalogDecodeError, CatalogDecoder, StoredCatalog};
-#[cfg(feature = "runtime-tools")]
 pub(crate) use self::catalogs::decode_catalog;
 #[cfg(feature = "redis")]
 pub(crate) use self::catalogs::listed_change;
+#[cfg(feature = "runtime-tools")]
+pub use self::catalogs::{CatalogChange, CatalogDecodeError, CatalogDecoder, StoredCatalog};
 #[cfg(feature = "redis")]
 pub use self::redis::{RedisOptions, RedisStore};
 #[cfg(feature = "runtime-tools")]
@@ -192,8 +192,8 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
         expected: Option<u64>,
     ) -> StoreFuture<'a, CatalogChange>;
 
-    /// `principal`'s catalog as it was put, if it has one;
-    /// [`StoreError::UnknownPrincipal`] if it has no agent.
+    /// `principal`'s catalog as it was put, and the agent's version (the
+    /// one to compare-and-set with); `None` if it has no agent.
     #[cfg(feature = "runtime-tools")]
     fn catalog<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredCatalog>>;
 
@@ -297,14 +297,13 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
     #[cfg(feature = "runtime-tools")]
     fn catalog<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredCatalog>> {
         Box::pin(async move {
-            let (wire, version) = self
+            Ok(self
                 .catalog_wire(principal)
-                .ok_or_else(|| UnknownPrincipal::new(principal))?;
-            Ok(wire.map(|wire| StoredCatalog {
-                principal: principal.to_owned(),
-                wire,
-                version,
-            }))
+                .map(|(wire, version)| StoredCatalog {
+                    principal: principal.to_owned(),
+                    wire,
+                    version,
+                }))
         })
     }
 

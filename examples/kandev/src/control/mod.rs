@@ -48,7 +48,7 @@ use crate::legacy;
 use crate::plugins::{Backend, Plugins};
 use crate::server::Kandev;
 
-mod plugins;
+pub(crate) mod plugins;
 pub mod tasks;
 
 /// The control listener's connection bounds: one backend talks to it, so a
@@ -263,7 +263,7 @@ pub(crate) fn decode<T: DeserializeOwned>(
 }
 
 /// The bytes of a body declared as JSON and read within `limit`.
-fn json_body(
+pub(crate) fn json_body(
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
     limit: usize,

@@ -26,8 +26,23 @@ pub const MAX_SNAPSHOT_BYTES: usize = 1024 * 1024;
 pub(super) async fn get_plugin_tools(State(control): State<Control>) -> Response {
     match control.plugins.installed() {
         Some(snapshot) => Json(snapshot).into_response(),
-        None => Json(json!({"generation": null, "revision": null, "tools": []})).into_response(),
+        None => no_snapshot(),
     }
+}
+
+/// A snapshot body, decoded strictly and checked by Kandev's rules, or
+/// the refusal saying why not.
+pub(crate) fn snapshot_body(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Snapshot, Refusal> {
+    let bytes = json_body(headers, body, MAX_SNAPSHOT_BYTES)?;
+    Snapshot::decode(&bytes).map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))
+}
+
+/// What `GET` answers before the first snapshot.
+pub(crate) fn no_snapshot() -> Response {
+    Json(json!({"generation": null, "revision": null, "tools": []})).into_response()
 }
 
 pub(super) async fn put_plugin_tools(
@@ -35,9 +50,7 @@ pub(super) async fn put_plugin_tools(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
-    let bytes = json_body(&headers, body, MAX_SNAPSHOT_BYTES)?;
-    let snapshot = Snapshot::decode(&bytes)
-        .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))?;
+    let snapshot = snapshot_body(&headers, body)?;
     // Verifying compiles every schema: CPU work kept off the async workers.
     let install = tokio::task::spawn_blocking(move || {
         let installation = control.plugins.install(&control.controller, snapshot)?;

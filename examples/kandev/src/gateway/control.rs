@@ -7,8 +7,14 @@
 //! | `PUT /api/v1/agents/{principal}` | `{"profile": CONTEXT}`, optionally `"version": N` | `{"principal", "profile", "tools", "changed", "version"}` |
 //! | `GET /api/v1/agents/{principal}` | — | `{"principal", "profile", "tools", "version"}` |
 //! | `DELETE /api/v1/agents/{principal}` | — | `{"principal", "removed": true}` |
+//! | `PUT /api/v1/agents/{principal}/plugin-tools` | a plugin-tool snapshot | `{"principal", "generation", "revision", "tools", "changed", "version"}` |
+//! | `GET /api/v1/agents/{principal}/plugin-tools` | — | the installed plugin-tool snapshot |
 //! | `POST /api/v1/tokens` | `{"token", "principal"}` | `{"principal", "granted": true}` |
 //! | `POST /api/v1/tokens/revoke` | `{"token"}` | `{"revoked": bool}` |
+//!
+//! An agent's `"tools"` are its profile's compiled tools; its plugin tools
+//! are set and read through the plugin-tool routes (`gateway/plugins.rs`),
+//! whose `"tools"` is everything its sessions list.
 //!
 //! With `"version"` the PUT is a compare-and-set: applied only if the agent
 //! is at that version now (0: only if it does not exist), else 409.
@@ -33,6 +39,7 @@ use mcp_profiles::{AgentStore, ProfileContext, StoreError, StoredAgent};
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::control::plugins::MAX_SNAPSHOT_BYTES;
 use crate::control::{MAX_BODY_BYTES, Refusal, check_token, decode, method_not_allowed, no_route};
 use crate::server::Kandev;
 
@@ -43,8 +50,8 @@ pub const MAX_PRINCIPAL_BYTES: usize = 128;
 pub const MAX_TOKEN_BYTES: usize = 1024;
 
 #[derive(Clone)]
-struct Control {
-    store: Arc<dyn AgentStore<Kandev>>,
+pub(super) struct Control {
+    pub(super) store: Arc<dyn AgentStore<Kandev>>,
     token: Arc<str>,
 }
 
@@ -59,6 +66,12 @@ pub fn router(store: Arc<dyn AgentStore<Kandev>>, token: &str) -> Router {
         .route(
             "/api/v1/agents/{principal}",
             get(get_agent).put(put_agent).delete(delete_agent),
+        )
+        .route(
+            "/api/v1/agents/{principal}/plugin-tools",
+            get(super::plugins::get_plugin_tools)
+                .put(super::plugins::put_plugin_tools)
+                .layer(DefaultBodyLimit::max(MAX_SNAPSHOT_BYTES)),
         )
         .route("/api/v1/tokens", post(grant))
         .route("/api/v1/tokens/revoke", post(revoke))
@@ -81,7 +94,7 @@ fn refusal(status: StatusCode, message: impl Into<String>) -> Refusal {
 }
 
 /// A store failure as the caller sees it.
-fn failed(error: StoreError) -> Refusal {
+pub(super) fn failed(error: StoreError) -> Refusal {
     let status = match error {
         StoreError::UnknownPrincipal(_) => StatusCode::BAD_REQUEST,
         StoreError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -117,7 +130,7 @@ fn principal_name(principal: &str) -> Result<&str, Refusal> {
     ))
 }
 
-fn path_principal(path: Result<Path<String>, PathRejection>) -> Result<String, Refusal> {
+pub(super) fn path_principal(path: Result<Path<String>, PathRejection>) -> Result<String, Refusal> {
     let Path(principal) =
         path.map_err(|rejection| refusal(rejection.status(), rejection.body_text()))?;
     principal_name(&principal)?;
@@ -153,7 +166,7 @@ fn agent_json(agent: &StoredAgent<Kandev>) -> serde_json::Value {
     })
 }
 
-fn no_agent(principal: &str) -> Refusal {
+pub(super) fn no_agent(principal: &str) -> Refusal {
     refusal(StatusCode::NOT_FOUND, format!("no agent `{principal}`"))
 }
 

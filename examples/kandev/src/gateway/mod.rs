@@ -8,6 +8,7 @@
 //! API reaches every session of that principal on all of them, once.
 
 pub mod control;
+mod plugins;
 
 use std::future::Future;
 use std::io;
@@ -18,6 +19,7 @@ use std::time::Duration;
 use mcp_profiles::http::Limits;
 use mcp_profiles::{AgentStore, ProfileStore, RedisOptions, RedisStore};
 
+use crate::plugins::{Backend, catalog_decoder};
 use crate::server::Kandev;
 
 /// What `kandev-mcp gateway` was asked to run.
@@ -33,19 +35,24 @@ pub struct Config {
     /// How long to serve without Redis before refusing (see
     /// [`RedisOptions::with_grace`]).
     pub grace: Duration,
+    /// Where every agent's plugin-tool calls go.
+    pub plugin_backend: Backend,
     /// Bounds on the MCP listener's connections.
     pub limits: Limits,
     /// The most time shutdown may take.
     pub drain: Duration,
 }
 
-/// The store `config` names, connected.
+/// The store `config` names, connected. Its agents' plugin-tool snapshots
+/// are installed as runtime catalogs whose calls go to
+/// `config.plugin_backend`.
 pub async fn store(config: &Config) -> io::Result<Arc<dyn AgentStore<Kandev>>> {
+    let decoder = catalog_decoder(config.plugin_backend.clone());
     Ok(match &config.store {
-        None => Arc::new(ProfileStore::<Kandev>::new()),
+        None => Arc::new(ProfileStore::<Kandev>::with_catalogs(decoder)),
         Some(url) => {
             let options = RedisOptions::default().with_grace(config.grace);
-            let store = RedisStore::connect(url, options)
+            let store = RedisStore::connect_with_catalogs(url, options, decoder)
                 .await
                 .map_err(io::Error::other)?;
             Arc::new(store)

@@ -19,7 +19,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use mcp_profiles::rmcp::model::{JsonObject, ToolAnnotations};
 use mcp_profiles::rmcp::service::{RequestContext, RoleServer};
 use mcp_profiles::{
-    Catalog, InstallOutcome, Installation, ProfileContext, ProfileController, Rule, RuntimeTool,
+    Catalog, CatalogDecoder, InstallOutcome, Installation, ProfileContext, ProfileController, Rule,
+    RuntimeTool,
 };
 use serde_json::{Value, json};
 
@@ -74,8 +75,9 @@ impl Plugins {
         Ok(installation)
     }
 
-    /// The verified catalog of a checked `snapshot`.
-    fn catalog(&self, snapshot: &Snapshot) -> Result<Catalog<Kandev>, SnapshotError> {
+    /// The verified catalog of a checked `snapshot`, its calls going to
+    /// this server's backend.
+    pub fn catalog(&self, snapshot: &Snapshot) -> Result<Catalog<Kandev>, SnapshotError> {
         let tools = snapshot.tools.iter().map(|tool| self.runtime_tool(tool));
         Catalog::new(snapshot.generation.clone(), snapshot.revision, tools)
             .map_err(|errors| SnapshotError::new(errors.iter().map(ToString::to_string).collect()))
@@ -138,6 +140,17 @@ impl Plugins {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// How a gateway's store reads each principal's stored plugin-tool
+/// snapshot: decoded strictly and checked as `PUT` checks it, its tools
+/// forwarding their calls to `backend`.
+pub fn catalog_decoder(backend: Backend) -> CatalogDecoder<Kandev> {
+    let plugins = Plugins::new(backend);
+    Arc::new(move |_principal, wire| {
+        let snapshot = Snapshot::decode(&serde_json::to_vec(wire)?)?;
+        Ok(plugins.catalog(&snapshot)?)
+    })
 }
 
 fn json_object(value: Value) -> JsonObject {

@@ -15,12 +15,17 @@ use reqwest::Method;
 use rmcp::service::Subscription;
 use serde_json::{Value, json};
 
-const TASK: &str = r#"{"surface":"kanban-task","capabilities":["user-question"]}"#;
+pub(crate) const TASK: &str = r#"{"surface":"kanban-task","capabilities":["user-question"]}"#;
 const CONFIG: &str = r#"{"surface":"configuration"}"#;
-const OFFICE: &str = r#"{"surface":"office-task"}"#;
+pub(crate) const OFFICE: &str = r#"{"surface":"office-task"}"#;
 
 /// A control-API call with the right token; status and answer.
-async fn call(gateway: &Server, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
+pub(crate) async fn call(
+    gateway: &Server,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+) -> (u16, Value) {
     let http = reqwest::Client::new();
     gateway
         .control(
@@ -33,7 +38,7 @@ async fn call(gateway: &Server, method: Method, path: &str, body: Option<Value>)
         .await
 }
 
-async fn put(gateway: &Server, principal: &str, profile: &str) -> Value {
+pub(crate) async fn put(gateway: &Server, principal: &str, profile: &str) -> Value {
     let profile: Value = serde_json::from_str(profile).unwrap();
     let path = format!("/api/v1/agents/{principal}");
     let (status, answer) = call(
@@ -47,7 +52,7 @@ async fn put(gateway: &Server, principal: &str, profile: &str) -> Value {
     answer
 }
 
-async fn grant(gateway: &Server, token: &str, principal: &str) {
+pub(crate) async fn grant(gateway: &Server, token: &str, principal: &str) {
     let body = json!({ "token": token, "principal": principal });
     let (status, answer) = call(gateway, Method::POST, "/api/v1/tokens", Some(body)).await;
     assert_eq!(status, 200, "{answer}");
@@ -66,7 +71,7 @@ async fn admitted(gateway: &Server, token: &str) -> u16 {
         .as_u16()
 }
 
-fn names(answer: &Value) -> Vec<String> {
+pub(crate) fn names(answer: &Value) -> Vec<String> {
     answer["tools"]
         .as_array()
         .expect("a tool list")
@@ -77,14 +82,14 @@ fn names(answer: &Value) -> Vec<String> {
 
 /// One principal's sessions on one gateway: a 2025-era session and a
 /// 2026-07-28 subscriber.
-struct Agent {
-    legacy: Session,
+pub(crate) struct Agent {
+    pub(crate) legacy: Session,
     modern: ModernSession,
     events: Subscription,
 }
 
 impl Agent {
-    async fn open(gateway: &Server, token: &str) -> Agent {
+    pub(crate) async fn open(gateway: &Server, token: &str) -> Agent {
         let legacy = Session::connect(http_transport(&gateway.mcp, Some(token))).await;
         let modern = ModernSession::connect(http_transport(&gateway.mcp, Some(token))).await;
         let events = modern.subscribe().await;
@@ -97,26 +102,38 @@ impl Agent {
 
     /// One more list_changed on each session (`n` in all on the 2025-era
     /// one), and nothing after it.
-    async fn heard_once(&mut self, n: usize) {
+    pub(crate) async fn heard_once(&mut self, n: usize) {
         expect_one_list_changed(&mut self.events).await;
         assert_eq!(self.legacy.wait_for_notifications(n, LIMIT).await, n);
     }
 
-    async fn heard_nothing(&mut self, n: usize) {
+    pub(crate) async fn heard_nothing(&mut self, n: usize) {
         expect_silence(&mut self.events).await;
         assert_eq!(self.legacy.notifications(), n);
     }
 
-    async fn lists(&self, tools: &[String]) {
+    pub(crate) async fn lists(&self, tools: &[String]) {
         assert_eq!(self.legacy.tool_names().await, tools);
         assert_eq!(self.modern.tool_names().await, tools);
     }
 }
 
-async fn three_gateways(redis: &RedisServer, grace_ms: &str) -> Vec<Server> {
+/// Three gateways on `redis`, each given `extra` arguments too.
+pub(crate) async fn three_gateways(
+    redis: &RedisServer,
+    grace_ms: &str,
+    extra: &[&str],
+) -> Vec<Server> {
     let mut gateways = Vec::new();
     for _ in 0..3 {
-        let args = ["--store", &redis.url(), "--grace-ms", grace_ms];
+        let mut args = vec![
+            "--store".to_owned(),
+            redis.url(),
+            "--grace-ms".to_owned(),
+            grace_ms.to_owned(),
+        ];
+        args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         gateways.push(Server::start_gateway(&args).await);
     }
     gateways
@@ -127,7 +144,7 @@ async fn three_gateways_notify_every_session_of_the_principal_once() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let gateways = three_gateways(&redis, "5000").await;
+    let gateways = three_gateways(&redis, "5000", &[]).await;
     let task = put(&gateways[0], "alice", TASK).await;
     assert_eq!(
         (task["version"].clone(), task["changed"].clone()),
@@ -219,7 +236,7 @@ async fn a_revoked_token_is_refused_on_every_gateway() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let gateways = three_gateways(&redis, "5000").await;
+    let gateways = three_gateways(&redis, "5000", &[]).await;
     put(&gateways[0], "alice", TASK).await;
     grant(&gateways[0], "alice-token", "alice").await;
     grant(&gateways[0], "alice-phone", "alice").await;
@@ -269,7 +286,7 @@ async fn restarting_redis_or_a_gateway_loses_no_change() {
     let Some(mut redis) = RedisServer::start() else {
         return;
     };
-    let mut gateways = three_gateways(&redis, "30000").await;
+    let mut gateways = three_gateways(&redis, "30000", &[]).await;
     put(&gateways[0], "alice", TASK).await;
     put(&gateways[0], "bob", TASK).await;
     grant(&gateways[0], "alice-token", "alice").await;

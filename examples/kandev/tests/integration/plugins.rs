@@ -21,12 +21,12 @@ use serde_json::{Value, json};
 const PATH: &str = "/api/v1/mcp/plugin-tools";
 
 /// The exposed name of plugin `acme`'s tool `local`.
-fn acme(local: &str) -> String {
+pub(crate) fn acme(local: &str) -> String {
     exposed_name("acme", local)
 }
 
 /// A plugin tool of plugin `acme`, taking `{"text": string}`.
-fn tool(local: &str, surfaces: &[&str]) -> Value {
+pub(crate) fn tool(local: &str, surfaces: &[&str]) -> Value {
     json!({
         "plugin_id": "acme",
         "local_name": local,
@@ -46,20 +46,20 @@ fn tool(local: &str, surfaces: &[&str]) -> Value {
     })
 }
 
-fn snapshot(revision: u64, tools: Vec<Value>) -> String {
+pub(crate) fn snapshot(revision: u64, tools: Vec<Value>) -> String {
     json!({"generation": "gen-1", "revision": revision, "tools": tools}).to_string()
 }
 
 /// A plugin backend on loopback that records each call and answers by the
 /// tool's local name: `echo` echoes, `fails` reports an error, `slow`
 /// never answers in time, `garbage` answers something else than JSON.
-struct PluginBackend {
-    url: String,
+pub(crate) struct PluginBackend {
+    pub(crate) url: String,
     calls: Arc<Mutex<Vec<Value>>>,
 }
 
 impl PluginBackend {
-    async fn start() -> Self {
+    pub(crate) async fn start() -> Self {
         let calls = Arc::new(Mutex::new(Vec::new()));
         let recorded = Arc::clone(&calls);
         let app = axum::Router::new().route(
@@ -93,7 +93,7 @@ impl PluginBackend {
         PluginBackend { url, calls }
     }
 
-    fn calls(&self) -> Vec<Value> {
+    pub(crate) fn calls(&self) -> Vec<Value> {
         self.calls.lock().unwrap().clone()
     }
 }

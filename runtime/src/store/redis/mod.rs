@@ -530,14 +530,15 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         Box::pin(async move {
             let fetched = self.inner.fetch(principal).await?;
             if fetched.context.is_none() {
-                return Err(UnknownPrincipal::new(principal).into());
-            }
-            let Some(wire) = fetched.catalog else {
                 return Ok(None);
-            };
-            let wire = serde_json::from_str(&wire).map_err(|error| {
-                StoreError::Corrupt(format!("the catalog of `{principal}`: {error}"))
-            })?;
+            }
+            let wire = fetched
+                .catalog
+                .map(|wire| serde_json::from_str(&wire))
+                .transpose()
+                .map_err(|error| {
+                    StoreError::Corrupt(format!("the catalog of `{principal}`: {error}"))
+                })?;
             Ok(Some(StoredCatalog {
                 principal: principal.to_owned(),
                 wire,

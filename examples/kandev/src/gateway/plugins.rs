@@ -1,0 +1,164 @@
+//! `GET`/`PUT /api/v1/agents/{principal}/plugin-tools`: each agent's
+//! plugin-tool snapshot, kept in the gateway's store beside its profile and
+//! installed on every gateway serving the agent.
+//!
+//! The bodies, checks and answers are `serve`'s (`control/plugins.rs`):
+//! `PUT` takes Kandev's snapshot and answers `{"principal", "generation",
+//! "revision", "tools", "changed", "version"}`, where `tools` is what the
+//! agent's sessions list now and `version` the agent's version (profile
+//! replacements and snapshots count alike); a stale revision of the
+//! installed generation is ignored (`"changed": false`, the installed
+//! version in the answer). `GET` answers the installed snapshot, or
+//! `{"generation": null, "revision": null, "tools": []}` before the first.
+//! 404 for an agent that does not exist.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use mcp_profiles::{AgentStore, ProfileController, StoreError, StoredCatalog};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::control::{Control, failed, no_agent, path_principal};
+use crate::control::Refusal;
+use crate::control::plugins::{no_snapshot, snapshot_body};
+use crate::plugins::{Backend, Plugins, Snapshot};
+
+/// How many times a `PUT` reads and compares again when another change
+/// of the agent slipped in between; past it, 409.
+const ATTEMPTS: usize = 8;
+
+pub(super) async fn get_plugin_tools(
+    State(control): State<Control>,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, Refusal> {
+    let principal = path_principal(path)?;
+    let stored = stored(control.store.as_ref(), &principal).await?;
+    Ok(match stored.wire {
+        Some(wire) => Json(wire).into_response(),
+        None => no_snapshot(),
+    })
+}
+
+pub(super) async fn put_plugin_tools(
+    State(control): State<Control>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Refusal> {
+    let principal = path_principal(path)?;
+    let snapshot = snapshot_body(&headers, body)?;
+    let wire = serde_json::to_value(&snapshot)
+        .map_err(|err| Refusal(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))?;
+    for _ in 0..ATTEMPTS {
+        let stored = stored(control.store.as_ref(), &principal).await?;
+        let installed = stored.wire.as_ref().and_then(decoded);
+        if let Some(installed) = installed.filter(|installed| !supersedes(&snapshot, installed)) {
+            return stale(
+                control.store.as_ref(),
+                &principal,
+                installed,
+                stored.version,
+            )
+            .await;
+        }
+        match control
+            .store
+            .put_catalog_if(&principal, wire.clone(), Some(stored.version))
+            .await
+        {
+            Ok(change) => {
+                tracing::info!(
+                    principal,
+                    version = change.version,
+                    changed = change.changed,
+                    "agent plugin tools put"
+                );
+                return Ok(answer(
+                    &principal,
+                    &snapshot,
+                    change.tools,
+                    change.changed,
+                    change.version,
+                ));
+            }
+            // Another change of the agent came first: compare again.
+            Err(StoreError::Conflict { .. }) => {}
+            Err(error) => return Err(failed(error)),
+        }
+    }
+    Err(Refusal(
+        StatusCode::CONFLICT,
+        format!("the agent `{principal}` kept changing; try again"),
+    ))
+}
+
+/// `principal`'s stored snapshot and version, or 404.
+async fn stored(
+    store: &dyn AgentStore<crate::Kandev>,
+    principal: &str,
+) -> Result<StoredCatalog, Refusal> {
+    store
+        .catalog(principal)
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| no_agent(principal))
+}
+
+/// A stored snapshot; it was checked when it was put.
+fn decoded(wire: &Value) -> Option<Snapshot> {
+    Snapshot::deserialize(wire).ok()
+}
+
+/// Whether `new` replaces `installed`: another generation, or a newer
+/// revision of the same one.
+fn supersedes(new: &Snapshot, installed: &Snapshot) -> bool {
+    new.generation != installed.generation || new.revision > installed.revision
+}
+
+/// The answer to a stale snapshot: nothing changed, the installed version.
+async fn stale(
+    store: &dyn AgentStore<crate::Kandev>,
+    principal: &str,
+    installed: Snapshot,
+    version: u64,
+) -> Result<Response, Refusal> {
+    let agent = store
+        .agent(principal)
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| no_agent(principal))?;
+    let controller = ProfileController::new(*agent.profile.context());
+    // Listing only: no call reaches this catalog's backend.
+    let catalog = Plugins::new(Backend::none())
+        .catalog(&installed)
+        .map_err(|err| Refusal(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))?;
+    controller.install(&catalog);
+    let tools = controller
+        .tools()
+        .iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    Ok(answer(principal, &installed, tools, false, version))
+}
+
+fn answer(
+    principal: &str,
+    snapshot: &Snapshot,
+    tools: Vec<String>,
+    changed: bool,
+    version: u64,
+) -> Response {
+    Json(json!({
+        "principal": principal,
+        "generation": snapshot.generation,
+        "revision": snapshot.revision,
+        "tools": tools,
+        "changed": changed,
+        "version": version,
+    }))
+    .into_response()
+}
