@@ -17,3 +17,4 @@ mod registry_model;
 mod rule_forms;
 mod runtime_tools;
 mod serving;
+mod store_catalogs;

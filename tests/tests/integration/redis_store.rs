@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_profiles::http::HttpServer;
-use mcp_profiles::{AgentStore, ProfileContext, ProfileStore, RedisOptions, RedisStore};
+use mcp_profiles::{
+    AgentStore, CatalogDecoder, ProfileContext, ProfileStore, RedisOptions, RedisStore,
+};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::client::{CallOutcome, Session, http_transport};
 use mcp_profiles_tests::contexts::{asking, child, names_of};
@@ -22,18 +24,31 @@ use rmcp::service::Subscription;
 type Context = ProfileContext<TaskServer>;
 
 /// One gateway instance: a Redis store served over HTTP on 127.0.0.1.
-struct Instance {
-    store: RedisStore<TaskServer>,
-    http: HttpServer,
+pub(crate) struct Instance {
+    pub(crate) store: RedisStore<TaskServer>,
+    pub(crate) http: HttpServer,
     uri: String,
 }
 
 impl Instance {
-    async fn start(redis: &RedisServer, grace: Duration) -> Instance {
+    pub(crate) async fn start(redis: &RedisServer, grace: Duration) -> Instance {
+        Self::start_with(redis, grace, None).await
+    }
+
+    /// An instance whose agents may have catalogs `decoder` reads.
+    pub(crate) async fn start_with(
+        redis: &RedisServer,
+        grace: Duration,
+        decoder: Option<CatalogDecoder<TaskServer>>,
+    ) -> Instance {
         let options = RedisOptions::default().with_grace(grace);
-        let store = RedisStore::connect(&redis.url(), options)
-            .await
-            .expect("the store connects");
+        let store = match decoder {
+            None => RedisStore::connect(&redis.url(), options).await,
+            Some(decoder) => {
+                RedisStore::connect_with_catalogs(&redis.url(), options, decoder).await
+            }
+        }
+        .expect("the store connects");
         let http = mcp_profiles::http::serve_multi_agent(
             store.profiles(),
             TaskServer::default(),
@@ -45,7 +60,7 @@ impl Instance {
         Instance { store, http, uri }
     }
 
-    async fn legacy(&self, token: &str) -> Session {
+    pub(crate) async fn legacy(&self, token: &str) -> Session {
         Session::connect(http_transport(&self.uri, Some(token))).await
     }
 

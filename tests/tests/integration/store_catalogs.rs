@@ -1,0 +1,208 @@
+//! Runtime catalogs through the store seam, the same checks for the
+//! in-memory store and for Redis (several instances on a real
+//! `redis-server`): a catalog is decoded before it is stored, bumps the
+//! agent's version under compare-and-set, survives profile replacements,
+//! reaches every session of the principal once, and is reloaded whole by an
+//! instance that missed its feed message.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_profiles::rmcp::model::{CallToolResult, ContentBlock};
+use mcp_profiles::{
+    AgentStore, Catalog, CatalogDecoder, ProfileStore, Rule, RuntimeTool, StoreError,
+};
+use mcp_profiles_tests::client::{CallOutcome, refused};
+use mcp_profiles_tests::contexts::{asking, names_of};
+use mcp_profiles_tests::modern::{LIMIT, QUIET};
+use mcp_profiles_tests::redis::RedisServer;
+use mcp_profiles_tests::{Surface, TaskServer};
+use serde_json::{Value, json};
+
+use crate::redis_store::Instance;
+
+/// The test's wire form: `{"revision": N, "tools": ["name", ...]}`, each
+/// tool on kanban-task, answering "ran <name>".
+fn decoder() -> CatalogDecoder<TaskServer> {
+    Arc::new(|_principal, wire: &Value| {
+        let revision = wire["revision"]
+            .as_u64()
+            .ok_or("`revision` must be a number")?;
+        let names = wire["tools"].as_array().ok_or("`tools` must be a list")?;
+        let tools = names.iter().map(|name| {
+            let name = name.as_str().unwrap_or_default().to_owned();
+            let ran = format!("ran {name}");
+            let schema = json!({"type": "object"}).as_object().unwrap().clone();
+            RuntimeTool::new(
+                name,
+                "a plugin",
+                schema,
+                Rule::on_surface(Surface::KanbanTask),
+                move |_, _| {
+                    let ran = ran.clone();
+                    async move { Ok(CallToolResult::success(vec![ContentBlock::text(ran)])) }
+                },
+            )
+        });
+        Ok(Catalog::new("test", revision, tools)?)
+    })
+}
+
+fn wire(revision: u64, tools: &[&str]) -> Value {
+    json!({"revision": revision, "tools": tools})
+}
+
+/// `asking()`'s compiled tools with `extra` added, sorted.
+fn listing(extra: &[&str]) -> Vec<String> {
+    let mut names = names_of(&asking());
+    names.extend(extra.iter().map(|name| (*name).to_owned()));
+    names.sort();
+    names
+}
+
+/// What every store must do with catalogs, through `writer`; `reader` may
+/// be the same store or another instance of it.
+async fn catalogs_obey_the_store_rules(
+    writer: &dyn AgentStore<TaskServer>,
+    reader: &dyn AgentStore<TaskServer>,
+) {
+    let refused_unknown = writer
+        .put_catalog_if("carol", wire(1, &["echo"]), None)
+        .await;
+    assert!(
+        matches!(&refused_unknown, Err(StoreError::UnknownPrincipal(p)) if p.principal() == "carol"),
+        "{refused_unknown:?}"
+    );
+    assert_eq!(reader.catalog("carol").await.unwrap(), None);
+
+    writer.put_agent("alice", asking()).await.unwrap();
+    let stored = reader.catalog("alice").await.unwrap().unwrap();
+    assert_eq!((stored.wire, stored.version), (None, 1));
+
+    // A catalog the decoder refuses (and an invalid tool name) stores nothing.
+    for bad in [json!({"tools": []}), wire(1, &["not a name"])] {
+        let refused = writer.put_catalog_if("alice", bad.clone(), None).await;
+        assert!(
+            matches!(&refused, Err(StoreError::InvalidCatalog(_))),
+            "{bad}: {refused:?}"
+        );
+    }
+    assert_eq!(reader.catalog("alice").await.unwrap().unwrap().version, 1);
+
+    let change = writer
+        .put_catalog_if("alice", wire(1, &["echo"]), Some(1))
+        .await
+        .unwrap();
+    assert_eq!((change.version, change.changed), (2, true));
+    assert_eq!(change.tools, listing(&["echo"]));
+    let stored = reader.catalog("alice").await.unwrap().unwrap();
+    assert_eq!((stored.wire, stored.version), (Some(wire(1, &["echo"])), 2));
+
+    // Compare-and-set: the version catalogs and profiles share.
+    let stale = writer.put_catalog_if("alice", wire(2, &[]), Some(1)).await;
+    assert!(
+        matches!(stale, Err(StoreError::Conflict { current: 2, .. })),
+        "{stale:?}"
+    );
+    let stale = writer.put_agent_if("alice", asking(), Some(1)).await;
+    assert!(
+        matches!(stale, Err(StoreError::Conflict { current: 2, .. })),
+        "{stale:?}"
+    );
+    // A profile replacement keeps the catalog.
+    assert_eq!(
+        writer
+            .put_agent("alice", asking())
+            .await
+            .unwrap()
+            .agent
+            .version,
+        3
+    );
+    let stored = reader.catalog("alice").await.unwrap().unwrap();
+    assert_eq!((stored.wire, stored.version), (Some(wire(1, &["echo"])), 3));
+    // The same tools again: a new version, nothing changed for sessions.
+    let same = writer
+        .put_catalog_if("alice", wire(5, &["echo"]), None)
+        .await
+        .unwrap();
+    assert_eq!((same.version, same.changed), (4, false));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_in_memory_store_keeps_catalogs_beside_profiles() {
+    let store = ProfileStore::<TaskServer>::with_catalogs(decoder());
+    catalogs_obey_the_store_rules(&store, &store).await;
+    let without = ProfileStore::<TaskServer>::new();
+    without.put_agent("alice", asking()).await.unwrap();
+    let refused = without
+        .put_catalog_if("alice", wire(1, &["echo"]), None)
+        .await;
+    assert!(
+        matches!(&refused, Err(StoreError::InvalidCatalog(why)) if why.contains("no catalogs")),
+        "{refused:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_instances_share_catalogs_and_reload_one_they_missed() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let grace = Duration::from_secs(30);
+    let a = Instance::start_with(&redis, grace, Some(decoder())).await;
+    let b = Instance::start_with(&redis, grace, Some(decoder())).await;
+    catalogs_obey_the_store_rules(&a.store, &b.store).await;
+    a.store.grant_token("alice-token", "alice").await.unwrap();
+    a.store.put_agent("bob", asking()).await.unwrap();
+    a.store.grant_token("bob-token", "bob").await.unwrap();
+
+    let on_b = b.legacy("alice-token").await;
+    assert_eq!(on_b.tool_names().await, listing(&["echo"]));
+    assert_eq!(
+        on_b.call("echo", None).await,
+        CallOutcome::Ran(vec!["ran echo".to_owned()])
+    );
+    let bob = b.legacy("bob-token").await;
+    assert_eq!(bob.call("echo", None).await, refused("echo"));
+
+    // Through the other instance: one list_changed on b's session, none
+    // for bob.
+    let change = a
+        .store
+        .put_catalog_if("alice", wire(6, &["echo", "more"]), None)
+        .await
+        .unwrap();
+    assert!(change.changed);
+    assert_eq!(on_b.wait_for_notifications(1, LIMIT).await, 1);
+    tokio::time::sleep(QUIET).await;
+    assert_eq!((on_b.notifications(), bob.notifications()), (1, 0));
+    assert_eq!(on_b.tool_names().await, listing(&["echo", "more"]));
+
+    // b loses its feed (pub/sub connections killed): a catalog put
+    // meanwhile reaches it once, on the feed or by the reload after it
+    // subscribes again.
+    redis.command(&["CLIENT", "KILL", "TYPE", "pubsub"]);
+    a.store
+        .put_catalog_if("alice", wire(7, &[]), None)
+        .await
+        .unwrap();
+    assert_eq!(on_b.wait_for_notifications(2, LIMIT).await, 2);
+    tokio::time::sleep(QUIET).await;
+    assert_eq!(on_b.notifications(), 2);
+    assert_eq!(on_b.tool_names().await, listing(&[]));
+    assert_eq!(on_b.call("more", None).await, refused("more"));
+
+    // An instance started now loads the agent with its catalog.
+    a.store
+        .put_catalog_if("alice", wire(8, &["late"]), None)
+        .await
+        .unwrap();
+    let c = Instance::start_with(&redis, grace, Some(decoder())).await;
+    let on_c = c.legacy("alice-token").await;
+    assert_eq!(on_c.tool_names().await, listing(&["late"]));
+    // One without a decoder serves the profile and not the catalog.
+    let d = Instance::start(&redis, grace).await;
+    let on_d = d.legacy("alice-token").await;
+    assert_eq!(on_d.tool_names().await, listing(&[]));
+}
