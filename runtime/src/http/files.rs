@@ -1,30 +1,5 @@
 //! The process's open-file limit, which every accepted connection counts
-//! against, and what is already open under it.
-//!
-//! A listener whose connection cap is above what the process may open fails
-//! its accepts with `EMFILE` before the cap is reached, and so does every
-//! other listener of the process: a saturated MCP port then starves a
-//! control API however small its own cap. A server avoids that by raising
-//! its soft limit at start ([`raise_file_limit`]) and fitting its cap under
-//! what is left once everything else it holds is set aside
-//! ([`Limits::within_file_limit`](super::Limits::within_file_limit)):
-//!
-//! ```
-//! use mcp_profiles::http::{Limits, open_files, raise_file_limit};
-//!
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! // What this process holds besides the listener's connections: here a
-//! // second listener of 32 connections and 16 spare descriptors, and
-//! // whatever is open now (64 when that cannot be counted).
-//! let reserve = 32 + 16 + open_files().unwrap_or(64);
-//! let mut limits = Limits::default();
-//! if let Some(file_limit) = raise_file_limit()? {
-//!     limits = limits.within_file_limit(file_limit, reserve)?;
-//! }
-//! assert!(limits.max_connections() <= 512);
-//! # Ok(())
-//! # }
-//! ```
+//! against, and what is already open under it: see [`raise_file_limit`].
 
 use std::fmt;
 use std::io;
@@ -43,6 +18,31 @@ use std::io;
 /// Failing to raise (a hard limit of "unlimited" above what the kernel
 /// allows, say) is not an error: the limit that stays in force is returned,
 /// since that is the one the process must live within.
+///
+/// A listener whose connection cap is above what the process may open fails
+/// its accepts with `EMFILE` before the cap is reached, and so does every
+/// other listener of the process: a saturated MCP port then starves a
+/// control API however small its own cap. Raise the limit at start, then
+/// fit the cap under what is left once everything else the process holds
+/// is set aside, with
+/// [`Limits::within_file_limit`](super::Limits::within_file_limit):
+///
+/// ```
+/// use mcp_profiles::http::{Limits, open_files, raise_file_limit};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // What this process holds besides the listener's connections: here a
+/// // second listener of 32 connections and 16 spare descriptors, and
+/// // whatever is open now (64 when that cannot be counted).
+/// let reserve = 32 + 16 + open_files().unwrap_or(64);
+/// let mut limits = Limits::default();
+/// if let Some(file_limit) = raise_file_limit()? {
+///     limits = limits.within_file_limit(file_limit, reserve)?;
+/// }
+/// assert!(limits.max_connections() <= 512);
+/// # Ok(())
+/// # }
+/// ```
 ///
 /// # Errors
 ///
