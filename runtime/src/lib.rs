@@ -40,6 +40,10 @@
     doc = "[`http::serve_multi_agent_with`]: crate::http::serve_multi_agent_with",
     doc = "[`http::serve_router`]: crate::http::serve_router",
     doc = "[`http::Limits`]: crate::http::Limits",
+    doc = "[`Limits::within_file_limit`]: crate::http::Limits::within_file_limit",
+    doc = "[`http::raise_file_limit`]: crate::http::raise_file_limit",
+    doc = "[`http::open_files`]: crate::http::open_files",
+    doc = "[`http::NoRoomForConnections`]: crate::http::NoRoomForConnections",
     doc = "[`http::router`]: crate::http::router",
     doc = "[`http::serve_multi_agent`]: crate::http::serve_multi_agent",
     doc = "[`http::multi_agent_router`]: crate::http::multi_agent_router"

@@ -10,6 +10,7 @@
 pub mod control;
 pub mod db;
 pub mod demo;
+pub mod file_limit;
 pub mod gateway;
 pub mod legacy;
 pub mod matrix;

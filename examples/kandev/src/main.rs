@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use kandev_mcp::db::ServedTask;
+use kandev_mcp::file_limit::{self, Uses};
 use kandev_mcp::plugins::{Backend, Plugins};
 use kandev_mcp::resolver::{Launch, LaunchPurpose, Purpose, SessionFacts, resolve};
 use kandev_mcp::store::Store;
@@ -192,10 +193,13 @@ fn redis_url(url: &str) -> Result<String, String> {
 
 /// Bounds on the MCP listener's connections (with --http); the control
 /// listener keeps its own, smaller ones, so a saturated MCP port never
-/// starves it.
+/// starves it. The cap is also fitted under the open-file limit at start
+/// (see `kandev_mcp::file_limit`).
 #[derive(Args)]
 struct LimitArgs {
-    /// Concurrent connections to the MCP listener; past it, 503.
+    /// Concurrent connections to the MCP listener; past it, 503. Lowered at
+    /// start (with a warning) to what the open-file limit leaves once the
+    /// rest of the process is provided for.
     #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: u32,
     /// Milliseconds a client may take to send a request head (and an
@@ -439,6 +443,24 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     // not lost (or fatal).
     let mut signals = Signals::new()?;
     init_logging();
+    // Before the database, listeners and backend open anything: what they
+    // will hold is in the reserve, what is open now is counted.
+    let mcp_limits = match args.http {
+        Some(_) => {
+            let uses = Uses {
+                control: args.control.is_some(),
+                sqlite: args.stored.db.is_some(),
+                redis: false,
+                plugin_backend: args.plugins.plugin_backend.is_some(),
+            };
+            file_limit::fit(args.limits.limits(), &uses)?
+        }
+        // No MCP listener to fit; the control listener still gains room.
+        None => {
+            mcp_profiles::http::raise_file_limit()?;
+            args.limits.limits()
+        }
+    };
     let served = args.stored.open()?;
     let context = match &served {
         Some(served) => served.resolve(parse_providers(args.profile.providers.as_deref())?)?,
@@ -480,7 +502,7 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     };
     let deadline = match args.http {
         Some(addr) => {
-            let http = mcp_profiles::http::serve_with(server, addr, args.limits.limits()).await?;
+            let http = mcp_profiles::http::serve_with(server, addr, mcp_limits).await?;
             eprintln!("mcp: http://{}/mcp", http.local_addr());
             signals.next().await;
             let deadline = shutdown();
@@ -534,6 +556,13 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
     let plugin_backend = args.plugins.backend()?;
     let mut signals = Signals::new()?;
     init_logging();
+    let uses = Uses {
+        control: true,
+        redis: args.store.is_some(),
+        plugin_backend: args.plugins.plugin_backend.is_some(),
+        ..Uses::default()
+    };
+    let limits = file_limit::fit(args.limits.limits(), &uses)?;
     let config = gateway::Config {
         http: args.http,
         store: args.store,
@@ -541,7 +570,7 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
         control_token: token,
         grace: Duration::from_millis(args.grace_ms),
         plugin_backend,
-        limits: args.limits.limits(),
+        limits,
         drain: DRAIN,
     };
     Ok(gateway::run(config, signals.next()).await?)

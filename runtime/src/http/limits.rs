@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use super::NoRoomForConnections;
+
 /// The bounds a listener of [`serve_router`](super::serve_router) (and of
 /// every other `serve*` function of this module) puts on its connections, so
 /// that idle or slow clients cannot hold sockets, descriptors and memory
@@ -19,7 +21,8 @@ use std::time::Duration;
 /// them, honest clients send a request head in one packet (10 s is
 /// generous), MCP clients keep a live session's stream open rather than an
 /// idle socket (60 s), and a graceful stop should not outlast a
-/// supervisor's patience (10 s).
+/// supervisor's patience (10 s). Under a lower open-file limit, fit the
+/// cap to it with [`within_file_limit`](Self::within_file_limit).
 ///
 /// ```
 /// use std::time::Duration;
@@ -89,6 +92,52 @@ impl Limits {
         self
     }
 
+    /// Lowers the connection cap, if need be, to what an open-file limit of
+    /// `file_limit` descriptors leaves once `reserve` of them are set aside
+    /// for the rest of the process: the cap becomes
+    /// `min(max_connections, file_limit - reserve)`.
+    ///
+    /// Each connection holds one descriptor. A cap above what the process
+    /// may open is no cap: accepts fail with `EMFILE` first, on every
+    /// listener of the process. The reserve is the caller's to count: its
+    /// other listeners' caps, its files and client connections, the
+    /// listeners themselves and whatever is open already (see
+    /// [`open_files`](super::open_files)); take `file_limit` from
+    /// [`raise_file_limit`](super::raise_file_limit).
+    ///
+    /// ```
+    /// use mcp_profiles::http::Limits;
+    ///
+    /// let fitted = Limits::default().within_file_limit(128, 50).unwrap();
+    /// assert_eq!(fitted.max_connections(), 78);
+    /// let roomy = Limits::default().within_file_limit(65_536, 50).unwrap();
+    /// assert_eq!(roomy.max_connections(), 512);
+    /// assert!(Limits::default().within_file_limit(50, 50).is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`NoRoomForConnections`], naming both numbers, when `file_limit` is
+    /// not above `reserve`: a listener that could hold no connection is a
+    /// misconfiguration to report at start, not a server to run.
+    pub fn within_file_limit(
+        self,
+        file_limit: u64,
+        reserve: u64,
+    ) -> Result<Limits, NoRoomForConnections> {
+        match file_limit.checked_sub(reserve) {
+            Some(room) if room > 0 => {
+                let room = usize::try_from(room).unwrap_or(usize::MAX);
+                let max = self.max_connections.min(room);
+                Ok(self.with_max_connections(max))
+            }
+            _ => Err(NoRoomForConnections {
+                file_limit,
+                reserve,
+            }),
+        }
+    }
+
     /// At most this many connections at once.
     pub fn max_connections(&self) -> usize {
         self.max_connections
@@ -107,5 +156,56 @@ impl Limits {
     /// The time shutdown lets requests in flight finish.
     pub fn drain_timeout(&self) -> Duration {
         self.drain_timeout
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cap(asked: usize, file_limit: u64, reserve: u64) -> Result<usize, NoRoomForConnections> {
+        Limits::default()
+            .with_max_connections(asked)
+            .within_file_limit(file_limit, reserve)
+            .map(|limits| limits.max_connections())
+    }
+
+    #[test]
+    fn the_cap_is_the_smaller_of_the_asked_and_what_the_limit_leaves() {
+        assert_eq!(cap(512, 128, 50), Ok(78));
+        assert_eq!(cap(512, 1024, 100), Ok(512));
+        assert_eq!(cap(60, 128, 50), Ok(60));
+        // Exactly what is left.
+        assert_eq!(cap(78, 128, 50), Ok(78));
+        // One descriptor left is one connection.
+        assert_eq!(cap(512, 51, 50), Ok(1));
+        // "Unlimited" (RLIM_INFINITY) leaves the cap as asked.
+        assert_eq!(cap(512, u64::MAX, 50), Ok(512));
+        // An explicit 0 stays 0 (refuse every connection).
+        assert_eq!(cap(0, 128, 50), Ok(0));
+    }
+
+    #[test]
+    fn no_room_is_an_error_naming_both_numbers() {
+        let none = NoRoomForConnections {
+            file_limit: 50,
+            reserve: 50,
+        };
+        assert_eq!(cap(512, 50, 50), Err(none));
+        let below = NoRoomForConnections {
+            file_limit: 40,
+            reserve: 52,
+        };
+        assert_eq!(cap(512, 40, 52), Err(below));
+    }
+
+    #[test]
+    fn fitting_keeps_the_other_bounds() {
+        let limits = Limits::default()
+            .with_idle_timeout(Duration::from_secs(5))
+            .with_header_read_timeout(Duration::from_secs(2))
+            .with_drain_timeout(Duration::from_secs(3));
+        let fitted = limits.clone().within_file_limit(100, 90).unwrap();
+        assert_eq!(fitted, limits.with_max_connections(10));
     }
 }

@@ -4,6 +4,7 @@
 //! Every HTTP session gets its own clone of the server, so all of them share
 //! one profile and each is notified on its own.
 
+mod files;
 mod limits;
 mod listener;
 mod tracker;
@@ -16,6 +17,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+pub use files::{NoRoomForConnections, open_files, raise_file_limit};
 pub use limits::Limits;
 pub use listener::HttpServer;
 pub(crate) use tracker::Tracker;

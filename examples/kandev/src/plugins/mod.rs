@@ -24,7 +24,7 @@ use mcp_profiles::{
 };
 use serde_json::{Value, json};
 
-pub use backend::{Backend, DEFAULT_TIMEOUT, Invocation, MAX_REPLY_BYTES};
+pub use backend::{Backend, DEFAULT_TIMEOUT, Invocation, MAX_CONCURRENT_CALLS, MAX_REPLY_BYTES};
 pub use names::{MAX_EXPOSED_NAME, exposed_name, slug};
 pub use snapshot::{PLUGIN_SURFACES, PluginTool, Snapshot, SnapshotError};
 

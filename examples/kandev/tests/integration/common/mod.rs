@@ -178,10 +178,35 @@ impl Server {
         Server::spawn_command("gateway", args, &[]).await
     }
 
+    /// Like [`start_with_args`](Self::start_with_args) for `COMMAND`
+    /// (`serve` or `gateway`), run under `prlimit --nofile=NOFILE` (e.g.
+    /// `128:128`, or `64:` for the soft limit alone), so the server starts
+    /// with that open-file limit.
+    pub async fn start_limited(nofile: &str, command: &str, args: &[&str]) -> Server {
+        let mut prlimit = tokio::process::Command::new("prlimit");
+        // prlimit execs the server, so the child is the server itself.
+        prlimit
+            .arg(format!("--nofile={nofile}"))
+            .arg(env!("CARGO_BIN_EXE_kandev-mcp"));
+        Server::spawn_from(prlimit, command, args, &[]).await
+    }
+
     /// `kandev-mcp COMMAND --http 127.0.0.1:0 --control 127.0.0.1:0
     /// --control-token TOKEN ARGS...`, waiting for both addresses.
     async fn spawn_command(command: &str, args: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kandev-mcp"))
+        let program = tokio::process::Command::new(env!("CARGO_BIN_EXE_kandev-mcp"));
+        Server::spawn_from(program, command, args, env).await
+    }
+
+    /// `program` (the server, or a launcher that execs it) with
+    /// [`spawn_command`](Self::spawn_command)'s arguments appended.
+    async fn spawn_from(
+        mut program: tokio::process::Command,
+        command: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
+        let mut child = program
             .args([command, "--http", "127.0.0.1:0", "--control", "127.0.0.1:0"])
             .args(["--control-token", TOKEN])
             .args(args)
@@ -222,6 +247,11 @@ impl Server {
             stderr,
             collector: Some(collector),
         }
+    }
+
+    /// The lines the server wrote to stderr so far.
+    pub fn stderr_lines(&self) -> Vec<String> {
+        self.stderr.lock().unwrap().clone()
     }
 
     /// Kills the process with SIGKILL and waits for it.
@@ -363,7 +393,23 @@ impl Server {
 /// Runs `kandev-mcp ARGS` to its end with stdin closed; panics if it takes
 /// longer than [`LIMIT`].
 pub fn run(args: &[&str]) -> std::process::Output {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kandev-mcp"))
+    run_from(
+        std::process::Command::new(env!("CARGO_BIN_EXE_kandev-mcp")),
+        args,
+    )
+}
+
+/// Like [`run`], under `prlimit --nofile=NOFILE` (see [`Server::start_limited`]).
+pub fn run_limited(nofile: &str, args: &[&str]) -> std::process::Output {
+    let mut prlimit = std::process::Command::new("prlimit");
+    prlimit
+        .arg(format!("--nofile={nofile}"))
+        .arg(env!("CARGO_BIN_EXE_kandev-mcp"));
+    run_from(prlimit, args)
+}
+
+fn run_from(mut program: std::process::Command, args: &[&str]) -> std::process::Output {
+    let mut child = program
         .args(args)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
