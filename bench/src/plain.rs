@@ -114,7 +114,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for Plain<S> {
 }
 
 /// An axum router serving `server` at `/mcp` with rmcp's streamable HTTP
-/// service and in-memory sessions: what `mcp_profiles::http::router` builds
+/// service and in-memory sessions: what `mcp_profiles_serve::http::router` builds
 /// for a `ProfiledServer`, so the two differ only in the MCP handler.
 pub fn router<S>(server: Plain<S>, config: StreamableHttpServerConfig) -> axum::Router
 where
@@ -125,5 +125,5 @@ where
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    axum::Router::new().nest_service(mcp_profiles::http::MCP_PATH, service)
+    axum::Router::new().nest_service(mcp_profiles_serve::http::MCP_PATH, service)
 }

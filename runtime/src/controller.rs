@@ -208,9 +208,12 @@ impl<S: Vocabulary> ProfileController<S> {
         self
     }
 
-    #[cfg(feature = "http")]
-    pub(crate) fn cell(&self) -> Arc<Cell<S>> {
-        Arc::clone(&self.cell)
+    /// A read-only handle on this controller's profile, for a
+    /// [`ProfileResolver`](crate::ProfileResolver) to answer with.
+    pub fn handle(&self) -> crate::ProfileHandle<S> {
+        crate::ProfileHandle {
+            cell: Arc::clone(&self.cell),
+        }
     }
 
     /// A server for one handler, serving this controller's profile. Clone it
@@ -250,11 +253,11 @@ impl<S: Vocabulary> ProfileController<S> {
     }
 
     /// Replaces the profile and the installed catalog (`None`: none) in one
-    /// swap, with one `list_changed` per session if what it sees changed:
-    /// for a shared store, whose version order decides which catalog is
-    /// newer.
-    #[cfg(feature = "redis")]
-    pub(crate) fn replace_whole(
+    /// swap, with one `list_changed` per session if what it sees changed.
+    /// For a store that keeps both and orders them itself: the catalog is
+    /// installed whatever its generation and revision.
+    #[cfg(feature = "runtime-tools")]
+    pub fn replace_with_catalog(
         &self,
         context: ProfileContext<S>,
         catalog: Option<Catalog<S>>,
@@ -420,10 +423,10 @@ impl<S: Vocabulary> ProfileController<S> {
     }
 
     /// Installs `catalog` (`None`: none) whatever the installed one's
-    /// generation and revision: for a shared store, whose own version
-    /// order decides which catalog is newer.
-    #[cfg(feature = "http")]
-    pub(crate) fn set_catalog(&self, catalog: Option<&Catalog<S>>) -> Installation {
+    /// generation and revision, with one `list_changed` per session whose
+    /// visible tools changed. For a store whose own version order decides
+    /// which catalog is newer; [`install`](Self::install) ignores stale ones.
+    pub fn set_catalog(&self, catalog: Option<&Catalog<S>>) -> Installation {
         let guard = self.lock();
         self.set_catalog_locked(catalog, guard)
     }

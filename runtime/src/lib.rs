@@ -1,5 +1,5 @@
 // The crate docs are README.md, so that every example in it is a doctest.
-// Its serving examples need both transports, so other feature sets get a
+// Its examples need stdio and runtime tools, so other feature sets get a
 // pointer to it instead.
 // The README links items on docs.rs, for GitHub and crates.io; the link
 // definitions below come first and win (CommonMark keeps the first), so
@@ -14,6 +14,8 @@
 //! [`ProfileController::update`]: crate::ProfileController::update
 //! [`ProfileController::with_list_ttl`]: crate::ProfileController::with_list_ttl
 //! [`ProfiledServer`]: crate::ProfiledServer
+//! [`ProfiledServer::resolving`]: crate::ProfiledServer::resolving
+//! [`ProfileResolver`]: crate::ProfileResolver
 //! [`Vocabulary`]: crate::Vocabulary
 //! [`tool_group`]: crate::tool_group
 //! [`vocabulary!`]: crate::vocabulary!
@@ -31,33 +33,16 @@
     feature = "testing",
     doc = "[`Registry::builder`]: crate::Registry::builder"
 )]
-#![cfg_attr(
-    feature = "http",
-    doc = "[`ProfileStore`]: crate::ProfileStore",
-    doc = "[`http`]: crate::http",
-    doc = "[`http::serve`]: crate::http::serve",
-    doc = "[`http::serve_with`]: crate::http::serve_with",
-    doc = "[`http::serve_multi_agent_with`]: crate::http::serve_multi_agent_with",
-    doc = "[`http::serve_router`]: crate::http::serve_router",
-    doc = "[`http::Limits`]: crate::http::Limits",
-    doc = "[`Limits::within_file_limit`]: crate::http::Limits::within_file_limit",
-    doc = "[`http::raise_file_limit`]: crate::http::raise_file_limit",
-    doc = "[`http::open_files`]: crate::http::open_files",
-    doc = "[`http::NoRoomForConnections`]: crate::http::NoRoomForConnections",
-    doc = "[`http::router`]: crate::http::router",
-    doc = "[`http::serve_multi_agent`]: crate::http::serve_multi_agent",
-    doc = "[`http::multi_agent_router`]: crate::http::multi_agent_router"
-)]
 #![doc = ""]
 #![cfg_attr(
-    all(feature = "stdio", feature = "http"),
+    all(feature = "stdio", feature = "runtime-tools"),
     doc = include_str!("../README.md")
 )]
 #![cfg_attr(
-    not(all(feature = "stdio", feature = "http")),
+    not(all(feature = "stdio", feature = "runtime-tools")),
     doc = "Typed tool profiles for MCP servers built on rmcp. The guide, with \
-           every example, is `README.md`: these docs with the default features \
-           `stdio` and `http` on, as on docs.rs."
+           every example, is `README.md`: these docs with the features `stdio` \
+           and `runtime-tools` on, as on docs.rs."
 )]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -70,40 +55,28 @@ mod catalog;
 mod context;
 mod controller;
 mod forward;
-#[cfg(feature = "http")]
-pub mod http;
 mod notification;
-#[cfg(feature = "http")]
-mod principals;
 mod registry;
+mod resolve;
 mod rule;
 mod server;
 mod snapshot;
-#[cfg(feature = "http")]
-pub mod store;
 mod vocabulary;
 
 pub use assembly::{Explanation, Profile, ToolDiff};
 #[cfg(feature = "runtime-tools")]
 pub use catalog::{
-    Catalog, CatalogError, CatalogErrors, HandlerFuture, InstallOutcome, Installation, RuntimeDiff,
+    Catalog, CatalogDecodeError, CatalogDecoder, CatalogError, CatalogErrors, HandlerFuture, InstallOutcome, Installation, RuntimeDiff,
     RuntimeHandler, RuntimeTool,
 };
 pub use context::{ContextError, ProfileContext};
 pub use controller::{ProfileController, Replacement};
-#[cfg(feature = "http")]
-pub use principals::{Principal, ProfileStore, UnknownPrincipal};
 #[cfg(feature = "testing")]
 pub use registry::RegistryBuilder;
 pub use registry::{Group, Registry, RegistryError, RegistryErrors};
 pub use rule::{Decision, Rule, TermSet};
-pub use server::ProfiledServer;
-#[cfg(feature = "http")]
-pub use store::{AgentChange, AgentStore, StoreError, StoredAgent};
-#[cfg(all(feature = "http", feature = "runtime-tools"))]
-pub use store::{CatalogChange, CatalogDecoder, StoredCatalog};
-#[cfg(feature = "redis")]
-pub use store::{RedisOptions, RedisStore};
+pub use resolve::{ProfileHandle, ProfileResolver};
+pub use server::{Clipped, ProfiledServer};
 pub use vocabulary::{Term, TermKind, UnknownName, Vocabulary};
 
 pub use mcp_profiles_macros::{tool_group, vocabulary};

@@ -14,8 +14,8 @@ use rmcp::service::{
 };
 use rmcp::{ErrorData, ServerHandler};
 
-use crate::Vocabulary;
 use crate::controller::Cell;
+use crate::{ProfileResolver, Vocabulary};
 use crate::forward::forward_to_handler;
 use crate::notification::{SessionGuard, changes_so_far};
 
@@ -61,9 +61,8 @@ struct Shared<S: Vocabulary> {
 enum Source<S: Vocabulary> {
     /// One agent: every request reads the same cell.
     Single(Arc<Cell<S>>),
-    /// Many agents: the request's bearer token picks the cell.
-    #[cfg(feature = "http")]
-    Principals(Arc<crate::ProfileStore<S>>),
+    /// Many agents: the serving layer's resolver picks the cell.
+    Resolver(Arc<dyn ProfileResolver<S>>),
 }
 
 impl<S: Vocabulary> Clone for ProfiledServer<S> {
@@ -89,26 +88,25 @@ impl<S: Vocabulary> ProfiledServer<S> {
         Self::with_source(handler, Source::Single(cell))
     }
 
-    #[cfg(feature = "http")]
-    pub(crate) fn for_principals(handler: S, store: Arc<crate::ProfileStore<S>>) -> Self {
-        Self::with_source(handler, Source::Principals(store))
+    /// A server for many agents: each request is served with the profile
+    /// `resolver` finds for it (see [`ProfileResolver`]); a request it
+    /// refuses gets its error and reaches no handler.
+    ///
+    /// Like every `ProfiledServer`, each clone is a fresh session sharing
+    /// the handler and the resolver.
+    pub fn resolving(handler: S, resolver: Arc<dyn ProfileResolver<S>>) -> Self {
+        Self::with_source(handler, Source::Resolver(resolver))
     }
 
-    /// The cell serving a request: the only one, or the one its bearer
-    /// token names (looked up per request, as MCP 2026-07-28 allows).
-    #[cfg_attr(not(feature = "http"), allow(unused_variables))]
-    /// Borrowed for a single agent, so the hot path takes no reference count.
+    /// The cell serving a request: the only one, or the one the resolver
+    /// finds (looked up per request, as MCP 2026-07-28 allows). Borrowed
+    /// for a single agent, so the hot path takes no reference count.
     fn cell(&self, extensions: &Extensions) -> Result<Cow<'_, Arc<Cell<S>>>, ErrorData> {
         match &self.shared.source {
             Source::Single(cell) => Ok(Cow::Borrowed(cell)),
-            #[cfg(feature = "http")]
-            Source::Principals(store) => match extensions.get::<http::request::Parts>() {
-                Some(parts) => store.cell_for(&parts.headers).map(Cow::Owned),
-                None => Err(ErrorData::invalid_request(
-                    "the request's bearer token names no known principal",
-                    None,
-                )),
-            },
+            Source::Resolver(resolver) => resolver
+                .resolve(extensions)
+                .map(|handle| Cow::Owned(handle.cell)),
         }
     }
 
@@ -139,10 +137,19 @@ fn not_in_profile(name: &str) -> ErrorData {
 /// How many characters of a client-supplied string an error echoes.
 const ECHOED_CHARS: usize = 64;
 
-/// A client-supplied string as an error message echoes it: at most its
-/// first [`ECHOED_CHARS`] characters, then `…` and its length in bytes, so
-/// that a huge name cannot make a huge error (or log line).
-pub(crate) struct Clipped<'a>(pub(crate) &'a str);
+/// A client-supplied string as an error message (or a log line) echoes it:
+/// at most its first 64 characters, then `…` and its length in bytes, so
+/// that a huge name cannot make a huge error.
+///
+/// ```
+/// use mcp_profiles::Clipped;
+///
+/// assert_eq!(Clipped("short").to_string(), "short");
+/// let long = "x".repeat(100);
+/// assert_eq!(Clipped(&long).to_string(), format!("{}… (100 bytes)", "x".repeat(64)));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Clipped<'a>(pub &'a str);
 
 impl std::fmt::Display for Clipped<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -236,9 +243,8 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     fn get_tool(&self, name: &str) -> Option<Tool> {
         match &self.shared.source {
             Source::Single(cell) => cell.current().tool(name).cloned(),
-            // Without a request there is no principal to look up.
-            #[cfg(feature = "http")]
-            Source::Principals(_) => None,
+            // Without a request there is nothing to resolve.
+            Source::Resolver(_) => None,
         }
     }
 
@@ -258,8 +264,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         // process.
         let compiled = match &self.shared.source {
             Source::Single(cell) => Some(cell.compiled()),
-            #[cfg(feature = "http")]
-            Source::Principals(_) => self.cell(&context.extensions).ok().map(|c| c.compiled()),
+            Source::Resolver(_) => self.cell(&context.extensions).ok().map(|c| c.compiled()),
         }
         .filter(|tools| tools.serves(&request.name));
         async move {

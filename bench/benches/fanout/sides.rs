@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kandev_mcp::Kandev;
-use mcp_profiles::http::{HttpServer, Limits};
+use mcp_profiles_serve::http::{HttpServer, Limits};
 use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
 use mcp_profiles_bench::per_session::RouterSessions;
 use mcp_profiles_bench::relisting::{Probe, Relister};
@@ -127,7 +127,7 @@ impl Side {
                 (clients, None)
             }
             Transport::Http => {
-                let http = mcp_profiles::http::serve_with(server, loopback(), limits())
+                let http = mcp_profiles_serve::http::serve_with(server, loopback(), limits())
                     .await
                     .expect("serving mcp-profiles over HTTP");
                 let clients = http_clients(&http, sessions, &probe).await;
@@ -173,8 +173,8 @@ impl Side {
                     Arc::new(LocalSessionManager::default()),
                     StreamableHttpServerConfig::default(),
                 );
-                let app = axum::Router::new().nest_service(mcp_profiles::http::MCP_PATH, service);
-                let http = mcp_profiles::http::serve_router(app, loopback(), limits())
+                let app = axum::Router::new().nest_service(mcp_profiles_serve::http::MCP_PATH, service);
+                let http = mcp_profiles_serve::http::serve_router(app, loopback(), limits())
                     .await
                     .expect("serving the rmcp routers over HTTP");
                 let clients = http_clients(&http, sessions, &probe).await;
@@ -313,7 +313,7 @@ async fn http_clients(
     let url = format!(
         "http://{}{}",
         http.local_addr(),
-        mcp_profiles::http::MCP_PATH
+        mcp_profiles_serve::http::MCP_PATH
     );
     connect_clients(
         sessions,

@@ -10,7 +10,7 @@
 //! whatever the limit. A limit that leaves no room at all is an error at
 //! start, naming the limit and the reserve.
 
-use mcp_profiles::http::{Limits, NoRoomForConnections, open_files, raise_file_limit};
+use mcp_profiles_serve::http::{Limits, NoRoomForConnections, open_files, raise_file_limit};
 
 use crate::plugins::MAX_CONCURRENT_CALLS;
 

@@ -14,9 +14,11 @@ pub mod file_limit;
 pub mod gateway;
 pub mod legacy;
 pub mod matrix;
+pub mod model;
 pub mod plugins;
 pub mod resolver;
 pub mod server;
+pub mod served;
 pub mod store;
 mod tools;
 

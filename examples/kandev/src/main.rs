@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use kandev_mcp::db::ServedTask;
+use kandev_mcp::served::ServedTask;
 use kandev_mcp::file_limit::{self, Uses};
 use kandev_mcp::plugins::{Backend, Plugins};
 use kandev_mcp::resolver::{Launch, LaunchPurpose, Purpose, SessionFacts, resolve};
@@ -212,8 +212,8 @@ struct LimitArgs {
 }
 
 impl LimitArgs {
-    fn limits(&self) -> mcp_profiles::http::Limits {
-        mcp_profiles::http::Limits::default()
+    fn limits(&self) -> mcp_profiles_serve::http::Limits {
+        mcp_profiles_serve::http::Limits::default()
             .with_max_connections(self.max_connections as usize)
             .with_header_read_timeout(Duration::from_millis(self.header_timeout_ms))
             .with_idle_timeout(Duration::from_millis(self.idle_timeout_ms))
@@ -457,7 +457,7 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         }
         // No MCP listener to fit; the control listener still gains room.
         None => {
-            mcp_profiles::http::raise_file_limit()?;
+            mcp_profiles_serve::http::raise_file_limit()?;
             args.limits.limits()
         }
     };
@@ -483,7 +483,7 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         };
         let app = control::router_with(controller.clone(), &token, extras);
         let limits = control::limits().with_drain_timeout(DRAIN);
-        let http = mcp_profiles::http::serve_router(app, addr, limits).await?;
+        let http = mcp_profiles_serve::http::serve_router(app, addr, limits).await?;
         eprintln!("control: http://{}", http.local_addr());
         control_server = Some(http);
     }
@@ -502,7 +502,7 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     };
     let deadline = match args.http {
         Some(addr) => {
-            let http = mcp_profiles::http::serve_with(server, addr, mcp_limits).await?;
+            let http = mcp_profiles_serve::http::serve_with(server, addr, mcp_limits).await?;
             eprintln!("mcp: http://{}/mcp", http.local_addr());
             signals.next().await;
             let deadline = shutdown();

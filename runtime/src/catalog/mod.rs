@@ -19,6 +19,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use rmcp::ErrorData;
+use serde_json::Value;
 use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
 use rmcp::service::{RequestContext, RoleServer};
 
@@ -28,6 +29,54 @@ use crate::{Rule, Vocabulary};
 pub(crate) use call::call;
 pub use validate::{CatalogError, CatalogErrors};
 pub(crate) use view::{Runtime, View};
+
+/// Why a catalog's wire form could not be decoded: the decoder's own error.
+pub type CatalogDecodeError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Turns a principal's stored catalog (its JSON wire form, whatever the
+/// backend chose) into a verified [`Catalog`] whose handlers serve that
+/// principal's calls: how a store of many agents (`mcp-profiles-serve`)
+/// keeps runtime catalogs it cannot otherwise read.
+///
+/// A store decodes a catalog when it is put (a catalog it cannot decode is
+/// refused and nothing is stored) and again on every instance that serves
+/// the principal. It should be deterministic: the same wire form must give
+/// the same tools on every instance.
+///
+/// ```
+/// # mod server {
+/// #     #[derive(Clone)] pub struct Demo;
+/// #     impl rmcp::ServerHandler for Demo {}
+/// # }
+/// # use server::Demo;
+/// # mcp_profiles::vocabulary! {
+/// #     server Demo;
+/// #     #[surfaces] pub enum Surface { Ticket }
+/// #     #[capabilities] pub enum Capability {}
+/// #     #[providers] pub enum Provider {}
+/// # }
+/// use std::sync::Arc;
+/// use mcp_profiles::{Catalog, CatalogDecoder, Rule, RuntimeTool};
+/// use mcp_profiles::rmcp::model::CallToolResult;
+///
+/// // The wire form here: `{"revision": N, "tools": ["name", ...]}`.
+/// let decoder: CatalogDecoder<Demo> = Arc::new(|_principal, wire| {
+///     let revision = wire["revision"].as_u64().ok_or("`revision` must be a number")?;
+///     let names = wire["tools"].as_array().ok_or("`tools` must be a list")?;
+///     let tools = names.iter().map(|name| {
+///         let name = name.as_str().unwrap_or_default().to_owned();
+///         let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
+///         RuntimeTool::new(name, "a tool", schema, Rule::always(), |_, _| async {
+///             Ok(CallToolResult::success(vec![]))
+///         })
+///     });
+///     Ok(Catalog::new("wire", revision, tools)?)
+/// });
+/// // Hand it to a store: `mcp_profiles_serve::ProfileStore::with_catalogs(decoder)`.
+/// # drop(decoder);
+/// ```
+pub type CatalogDecoder<S> =
+    Arc<dyn Fn(&str, &Value) -> Result<Catalog<S>, CatalogDecodeError> + Send + Sync>;
 
 /// The future a runtime tool's handler returns.
 pub type HandlerFuture = Pin<Box<dyn Future<Output = Result<CallToolResult, ErrorData>> + Send>>;

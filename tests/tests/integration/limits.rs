@@ -8,8 +8,9 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use mcp_profiles::http::{HttpServer, Limits};
-use mcp_profiles::{ProfileController, ProfileStore};
+use mcp_profiles_serve::http::{HttpServer, Limits};
+use mcp_profiles::ProfileController;
+use mcp_profiles_serve::ProfileStore;
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::client::{CallOutcome, Session};
 use mcp_profiles_tests::contexts::{asking, child};
@@ -34,7 +35,7 @@ async fn serve_tasks(limits: Limits) -> (ProfileController<TaskServer>, TaskServ
     let controller = ProfileController::new(asking());
     let handler = TaskServer::default();
     let http =
-        mcp_profiles::http::serve_with(controller.server(handler.clone()), any_port(), limits)
+        mcp_profiles_serve::http::serve_with(controller.server(handler.clone()), any_port(), limits)
             .await
             .unwrap();
     (controller, handler, http)
@@ -49,7 +50,7 @@ async fn serve_plain(limits: Limits) -> HttpServer {
             "/hang",
             axum::routing::get(std::future::pending::<&'static str>),
         );
-    mcp_profiles::http::serve_router(app, any_port(), limits)
+    mcp_profiles_serve::http::serve_router(app, any_port(), limits)
         .await
         .unwrap()
 }
@@ -250,7 +251,7 @@ async fn an_unknown_session_id_is_echoed_bounded() {
     let store = ProfileStore::<TaskServer>::new();
     store.add_agent("alice", asking());
     store.grant("alice-token", "alice").unwrap();
-    let http = mcp_profiles::http::serve_multi_agent(&store, TaskServer::default(), any_port())
+    let http = mcp_profiles_serve::http::serve_multi_agent(&store, TaskServer::default(), any_port())
         .await
         .unwrap();
 

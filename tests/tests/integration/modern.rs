@@ -6,7 +6,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_profiles::{ProfileController, ProfileStore};
+use mcp_profiles::ProfileController;
+use mcp_profiles_serve::ProfileStore;
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::client::Session;
 use mcp_profiles_tests::contexts::{asking, child, names_of};
@@ -190,7 +191,7 @@ fn http_transport(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stateless_http_serves_both_eras_from_one_cell() {
     let controller = ProfileController::<TaskServer>::new(asking());
-    let http = mcp_profiles::http::serve(
+    let http = mcp_profiles_serve::http::serve(
         controller.server(TaskServer::default()),
         "127.0.0.1:0".parse().unwrap(),
     )
@@ -223,7 +224,7 @@ async fn stateless_http_serves_both_eras_from_one_cell() {
 async fn principals_hold_their_own_profiles_on_one_http_server() {
     let (store, alice, bob) = alice_and_bob();
     assert!(store.grant("carol-token", "carol").is_err());
-    let http = mcp_profiles::http::serve_multi_agent(
+    let http = mcp_profiles_serve::http::serve_multi_agent(
         &store,
         TaskServer::default(),
         "127.0.0.1:0".parse().unwrap(),
@@ -309,8 +310,8 @@ fn alice_and_bob() -> (
 /// its MCP endpoint.
 async fn serve_store(
     store: &Arc<ProfileStore<TaskServer>>,
-) -> (mcp_profiles::http::HttpServer, String) {
-    let http = mcp_profiles::http::serve_multi_agent(
+) -> (mcp_profiles_serve::http::HttpServer, String) {
+    let http = mcp_profiles_serve::http::serve_multi_agent(
         store,
         TaskServer::default(),
         "127.0.0.1:0".parse().unwrap(),

@@ -7,10 +7,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_profiles::http::HttpServer;
-use mcp_profiles::{
-    AgentStore, CatalogDecoder, ProfileContext, ProfileStore, RedisOptions, RedisStore,
-};
+use mcp_profiles_serve::http::HttpServer;
+use mcp_profiles::{CatalogDecoder, ProfileContext};
+use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, RedisStore};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::client::{CallOutcome, Session, http_transport};
 use mcp_profiles_tests::contexts::{asking, child, names_of};
@@ -49,7 +48,7 @@ impl Instance {
             }
         }
         .expect("the store connects");
-        let http = mcp_profiles::http::serve_multi_agent(
+        let http = mcp_profiles_serve::http::serve_multi_agent(
             store.profiles(),
             TaskServer::default(),
             "127.0.0.1:0".parse().unwrap(),
@@ -196,7 +195,7 @@ async fn a_replacement_through_any_instance_reaches_every_session_of_the_princip
     assert!(
         matches!(
             &stale,
-            Err(mcp_profiles::StoreError::Conflict { current: 3, .. })
+            Err(mcp_profiles_serve::StoreError::Conflict { current: 3, .. })
         ),
         "{stale:?}"
     );
@@ -229,7 +228,7 @@ async fn unknown_and_revoked_tokens_are_refused_on_every_instance() {
     a.store.grant_token("alice-phone", "alice").await.unwrap();
     let unknown = a.store.grant_token("carol-token", "carol").await;
     assert!(
-        matches!(unknown, Err(mcp_profiles::StoreError::UnknownPrincipal(_))),
+        matches!(unknown, Err(mcp_profiles_serve::StoreError::UnknownPrincipal(_))),
         "{unknown:?}"
     );
     assert_eq!(b.status("mallory-token").await, 401);
@@ -290,7 +289,7 @@ async fn a_redis_restart_loses_no_change_and_converges() {
     on_b.expect_tools(&asking()).await;
     let write = a.store.put_agent("alice", child()).await;
     assert!(
-        matches!(write, Err(mcp_profiles::StoreError::Unavailable(_))),
+        matches!(write, Err(mcp_profiles_serve::StoreError::Unavailable(_))),
         "{write:?}"
     );
 
@@ -402,7 +401,7 @@ async fn the_in_memory_store_counts_versions_through_the_same_seam() {
     assert!(
         matches!(
             &stale,
-            Err(mcp_profiles::StoreError::Conflict { current: 3, .. })
+            Err(mcp_profiles_serve::StoreError::Conflict { current: 3, .. })
         ),
         "{stale:?}"
     );

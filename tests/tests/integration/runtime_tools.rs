@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_profiles::http::HttpServer;
+use mcp_profiles_serve::http::HttpServer;
 use mcp_profiles::rmcp::model::{CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
 use mcp_profiles::{
     Catalog, CatalogError, InstallOutcome, ProfileContext, ProfileController, Rule, RuntimeTool,
@@ -93,7 +93,7 @@ struct Served {
 impl Served {
     async fn start(context: Context) -> Self {
         let controller = ProfileController::<TaskServer>::new(context);
-        let http = mcp_profiles::http::serve(
+        let http = mcp_profiles_serve::http::serve(
             controller.server(TaskServer::default()),
             "127.0.0.1:0".parse().unwrap(),
         )

@@ -248,7 +248,7 @@ async fn duplex_replacement_notifies_once_and_refuses_removed_tools() {
 async fn http_two_sessions_each_get_one_notification_per_replacement() {
     let backend = InProcess::new(asking());
     let server = backend.controller.server(backend.handler.clone());
-    let http = mcp_profiles::http::serve(server, "127.0.0.1:0".parse().unwrap())
+    let http = mcp_profiles_serve::http::serve(server, "127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();
     let uri = format!("http://{}/mcp", http.local_addr());

@@ -9,9 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_profiles::rmcp::model::{CallToolResult, ContentBlock};
-use mcp_profiles::{
-    AgentStore, Catalog, CatalogDecoder, ProfileStore, Rule, RuntimeTool, StoreError,
-};
+use mcp_profiles::{Catalog, CatalogDecoder, Rule, RuntimeTool};
+use mcp_profiles_serve::{AgentStore, ProfileStore, StoreError};
 use mcp_profiles_tests::client::{CallOutcome, refused};
 use mcp_profiles_tests::contexts::{asking, names_of};
 use mcp_profiles_tests::modern::{LIMIT, QUIET};

@@ -43,7 +43,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::db::ServedTask;
+use crate::served::ServedTask;
 use crate::legacy;
 use crate::plugins::{Backend, Plugins};
 use crate::server::Kandev;
@@ -54,8 +54,8 @@ pub mod tasks;
 /// The control listener's connection bounds: one backend talks to it, so a
 /// few connections and short timeouts, on its own listener, so a saturated
 /// MCP port cannot starve it.
-pub fn limits() -> mcp_profiles::http::Limits {
-    mcp_profiles::http::Limits::default()
+pub fn limits() -> mcp_profiles_serve::http::Limits {
+    mcp_profiles_serve::http::Limits::default()
         .with_max_connections(32)
         .with_header_read_timeout(std::time::Duration::from_secs(5))
         .with_idle_timeout(std::time::Duration::from_secs(30))

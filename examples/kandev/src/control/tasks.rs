@@ -13,7 +13,7 @@
 //! true, "profile", "tools", "changed"}` for the served task and `{"task":
 //! {...}, "live": false}` for another task of the database (a server that
 //! serves that task picks the change up from the file within its follow
-//! period, [`ServedTask::follow`](crate::db::ServedTask::follow)). An unknown task
+//! period, [`ServedTask::follow`](crate::served::ServedTask::follow)). An unknown task
 //! is 404, a bad body or session 400, a database failure 500; none of them
 //! changes anything. Without `--db`/`--task` the routes answer 404.
 
@@ -27,7 +27,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Control, Refusal, decode};
-use crate::db::{TaskChange, TaskError};
+use crate::served::{TaskChange, TaskError};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

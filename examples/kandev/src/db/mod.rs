@@ -13,7 +13,6 @@
 
 mod rows;
 mod schema;
-mod served;
 mod tasks_table;
 
 use std::fmt;
@@ -22,11 +21,10 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, params};
 
-use crate::store::{Board, Task};
+use crate::model::{Board, Task};
 pub use rows::BadRow;
 use rows::{Change, Records, sync};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
-pub use served::{ServedTask, TaskChange, TaskError};
 use tasks_table::{task_of_row, write_task};
 
 /// How long a write waits for another process's write to finish.

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::store::Board;
+use crate::model::Board;
 
 /// The board's own counter, under `meta`.
 const META: &str = "meta";
@@ -315,7 +315,7 @@ impl Records {
 
     /// The board these records and `tasks` make; a collection this build
     /// does not know is refused, never dropped.
-    pub(super) fn into_board(mut self, tasks: Vec<crate::store::Task>) -> Result<Board, BadRow> {
+    pub(super) fn into_board(mut self, tasks: Vec<crate::model::Task>) -> Result<Board, BadRow> {
         let meta: BTreeMap<String, u64> = self.keyed(META)?;
         let mut board = Board {
             sequence: meta.get(SEQUENCE).copied().unwrap_or_default(),

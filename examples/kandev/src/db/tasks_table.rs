@@ -2,7 +2,7 @@
 
 use rusqlite::{Connection, params};
 
-use crate::store::Task;
+use crate::model::Task;
 
 pub(super) fn task_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Task> {
     let launch: String = row.get(16)?;

@@ -35,7 +35,8 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use mcp_profiles::{AgentStore, ProfileContext, StoreError, StoredAgent};
+use mcp_profiles::ProfileContext;
+use mcp_profiles_serve::{AgentStore, StoreError, StoredAgent};
 use serde::Deserialize;
 use serde_json::json;
 

@@ -2,8 +2,8 @@
 //! served with the profile of the principal its bearer token names.
 //!
 //! Without a store URL the agents live in this process
-//! ([`mcp_profiles::ProfileStore`]); with `redis://HOST:PORT/DB` they live
-//! in Redis ([`mcp_profiles::RedisStore`]), so several gateways behind a load
+//! ([`mcp_profiles_serve::ProfileStore`]); with `redis://HOST:PORT/DB` they live
+//! in Redis ([`mcp_profiles_serve::RedisStore`]), so several gateways behind a load
 //! balancer serve the same agents and a change through any one's control
 //! API reaches every session of that principal on all of them, once.
 
@@ -16,8 +16,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_profiles::http::Limits;
-use mcp_profiles::{AgentStore, ProfileStore, RedisOptions, RedisStore};
+use mcp_profiles_serve::http::Limits;
+use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, RedisStore};
 
 use crate::plugins::{Backend, catalog_decoder};
 use crate::server::Kandev;
@@ -64,7 +64,7 @@ pub async fn store(config: &Config) -> io::Result<Arc<dyn AgentStore<Kandev>>> {
 /// within `config.drain`. Announces `mcp: URL` and `control: URL` on stderr.
 pub async fn run(config: Config, stop: impl Future<Output = ()>) -> io::Result<()> {
     let store = store(&config).await?;
-    let mcp = mcp_profiles::http::serve_multi_agent_with(
+    let mcp = mcp_profiles_serve::http::serve_multi_agent_with(
         store.profiles(),
         Kandev::demo(),
         config.http,
@@ -74,7 +74,7 @@ pub async fn run(config: Config, stop: impl Future<Output = ()>) -> io::Result<(
     eprintln!("mcp: http://{}/mcp", mcp.local_addr());
     let app = control::router(Arc::clone(&store), &config.control_token);
     let limits = crate::control::limits().with_drain_timeout(config.drain);
-    let control = mcp_profiles::http::serve_router(app, config.control, limits).await?;
+    let control = mcp_profiles_serve::http::serve_router(app, config.control, limits).await?;
     eprintln!("control: http://{}", control.local_addr());
     match &config.store {
         Some(_) => tracing::info!("gateway serving agents from the shared store"),

@@ -18,7 +18,8 @@ use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use mcp_profiles::{AgentStore, ProfileController, StoreError, StoredCatalog};
+use mcp_profiles::ProfileController;
+use mcp_profiles_serve::{AgentStore, StoreError, StoredCatalog};
 use serde::Deserialize;
 use serde_json::{Value, json};
 

@@ -26,7 +26,7 @@ use super::NoRoomForConnections;
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_profiles::http::Limits;
+/// use mcp_profiles_serve::http::Limits;
 ///
 /// let limits = Limits::default()
 ///     .with_max_connections(64)
@@ -106,7 +106,7 @@ impl Limits {
     /// [`raise_file_limit`](super::raise_file_limit).
     ///
     /// ```
-    /// use mcp_profiles::http::Limits;
+    /// use mcp_profiles_serve::http::Limits;
     ///
     /// let fitted = Limits::default().within_file_limit(128, 50).unwrap();
     /// assert_eq!(fitted.max_connections(), 78);

@@ -28,7 +28,7 @@ use std::io;
 /// [`Limits::within_file_limit`](super::Limits::within_file_limit):
 ///
 /// ```
-/// use mcp_profiles::http::{Limits, open_files, raise_file_limit};
+/// use mcp_profiles_serve::http::{Limits, open_files, raise_file_limit};
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// // What this process holds besides the listener's connections: here a

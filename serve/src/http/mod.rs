@@ -7,6 +7,7 @@
 mod files;
 mod limits;
 mod listener;
+mod resolver;
 mod tracker;
 
 use std::net::SocketAddr;
@@ -20,11 +21,13 @@ use tokio_util::sync::CancellationToken;
 pub use files::{NoRoomForConnections, open_files, raise_file_limit};
 pub use limits::Limits;
 pub use listener::HttpServer;
-pub(crate) use tracker::Tracker;
 
-use crate::principals::bearer_token;
-use crate::{ProfileStore, ProfiledServer, Vocabulary};
-use tracker::{unauthorised, unavailable};
+use mcp_profiles::{ProfiledServer, Vocabulary};
+
+use crate::ProfileStore;
+use crate::identity::{SessionBook, bearer_token};
+use resolver::{Admitted, StoreResolver};
+use tracker::{Tracker, unauthorised, unavailable};
 
 /// The path the MCP endpoint is served at.
 pub const MCP_PATH: &str = "/mcp";
@@ -74,12 +77,13 @@ where
 /// #     #[capabilities] pub enum Capability {}
 /// #     #[providers] pub enum Provider {}
 /// # }
-/// use mcp_profiles::{ProfileContext, ProfileStore};
+/// use mcp_profiles::ProfileContext;
+/// use mcp_profiles_serve::ProfileStore;
 ///
 /// let store = ProfileStore::<Demo>::new();
 /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
 /// store.grant("token-for-alice", "alice").unwrap();
-/// let app = mcp_profiles::http::multi_agent_router(&store, Demo, Default::default());
+/// let app = mcp_profiles_serve::http::multi_agent_router(&store, Demo, Default::default());
 /// // Nest `app` in a larger axum app, or serve it: see `serve_multi_agent`.
 /// # drop(app);
 /// ```
@@ -93,25 +97,31 @@ where
 {
     let sessions = Arc::new(LocalSessionManager::default());
     let tracker = Arc::new(Tracker::new(Arc::clone(&sessions)));
-    store.attach(&tracker);
+    let book: Arc<dyn SessionBook> = tracker.clone();
+    store.attach(Arc::downgrade(&book));
     let gate = Arc::clone(store);
-    mcp_router(store.server(handler), sessions, config).layer(axum::middleware::from_fn(
-        move |request: axum::extract::Request, next: axum::middleware::Next| {
-            let token = bearer_token(request.headers()).map(str::to_owned);
+    let server = ProfiledServer::resolving(handler, Arc::new(StoreResolver::new(store)));
+    mcp_router(server, sessions, config).layer(axum::middleware::from_fn(
+        move |mut request: axum::extract::Request, next: axum::middleware::Next| {
             let (gate, tracker) = (Arc::clone(&gate), Arc::clone(&tracker));
             async move {
-                let grant = match token {
+                // The token is read and looked up here, once per request;
+                // the server reads the profile this leaves in the request.
+                let grant = match bearer_token(request.headers()) {
                     // A token unknown here may be known to a shared store.
-                    Some(token) => match gate.find_grant(&token).await {
+                    Some(token) => match gate.find_grant(token).await {
                         Ok(grant) => grant,
-                        Err(refusal) => return unavailable(&refusal),
+                        Err(refusal) => return unavailable(&refusal.to_string()),
                     },
                     None => None,
                 };
-                match grant {
-                    Some(grant) => tracker.serve(grant, request, next).await,
-                    None => unauthorised(),
-                }
+                let admitted =
+                    grant.and_then(|grant| gate.admit(&grant).map(|handle| (grant, handle)));
+                let Some((grant, handle)) = admitted else {
+                    return unauthorised();
+                };
+                request.extensions_mut().insert(Admitted(handle));
+                tracker.serve(grant, request, next).await
             }
         },
     ))

@@ -12,6 +12,7 @@
 //! feed message that skips versions makes it reload that principal.
 
 mod feed;
+mod health;
 mod scripts;
 
 use std::collections::HashMap;
@@ -23,14 +24,16 @@ use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
-use self::feed::Health;
+use self::health::Health;
 use self::scripts::{DELETE, GRANT, Keys, PUT, PUT_CATALOG, REVOKE, digest};
+use mcp_profiles::{Catalog, CatalogDecoder, ProfileContext, Vocabulary};
+
 use super::{
-    AgentChange, AgentStore, Backing, CatalogChange, CatalogDecoder, StoreError, StoreFuture,
-    StoredAgent, StoredCatalog, decode_catalog, listed_change, stored,
+    AgentChange, AgentStore, CatalogChange, StoreError, StoreFuture, StoredAgent, StoredCatalog,
+    decode_catalog, listed_change, stored,
 };
-use crate::principals::{Apply, Update};
-use crate::{Catalog, ProfileContext, ProfileStore, UnknownPrincipal, Vocabulary};
+use crate::agents::{AgentUpdate, Apply, Backing, Unreachable};
+use crate::{ProfileStore, UnknownPrincipal};
 
 /// How a [`RedisStore`] connects and when it stops serving.
 #[derive(Clone, Debug)]
@@ -132,7 +135,7 @@ impl<S: Vocabulary> RedisStore<S> {
 
     /// [`connect`](Self::connect), for agents that also have runtime
     /// catalogs: `decoder` turns each stored catalog into the [`Catalog`]
-    /// this instance installs (see [`CatalogDecoder`]). Every instance of a
+    /// this instance installs (see [`CatalogDecoder`](mcp_profiles::CatalogDecoder)). Every instance of a
     /// deployment should decode alike; one that cannot decode a stored
     /// catalog serves the agent without it, and logs why.
     pub async fn connect_with_catalogs(
@@ -261,7 +264,7 @@ impl<S: Vocabulary> Inner<S> {
                 let catalog = fetched
                     .catalog
                     .and_then(|wire| self.decode_stored_catalog(principal, &wire).ok());
-                Update::Whole(context, catalog)
+                AgentUpdate::Whole(context, catalog)
             });
         self.local.apply(principal, fetched.version, update, how);
     }
@@ -331,15 +334,19 @@ fn decode<S: Vocabulary>(principal: &str, json: &str) -> Result<ProfileContext<S
 }
 
 impl<S: Vocabulary> Backing for Inner<S> {
-    fn serving(&self) -> Result<(), String> {
-        self.health.serving()
+    fn serving(&self) -> Result<(), Unreachable> {
+        self.health.serving().map_err(Unreachable::new)
     }
 
     fn resolve<'a>(
         &'a self,
         token: &'a str,
-    ) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>> {
-        Box::pin(async move { self.resolve_token(token).await.map_err(|e| e.to_string()) })
+    ) -> Pin<Box<dyn Future<Output = Result<(), Unreachable>> + Send + 'a>> {
+        Box::pin(async move {
+            self.resolve_token(token)
+                .await
+                .map_err(|e| Unreachable::new(e.to_string()))
+        })
     }
 }
 
@@ -375,7 +382,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
             inner.local.apply(
                 principal,
                 version,
-                Some(Update::Context(context)),
+                Some(AgentUpdate::Context(context)),
                 Apply::IfServed,
             );
             let agent = stored(principal, context, version);
@@ -513,7 +520,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
             inner.local.apply(
                 principal,
                 version,
-                Some(Update::Whole(context, Some(catalog.clone()))),
+                Some(AgentUpdate::Whole(context, Some(catalog.clone()))),
                 Apply::IfServed,
             );
             let (tools, changed) = listed_change(context, before.as_ref(), Some(&catalog));

@@ -1,67 +1,19 @@
 //! Runtime catalogs through the store: each principal's catalog is kept
 //! beside its context, in the JSON wire form the backend chose, and every
 //! instance serving the principal turns it into a verified [`Catalog`] with
-//! the store's [`CatalogDecoder`] and installs it.
+//! the store's [`CatalogDecoder`](mcp_profiles::CatalogDecoder) and installs it.
 //!
 //! A catalog change is a change of the agent: it bumps the same version as
 //! a profile replacement, takes the same compare-and-set and travels on the
 //! same feed, so an instance applies profiles and catalogs in one order and
 //! never serves a catalog with a profile it was not stored with.
 
-use std::sync::Arc;
-
 use serde_json::Value;
 
 use super::StoreError;
 #[cfg(feature = "redis")]
-use crate::ProfileContext;
-use crate::{Catalog, ProfileController, Vocabulary};
-
-/// Why a catalog's wire form could not be decoded: the decoder's own error.
-pub type CatalogDecodeError = Box<dyn std::error::Error + Send + Sync>;
-
-/// Turns a principal's stored catalog (its JSON wire form) into a verified
-/// [`Catalog`] whose handlers serve that principal's calls.
-///
-/// The store decodes a catalog when it is put (a catalog it cannot decode
-/// is refused and nothing is stored) and again on every instance that
-/// serves the principal. It should be deterministic: the same wire form
-/// must give the same tools on every instance.
-///
-/// ```
-/// # mod server {
-/// #     #[derive(Clone)] pub struct Demo;
-/// #     impl rmcp::ServerHandler for Demo {}
-/// # }
-/// # use server::Demo;
-/// # mcp_profiles::vocabulary! {
-/// #     server Demo;
-/// #     #[surfaces] pub enum Surface { Ticket }
-/// #     #[capabilities] pub enum Capability {}
-/// #     #[providers] pub enum Provider {}
-/// # }
-/// use std::sync::Arc;
-/// use mcp_profiles::{Catalog, CatalogDecoder, ProfileStore, Rule, RuntimeTool};
-/// use mcp_profiles::rmcp::model::CallToolResult;
-///
-/// // The wire form here: `{"revision": N, "tools": ["name", ...]}`.
-/// let decoder: CatalogDecoder<Demo> = Arc::new(|_principal, wire| {
-///     let revision = wire["revision"].as_u64().ok_or("`revision` must be a number")?;
-///     let names = wire["tools"].as_array().ok_or("`tools` must be a list")?;
-///     let tools = names.iter().map(|name| {
-///         let name = name.as_str().unwrap_or_default().to_owned();
-///         let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
-///         RuntimeTool::new(name, "a tool", schema, Rule::always(), |_, _| async {
-///             Ok(CallToolResult::success(vec![]))
-///         })
-///     });
-///     Ok(Catalog::new("wire", revision, tools)?)
-/// });
-/// let store = ProfileStore::<Demo>::with_catalogs(decoder);
-/// # drop(store);
-/// ```
-pub type CatalogDecoder<S> =
-    Arc<dyn Fn(&str, &Value) -> Result<Catalog<S>, CatalogDecodeError> + Send + Sync>;
+use mcp_profiles::ProfileContext;
+use mcp_profiles::{Catalog, CatalogDecoder, ProfileController, Vocabulary};
 
 /// A principal's catalog as the store holds it.
 #[derive(Clone, Debug, PartialEq)]

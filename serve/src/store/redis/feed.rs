@@ -4,60 +4,18 @@
 //! reloads everything it serves before it serves again.
 
 use std::sync::Weak;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use futures_util::StreamExt;
 use redis::aio::{PubSubSink, PubSubStream};
 
 use super::scripts::Change;
 use super::{Inner, decode};
-use crate::Vocabulary;
-use crate::principals::{Apply, Update};
+use mcp_profiles::Vocabulary;
+
+use crate::agents::{AgentUpdate, Apply};
 use crate::store::StoreError;
-
-/// When this instance last heard from Redis, and how long it may serve
-/// without hearing again.
-pub(super) struct Health {
-    start: Instant,
-    /// Milliseconds from `start` to the last successful contact.
-    last_ok: AtomicU64,
-    grace: Duration,
-}
-
-impl Health {
-    pub fn new(grace: Duration) -> Self {
-        Health {
-            start: Instant::now(),
-            last_ok: AtomicU64::new(0),
-            grace,
-        }
-    }
-
-    fn now(&self) -> u64 {
-        u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
-    }
-
-    /// Redis answered, and everything it said has been applied.
-    pub fn ok(&self) {
-        self.last_ok.fetch_max(self.now(), Ordering::SeqCst);
-    }
-
-    /// `Err` naming the outage once it has lasted past the grace period.
-    pub fn serving(&self) -> Result<(), String> {
-        let silent = Duration::from_millis(self.now() - self.last_ok.load(Ordering::SeqCst));
-        if silent <= self.grace {
-            return Ok(());
-        }
-        Err(format!(
-            "the profile store (Redis) has not been reachable for {:.1} s, longer than this \
-             gateway's grace period of {:.1} s: requests are refused until it is back, since \
-             the profile may have been narrowed meanwhile",
-            silent.as_secs_f64(),
-            self.grace.as_secs_f64()
-        ))
-    }
-}
 
 /// A subscription to `channel` on a connection of its own.
 pub(super) async fn subscribe(
@@ -168,7 +126,7 @@ impl<S: Vocabulary> Inner<S> {
                     return Ok(());
                 };
                 if version == applied + 1 {
-                    let update = decode(&principal, &context).ok().map(Update::Context);
+                    let update = decode(&principal, &context).ok().map(AgentUpdate::Context);
                     self.local
                         .apply(&principal, version, update, Apply::IfServed);
                 } else if version > applied {

@@ -15,8 +15,9 @@ use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager
 use tokio::runtime::Handle;
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
-use crate::principals::Grant;
-use crate::server::Clipped;
+use mcp_profiles::Clipped;
+
+use crate::identity::{Grant, SessionBook};
 
 /// The header carrying a 2025-era streamable-HTTP session's id.
 const SESSION_ID: &str = "mcp-session-id";
@@ -39,7 +40,7 @@ pub(super) fn unavailable(why: &str) -> Response {
 
 /// The 2025-era sessions of one multi-agent router and the grant each was
 /// opened with, so that revoking a token can close them.
-pub(crate) struct Tracker {
+pub(super) struct Tracker {
     sessions: Arc<LocalSessionManager>,
     owners: Mutex<Owners>,
     /// Where closes run: the runtime the router serves on.
@@ -145,9 +146,15 @@ impl Tracker {
         owners.prune_at = owners.by_session.len() * 2;
     }
 
+    fn lock(&self) -> std::sync::MutexGuard<'_, Owners> {
+        self.owners.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl SessionBook for Tracker {
     /// Closes every session opened with `grant` (already cancelled, so its
     /// ids are refused from now on, whether or not rmcp closed them yet).
-    pub(crate) fn close_sessions_of(&self, grant: &Arc<Grant>) {
+    fn close_sessions_of(&self, grant: &Arc<Grant>) {
         let ids: Vec<SessionId> = {
             let mut owners = self.lock();
             let ids = owners
@@ -171,10 +178,6 @@ impl Tracker {
                 close(&sessions, &id).await;
             }
         });
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Owners> {
-        self.owners.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 

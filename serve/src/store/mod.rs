@@ -26,17 +26,19 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use mcp_profiles::{Profile, ProfileContext, Vocabulary};
+
 #[cfg(feature = "runtime-tools")]
 pub(crate) use self::catalogs::decode_catalog;
 #[cfg(feature = "redis")]
 pub(crate) use self::catalogs::listed_change;
 #[cfg(feature = "runtime-tools")]
-pub use self::catalogs::{CatalogChange, CatalogDecodeError, CatalogDecoder, StoredCatalog};
+pub use self::catalogs::{CatalogChange, StoredCatalog};
 #[cfg(feature = "redis")]
 pub use self::redis::{RedisOptions, RedisStore};
 #[cfg(feature = "runtime-tools")]
-use crate::principals::CatalogRefusal;
-use crate::{Profile, ProfileContext, ProfileStore, UnknownPrincipal, Vocabulary};
+use crate::agents::CatalogRefusal;
+use crate::{ProfileStore, UnknownPrincipal};
 
 /// The future every [`AgentStore`] operation returns.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -101,7 +103,7 @@ pub enum StoreError {
     /// The shared store holds something this build cannot read (a profile
     /// naming terms it does not know); the message names it.
     Corrupt(String),
-    /// A catalog was refused by the store's [`CatalogDecoder`] (or the
+    /// A catalog was refused by the store's [`CatalogDecoder`](mcp_profiles::CatalogDecoder) (or the
     /// store takes no catalogs); nothing was changed. The message says why.
     InvalidCatalog(String),
 }
@@ -172,7 +174,7 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
     fn revoke_token<'a>(&'a self, token: &'a str) -> StoreFuture<'a, bool>;
 
     /// Puts `principal`'s runtime catalog, in the wire form the store's
-    /// [`CatalogDecoder`] reads, in one atomic step that bumps the agent's
+    /// [`CatalogDecoder`](mcp_profiles::CatalogDecoder) reads, in one atomic step that bumps the agent's
     /// version (the one [`put_agent`](Self::put_agent) bumps) and installs
     /// it on every instance serving the principal: one `list_changed` per
     /// session whose visible tools changed. As a compare-and-set when
@@ -238,7 +240,7 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
 
     fn agent<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredAgent<S>>> {
         Box::pin(async move {
-            let key = crate::Principal::new(principal);
+            let key = crate::identity::Principal::new(principal);
             let Some(controller) = self.controller(&key) else {
                 return Ok(None);
             };
@@ -310,21 +312,4 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
     fn profiles(&self) -> &Arc<ProfileStore<S>> {
         self
     }
-}
-
-/// A shared store behind a [`ProfileStore`], which serves as its local
-/// copy: consulted for tokens not known locally, and for whether the local
-/// copy may still be served.
-pub(crate) trait Backing: Send + Sync {
-    /// `Err` with a message for the caller once the local copy may no
-    /// longer be served.
-    fn serving(&self) -> Result<(), String>;
-
-    /// Looks `token` up in the shared store and, if it names an agent,
-    /// grants it locally (loading the agent). `Err` when the shared store
-    /// could not answer.
-    fn resolve<'a>(
-        &'a self,
-        token: &'a str,
-    ) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>>;
 }

@@ -1,5 +1,5 @@
-//! Many agents behind one HTTP endpoint: each request's bearer token names a
-//! principal, and each principal has its own profile.
+//! Many agents behind one endpoint: each request's bearer token names a
+//! principal, and each principal has its own profile ([`ProfileStore`]).
 //!
 //! With MCP 2026-07-28 a streamable-HTTP request may be served by a handler
 //! built for that request alone, and the tool set may vary by the request's
@@ -16,53 +16,17 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
-use rmcp::ErrorData;
-use tokio_util::sync::CancellationToken;
-
-use crate::controller::Cell;
-use crate::http::Tracker;
-use crate::store::Backing;
 #[cfg(feature = "runtime-tools")]
-use crate::store::CatalogDecoder;
+use mcp_profiles::CatalogDecoder;
+use mcp_profiles::{ProfileContext, ProfileController, ProfileHandle, Replacement, Vocabulary};
+
+use crate::identity::{Grant, Principal, SessionBook, UnknownPrincipal};
+
+mod mirror;
+
+pub use mirror::{AgentUpdate, Apply, Backing, Unreachable};
 #[cfg(feature = "runtime-tools")]
-use crate::{Catalog, Installation};
-use crate::{ProfileContext, ProfileController, ProfiledServer, Replacement, Vocabulary};
-
-/// The identity a bearer token stands for.
-///
-/// ```
-/// # mod server {
-/// #     #[derive(Clone)] pub struct Demo;
-/// #     impl rmcp::ServerHandler for Demo {}
-/// # }
-/// # use server::Demo;
-/// # mcp_profiles::vocabulary! {
-/// #     server Demo;
-/// #     #[surfaces] pub enum Surface { Ticket }
-/// #     #[capabilities] pub enum Capability {}
-/// #     #[providers] pub enum Provider {}
-/// # }
-/// use mcp_profiles::{ProfileContext, ProfileStore};
-///
-/// let store = ProfileStore::<Demo>::new();
-/// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
-/// store.grant("token-for-alice", "alice")?;
-/// assert_eq!(store.principal("token-for-alice").unwrap().name(), "alice");
-/// # Ok::<(), mcp_profiles::UnknownPrincipal>(())
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Principal(Arc<str>);
-
-impl Principal {
-    pub(crate) fn new(name: &str) -> Self {
-        Principal(Arc::from(name))
-    }
-
-    /// The principal's name.
-    pub fn name(&self) -> &str {
-        &self.0
-    }
-}
+pub(crate) use mirror::CatalogRefusal;
 
 /// Every agent's profile, keyed by principal, and the tokens that name them.
 ///
@@ -85,12 +49,13 @@ impl Principal {
 /// #     #[capabilities] pub enum Capability {}
 /// #     #[providers] pub enum Provider {}
 /// # }
-/// use mcp_profiles::{ProfileContext, ProfileStore};
+/// use mcp_profiles::ProfileContext;
+/// use mcp_profiles_serve::ProfileStore;
 ///
 /// let store = ProfileStore::<Demo>::new();
 /// let alice = store.add_agent("alice", ProfileContext::new(Surface::Ticket));
 /// store.grant("token-for-alice", "alice").unwrap();
-/// let router = mcp_profiles::http::multi_agent_router(&store, Demo, Default::default());
+/// let router = mcp_profiles_serve::http::multi_agent_router(&store, Demo, Default::default());
 /// // The backend replaces alice's profile through `alice`; bob is untouched.
 /// alice.replace(ProfileContext::new(Surface::Chat));
 /// # drop(router);
@@ -103,7 +68,7 @@ pub struct ProfileStore<S: Vocabulary> {
     writing: Mutex<()>,
     /// The session books of the routers serving this store, so that a
     /// revocation reaches the sessions each of them holds.
-    trackers: Mutex<Vec<Weak<Tracker>>>,
+    books: Mutex<Vec<Weak<dyn SessionBook>>>,
     /// The shared store this one mirrors, if any (see [`crate::store`]).
     backing: OnceLock<Weak<dyn Backing>>,
     /// Turns stored catalogs into installable ones; `None`: no catalogs.
@@ -133,104 +98,9 @@ impl<S: Vocabulary> Agent<S> {
     }
 }
 
-/// A principal's agent as a shared store holds it, or the part of it that
-/// one change moved.
-#[cfg(feature = "redis")]
-pub(crate) enum Update<S: Vocabulary> {
-    /// Its profile was replaced; its catalog is unchanged.
-    Context(ProfileContext<S>),
-    /// All of it: the profile and the catalog (`None`: none, or one this
-    /// instance cannot read, which is then not served).
-    Whole(ProfileContext<S>, Option<Catalog<S>>),
-}
-
-/// Why [`ProfileStore::install_catalog_if`] changed nothing.
-#[cfg(feature = "runtime-tools")]
-pub(crate) enum CatalogRefusal {
-    /// The principal has no agent.
-    NoAgent,
-    /// The agent is at this version, not the one expected.
-    Conflict(u64),
-}
-
 /// What a put did: the agent's controller, the replacement (`None` for a
 /// new agent) and the version now in force.
 pub(crate) type Put<S> = (ProfileController<S>, Option<Replacement<S>>, u64);
-
-/// Which changes [`ProfileStore::apply`] takes.
-#[cfg(feature = "redis")]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Apply {
-    /// A change of the feed: only for a principal served here, only newer.
-    IfServed,
-    /// A principal a token just named: created if missing, else only newer.
-    Load,
-    /// The shared store's state after a reconnect: whatever it says.
-    Reset,
-}
-
-/// One granted token: whom it names, and the signal that ends every
-/// session and response stream opened with it.
-pub(crate) struct Grant {
-    principal: Principal,
-    ended: CancellationToken,
-}
-
-impl Grant {
-    /// Cancelled once the token is revoked.
-    pub(crate) fn ended(&self) -> &CancellationToken {
-        &self.ended
-    }
-}
-
-/// A token was granted for a principal that has no agent.
-///
-/// ```
-/// # mod server {
-/// #     #[derive(Clone)] pub struct Demo;
-/// #     impl rmcp::ServerHandler for Demo {}
-/// # }
-/// # use server::Demo;
-/// # mcp_profiles::vocabulary! {
-/// #     server Demo;
-/// #     #[surfaces] pub enum Surface { Ticket }
-/// #     #[capabilities] pub enum Capability {}
-/// #     #[providers] pub enum Provider {}
-/// # }
-/// let store = mcp_profiles::ProfileStore::<Demo>::new();
-/// let error = store.grant("token-for-carol", "carol").unwrap_err();
-/// assert_eq!(error.principal(), "carol");
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownPrincipal {
-    principal: String,
-}
-
-impl UnknownPrincipal {
-    #[cfg(any(feature = "redis", feature = "runtime-tools"))]
-    pub(crate) fn new(principal: &str) -> Self {
-        UnknownPrincipal {
-            principal: principal.to_owned(),
-        }
-    }
-
-    /// The principal that has no agent.
-    pub fn principal(&self) -> &str {
-        &self.principal
-    }
-}
-
-impl std::fmt::Display for UnknownPrincipal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "unknown principal `{}`: add its agent with `ProfileStore::add_agent` before granting tokens for it",
-            self.principal
-        )
-    }
-}
-
-impl std::error::Error for UnknownPrincipal {}
 
 impl<S: Vocabulary> ProfileStore<S> {
     /// An empty store.
@@ -243,7 +113,7 @@ impl<S: Vocabulary> ProfileStore<S> {
             tokens: RwLock::default(),
             agents: RwLock::default(),
             writing: Mutex::default(),
-            trackers: Mutex::default(),
+            books: Mutex::default(),
             backing: OnceLock::new(),
             #[cfg(feature = "runtime-tools")]
             catalogs: None,
@@ -252,7 +122,7 @@ impl<S: Vocabulary> ProfileStore<S> {
 
     /// An empty store whose agents may also have runtime catalogs, put
     /// through [`AgentStore::put_catalog_if`](crate::AgentStore::put_catalog_if)
-    /// in the wire form `decoder` reads (see [`CatalogDecoder`]).
+    /// in the wire form `decoder` reads (see [`CatalogDecoder`](mcp_profiles::CatalogDecoder)).
     #[cfg(feature = "runtime-tools")]
     pub fn with_catalogs(decoder: CatalogDecoder<S>) -> Arc<Self> {
         Arc::new(ProfileStore {
@@ -261,18 +131,12 @@ impl<S: Vocabulary> ProfileStore<S> {
         })
     }
 
-    /// The decoder of stored catalogs, if this store takes them.
-    #[cfg(feature = "runtime-tools")]
-    pub(crate) fn catalog_decoder(&self) -> Option<&CatalogDecoder<S>> {
-        self.catalogs.as_ref()
-    }
-
     /// Gives `principal` an agent serving `initial` and returns the
     /// backend's handle on it.
     ///
     /// Adding a principal that already has an agent replaces its profile on
     /// the *same* controller, exactly as
-    /// [`ProfileController::replace`](crate::ProfileController::replace)
+    /// [`ProfileController::replace`]
     /// would: its live sessions and subscriptions stay bound to it and get
     /// one `list_changed` each if the tool set changed (none otherwise), and
     /// the returned controller is the one handed out before (its list TTL
@@ -290,7 +154,8 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// #     #[capabilities] pub enum Capability {}
     /// #     #[providers] pub enum Provider {}
     /// # }
-    /// use mcp_profiles::{ProfileContext, ProfileStore};
+    /// use mcp_profiles::ProfileContext;
+/// use mcp_profiles_serve::ProfileStore;
     ///
     /// let store = ProfileStore::<Demo>::new();
     /// let first = store.add_agent("alice", ProfileContext::new(Surface::Ticket));
@@ -317,7 +182,7 @@ impl<S: Vocabulary> ProfileStore<S> {
         expected: Option<u64>,
     ) -> Result<Put<S>, u64> {
         let _writing = self.write_lock();
-        let principal = Principal(Arc::from(principal));
+        let principal = Principal::new(principal);
         let existing = {
             let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
             let current = agents.get(&principal).map_or(0, |agent| agent.version);
@@ -342,125 +207,12 @@ impl<S: Vocabulary> ProfileStore<S> {
         Ok((controller, Some(replacement), version))
     }
 
-    /// Installs `catalog`, whose wire form is `wire`, on `principal`'s agent,
-    /// bumping its version, if its version is `expected` (`None`: any):
-    /// its controller, the installation and the version now in force.
-    #[cfg(feature = "runtime-tools")]
-    pub(crate) fn install_catalog_if(
-        &self,
-        principal: &str,
-        wire: serde_json::Value,
-        catalog: &Catalog<S>,
-        expected: Option<u64>,
-    ) -> Result<(ProfileController<S>, Installation, u64), CatalogRefusal> {
-        let _writing = self.write_lock();
-        let (controller, version) = {
-            let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
-            let agent = agents
-                .get_mut(&Principal(Arc::from(principal)))
-                .ok_or(CatalogRefusal::NoAgent)?;
-            if expected.is_some_and(|expected| expected != agent.version) {
-                return Err(CatalogRefusal::Conflict(agent.version));
-            }
-            agent.version += 1;
-            agent.catalog = Some(wire);
-            (agent.controller.clone(), agent.version)
-        };
-        // Installed outside the agents' lock: installing notifies sessions.
-        let installation = controller.set_catalog(Some(catalog));
-        Ok((controller, installation, version))
-    }
-
-    /// The wire form of `principal`'s catalog and the agent's version;
-    /// `None` if it has no agent here.
-    #[cfg(feature = "runtime-tools")]
-    pub(crate) fn catalog_wire(&self, principal: &str) -> Option<(Option<serde_json::Value>, u64)> {
-        let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
-        let agent = agents.get(&Principal(Arc::from(principal)))?;
-        Some((agent.catalog.clone(), agent.version))
-    }
-
     /// The version of `principal`'s profile, if it has an agent here.
     pub fn version(&self, principal: &str) -> Option<u64> {
         let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
         agents
-            .get(&Principal(Arc::from(principal)))
+            .get(&Principal::new(principal))
             .map(|agent| agent.version)
-    }
-
-    /// Every principal with an agent here, and its version.
-    #[cfg(feature = "redis")]
-    pub(crate) fn versions(&self) -> Vec<(String, u64)> {
-        let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
-        agents
-            .iter()
-            .map(|(principal, agent)| (principal.name().to_owned(), agent.version))
-            .collect()
-    }
-
-    /// Applies version `version` of `principal`'s agent as a shared store
-    /// reports it (`None`: removed), as `how` allows; whether it changed
-    /// anything here. Versions only move forward, except on [`Apply::Reset`].
-    #[cfg(feature = "redis")]
-    pub(crate) fn apply(
-        &self,
-        principal: &str,
-        version: u64,
-        update: Option<Update<S>>,
-        how: Apply,
-    ) -> bool {
-        let _writing = self.write_lock();
-        let key = Principal(Arc::from(principal));
-        let controller = {
-            let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
-            let newer = match agents.get(&key) {
-                None => {
-                    let (Some(update), Apply::Load | Apply::Reset) = (update, how) else {
-                        return false;
-                    };
-                    let controller = match update {
-                        Update::Context(context) => ProfileController::new(context),
-                        Update::Whole(context, catalog) => {
-                            let controller = ProfileController::new(context);
-                            // Before any session can see the controller.
-                            if catalog.is_some() {
-                                controller.set_catalog(catalog.as_ref());
-                            }
-                            controller
-                        }
-                    };
-                    agents.insert(key, Agent::new(controller, version));
-                    return true;
-                }
-                Some(agent) => {
-                    (how == Apply::Reset && version != agent.version) || version > agent.version
-                }
-            };
-            if !newer {
-                return false;
-            }
-            match update {
-                Some(update) => {
-                    let agent = agents.get_mut(&key).expect("checked above");
-                    agent.version = version;
-                    Some((agent.controller.clone(), update))
-                }
-                None => None,
-            }
-        };
-        match controller {
-            // Outside the agents' lock: replacing notifies sessions.
-            Some((controller, Update::Context(context))) => {
-                controller.replace(context);
-            }
-            Some((controller, Update::Whole(context, catalog))) => {
-                controller.replace_whole(context, catalog);
-            }
-            None => {
-                self.remove_locked(principal);
-            }
-        }
-        true
     }
 
     /// Removes `principal`'s agent and revokes every token naming it (see
@@ -479,7 +231,8 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// #     #[capabilities] pub enum Capability {}
     /// #     #[providers] pub enum Provider {}
     /// # }
-    /// use mcp_profiles::{ProfileContext, ProfileStore};
+    /// use mcp_profiles::ProfileContext;
+/// use mcp_profiles_serve::ProfileStore;
     ///
     /// let store = ProfileStore::<Demo>::new();
     /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
@@ -497,12 +250,12 @@ impl<S: Vocabulary> ProfileStore<S> {
     fn remove_locked(&self, principal: &str) -> Option<ProfileController<S>> {
         let (controller, ended) = {
             let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
-            let agent = agents.remove(&Principal(Arc::from(principal)))?;
+            let agent = agents.remove(&Principal::new(principal))?;
             // Under the agents lock, so no `grant` can name it meanwhile.
             let mut tokens = self.tokens.write().unwrap_or_else(|e| e.into_inner());
             let mut ended = Vec::new();
             tokens.retain(|_, grant| {
-                let keep = grant.principal.name() != principal;
+                let keep = grant.principal().name() != principal;
                 if !keep {
                     ended.push(Arc::clone(grant));
                 }
@@ -535,13 +288,14 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// #     #[capabilities] pub enum Capability {}
     /// #     #[providers] pub enum Provider {}
     /// # }
-    /// use mcp_profiles::{ProfileContext, ProfileStore};
+    /// use mcp_profiles::ProfileContext;
+/// use mcp_profiles_serve::ProfileStore;
     ///
     /// let store = ProfileStore::<Demo>::new();
     /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
     /// store.grant("token-for-alice", "alice")?;
     /// store.grant("second-token-for-alice", "alice")?;
-    /// # Ok::<(), mcp_profiles::UnknownPrincipal>(())
+    /// # Ok::<(), mcp_profiles_serve::UnknownPrincipal>(())
     /// ```
     pub fn grant(&self, token: &str, principal: &str) -> Result<(), UnknownPrincipal> {
         let replaced = {
@@ -551,20 +305,15 @@ impl<S: Vocabulary> ProfileStore<S> {
                 .keys()
                 .find(|known| known.name() == principal)
                 .cloned()
-                .ok_or_else(|| UnknownPrincipal {
-                    principal: principal.to_owned(),
-                })?;
+                .ok_or_else(|| UnknownPrincipal::new(principal))?;
             let mut tokens = self.tokens.write().unwrap_or_else(|e| e.into_inner());
             if tokens
                 .get(token)
-                .is_some_and(|grant| grant.principal == principal)
+                .is_some_and(|grant| *grant.principal() == principal)
             {
                 return Ok(());
             }
-            let grant = Arc::new(Grant {
-                principal,
-                ended: CancellationToken::new(),
-            });
+            let grant = Arc::new(Grant::new(principal));
             tokens.insert(token.to_owned(), grant)
         };
         if let Some(old) = replaced {
@@ -595,7 +344,8 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// #     #[capabilities] pub enum Capability {}
     /// #     #[providers] pub enum Provider {}
     /// # }
-    /// use mcp_profiles::{ProfileContext, ProfileStore};
+    /// use mcp_profiles::ProfileContext;
+/// use mcp_profiles_serve::ProfileStore;
     ///
     /// let store = ProfileStore::<Demo>::new();
     /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
@@ -617,7 +367,7 @@ impl<S: Vocabulary> ProfileStore<S> {
 
     /// The principal `token` stands for.
     pub fn principal(&self, token: &str) -> Option<Principal> {
-        Some(self.grant_for(token)?.principal.clone())
+        Some(self.grant_for(token)?.principal().clone())
     }
 
     /// The controller of `principal`'s agent.
@@ -626,43 +376,23 @@ impl<S: Vocabulary> ProfileStore<S> {
         agents.get(principal).map(|agent| agent.controller.clone())
     }
 
-    /// A server that serves each request with its bearer's profile.
-    pub fn server(self: &Arc<Self>, handler: S) -> ProfiledServer<S>
-    where
-        S: rmcp::ServerHandler,
-    {
-        ProfiledServer::for_principals(handler, Arc::clone(self))
-    }
-
-    /// The cell serving the bearer of `headers`: refused if the token is
-    /// unknown, or if the shared store behind this one has been out of
-    /// reach for longer than its grace period (the profile held here may
-    /// have been narrowed since).
-    pub(crate) fn cell_for(&self, headers: &http::HeaderMap) -> Result<Arc<Cell<S>>, ErrorData> {
-        self.serving()
-            .map_err(|refusal| ErrorData::internal_error(refusal, None))?;
-        bearer_token(headers)
-            .and_then(|token| self.principal(token))
-            .and_then(|principal| self.controller(&principal))
-            .map(|controller| controller.cell())
-            .ok_or_else(|| {
-                ErrorData::invalid_request(
-                    "the request's bearer token names no known principal",
-                    None,
-                )
-            })
-    }
-
     /// The live grant of `token`.
     pub(crate) fn grant_for(&self, token: &str) -> Option<Arc<Grant>> {
         let tokens = self.tokens.read().unwrap_or_else(|e| e.into_inner());
         tokens.get(token).cloned()
     }
 
+    /// The profile serving `grant`'s bearer, if its principal still has an
+    /// agent.
+    pub(crate) fn admit(&self, grant: &Grant) -> Option<ProfileHandle<S>> {
+        let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
+        agents.get(grant.principal()).map(|agent| agent.controller.handle())
+    }
+
     /// The grant of `token`, asking the shared store behind this one about
     /// a token not known here; `Err` says why the shared store could not
     /// answer.
-    pub(crate) async fn find_grant(&self, token: &str) -> Result<Option<Arc<Grant>>, String> {
+    pub(crate) async fn find_grant(&self, token: &str) -> Result<Option<Arc<Grant>>, Unreachable> {
         if let Some(grant) = self.grant_for(token) {
             return Ok(Some(grant));
         }
@@ -675,7 +405,7 @@ impl<S: Vocabulary> ProfileStore<S> {
 
     /// Whether this store may serve now: always, unless a shared store
     /// behind it says otherwise.
-    pub(crate) fn serving(&self) -> Result<(), String> {
+    pub(crate) fn serving(&self) -> Result<(), Unreachable> {
         match self.backing() {
             None => Ok(()),
             Some(backing) => backing?.serving(),
@@ -684,54 +414,37 @@ impl<S: Vocabulary> ProfileStore<S> {
 
     /// The shared store behind this one: `None` if there is none, `Err` if
     /// it is gone.
-    fn backing(&self) -> Option<Result<Arc<dyn Backing>, String>> {
+    fn backing(&self) -> Option<Result<Arc<dyn Backing>, Unreachable>> {
         let backing = self.backing.get()?;
-        Some(
-            backing.upgrade().ok_or_else(|| {
-                "the shared profile store behind this gateway was closed".to_owned()
-            }),
-        )
-    }
-
-    /// Makes this store the local copy of a shared one.
-    #[cfg(feature = "redis")]
-    pub(crate) fn back_with(&self, backing: Weak<dyn Backing>) {
-        let _ = self.backing.set(backing);
+        Some(backing.upgrade().ok_or_else(|| {
+            Unreachable::new("the shared profile store behind this gateway was closed")
+        }))
     }
 
     fn write_lock(&self) -> std::sync::MutexGuard<'_, ()> {
         self.writing.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Lets revocations reach the sessions `tracker` holds.
-    pub(crate) fn attach(&self, tracker: &Arc<Tracker>) {
-        let mut trackers = self.trackers.lock().unwrap_or_else(|e| e.into_inner());
-        trackers.retain(|known| known.strong_count() > 0);
-        trackers.push(Arc::downgrade(tracker));
+    /// Lets revocations reach the sessions `book` holds.
+    pub(crate) fn attach(&self, book: Weak<dyn SessionBook>) {
+        let mut books = self.books.lock().unwrap_or_else(|e| e.into_inner());
+        books.retain(|known| known.strong_count() > 0);
+        books.push(book);
     }
 
     /// Ends everything opened with a grant that is no longer in the store.
     fn end(&self, grant: &Arc<Grant>) {
-        // Cancelled before the trackers are searched: a session bound after
+        // Cancelled before the books are searched: a session bound after
         // the search sees the cancellation and closes itself.
-        grant.ended.cancel();
-        let trackers: Vec<Arc<Tracker>> = {
-            let trackers = self.trackers.lock().unwrap_or_else(|e| e.into_inner());
-            trackers.iter().filter_map(Weak::upgrade).collect()
+        grant.ended().cancel();
+        let books: Vec<Arc<dyn SessionBook>> = {
+            let books = self.books.lock().unwrap_or_else(|e| e.into_inner());
+            books.iter().filter_map(Weak::upgrade).collect()
         };
-        for tracker in trackers {
-            tracker.close_sessions_of(grant);
+        for book in books {
+            book.close_sessions_of(grant);
         }
-        tracing::info!(principal = grant.principal.name(), "bearer token revoked");
+        tracing::info!(principal = grant.principal().name(), "bearer token revoked");
     }
 }
 
-/// The token of an `Authorization: Bearer <token>` header.
-pub(crate) fn bearer_token(headers: &http::HeaderMap) -> Option<&str> {
-    headers
-        .get(http::header::AUTHORIZATION)?
-        .to_str()
-        .ok()?
-        .strip_prefix("Bearer ")
-        .filter(|token| !token.is_empty())
-}

@@ -1,21 +1,13 @@
-//! The board every tool works against, in memory or written through to a
-//! SQLite file (`crate::db`), seeded with a small demo: a workspace with a
-//! repository, a workflow with four steps, an autopilot parent task with two
-//! children, a normal, an office and a title-owned task, a plan, a document,
-//! an agent and an executor.
-
-mod board;
-mod checks;
-mod demo;
-mod entities;
+//! The board every tool works against ([`Store`]), in memory or written
+//! through to a SQLite file (`crate::db`); the board itself is
+//! `crate::model`.
 
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-pub use board::Board;
-pub use checks::*;
-pub use entities::*;
+// The model the board is made of, here too, where the tools look for it.
+pub use crate::model::*;
 
 use crate::db::{Database, DbError, blocking};
 

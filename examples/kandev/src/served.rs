@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use mcp_profiles::{ProfileContext, ProfileController, Replacement};
 
-use super::DbError;
+use crate::db::DbError;
 use crate::resolver::{Launch, resolve};
 use crate::server::{Kandev, Provider};
 use crate::store::{BadField, Board, Store, Task, TaskState, check_name};

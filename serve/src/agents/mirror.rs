@@ -1,0 +1,235 @@
+//! A [`ProfileStore`] as the local copy of a shared store: the public API a
+//! store backing (Redis, or a user's own) drives. The backing is consulted
+//! for tokens not known here and for whether the copy may still be served
+//! ([`Backing`]); it applies each change of the shared store here, in its
+//! version order ([`ProfileStore::apply`]).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Weak;
+
+#[cfg(feature = "runtime-tools")]
+use mcp_profiles::{Catalog, CatalogDecoder, Installation};
+use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
+
+use super::{Agent, ProfileStore};
+use crate::identity::Principal;
+
+/// Why a shared store cannot vouch for the local copy now: unreachable, or
+/// gone. Requests are refused with this message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unreachable {
+    reason: String,
+}
+
+impl Unreachable {
+    /// Refuses with `reason`, said to the client as it is.
+    pub fn new(reason: impl Into<String>) -> Self {
+        Unreachable {
+            reason: reason.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Unreachable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for Unreachable {}
+
+/// A shared store behind a [`ProfileStore`], which serves as its local
+/// copy (see [`ProfileStore::back_with`]).
+pub trait Backing: Send + Sync {
+    /// `Err` with the reason once the local copy may no longer be served
+    /// (the shared store was out of reach for too long: a profile narrowed
+    /// meanwhile must not be served wide).
+    fn serving(&self) -> Result<(), Unreachable>;
+
+    /// Looks `token` up in the shared store and, if it names an agent,
+    /// loads the agent ([`Apply::Load`]) and grants the token locally.
+    /// `Err` when the shared store could not answer.
+    fn resolve<'a>(
+        &'a self,
+        token: &'a str,
+    ) -> Pin<Box<dyn Future<Output = Result<(), Unreachable>> + Send + 'a>>;
+}
+
+/// A principal's agent as a shared store holds it, or the part of it that
+/// one change moved.
+#[non_exhaustive]
+pub enum AgentUpdate<S: Vocabulary> {
+    /// Its profile was replaced; its catalog is unchanged.
+    Context(ProfileContext<S>),
+    /// All of it: the profile and the catalog (`None`: none, or one this
+    /// instance cannot read, which is then not served).
+    #[cfg(feature = "runtime-tools")]
+    Whole(ProfileContext<S>, Option<Catalog<S>>),
+}
+
+impl<S: Vocabulary> std::fmt::Debug for AgentUpdate<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AgentUpdate::Context(context) => f.debug_tuple("Context").field(context).finish(),
+            #[cfg(feature = "runtime-tools")]
+            AgentUpdate::Whole(context, catalog) => {
+                f.debug_tuple("Whole").field(context).field(catalog).finish()
+            }
+        }
+    }
+}
+
+/// Which changes [`ProfileStore::apply`] takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Apply {
+    /// A change of the feed: only for a principal served here, only newer.
+    IfServed,
+    /// A principal a token just named: created if missing, else only newer.
+    Load,
+    /// The shared store's state after a reconnect: whatever it says.
+    Reset,
+}
+
+/// Why [`ProfileStore::install_catalog_if`] changed nothing.
+#[cfg(feature = "runtime-tools")]
+pub(crate) enum CatalogRefusal {
+    /// The principal has no agent.
+    NoAgent,
+    /// The agent is at this version, not the one expected.
+    Conflict(u64),
+}
+
+impl<S: Vocabulary> ProfileStore<S> {
+    /// Makes this store the local copy of `backing`; whether it was not
+    /// backed yet (a store is backed at most once).
+    pub fn back_with(&self, backing: Weak<dyn Backing>) -> bool {
+        self.backing.set(backing).is_ok()
+    }
+
+    /// The decoder of stored catalogs, if this store takes them.
+    #[cfg(feature = "runtime-tools")]
+    pub fn catalog_decoder(&self) -> Option<&CatalogDecoder<S>> {
+        self.catalogs.as_ref()
+    }
+
+    /// Every principal with an agent here, and its version.
+    pub fn versions(&self) -> Vec<(String, u64)> {
+        let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
+        agents
+            .iter()
+            .map(|(principal, agent)| (principal.name().to_owned(), agent.version))
+            .collect()
+    }
+
+    /// Applies version `version` of `principal`'s agent as a shared store
+    /// reports it (`None`: removed, with every token naming it), as `how`
+    /// allows; whether it changed anything here. Versions only move
+    /// forward, except on [`Apply::Reset`]. Sessions of the principal get
+    /// one `list_changed` each when what they see changed.
+    pub fn apply(
+        &self,
+        principal: &str,
+        version: u64,
+        update: Option<AgentUpdate<S>>,
+        how: Apply,
+    ) -> bool {
+        let _writing = self.write_lock();
+        let key = Principal::new(principal);
+        let controller = {
+            let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
+            let newer = match agents.get(&key) {
+                None => {
+                    let (Some(update), Apply::Load | Apply::Reset) = (update, how) else {
+                        return false;
+                    };
+                    agents.insert(key, Agent::new(new_controller(update), version));
+                    return true;
+                }
+                Some(agent) => {
+                    (how == Apply::Reset && version != agent.version) || version > agent.version
+                }
+            };
+            if !newer {
+                return false;
+            }
+            match update {
+                Some(update) => {
+                    let agent = agents.get_mut(&key).expect("checked above");
+                    agent.version = version;
+                    Some((agent.controller.clone(), update))
+                }
+                None => None,
+            }
+        };
+        match controller {
+            // Outside the agents' lock: replacing notifies sessions.
+            Some((controller, AgentUpdate::Context(context))) => {
+                controller.replace(context);
+            }
+            #[cfg(feature = "runtime-tools")]
+            Some((controller, AgentUpdate::Whole(context, catalog))) => {
+                controller.replace_with_catalog(context, catalog);
+            }
+            None => {
+                self.remove_locked(principal);
+            }
+        }
+        true
+    }
+
+    /// Installs `catalog`, whose wire form is `wire`, on `principal`'s agent,
+    /// bumping its version, if its version is `expected` (`None`: any):
+    /// its controller, the installation and the version now in force.
+    #[cfg(feature = "runtime-tools")]
+    pub(crate) fn install_catalog_if(
+        &self,
+        principal: &str,
+        wire: serde_json::Value,
+        catalog: &Catalog<S>,
+        expected: Option<u64>,
+    ) -> Result<(ProfileController<S>, Installation, u64), CatalogRefusal> {
+        let _writing = self.write_lock();
+        let (controller, version) = {
+            let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
+            let agent = agents
+                .get_mut(&Principal::new(principal))
+                .ok_or(CatalogRefusal::NoAgent)?;
+            if expected.is_some_and(|expected| expected != agent.version) {
+                return Err(CatalogRefusal::Conflict(agent.version));
+            }
+            agent.version += 1;
+            agent.catalog = Some(wire);
+            (agent.controller.clone(), agent.version)
+        };
+        // Installed outside the agents' lock: installing notifies sessions.
+        let installation = controller.set_catalog(Some(catalog));
+        Ok((controller, installation, version))
+    }
+
+    /// The wire form of `principal`'s catalog and the agent's version;
+    /// `None` if it has no agent here.
+    #[cfg(feature = "runtime-tools")]
+    pub(crate) fn catalog_wire(&self, principal: &str) -> Option<(Option<serde_json::Value>, u64)> {
+        let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
+        let agent = agents.get(&Principal::new(principal))?;
+        Some((agent.catalog.clone(), agent.version))
+    }
+}
+
+/// A controller for an agent first seen whole, its catalog installed before
+/// any session can see it.
+fn new_controller<S: Vocabulary>(update: AgentUpdate<S>) -> ProfileController<S> {
+    match update {
+        AgentUpdate::Context(context) => ProfileController::new(context),
+        #[cfg(feature = "runtime-tools")]
+        AgentUpdate::Whole(context, catalog) => {
+            let controller = ProfileController::new(context);
+            if catalog.is_some() {
+                controller.set_catalog(catalog.as_ref());
+            }
+            controller
+        }
+    }
+}

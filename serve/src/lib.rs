@@ -1,0 +1,40 @@
+// The crate docs are README.md, so that every example in it is a doctest.
+// Its link definitions point at docs.rs; these come first and win
+// (CommonMark keeps the first), so rustdoc checks them as intra-doc links.
+//! [`AgentStore`]: crate::AgentStore
+//! [`Backing`]: crate::Backing
+//! [`Backing::serving`]: crate::Backing::serving
+//! [`Backing::resolve`]: crate::Backing::resolve
+//! [`ProfileStore`]: crate::ProfileStore
+//! [`ProfileStore::back_with`]: crate::ProfileStore::back_with
+//! [`ProfileStore::apply`]: crate::ProfileStore::apply
+//! [`http`]: crate::http
+//! [`http::serve`]: crate::http::serve
+//! [`http::router`]: crate::http::router
+//! [`http::serve_multi_agent`]: crate::http::serve_multi_agent
+//! [`http::multi_agent_router`]: crate::http::multi_agent_router
+//! [`http::serve_with`]: crate::http::serve_with
+//! [`http::serve_multi_agent_with`]: crate::http::serve_multi_agent_with
+//! [`http::serve_router`]: crate::http::serve_router
+//! [`http::Limits`]: crate::http::Limits
+//! [`Limits::within_file_limit`]: crate::http::Limits::within_file_limit
+//! [`http::raise_file_limit`]: crate::http::raise_file_limit
+//! [`http::open_files`]: crate::http::open_files
+//! [`http::NoRoomForConnections`]: crate::http::NoRoomForConnections
+#![cfg_attr(feature = "redis", doc = "[`RedisStore`]: crate::RedisStore")]
+#![doc = ""]
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod agents;
+pub mod http;
+mod identity;
+pub mod store;
+
+pub use agents::{AgentUpdate, Apply, Backing, ProfileStore, Unreachable};
+pub use identity::{Principal, UnknownPrincipal};
+#[cfg(feature = "runtime-tools")]
+pub use store::{CatalogChange, StoredCatalog};
+pub use store::{AgentChange, AgentStore, StoreError, StoredAgent};
+#[cfg(feature = "redis")]
+pub use store::{RedisOptions, RedisStore};
