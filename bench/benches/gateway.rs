@@ -20,10 +20,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use kandev_mcp::Kandev;
-use mcp_profiles_serve::http::Limits;
-use mcp_profiles_serve::{AgentStore, RedisOptions, RedisStore};
 use mcp_profiles_bench::results::env_usize;
 use mcp_profiles_bench::sessions::connect_clients;
+use mcp_profiles_serve::http::Limits;
+use mcp_profiles_serve::{AgentStore, RedisOptions, RedisStore};
 use mcp_profiles_tests::client::http_transport;
 use mcp_profiles_tests::redis::RedisServer;
 use rmcp::ClientHandler;
@@ -88,10 +88,14 @@ async fn instance(redis: &RedisServer) -> Instance {
     );
     let limits = Limits::default().with_max_connections(8192);
     let any: std::net::SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let mcp =
-        mcp_profiles_serve::http::serve_multi_agent_with(store.profiles(), Kandev::demo(), any, limits)
-            .await
-            .unwrap();
+    let mcp = mcp_profiles_serve::http::serve_multi_agent_with(
+        store.profiles(),
+        Kandev::demo(),
+        any,
+        limits,
+    )
+    .await
+    .unwrap();
     let app = kandev_mcp::gateway::control::router(store.clone(), TOKEN);
     let control = mcp_profiles_serve::http::serve_router(app, any, kandev_mcp::control::limits())
         .await

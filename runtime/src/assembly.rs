@@ -255,6 +255,15 @@ pub struct Explanation<'r, S: Vocabulary> {
     rows: Vec<(&'r Group<S>, Decision<S>)>,
 }
 
+impl<S: Vocabulary> std::fmt::Debug for Explanation<'_, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Explanation")
+            .field("context", &self.context)
+            .field("groups", &self.rows.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'r, S: Vocabulary> Explanation<'r, S> {
     /// The explained context.
     pub fn context(&self) -> &ProfileContext<S> {

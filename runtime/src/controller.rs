@@ -123,6 +123,15 @@ pub struct ProfileController<S: Vocabulary> {
     cell: Arc<Cell<S>>,
 }
 
+impl<S: Vocabulary> std::fmt::Debug for ProfileController<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProfileController")
+            .field("context", self.cell.current().profile.context())
+            .field("sessions", &self.cell.sessions.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl<S: Vocabulary> Clone for ProfileController<S> {
     fn clone(&self) -> Self {
         ProfileController {
@@ -196,15 +205,24 @@ impl<S: Vocabulary> ProfileController<S> {
         }
     }
 
-    /// How long clients may cache a `tools/list` result (`ttlMs`, scope
-    /// `private`). The default, zero, is the only value that keeps a client
+    /// Sets how long clients may cache a `tools/list` result (`ttlMs`,
+    /// scope `private`), for every session of this controller and every
+    /// clone of it. The default, zero, is the only value that keeps a client
     /// that did not subscribe from serving a stale list after a replacement:
     /// replacements come at any time and only subscribers hear of them.
     /// Subscribed rmcp clients drop their cached list on `list_changed`, so
     /// a deployment whose clients all subscribe can raise it.
-    pub fn with_list_ttl(self, ttl: Duration) -> Self {
+    pub fn set_list_ttl(&self, ttl: Duration) {
         let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
         self.cell.list_ttl_ms.store(millis, Ordering::Relaxed);
+    }
+
+    /// [`set_list_ttl`](Self::set_list_ttl), returning the controller.
+    #[deprecated(
+        note = "use `set_list_ttl`: the TTL is shared by every clone of the controller, which a builder-style name hides"
+    )]
+    pub fn with_list_ttl(self, ttl: Duration) -> Self {
+        self.set_list_ttl(ttl);
         self
     }
 

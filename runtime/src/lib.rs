@@ -12,7 +12,7 @@
 //! [`ProfileController`]: crate::ProfileController
 //! [`ProfileController::replace`]: crate::ProfileController::replace
 //! [`ProfileController::update`]: crate::ProfileController::update
-//! [`ProfileController::with_list_ttl`]: crate::ProfileController::with_list_ttl
+//! [`ProfileController::set_list_ttl`]: crate::ProfileController::set_list_ttl
 //! [`ProfiledServer`]: crate::ProfiledServer
 //! [`ProfiledServer::resolving`]: crate::ProfiledServer::resolving
 //! [`ProfileResolver`]: crate::ProfileResolver
@@ -45,6 +45,7 @@
            and `runtime-tools` on, as on docs.rs."
 )]
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_debug_implementations)]
 
 // Generated code names this crate `::mcp_profiles`; let that resolve here too.
 extern crate self as mcp_profiles;
@@ -66,16 +67,16 @@ mod vocabulary;
 pub use assembly::{Explanation, Profile, ToolDiff};
 #[cfg(feature = "runtime-tools")]
 pub use catalog::{
-    Catalog, CatalogDecodeError, CatalogDecoder, CatalogError, CatalogErrors, HandlerFuture, InstallOutcome, Installation, RuntimeDiff,
-    RuntimeHandler, RuntimeTool,
+    Catalog, CatalogDecodeError, CatalogDecoder, CatalogError, CatalogErrors, HandlerFuture,
+    InstallOutcome, Installation, RuntimeDiff, RuntimeHandler, RuntimeTool,
 };
 pub use context::{ContextError, ProfileContext};
 pub use controller::{ProfileController, Replacement};
 #[cfg(feature = "testing")]
 pub use registry::RegistryBuilder;
 pub use registry::{Group, Registry, RegistryError, RegistryErrors};
-pub use rule::{Decision, Rule, TermSet};
 pub use resolve::{ProfileHandle, ProfileResolver};
+pub use rule::{Decision, Rule, TermSet};
 pub use server::{Clipped, ProfiledServer};
 pub use vocabulary::{Term, TermKind, UnknownName, Vocabulary};
 

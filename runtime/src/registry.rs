@@ -50,10 +50,25 @@ impl<S: Vocabulary> Clone for GroupEntry<S> {
 
 impl<S: Vocabulary> Copy for GroupEntry<S> {}
 
+impl<S: Vocabulary> std::fmt::Debug for GroupEntry<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GroupEntry")
+            .field("name", &self.name)
+            .field("module_path", &self.module_path)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A group entry of some server type, as stored in `TOOL_GROUPS`.
 pub struct LinkedGroup {
     server: fn() -> TypeId,
     entry: &'static (dyn Any + Sync),
+}
+
+impl std::fmt::Debug for LinkedGroup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinkedGroup").finish_non_exhaustive()
+    }
 }
 
 impl LinkedGroup {

@@ -15,9 +15,9 @@ use rmcp::service::{
 use rmcp::{ErrorData, ServerHandler};
 
 use crate::controller::Cell;
-use crate::{ProfileResolver, Vocabulary};
 use crate::forward::forward_to_handler;
 use crate::notification::{SessionGuard, changes_so_far};
+use crate::{ProfileResolver, Vocabulary};
 
 /// Serves handler `S` with the tools of its controller's current profile.
 ///
@@ -33,9 +33,11 @@ use crate::notification::{SessionGuard, changes_so_far};
 ///   input schema before their handler runs;
 /// - everything else (server info, prompts, resources, ...) is `S`'s own.
 ///
-/// Made by [`ProfileController::server`](crate::ProfileController::server).
-/// Each clone is a fresh session sharing the handler and the profile, so a
-/// clone per connection is what a transport's service factory wants. `S`
+/// Made by [`ProfileController::server`](crate::ProfileController::server)
+/// or [`ProfiledServer::resolving`]. One value serves one session: a
+/// transport's service factory makes each further one with
+/// [`new_session`](Self::new_session), which shares the handler and the
+/// profile (`Clone` does the same, under a name that hides it). `S`
 /// implements `ServerHandler` for the non-tool parts, without
 /// `#[tool_handler]`: the tools are the registry's.
 pub struct ProfiledServer<S: Vocabulary> {
@@ -52,6 +54,22 @@ pub struct ProfiledServer<S: Vocabulary> {
 /// `listen_since` when no stream is being established.
 const NOT_LISTENING: u64 = u64::MAX;
 
+impl<S: Vocabulary> std::fmt::Debug for ProfiledServer<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let profile = match &self.shared.source {
+            Source::Single(cell) => Some(*cell.current().profile.context()),
+            Source::Resolver(_) => None,
+        };
+        f.debug_struct("ProfiledServer")
+            .field(
+                "profile",
+                &profile.map_or_else(|| "per request".to_owned(), |c| c.to_string()),
+            )
+            .field("initialized", &self.session.get().is_some())
+            .finish_non_exhaustive()
+    }
+}
+
 struct Shared<S: Vocabulary> {
     handler: S,
     source: Source<S>,
@@ -65,6 +83,7 @@ enum Source<S: Vocabulary> {
     Resolver(Arc<dyn ProfileResolver<S>>),
 }
 
+/// A server for one more session, as [`ProfiledServer::new_session`].
 impl<S: Vocabulary> Clone for ProfiledServer<S> {
     fn clone(&self) -> Self {
         ProfiledServer {
@@ -108,6 +127,12 @@ impl<S: Vocabulary> ProfiledServer<S> {
                 .resolve(extensions)
                 .map(|handle| Cow::Owned(handle.cell)),
         }
+    }
+
+    /// A server for one more session: the same handler and profile (or
+    /// resolver), its own session state.
+    pub fn new_session(&self) -> Self {
+        self.clone()
     }
 
     /// The wrapped handler.
@@ -171,19 +196,19 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let current = self.cell(&context.extensions)?.current();
-        if current.tools.tool(&request.name).is_some() {
+        if current.tools.serves(&request.name) {
             let call = ToolCallContext::new(&self.shared.handler, request, context);
             return current.tools.router.call(call).await;
         }
         // A runtime tool the context enables; its catalog is the one loaded
         // above, whatever is installed meanwhile.
         #[cfg(feature = "runtime-tools")]
-        if current.runtime.contains(&request.name) {
+        if let Some(entry) = current.runtime.entry(&request.name) {
             let mut context = context;
             // The handler may need to know whom it serves (a forwarding
             // backend, say): the context of the profile this call runs on.
             context.extensions.insert(*current.profile.context());
-            return crate::catalog::call(&current.runtime, request, context)
+            return crate::catalog::call(entry, request, context)
                 .await
                 .map(CallToolResponse::from);
         }

@@ -96,14 +96,6 @@ impl<S: Vocabulary> ToolSnapshot<S> {
     pub fn serves(&self, name: &str) -> bool {
         self.set.tools.binary_search(&name).is_ok()
     }
-
-    /// The tool called `name`, if this set has it.
-    pub fn tool(&self, name: &str) -> Option<&Tool> {
-        self.tools
-            .binary_search_by(|tool| (*tool.name).cmp(name))
-            .ok()
-            .map(|index| &self.tools[index])
-    }
 }
 
 /// The routes of one server type and its snapshots, built on first use.

@@ -24,8 +24,9 @@ use tokio_util::sync::CancellationToken;
 /// # }
 /// use mcp_profiles::ProfileContext;
 /// use mcp_profiles_serve::ProfileStore;
+/// use std::sync::Arc;
 ///
-/// let store = ProfileStore::<Demo>::new();
+/// let store = Arc::new(ProfileStore::<Demo>::default());
 /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
 /// store.grant("token-for-alice", "alice")?;
 /// assert_eq!(store.principal("token-for-alice").unwrap().name(), "alice");
@@ -93,7 +94,7 @@ pub(crate) trait SessionBook: Send + Sync {
 /// #     #[capabilities] pub enum Capability {}
 /// #     #[providers] pub enum Provider {}
 /// # }
-/// let store = mcp_profiles_serve::ProfileStore::<Demo>::new();
+/// let store = mcp_profiles_serve::Arc::new(ProfileStore::<Demo>::default());
 /// let error = store.grant("token-for-carol", "carol").unwrap_err();
 /// assert_eq!(error.principal(), "carol");
 /// ```

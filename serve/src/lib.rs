@@ -25,6 +25,7 @@
 #![doc = ""]
 #![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_debug_implementations)]
 
 mod agents;
 pub mod http;
@@ -33,8 +34,8 @@ pub mod store;
 
 pub use agents::{AgentUpdate, Apply, Backing, ProfileStore, Unreachable};
 pub use identity::{Principal, UnknownPrincipal};
+pub use store::{AgentChange, AgentStore, StoreError, StoredAgent};
 #[cfg(feature = "runtime-tools")]
 pub use store::{CatalogChange, StoredCatalog};
-pub use store::{AgentChange, AgentStore, StoreError, StoredAgent};
 #[cfg(feature = "redis")]
 pub use store::{RedisOptions, RedisStore};

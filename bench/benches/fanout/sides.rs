@@ -5,11 +5,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kandev_mcp::Kandev;
-use mcp_profiles_serve::http::{HttpServer, Limits};
 use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
 use mcp_profiles_bench::per_session::RouterSessions;
 use mcp_profiles_bench::relisting::{Probe, Relister};
 use mcp_profiles_bench::sessions::{connect_clients, connect_in_process, join_spawned};
+use mcp_profiles_serve::http::{HttpServer, Limits};
 use mcp_profiles_tests::client::http_transport;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -173,7 +173,8 @@ impl Side {
                     Arc::new(LocalSessionManager::default()),
                     StreamableHttpServerConfig::default(),
                 );
-                let app = axum::Router::new().nest_service(mcp_profiles_serve::http::MCP_PATH, service);
+                let app =
+                    axum::Router::new().nest_service(mcp_profiles_serve::http::MCP_PATH, service);
                 let http = mcp_profiles_serve::http::serve_router(app, loopback(), limits())
                     .await
                     .expect("serving the rmcp routers over HTTP");

@@ -37,9 +37,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use kandev_mcp::Kandev;
-use mcp_profiles_serve::http::Limits;
 use mcp_profiles::{ProfileContext, ProfileController, Term, Vocabulary};
 use mcp_profiles_bench::plain::{self, Plain};
+use mcp_profiles_serve::http::Limits;
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use tokio::io::AsyncReadExt;

@@ -17,8 +17,8 @@ pub mod matrix;
 pub mod model;
 pub mod plugins;
 pub mod resolver;
-pub mod server;
 pub mod served;
+pub mod server;
 pub mod store;
 mod tools;
 

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use kandev_mcp::served::ServedTask;
 use kandev_mcp::file_limit::{self, Uses};
 use kandev_mcp::plugins::{Backend, Plugins};
 use kandev_mcp::resolver::{Launch, LaunchPurpose, Purpose, SessionFacts, resolve};
+use kandev_mcp::served::ServedTask;
 use kandev_mcp::store::Store;
 use kandev_mcp::{Kandev, Provider, control, demo, gateway, legacy, matrix};
 use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};

@@ -6,29 +6,20 @@ use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
-use super::Runtime;
+use super::Entry;
 use super::validate::display_path;
 use crate::Vocabulary;
 
-/// Runs the visible runtime tool `request.name`; the server checked that
-/// there is one, and refuses like a compiled tool otherwise.
+/// Runs the visible runtime tool `entry` (the server found it by
+/// `request.name`, once).
 ///
 /// Arguments that do not match the input schema fail with JSON-RPC -32602
 /// naming the first failing instance path, and the handler never runs.
 pub(crate) async fn call<S: Vocabulary>(
-    runtime: &Runtime<S>,
+    entry: &Entry<S>,
     request: CallToolRequestParams,
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResult, ErrorData> {
-    let Some(entry) = runtime.entry(&request.name) else {
-        return Err(ErrorData::invalid_params(
-            format!(
-                "tool `{}` is not available in the current profile",
-                request.name
-            ),
-            None,
-        ));
-    };
     let arguments = Value::Object(request.arguments.unwrap_or_default());
     if let Err(error) = entry.arguments.validate(&arguments) {
         let path = error.instance_path().to_string();

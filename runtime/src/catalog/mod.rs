@@ -19,9 +19,9 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use rmcp::ErrorData;
-use serde_json::Value;
 use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
 use rmcp::service::{RequestContext, RoleServer};
+use serde_json::Value;
 
 use crate::rule::RuleMasks;
 use crate::{Rule, Vocabulary};
@@ -72,7 +72,7 @@ pub type CatalogDecodeError = Box<dyn std::error::Error + Send + Sync>;
 ///     });
 ///     Ok(Catalog::new("wire", revision, tools)?)
 /// });
-/// // Hand it to a store: `mcp_profiles_serve::ProfileStore::with_catalogs(decoder)`.
+/// // Hand it to a store: `mcp_profiles_serve::Arc::new(ProfileStore::default().with_catalogs(decoder))`.
 /// # drop(decoder);
 /// ```
 pub type CatalogDecoder<S> =
@@ -185,7 +185,7 @@ impl<S: Vocabulary> RuntimeTool<S> {
 }
 
 /// A verified tool of a catalog, with its compiled input schema.
-struct Entry<S: Vocabulary> {
+pub(crate) struct Entry<S: Vocabulary> {
     tool: RuntimeTool<S>,
     rule: RuleMasks,
     arguments: jsonschema::Validator,
@@ -306,6 +306,7 @@ impl<S: Vocabulary> Catalog<S> {
 
 /// What installing a catalog did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum InstallOutcome {
     /// The catalog is now installed; its tools differ from the previous one's.
     Installed,

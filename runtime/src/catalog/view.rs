@@ -70,13 +70,8 @@ impl<S: Vocabulary> Runtime<S> {
         }
     }
 
-    /// Whether a runtime tool called `name` is visible.
-    pub fn contains(&self, name: &str) -> bool {
-        self.entry(name).is_some()
-    }
-
     /// The visible runtime tool called `name`.
-    pub(super) fn entry(&self, name: &str) -> Option<&Entry<S>> {
+    pub fn entry(&self, name: &str) -> Option<&Entry<S>> {
         let (catalog, view) = (self.catalog.as_ref()?, self.view.as_ref()?);
         view.enabled
             .binary_search_by(|&index| catalog.entry(index).tool.name().cmp(name))

@@ -73,9 +73,11 @@ impl<S: Vocabulary> std::fmt::Debug for AgentUpdate<S> {
         match self {
             AgentUpdate::Context(context) => f.debug_tuple("Context").field(context).finish(),
             #[cfg(feature = "runtime-tools")]
-            AgentUpdate::Whole(context, catalog) => {
-                f.debug_tuple("Whole").field(context).field(catalog).finish()
-            }
+            AgentUpdate::Whole(context, catalog) => f
+                .debug_tuple("Whole")
+                .field(context)
+                .field(catalog)
+                .finish(),
         }
     }
 }

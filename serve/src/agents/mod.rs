@@ -24,9 +24,9 @@ use crate::identity::{Grant, Principal, SessionBook, UnknownPrincipal};
 
 mod mirror;
 
-pub use mirror::{AgentUpdate, Apply, Backing, Unreachable};
 #[cfg(feature = "runtime-tools")]
 pub(crate) use mirror::CatalogRefusal;
+pub use mirror::{AgentUpdate, Apply, Backing, Unreachable};
 
 /// Every agent's profile, keyed by principal, and the tokens that name them.
 ///
@@ -51,8 +51,9 @@ pub(crate) use mirror::CatalogRefusal;
 /// # }
 /// use mcp_profiles::ProfileContext;
 /// use mcp_profiles_serve::ProfileStore;
+/// use std::sync::Arc;
 ///
-/// let store = ProfileStore::<Demo>::new();
+/// let store = Arc::new(ProfileStore::<Demo>::default());
 /// let alice = store.add_agent("alice", ProfileContext::new(Surface::Ticket));
 /// store.grant("token-for-alice", "alice").unwrap();
 /// let router = mcp_profiles_serve::http::multi_agent_router(&store, Demo, Default::default());
@@ -74,6 +75,34 @@ pub struct ProfileStore<S: Vocabulary> {
     /// Turns stored catalogs into installable ones; `None`: no catalogs.
     #[cfg(feature = "runtime-tools")]
     catalogs: Option<CatalogDecoder<S>>,
+}
+
+/// An empty store, serving no agent and taking no catalogs.
+impl<S: Vocabulary> Default for ProfileStore<S> {
+    fn default() -> Self {
+        ProfileStore {
+            tokens: RwLock::default(),
+            agents: RwLock::default(),
+            writing: Mutex::default(),
+            books: Mutex::default(),
+            backing: OnceLock::new(),
+            #[cfg(feature = "runtime-tools")]
+            catalogs: None,
+        }
+    }
+}
+
+impl<S: Vocabulary> std::fmt::Debug for ProfileStore<S> {
+    /// Counts only: tokens are secrets.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let agents = self.agents.read().unwrap_or_else(|e| e.into_inner()).len();
+        let tokens = self.tokens.read().unwrap_or_else(|e| e.into_inner()).len();
+        f.debug_struct("ProfileStore")
+            .field("agents", &agents)
+            .field("tokens", &tokens)
+            .field("backed", &self.backing.get().is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 /// One principal's agent: its controller and the version of its profile
@@ -103,32 +132,21 @@ impl<S: Vocabulary> Agent<S> {
 pub(crate) type Put<S> = (ProfileController<S>, Option<Replacement<S>>, u64);
 
 impl<S: Vocabulary> ProfileStore<S> {
-    /// An empty store.
+    /// An empty store, in an `Arc` as the routers take it.
+    #[deprecated(
+        note = "use `Arc::new(ProfileStore::default())`: `new` returned an `Arc`, which its name hid"
+    )]
     pub fn new() -> Arc<Self> {
-        Arc::new(Self::empty())
+        Arc::new(Self::default())
     }
 
-    fn empty() -> Self {
-        ProfileStore {
-            tokens: RwLock::default(),
-            agents: RwLock::default(),
-            writing: Mutex::default(),
-            books: Mutex::default(),
-            backing: OnceLock::new(),
-            #[cfg(feature = "runtime-tools")]
-            catalogs: None,
-        }
-    }
-
-    /// An empty store whose agents may also have runtime catalogs, put
-    /// through [`AgentStore::put_catalog_if`](crate::AgentStore::put_catalog_if)
-    /// in the wire form `decoder` reads (see [`CatalogDecoder`](mcp_profiles::CatalogDecoder)).
+    /// This store, its agents also taking runtime catalogs, put through
+    /// [`AgentStore::put_catalog_if`](crate::AgentStore::put_catalog_if)
+    /// in the wire form `decoder` reads (see [`CatalogDecoder`]).
     #[cfg(feature = "runtime-tools")]
-    pub fn with_catalogs(decoder: CatalogDecoder<S>) -> Arc<Self> {
-        Arc::new(ProfileStore {
-            catalogs: Some(decoder),
-            ..Self::empty()
-        })
+    pub fn with_catalogs(mut self, decoder: CatalogDecoder<S>) -> Self {
+        self.catalogs = Some(decoder);
+        self
     }
 
     /// Gives `principal` an agent serving `initial` and returns the
@@ -155,9 +173,10 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// #     #[providers] pub enum Provider {}
     /// # }
     /// use mcp_profiles::ProfileContext;
-/// use mcp_profiles_serve::ProfileStore;
+    /// use mcp_profiles_serve::ProfileStore;
+/// use std::sync::Arc;
     ///
-    /// let store = ProfileStore::<Demo>::new();
+    /// let store = Arc::new(ProfileStore::<Demo>::default());
     /// let first = store.add_agent("alice", ProfileContext::new(Surface::Ticket));
     /// let again = store.add_agent("alice", ProfileContext::new(Surface::Chat));
     /// // One agent, now serving the new profile through either handle.
@@ -232,9 +251,10 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// #     #[providers] pub enum Provider {}
     /// # }
     /// use mcp_profiles::ProfileContext;
-/// use mcp_profiles_serve::ProfileStore;
+    /// use mcp_profiles_serve::ProfileStore;
+/// use std::sync::Arc;
     ///
-    /// let store = ProfileStore::<Demo>::new();
+    /// let store = Arc::new(ProfileStore::<Demo>::default());
     /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
     /// store.grant("token-for-alice", "alice").unwrap();
     /// assert!(store.remove_agent("alice").is_some());
@@ -289,9 +309,10 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// #     #[providers] pub enum Provider {}
     /// # }
     /// use mcp_profiles::ProfileContext;
-/// use mcp_profiles_serve::ProfileStore;
+    /// use mcp_profiles_serve::ProfileStore;
+/// use std::sync::Arc;
     ///
-    /// let store = ProfileStore::<Demo>::new();
+    /// let store = Arc::new(ProfileStore::<Demo>::default());
     /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
     /// store.grant("token-for-alice", "alice")?;
     /// store.grant("second-token-for-alice", "alice")?;
@@ -345,9 +366,10 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// #     #[providers] pub enum Provider {}
     /// # }
     /// use mcp_profiles::ProfileContext;
-/// use mcp_profiles_serve::ProfileStore;
+    /// use mcp_profiles_serve::ProfileStore;
+/// use std::sync::Arc;
     ///
-    /// let store = ProfileStore::<Demo>::new();
+    /// let store = Arc::new(ProfileStore::<Demo>::default());
     /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
     /// store.grant("laptop", "alice").unwrap();
     /// store.grant("phone", "alice").unwrap();
@@ -386,7 +408,9 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// agent.
     pub(crate) fn admit(&self, grant: &Grant) -> Option<ProfileHandle<S>> {
         let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
-        agents.get(grant.principal()).map(|agent| agent.controller.handle())
+        agents
+            .get(grant.principal())
+            .map(|agent| agent.controller.handle())
     }
 
     /// The grant of `token`, asking the shared store behind this one about
@@ -447,4 +471,3 @@ impl<S: Vocabulary> ProfileStore<S> {
         tracing::info!(principal = grant.principal().name(), "bearer token revoked");
     }
 }
-

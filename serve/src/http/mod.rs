@@ -50,7 +50,7 @@ fn mcp_router<S>(
 where
     S: Vocabulary + ServerHandler,
 {
-    let service = StreamableHttpService::new(move || Ok(server.clone()), sessions, config);
+    let service = StreamableHttpService::new(move || Ok(server.new_session()), sessions, config);
     axum::Router::new().nest_service(MCP_PATH, service)
 }
 
@@ -79,8 +79,9 @@ where
 /// # }
 /// use mcp_profiles::ProfileContext;
 /// use mcp_profiles_serve::ProfileStore;
+/// use std::sync::Arc;
 ///
-/// let store = ProfileStore::<Demo>::new();
+/// let store = Arc::new(ProfileStore::<Demo>::default());
 /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
 /// store.grant("token-for-alice", "alice").unwrap();
 /// let app = mcp_profiles_serve::http::multi_agent_router(&store, Demo, Default::default());

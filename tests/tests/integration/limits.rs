@@ -6,11 +6,12 @@
 //! never ends; and refusals echo a bounded part of what the client sent.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_profiles_serve::http::{HttpServer, Limits};
 use mcp_profiles::ProfileController;
 use mcp_profiles_serve::ProfileStore;
+use mcp_profiles_serve::http::{HttpServer, Limits};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::client::{CallOutcome, Session};
 use mcp_profiles_tests::contexts::{asking, child};
@@ -34,10 +35,13 @@ fn any_port() -> SocketAddr {
 async fn serve_tasks(limits: Limits) -> (ProfileController<TaskServer>, TaskServer, HttpServer) {
     let controller = ProfileController::new(asking());
     let handler = TaskServer::default();
-    let http =
-        mcp_profiles_serve::http::serve_with(controller.server(handler.clone()), any_port(), limits)
-            .await
-            .unwrap();
+    let http = mcp_profiles_serve::http::serve_with(
+        controller.server(handler.clone()),
+        any_port(),
+        limits,
+    )
+    .await
+    .unwrap();
     (controller, handler, http)
 }
 
@@ -248,12 +252,13 @@ async fn a_refusal_echoes_a_bounded_part_of_a_huge_name() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_session_id_is_echoed_bounded() {
-    let store = ProfileStore::<TaskServer>::new();
+    let store = Arc::new(ProfileStore::<TaskServer>::default());
     store.add_agent("alice", asking());
     store.grant("alice-token", "alice").unwrap();
-    let http = mcp_profiles_serve::http::serve_multi_agent(&store, TaskServer::default(), any_port())
-        .await
-        .unwrap();
+    let http =
+        mcp_profiles_serve::http::serve_multi_agent(&store, TaskServer::default(), any_port())
+            .await
+            .unwrap();
 
     let list = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
     let huge = "s".repeat(100_000);

@@ -14,6 +14,7 @@ mod linked;
 mod modern;
 mod redis_store;
 mod registry_model;
+mod rmcp_surface;
 mod rule_forms;
 mod runtime_tools;
 mod serving;

@@ -151,8 +151,8 @@ async fn tools_list_carries_private_cache_hints() {
     assert_eq!(result.ttl_ms, Some(0));
     assert_eq!(result.cache_scope, Some(CacheScope::Private));
 
-    let cached =
-        ProfileController::<TaskServer>::new(asking()).with_list_ttl(Duration::from_secs(30));
+    let cached = ProfileController::<TaskServer>::new(asking());
+    cached.set_list_ttl(Duration::from_secs(30));
     let session = duplex_modern(&cached).await;
     let result = session.service.list_tools(None).await.unwrap();
     assert_eq!(result.ttl_ms, Some(30_000));
@@ -162,8 +162,8 @@ async fn tools_list_carries_private_cache_hints() {
 /// still never serves a stale list after a notification.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_caching_subscriber_never_serves_a_stale_list_after_a_notification() {
-    let controller =
-        ProfileController::<TaskServer>::new(asking()).with_list_ttl(Duration::from_secs(3600));
+    let controller = ProfileController::<TaskServer>::new(asking());
+    controller.set_list_ttl(Duration::from_secs(3600));
     let session = duplex_modern(&controller).await;
     let mut subscription = session.subscribe().await;
     let unsubscribed = duplex_modern(&controller).await;
@@ -298,7 +298,7 @@ fn alice_and_bob() -> (
     ProfileController<TaskServer>,
     ProfileController<TaskServer>,
 ) {
-    let store = ProfileStore::<TaskServer>::new();
+    let store = Arc::new(ProfileStore::<TaskServer>::default());
     let alice = store.add_agent("alice", asking());
     let bob = store.add_agent("bob", asking());
     store.grant("alice-token", "alice").unwrap();

@@ -7,8 +7,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_profiles_serve::http::HttpServer;
 use mcp_profiles::{CatalogDecoder, ProfileContext};
+use mcp_profiles_serve::http::HttpServer;
 use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, RedisStore};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::client::{CallOutcome, Session, http_transport};
@@ -228,7 +228,10 @@ async fn unknown_and_revoked_tokens_are_refused_on_every_instance() {
     a.store.grant_token("alice-phone", "alice").await.unwrap();
     let unknown = a.store.grant_token("carol-token", "carol").await;
     assert!(
-        matches!(unknown, Err(mcp_profiles_serve::StoreError::UnknownPrincipal(_))),
+        matches!(
+            unknown,
+            Err(mcp_profiles_serve::StoreError::UnknownPrincipal(_))
+        ),
         "{unknown:?}"
     );
     assert_eq!(b.status("mallory-token").await, 401);
@@ -389,7 +392,7 @@ async fn past_the_grace_period_requests_are_refused_until_redis_is_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_in_memory_store_counts_versions_through_the_same_seam() {
-    let store = ProfileStore::<TaskServer>::new();
+    let store = Arc::new(ProfileStore::<TaskServer>::default());
     alice_and_bob(&store).await;
     let change = store.put_agent("alice", child()).await.unwrap();
     assert!(change.changed);

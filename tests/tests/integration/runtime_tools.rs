@@ -6,12 +6,12 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_profiles_serve::http::HttpServer;
 use mcp_profiles::rmcp::model::{CallToolResult, ContentBlock, JsonObject, ToolAnnotations};
 use mcp_profiles::{
     Catalog, CatalogError, InstallOutcome, ProfileContext, ProfileController, Rule, RuntimeTool,
     Vocabulary,
 };
+use mcp_profiles_serve::http::HttpServer;
 use mcp_profiles_tests::client::{CallOutcome, Session, refused};
 use mcp_profiles_tests::modern::{
     LIMIT, ModernSession, QUIET, expect_one_list_changed, expect_silence,

@@ -130,9 +130,9 @@ async fn catalogs_obey_the_store_rules(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_in_memory_store_keeps_catalogs_beside_profiles() {
-    let store = ProfileStore::<TaskServer>::with_catalogs(decoder());
+    let store = Arc::new(ProfileStore::<TaskServer>::default().with_catalogs(decoder()));
     catalogs_obey_the_store_rules(&store, &store).await;
-    let without = ProfileStore::<TaskServer>::new();
+    let without = Arc::new(ProfileStore::<TaskServer>::default());
     without.put_agent("alice", asking()).await.unwrap();
     let refused = without
         .put_catalog_if("alice", wire(1, &["echo"]), None)

@@ -43,9 +43,9 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::served::ServedTask;
 use crate::legacy;
 use crate::plugins::{Backend, Plugins};
+use crate::served::ServedTask;
 use crate::server::Kandev;
 
 pub(crate) mod plugins;

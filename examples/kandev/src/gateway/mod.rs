@@ -49,7 +49,9 @@ pub struct Config {
 pub async fn store(config: &Config) -> io::Result<Arc<dyn AgentStore<Kandev>>> {
     let decoder = catalog_decoder(config.plugin_backend.clone());
     Ok(match &config.store {
-        None => Arc::new(ProfileStore::<Kandev>::with_catalogs(decoder)),
+        None => Arc::new(Arc::new(
+            ProfileStore::<Kandev>::default().with_catalogs(decoder),
+        )),
         Some(url) => {
             let options = RedisOptions::default().with_grace(config.grace);
             let store = RedisStore::connect_with_catalogs(url, options, decoder)

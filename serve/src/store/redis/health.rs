@@ -96,7 +96,10 @@ mod tests {
         assert_eq!(health.serving(), Ok(()));
         now.store(2_001, Ordering::SeqCst);
         let refusal = health.serving().unwrap_err();
-        assert!(refusal.contains("not been reachable for 2.0 s"), "{refusal}");
+        assert!(
+            refusal.contains("not been reachable for 2.0 s"),
+            "{refusal}"
+        );
         assert!(refusal.contains("grace period of 0.5 s"), "{refusal}");
         health.ok();
         assert_eq!(health.serving(), Ok(()));

@@ -102,6 +102,15 @@ pub struct RedisStore<S: Vocabulary> {
     inner: Arc<Inner<S>>,
 }
 
+impl<S: Vocabulary> std::fmt::Debug for RedisStore<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("keys", &self.inner.keys)
+            .field("local", &self.inner.local)
+            .finish_non_exhaustive()
+    }
+}
+
 pub(super) struct Inner<S: Vocabulary> {
     local: Arc<ProfileStore<S>>,
     commands: ConnectionManager,
@@ -130,7 +139,7 @@ impl<S: Vocabulary> RedisStore<S> {
     /// have no runtime catalogs here (see
     /// [`connect_with_catalogs`](Self::connect_with_catalogs)).
     pub async fn connect(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
-        Self::connect_serving(url, options, ProfileStore::new()).await
+        Self::connect_serving(url, options, Arc::new(ProfileStore::default())).await
     }
 
     /// [`connect`](Self::connect), for agents that also have runtime
@@ -143,7 +152,12 @@ impl<S: Vocabulary> RedisStore<S> {
         options: RedisOptions,
         decoder: CatalogDecoder<S>,
     ) -> Result<Self, StoreError> {
-        Self::connect_serving(url, options, ProfileStore::with_catalogs(decoder)).await
+        Self::connect_serving(
+            url,
+            options,
+            Arc::new(ProfileStore::default().with_catalogs(decoder)),
+        )
+        .await
     }
 
     /// Connects, with `local` (empty) as this instance's copy.
