@@ -174,7 +174,7 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// # }
     /// use mcp_profiles::ProfileContext;
     /// use mcp_profiles_serve::ProfileStore;
-/// use std::sync::Arc;
+    /// use std::sync::Arc;
     ///
     /// let store = Arc::new(ProfileStore::<Demo>::default());
     /// let first = store.add_agent("alice", ProfileContext::new(Surface::Ticket));
@@ -252,7 +252,7 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// # }
     /// use mcp_profiles::ProfileContext;
     /// use mcp_profiles_serve::ProfileStore;
-/// use std::sync::Arc;
+    /// use std::sync::Arc;
     ///
     /// let store = Arc::new(ProfileStore::<Demo>::default());
     /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
@@ -310,7 +310,7 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// # }
     /// use mcp_profiles::ProfileContext;
     /// use mcp_profiles_serve::ProfileStore;
-/// use std::sync::Arc;
+    /// use std::sync::Arc;
     ///
     /// let store = Arc::new(ProfileStore::<Demo>::default());
     /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
@@ -367,7 +367,7 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// # }
     /// use mcp_profiles::ProfileContext;
     /// use mcp_profiles_serve::ProfileStore;
-/// use std::sync::Arc;
+    /// use std::sync::Arc;
     ///
     /// let store = Arc::new(ProfileStore::<Demo>::default());
     /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
