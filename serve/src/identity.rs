@@ -94,7 +94,7 @@ pub(crate) trait SessionBook: Send + Sync {
 /// #     #[capabilities] pub enum Capability {}
 /// #     #[providers] pub enum Provider {}
 /// # }
-/// let store = mcp_profiles_serve::Arc::new(ProfileStore::<Demo>::default());
+/// let store = mcp_profiles_serve::ProfileStore::<Demo>::default();
 /// let error = store.grant("token-for-carol", "carol").unwrap_err();
 /// assert_eq!(error.principal(), "carol");
 /// ```
