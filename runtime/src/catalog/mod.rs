@@ -72,7 +72,7 @@ pub type CatalogDecodeError = Box<dyn std::error::Error + Send + Sync>;
 ///     });
 ///     Ok(Catalog::new("wire", revision, tools)?)
 /// });
-/// // Hand it to a store: `mcp_profiles_serve::Arc::new(ProfileStore::default().with_catalogs(decoder))`.
+/// // Hand it to a store: `mcp_profiles_serve::ProfileStore::default().with_catalogs(decoder)`.
 /// # drop(decoder);
 /// ```
 pub type CatalogDecoder<S> =
