@@ -427,6 +427,17 @@ impl<S: Vocabulary> ProfileStore<S> {
         Ok(self.grant_for(token))
     }
 
+    /// The principal `token` stands for, as a request bearing it would be
+    /// served: a token not known here is looked up in the shared store
+    /// behind this one, if any (and its agent loaded). `Err` when that
+    /// store could not answer.
+    pub async fn lookup(&self, token: &str) -> Result<Option<Principal>, Unreachable> {
+        Ok(self
+            .find_grant(token)
+            .await?
+            .map(|grant| grant.principal().clone()))
+    }
+
     /// Whether this store may serve now: always, unless a shared store
     /// behind it says otherwise.
     pub(crate) fn serving(&self) -> Result<(), Unreachable> {

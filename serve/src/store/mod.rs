@@ -19,6 +19,8 @@
 
 #[cfg(feature = "runtime-tools")]
 mod catalogs;
+#[cfg(feature = "conformance")]
+pub mod conformance;
 #[cfg(feature = "redis")]
 mod redis;
 

@@ -19,3 +19,4 @@ mod rule_forms;
 mod runtime_tools;
 mod serving;
 mod store_catalogs;
+mod store_conformance;

@@ -1,0 +1,411 @@
+//! The checks every store backing must pass (feature `conformance`): run
+//! them in the tests of your own [`AgentStore`], as this crate runs them
+//! for the in-memory store and for Redis.
+//!
+//! [`check`] takes two handles on one shared store, as two gateway
+//! instances would hold them (for a store that lives in one process, the
+//! same one twice), and a [`Fixture`] in the server's vocabulary. It
+//! panics, naming the broken rule, at the first one that does not hold; it
+//! uses principals whose names start with `conformance-`.
+//!
+//! ```no_run
+//! # mod server {
+//! #     #[derive(Clone)] pub struct Demo;
+//! #     impl rmcp::ServerHandler for Demo {}
+//! # }
+//! # use server::Demo;
+//! # mcp_profiles::vocabulary! {
+//! #     server Demo;
+//! #     #[surfaces] pub enum Surface { Ticket, Chat }
+//! #     #[capabilities] pub enum Capability {}
+//! #     #[providers] pub enum Provider {}
+//! # }
+//! # #[mcp_profiles::tool_group(name = "tickets", surface = "ticket")]
+//! # impl Demo {
+//! #     #[rmcp::tool(description = "List")]
+//! #     async fn list_tickets(&self) -> Result<rmcp::model::CallToolResult, rmcp::ErrorData> { todo!() }
+//! # }
+//! use std::sync::Arc;
+//! use mcp_profiles::ProfileContext;
+//! use mcp_profiles_serve::ProfileStore;
+//! use mcp_profiles_serve::store::conformance::{Fixture, check};
+//!
+//! # async fn run() {
+//! let store = Arc::new(ProfileStore::<Demo>::default());
+//! let fixture = Fixture::new(ProfileContext::new(Surface::Ticket), ProfileContext::new(Surface::Chat));
+//! check(&store, &store, &fixture).await;
+//! # }
+//! ```
+
+use std::time::Duration;
+
+use mcp_profiles::{ProfileContext, Vocabulary};
+
+use super::{AgentStore, StoreError};
+
+/// How long a change made through one handle may take to reach the other
+/// (a feed, a poll): only a bound on waiting, never a measure.
+const ARRIVAL: Duration = Duration::from_secs(20);
+
+/// What the checks need in the server's vocabulary.
+#[derive(Clone, Debug)]
+pub struct Fixture<S: Vocabulary> {
+    /// A context.
+    pub first: ProfileContext<S>,
+    /// A context whose compiled tools differ from `first`'s.
+    pub second: ProfileContext<S>,
+    /// For stores that keep catalogs: two wire forms the store's decoder
+    /// accepts, whose tools differ for a session of `first`, and one it
+    /// refuses.
+    #[cfg(feature = "runtime-tools")]
+    pub catalogs: Option<Catalogs>,
+}
+
+/// Catalog wire forms for [`Fixture::catalogs`].
+#[cfg(feature = "runtime-tools")]
+#[derive(Clone, Debug)]
+pub struct Catalogs {
+    /// A catalog the decoder accepts.
+    pub one: serde_json::Value,
+    /// Another, whose tools a session of [`Fixture::first`] sees differ.
+    pub other: serde_json::Value,
+    /// One the decoder refuses.
+    pub refused: serde_json::Value,
+}
+
+impl<S: Vocabulary> Fixture<S> {
+    /// Profiles only; `first` and `second` must assemble different tools.
+    pub fn new(first: ProfileContext<S>, second: ProfileContext<S>) -> Self {
+        Fixture {
+            first,
+            second,
+            #[cfg(feature = "runtime-tools")]
+            catalogs: None,
+        }
+    }
+
+    /// The catalogs to check as well.
+    #[cfg(feature = "runtime-tools")]
+    pub fn with_catalogs(mut self, catalogs: Catalogs) -> Self {
+        self.catalogs = Some(catalogs);
+        self
+    }
+}
+
+/// Runs every check through `one` and `other`, two handles on the same
+/// store; panics at the first broken rule, naming it.
+pub async fn check<S: Vocabulary>(
+    one: &dyn AgentStore<S>,
+    other: &dyn AgentStore<S>,
+    fixture: &Fixture<S>,
+) {
+    assert_ne!(
+        S::registry().assemble(&fixture.first).tool_names(),
+        S::registry().assemble(&fixture.second).tool_names(),
+        "the fixture's two contexts must assemble different tools"
+    );
+    versions_and_compare_and_set(one, other, fixture).await;
+    tokens(one, other, fixture).await;
+    changes_reach_the_other_handle(one, other, fixture).await;
+    deletion(one, other, fixture).await;
+    #[cfg(feature = "runtime-tools")]
+    if let Some(catalogs) = &fixture.catalogs {
+        catalogs_beside_profiles(one, other, fixture, catalogs).await;
+    }
+}
+
+async fn versions_and_compare_and_set<S: Vocabulary>(
+    one: &dyn AgentStore<S>,
+    other: &dyn AgentStore<S>,
+    fixture: &Fixture<S>,
+) {
+    let principal = "conformance-versions";
+    let created = one.put_agent(principal, fixture.first).await.unwrap();
+    assert_eq!(
+        (created.agent.version, created.changed),
+        (1, true),
+        "a new agent is version 1 and changed"
+    );
+    let read = other
+        .agent(principal)
+        .await
+        .unwrap()
+        .expect("the agent, read through the other handle");
+    assert_eq!(
+        (read.version, *read.profile.context()),
+        (1, fixture.first),
+        "the other handle reads the agent as put"
+    );
+    let same = one.put_agent(principal, fixture.first).await.unwrap();
+    assert_eq!(
+        (same.agent.version, same.changed),
+        (2, false),
+        "an equal profile bumps the version and changes nothing"
+    );
+    let changed = other.put_agent(principal, fixture.second).await.unwrap();
+    assert_eq!(
+        (changed.agent.version, changed.changed),
+        (3, true),
+        "another tool set through the other handle is version 3 and changed"
+    );
+    let stale = one.put_agent_if(principal, fixture.first, Some(2)).await;
+    assert!(
+        matches!(&stale, Err(StoreError::Conflict { current: 3, .. })),
+        "a compare-and-set on a stale version is a conflict naming the current one: {stale:?}"
+    );
+    let read = one.agent(principal).await.unwrap().unwrap();
+    assert_eq!(
+        (read.version, *read.profile.context()),
+        (3, fixture.second),
+        "a conflict changes nothing"
+    );
+    let current = one
+        .put_agent_if(principal, fixture.first, Some(3))
+        .await
+        .unwrap();
+    assert_eq!(
+        current.agent.version, 4,
+        "a compare-and-set on the current version applies"
+    );
+    let create = "conformance-create-only";
+    let made = one
+        .put_agent_if(create, fixture.first, Some(0))
+        .await
+        .unwrap();
+    assert_eq!(made.agent.version, 1, "a create-only put makes version 1");
+    let again = other.put_agent_if(create, fixture.first, Some(0)).await;
+    assert!(
+        matches!(&again, Err(StoreError::Conflict { current: 1, .. })),
+        "a second create-only put is a conflict: {again:?}"
+    );
+    assert!(
+        other.agent("conformance-nobody").await.unwrap().is_none(),
+        "no agent reads as None"
+    );
+}
+
+async fn tokens<S: Vocabulary>(
+    one: &dyn AgentStore<S>,
+    other: &dyn AgentStore<S>,
+    fixture: &Fixture<S>,
+) {
+    let principal = "conformance-tokens";
+    let unknown = one.grant_token("conformance-token-0", principal).await;
+    assert!(
+        matches!(&unknown, Err(StoreError::UnknownPrincipal(p)) if p.principal() == principal),
+        "a grant for a principal without an agent is refused naming it: {unknown:?}"
+    );
+    one.put_agent(principal, fixture.first).await.unwrap();
+    one.grant_token("conformance-token-1", principal)
+        .await
+        .unwrap();
+    let found = other
+        .profiles()
+        .lookup("conformance-token-1")
+        .await
+        .unwrap();
+    assert_eq!(
+        found.as_ref().map(|p| p.name()),
+        Some(principal),
+        "a token granted through one handle is known through the other"
+    );
+    assert!(
+        other.revoke_token("conformance-token-1").await.unwrap(),
+        "revoking a granted token says so"
+    );
+    assert!(
+        !one.revoke_token("conformance-token-1").await.unwrap(),
+        "revoking it again says it was not granted"
+    );
+    eventually(
+        "a revoked token stops naming its principal on the other handle",
+        || async {
+            one.profiles()
+                .lookup("conformance-token-1")
+                .await
+                .unwrap()
+                .is_none()
+                && other
+                    .profiles()
+                    .lookup("conformance-token-1")
+                    .await
+                    .unwrap()
+                    .is_none()
+        },
+    )
+    .await;
+}
+
+async fn changes_reach_the_other_handle<S: Vocabulary>(
+    one: &dyn AgentStore<S>,
+    other: &dyn AgentStore<S>,
+    fixture: &Fixture<S>,
+) {
+    let principal = "conformance-served";
+    one.put_agent(principal, fixture.first).await.unwrap();
+    one.grant_token("conformance-token-2", principal)
+        .await
+        .unwrap();
+    // A request bearing the token makes the other handle serve the agent.
+    other
+        .profiles()
+        .lookup("conformance-token-2")
+        .await
+        .unwrap()
+        .expect("the token is known");
+    one.put_agent(principal, fixture.second).await.unwrap();
+    let served = |store: &dyn AgentStore<S>| {
+        let principal = store.profiles().principal("conformance-token-2");
+        principal
+            .and_then(|principal| store.profiles().controller(&principal))
+            .map(|controller| *controller.current().context())
+    };
+    eventually(
+        "a replacement reaches the agent served through the other handle",
+        || async { served(other) == Some(fixture.second) },
+    )
+    .await;
+}
+
+async fn deletion<S: Vocabulary>(
+    one: &dyn AgentStore<S>,
+    other: &dyn AgentStore<S>,
+    fixture: &Fixture<S>,
+) {
+    let principal = "conformance-deleted";
+    one.put_agent(principal, fixture.first).await.unwrap();
+    one.grant_token("conformance-token-3", principal)
+        .await
+        .unwrap();
+    other
+        .profiles()
+        .lookup("conformance-token-3")
+        .await
+        .unwrap()
+        .expect("the token is known");
+    assert!(
+        other.delete_agent(principal).await.unwrap(),
+        "deleting an agent says so"
+    );
+    assert!(
+        !one.delete_agent(principal).await.unwrap(),
+        "deleting it again says there was none"
+    );
+    assert!(
+        one.agent(principal).await.unwrap().is_none(),
+        "a deleted agent reads as None"
+    );
+    eventually(
+        "a deleted agent's tokens stop naming it on both handles",
+        || async {
+            one.profiles()
+                .lookup("conformance-token-3")
+                .await
+                .unwrap()
+                .is_none()
+                && other
+                    .profiles()
+                    .lookup("conformance-token-3")
+                    .await
+                    .unwrap()
+                    .is_none()
+        },
+    )
+    .await;
+    let again = one.put_agent_if(principal, fixture.first, Some(0)).await;
+    assert!(
+        again.is_ok(),
+        "a deleted agent can be created again: {again:?}"
+    );
+}
+
+#[cfg(feature = "runtime-tools")]
+async fn catalogs_beside_profiles<S: Vocabulary>(
+    one: &dyn AgentStore<S>,
+    other: &dyn AgentStore<S>,
+    fixture: &Fixture<S>,
+    catalogs: &Catalogs,
+) {
+    let principal = "conformance-catalogs";
+    let unknown = one
+        .put_catalog_if(principal, catalogs.one.clone(), None)
+        .await;
+    assert!(
+        matches!(&unknown, Err(StoreError::UnknownPrincipal(_))),
+        "a catalog for a principal without an agent is refused: {unknown:?}"
+    );
+    one.put_agent(principal, fixture.first).await.unwrap();
+    let none = other
+        .catalog(principal)
+        .await
+        .unwrap()
+        .expect("the agent's catalog record");
+    assert_eq!(
+        (none.wire, none.version),
+        (None, 1),
+        "an agent starts without a catalog"
+    );
+    let refused = one
+        .put_catalog_if(principal, catalogs.refused.clone(), None)
+        .await;
+    assert!(
+        matches!(&refused, Err(StoreError::InvalidCatalog(_))),
+        "a catalog the decoder refuses is refused: {refused:?}"
+    );
+    let put = one
+        .put_catalog_if(principal, catalogs.one.clone(), Some(1))
+        .await
+        .unwrap();
+    assert_eq!(put.version, 2, "a catalog bumps the agent's version");
+    let read = other.catalog(principal).await.unwrap().unwrap();
+    assert_eq!(
+        (read.wire, read.version),
+        (Some(catalogs.one.clone()), 2),
+        "the other handle reads the catalog as put"
+    );
+    let stale = other
+        .put_catalog_if(principal, catalogs.other.clone(), Some(1))
+        .await;
+    assert!(
+        matches!(&stale, Err(StoreError::Conflict { current: 2, .. })),
+        "a catalog compare-and-set on a stale version is a conflict: {stale:?}"
+    );
+    let profile = other.put_agent_if(principal, fixture.first, Some(1)).await;
+    assert!(
+        matches!(&profile, Err(StoreError::Conflict { current: 2, .. })),
+        "profiles and catalogs share one version: {profile:?}"
+    );
+    one.put_agent(principal, fixture.first).await.unwrap();
+    let kept = one.catalog(principal).await.unwrap().unwrap();
+    assert_eq!(
+        (kept.wire, kept.version),
+        (Some(catalogs.one.clone()), 3),
+        "a profile replacement keeps the catalog"
+    );
+    let changed = other
+        .put_catalog_if(principal, catalogs.other.clone(), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        (changed.version, changed.changed),
+        (4, true),
+        "a catalog whose tools differ for the session changes what it lists"
+    );
+}
+
+/// Waits until `condition` holds, polling; panics with `what` if it still
+/// does not after [`ARRIVAL`].
+async fn eventually<F, Fut>(what: &str, mut condition: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + ARRIVAL;
+    while !condition().await {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{what}: not within {ARRIVAL:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
