@@ -88,16 +88,15 @@ async fn instance(redis: &RedisServer) -> Instance {
     );
     let limits = Limits::default().with_max_connections(8192);
     let any: std::net::SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let mcp = mcp_profiles_serve::http::serve_multi_agent_with(
-        store.profiles(),
-        Kandev::demo(),
-        any,
-        limits,
-    )
-    .await
-    .unwrap();
+    let mcp = mcp_profiles_serve::http::Serve::on(any)
+        .limits(limits)
+        .agents(store.profiles(), Kandev::demo())
+        .await
+        .unwrap();
     let app = kandev_mcp::gateway::control::router(store.clone(), TOKEN);
-    let control = mcp_profiles_serve::http::serve_router(app, any, kandev_mcp::control::limits())
+    let control = mcp_profiles_serve::http::Serve::on(any)
+        .limits(kandev_mcp::control::limits())
+        .app(app)
         .await
         .unwrap();
     Instance {

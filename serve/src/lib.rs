@@ -13,9 +13,7 @@
 //! [`http::router`]: crate::http::router
 //! [`http::serve_multi_agent`]: crate::http::serve_multi_agent
 //! [`http::multi_agent_router`]: crate::http::multi_agent_router
-//! [`http::serve_with`]: crate::http::serve_with
-//! [`http::serve_multi_agent_with`]: crate::http::serve_multi_agent_with
-//! [`http::serve_router`]: crate::http::serve_router
+//! [`http::Serve`]: crate::http::Serve
 //! [`http::Limits`]: crate::http::Limits
 //! [`Limits::within_file_limit`]: crate::http::Limits::within_file_limit
 //! [`http::raise_file_limit`]: crate::http::raise_file_limit

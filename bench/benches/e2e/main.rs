@@ -6,12 +6,12 @@
 //! generator. Servers:
 //!
 //! - `profiled`: `ProfiledServer<Kandev>` on the demo board, profile
-//!   [`PROFILE`], served by `mcp_profiles_serve::http::serve_with` as
+//!   [`PROFILE`], served by `mcp_profiles_serve::http::Serve::one` as
 //!   `kandev-mcp serve --http` serves it;
 //! - `plain`: `mcp_profiles_bench::plain::Plain`, the same profile's tools in
 //!   an rmcp `ToolRouter` behind what `#[tool_handler]` expands to, on rmcp's
 //!   `StreamableHttpService` **through the same listener**
-//!   (`mcp_profiles_serve::http::serve_router`): the two differ only in the MCP
+//!   (`mcp_profiles_serve::http::Serve::app`): the two differ only in the MCP
 //!   handler, which is what the comparison is about;
 //! - `plain-axum` (opt in with `E2E_BENCH_SERVERS`): `plain` on
 //!   `axum::serve`, as rmcp's examples serve it, to see what our listener

@@ -127,7 +127,9 @@ impl Side {
                 (clients, None)
             }
             Transport::Http => {
-                let http = mcp_profiles_serve::http::serve_with(server, loopback(), limits())
+                let http = mcp_profiles_serve::http::Serve::on(loopback())
+                    .limits(limits())
+                    .one(server)
                     .await
                     .expect("serving mcp-profiles over HTTP");
                 let clients = http_clients(&http, sessions, &probe).await;
@@ -175,7 +177,9 @@ impl Side {
                 );
                 let app =
                     axum::Router::new().nest_service(mcp_profiles_serve::http::MCP_PATH, service);
-                let http = mcp_profiles_serve::http::serve_router(app, loopback(), limits())
+                let http = mcp_profiles_serve::http::Serve::on(loopback())
+                    .limits(limits())
+                    .app(app)
                     .await
                     .expect("serving the rmcp routers over HTTP");
                 let clients = http_clients(&http, sessions, &probe).await;

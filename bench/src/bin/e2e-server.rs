@@ -9,10 +9,10 @@
 //!
 //! - SERVER `profiled`: Kandev's demo board through mcp-profiles
 //!   (`ProfileController::server`), over HTTP with
-//!   `mcp_profiles_serve::http::serve_with`, as `kandev-mcp serve --http` does;
+//!   `mcp_profiles_serve::http::Serve::one`, as `kandev-mcp serve --http` does;
 //! - SERVER `plain`: the same tools in a plain rmcp `ToolRouter`
 //!   ([`Plain`]), over HTTP through the same listener
-//!   (`mcp_profiles_serve::http::serve_router`), so only the MCP layer differs;
+//!   (`mcp_profiles_serve::http::Serve::app`), so only the MCP layer differs;
 //! - SERVER `plain-axum`: `plain` served with `axum::serve`, as rmcp's
 //!   examples serve a `StreamableHttpService` (plus `TCP_NODELAY`, which our
 //!   listener sets: without it Nagle's algorithm would delay the SSE
@@ -190,12 +190,18 @@ async fn http(
     let bound = match server {
         Server::Profiled => {
             let server = ProfileController::<Kandev>::new(context).server(Kandev::demo());
-            let http = mcp_profiles_serve::http::serve_with(server, addr, limits).await;
+            let http = mcp_profiles_serve::http::Serve::on(addr)
+                .limits(limits)
+                .one(server)
+                .await;
             Box::new(http.map_err(|e| e.to_string())?) as Box<dyn Bound>
         }
         Server::Plain => {
             let app = plain_app(&context);
-            let http = mcp_profiles_serve::http::serve_router(app, addr, limits).await;
+            let http = mcp_profiles_serve::http::Serve::on(addr)
+                .limits(limits)
+                .app(app)
+                .await;
             Box::new(http.map_err(|e| e.to_string())?)
         }
         Server::PlainAxum => {

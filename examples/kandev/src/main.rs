@@ -483,7 +483,10 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         };
         let app = control::router_with(controller.clone(), &token, extras);
         let limits = control::limits().with_drain_timeout(DRAIN);
-        let http = mcp_profiles_serve::http::serve_router(app, addr, limits).await?;
+        let http = mcp_profiles_serve::http::Serve::on(addr)
+            .limits(limits)
+            .app(app)
+            .await?;
         eprintln!("control: http://{}", http.local_addr());
         control_server = Some(http);
     }
@@ -502,7 +505,10 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     };
     let deadline = match args.http {
         Some(addr) => {
-            let http = mcp_profiles_serve::http::serve_with(server, addr, mcp_limits).await?;
+            let http = mcp_profiles_serve::http::Serve::on(addr)
+                .limits(mcp_limits)
+                .one(server)
+                .await?;
             eprintln!("mcp: http://{}/mcp", http.local_addr());
             signals.next().await;
             let deadline = shutdown();

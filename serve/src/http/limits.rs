@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use super::NoRoomForConnections;
 
-/// The bounds a listener of [`serve_router`](super::serve_router) (and of
-/// every other `serve*` function of this module) puts on its connections, so
+/// The bounds a listener ([`Serve`](super::Serve), and the `serve*`
+/// functions of this module) puts on its connections, so
 /// that idle or slow clients cannot hold sockets, descriptors and memory
 /// forever.
 ///

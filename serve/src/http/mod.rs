@@ -128,16 +128,110 @@ where
     ))
 }
 
+/// One listener, built up then started: where it binds, the [`Limits`] on
+/// its connections, and what it serves — one agent's [`ProfiledServer`],
+/// many agents of a [`ProfileStore`], or any axum app (a larger app around
+/// [`router`], a control API). Each serves in a background task until
+/// [`HttpServer::shutdown`], which stops accepting, ends MCP sessions and
+/// drains within the limits' drain timeout.
+///
+/// ```no_run
+/// # mod server {
+/// #     #[derive(Clone)] pub struct Demo;
+/// #     impl rmcp::ServerHandler for Demo {}
+/// # }
+/// # use server::Demo;
+/// # mcp_profiles::vocabulary! {
+/// #     server Demo;
+/// #     #[surfaces] pub enum Surface { Ticket }
+/// #     #[capabilities] pub enum Capability {}
+/// #     #[providers] pub enum Provider {}
+/// # }
+/// use std::time::Duration;
+/// use mcp_profiles::{ProfileContext, ProfileController};
+/// use mcp_profiles_serve::http::{Limits, Serve};
+///
+/// # async fn run() -> std::io::Result<()> {
+/// let controller = ProfileController::<Demo>::new(ProfileContext::new(Surface::Ticket));
+/// let limits = Limits::default().with_max_connections(64).with_drain_timeout(Duration::from_secs(5));
+/// let http = Serve::on("127.0.0.1:0".parse().unwrap())
+///     .limits(limits)
+///     .one(controller.server(Demo))
+///     .await?;
+/// http.shutdown().await?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+#[must_use = "a Serve does nothing until one of `one`, `agents` or `app` starts it"]
+pub struct Serve {
+    addr: SocketAddr,
+    limits: Limits,
+}
+
+impl Serve {
+    /// A listener on `addr` (`127.0.0.1:0` for any free port), with the
+    /// default [`Limits`].
+    pub fn on(addr: SocketAddr) -> Self {
+        Serve {
+            addr,
+            limits: Limits::default(),
+        }
+    }
+
+    /// Bounds its connections with `limits`.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Serves `server` at [`MCP_PATH`]: one agent, every session sharing
+    /// its controller's profile.
+    pub async fn one<S>(self, server: ProfiledServer<S>) -> std::io::Result<HttpServer>
+    where
+        S: Vocabulary + ServerHandler,
+    {
+        let (config, stop) = stoppable();
+        listener::spawn(router(server, config), self.addr, self.limits, stop).await
+    }
+
+    /// Serves many agents at [`MCP_PATH`]: see [`multi_agent_router`].
+    pub async fn agents<S>(
+        self,
+        store: &Arc<ProfileStore<S>>,
+        handler: S,
+    ) -> std::io::Result<HttpServer>
+    where
+        S: Vocabulary + ServerHandler,
+    {
+        let (config, stop) = stoppable();
+        let app = multi_agent_router(store, handler, config);
+        listener::spawn(app, self.addr, self.limits, stop).await
+    }
+
+    /// Serves any axum app.
+    ///
+    /// [`HttpServer::shutdown`] cannot end the MCP sessions of routers
+    /// nested in it: give their `StreamableHttpServerConfig` a
+    /// cancellation token and cancel it first, or their streams are cut at
+    /// the drain timeout.
+    pub async fn app(self, app: axum::Router) -> std::io::Result<HttpServer> {
+        listener::spawn(app, self.addr, self.limits, CancellationToken::new()).await
+    }
+}
+
 /// Binds `addr` (use `127.0.0.1:0` for any free port) and serves `server`
-/// at `/mcp` in a background task, with the default [`Limits`].
+/// at `/mcp` in a background task, with the default [`Limits`]: short for
+/// `Serve::on(addr).one(server)`.
 pub async fn serve<S>(server: ProfiledServer<S>, addr: SocketAddr) -> std::io::Result<HttpServer>
 where
     S: Vocabulary + ServerHandler,
 {
-    serve_with(server, addr, Limits::default()).await
+    Serve::on(addr).one(server).await
 }
 
 /// Like [`serve`], with `limits` on the listener's connections.
+#[deprecated(note = "use `Serve::on(addr).limits(limits).one(server)`")]
 pub async fn serve_with<S>(
     server: ProfiledServer<S>,
     addr: SocketAddr,
@@ -146,11 +240,11 @@ pub async fn serve_with<S>(
 where
     S: Vocabulary + ServerHandler,
 {
-    let (config, stop) = stoppable();
-    listener::spawn(router(server, config), addr, limits, stop).await
+    Serve::on(addr).limits(limits).one(server).await
 }
 
-/// Like [`serve`], for many agents: see [`multi_agent_router`].
+/// Like [`serve`], for many agents (see [`multi_agent_router`]): short for
+/// `Serve::on(addr).agents(store, handler)`.
 pub async fn serve_multi_agent<S>(
     store: &Arc<ProfileStore<S>>,
     handler: S,
@@ -159,10 +253,11 @@ pub async fn serve_multi_agent<S>(
 where
     S: Vocabulary + ServerHandler,
 {
-    serve_multi_agent_with(store, handler, addr, Limits::default()).await
+    Serve::on(addr).agents(store, handler).await
 }
 
 /// Like [`serve_multi_agent`], with `limits` on the listener's connections.
+#[deprecated(note = "use `Serve::on(addr).limits(limits).agents(store, handler)`")]
 pub async fn serve_multi_agent_with<S>(
     store: &Arc<ProfileStore<S>>,
     handler: S,
@@ -172,25 +267,18 @@ pub async fn serve_multi_agent_with<S>(
 where
     S: Vocabulary + ServerHandler,
 {
-    let (config, stop) = stoppable();
-    let app = multi_agent_router(store, handler, config);
-    listener::spawn(app, addr, limits, stop).await
+    Serve::on(addr).limits(limits).agents(store, handler).await
 }
 
 /// Binds `addr` and serves any axum app in a background task, with `limits`
-/// on its connections: an app that nests [`router`] or
-/// [`multi_agent_router`] among other routes, or one with no MCP at all.
-///
-/// [`HttpServer::shutdown`] stops the listener and drains its connections;
-/// it cannot end the MCP sessions of routers built here, so give their
-/// `StreamableHttpServerConfig` a cancellation token and cancel it first,
-/// or their streams are cut at the drain timeout.
+/// on its connections.
+#[deprecated(note = "use `Serve::on(addr).limits(limits).app(app)`")]
 pub async fn serve_router(
     app: axum::Router,
     addr: SocketAddr,
     limits: Limits,
 ) -> std::io::Result<HttpServer> {
-    listener::spawn(app, addr, limits, CancellationToken::new()).await
+    Serve::on(addr).limits(limits).app(app).await
 }
 
 /// rmcp's default configuration, with its sessions ended by the returned

@@ -35,13 +35,11 @@ fn any_port() -> SocketAddr {
 async fn serve_tasks(limits: Limits) -> (ProfileController<TaskServer>, TaskServer, HttpServer) {
     let controller = ProfileController::new(asking());
     let handler = TaskServer::default();
-    let http = mcp_profiles_serve::http::serve_with(
-        controller.server(handler.clone()),
-        any_port(),
-        limits,
-    )
-    .await
-    .unwrap();
+    let http = mcp_profiles_serve::http::Serve::on(any_port())
+        .limits(limits)
+        .one(controller.server(handler.clone()))
+        .await
+        .unwrap();
     (controller, handler, http)
 }
 
@@ -54,7 +52,9 @@ async fn serve_plain(limits: Limits) -> HttpServer {
             "/hang",
             axum::routing::get(std::future::pending::<&'static str>),
         );
-    mcp_profiles_serve::http::serve_router(app, any_port(), limits)
+    mcp_profiles_serve::http::Serve::on(any_port())
+        .limits(limits)
+        .app(app)
         .await
         .unwrap()
 }

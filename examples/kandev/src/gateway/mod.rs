@@ -66,17 +66,17 @@ pub async fn store(config: &Config) -> io::Result<Arc<dyn AgentStore<Kandev>>> {
 /// within `config.drain`. Announces `mcp: URL` and `control: URL` on stderr.
 pub async fn run(config: Config, stop: impl Future<Output = ()>) -> io::Result<()> {
     let store = store(&config).await?;
-    let mcp = mcp_profiles_serve::http::serve_multi_agent_with(
-        store.profiles(),
-        Kandev::demo(),
-        config.http,
-        config.limits.with_drain_timeout(config.drain),
-    )
-    .await?;
+    let mcp = mcp_profiles_serve::http::Serve::on(config.http)
+        .limits(config.limits.with_drain_timeout(config.drain))
+        .agents(store.profiles(), Kandev::demo())
+        .await?;
     eprintln!("mcp: http://{}/mcp", mcp.local_addr());
     let app = control::router(Arc::clone(&store), &config.control_token);
     let limits = crate::control::limits().with_drain_timeout(config.drain);
-    let control = mcp_profiles_serve::http::serve_router(app, config.control, limits).await?;
+    let control = mcp_profiles_serve::http::Serve::on(config.control)
+        .limits(limits)
+        .app(app)
+        .await?;
     eprintln!("control: http://{}", control.local_addr());
     match &config.store {
         Some(_) => tracing::info!("gateway serving agents from the shared store"),
