@@ -13,7 +13,7 @@ use std::sync::Arc;
 use linkme::distributed_slice;
 use rmcp::handler::server::router::tool::ToolRoute;
 
-use crate::rule::{RuleMasks, Shape, Unsatisfiable};
+use crate::rule::{RuleMasks, Shape, Unsatisfiable, shape_of};
 use crate::vocabulary::TermBits;
 use crate::{ProfileContext, Rule, Vocabulary};
 
@@ -178,7 +178,7 @@ impl<S: Vocabulary> Registry<S> {
         });
         let registry = Registry {
             groups,
-            shape: Shape::of::<S>(),
+            shape: shape_of::<S>(),
         };
         registry.verify()?;
         Ok(registry)

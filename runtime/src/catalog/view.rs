@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use mcp_profiles_rules::BitSet;
 use rmcp::model::Tool;
 
 use super::{Catalog, Entry, RuntimeDiff};
@@ -18,7 +19,7 @@ use crate::{ProfileContext, Vocabulary};
 /// A view's cache key: the compiled snapshot's address (snapshots live as
 /// long as the process, so it is never reused) and the bit set of enabled
 /// entries.
-pub(super) type Key = (usize, Box<[u64]>);
+pub(super) type Key = (usize, BitSet);
 
 /// The merged tools of one compiled snapshot and one set of enabled
 /// runtime tools.
@@ -177,30 +178,17 @@ impl<S: Vocabulary> Catalog<S> {
         context: &ProfileContext<S>,
         compiled: &'static ToolSnapshot<S>,
     ) -> Option<Arc<View>> {
-        let bits = context.bits();
-        let entries = &self.inner.entries;
-        let mut enabled = vec![0u64; entries.len().div_ceil(64)];
-        let mut any = false;
-        for (index, entry) in entries.iter().enumerate() {
-            if entry.rule.matches(&bits) {
-                enabled[index / 64] |= 1 << (index % 64);
-                any = true;
-            }
-        }
-        if !any {
+        let (bits, entries) = (context.bits(), &self.inner.entries);
+        let enabled = BitSet::from_fn(entries.len(), |index| entries[index].rule.matches(&bits));
+        if enabled.is_empty() {
             return None;
         }
-        let key: Key = (
-            std::ptr::from_ref(compiled) as usize,
-            enabled.into_boxed_slice(),
-        );
+        let key: Key = (std::ptr::from_ref(compiled) as usize, enabled);
         let mut views = self.inner.views.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(view) = views.get(&key) {
             return Some(Arc::clone(view));
         }
-        let indices: Box<[usize]> = (0..entries.len())
-            .filter(|index| key.1[index / 64] & (1 << (index % 64)) != 0)
-            .collect();
+        let indices: Box<[usize]> = key.1.iter().collect();
         let view = Arc::new(View {
             tools: merge(
                 &compiled.tools,
