@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use mcp_profiles_rules::BitSet;
 
+use crate::sorted;
 use crate::{Decision, Group, ProfileContext, Registry, Vocabulary};
 
 /// The sorted tools of one set of enabled groups; shared, never mutated.
@@ -139,28 +140,9 @@ impl<S: Vocabulary> Profile<S> {
     /// What a change from `self` to `new` adds and removes.
     pub fn diff(&self, new: &Profile<S>) -> ToolDiff {
         let (old, new) = (&self.set.tools, &new.set.tools);
-        let mut diff = ToolDiff::default();
-        let (mut i, mut j) = (0, 0);
-        // Both lists are sorted: one merge pass.
-        while i < old.len() || j < new.len() {
-            match (old.get(i), new.get(j)) {
-                (Some(a), Some(b)) if a == b => (i, j) = (i + 1, j + 1),
-                (Some(a), Some(b)) if a < b => {
-                    diff.removed.push(a);
-                    i += 1;
-                }
-                (Some(a), None) => {
-                    diff.removed.push(a);
-                    i += 1;
-                }
-                (_, Some(b)) => {
-                    diff.added.push(b);
-                    j += 1;
-                }
-                (None, None) => unreachable!("loop condition"),
-            }
-        }
-        diff
+        let (added, removed) =
+            sorted::added_removed(old.iter().copied(), new.iter().copied(), Ord::cmp);
+        ToolDiff { added, removed }
     }
 }
 

@@ -79,6 +79,7 @@ mod registry;
 mod rule;
 mod server;
 mod snapshot;
+mod sorted;
 #[cfg(feature = "http")]
 pub mod store;
 mod vocabulary;

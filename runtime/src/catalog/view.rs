@@ -14,6 +14,7 @@ use rmcp::model::Tool;
 
 use super::{Catalog, Entry, RuntimeDiff};
 use crate::snapshot::ToolSnapshot;
+use crate::sorted::{self, Side};
 use crate::{ProfileContext, Vocabulary};
 
 /// A view's cache key: the compiled snapshot's address (snapshots live as
@@ -102,32 +103,16 @@ impl<S: Vocabulary> Runtime<S> {
             return self.diff_within(a, new);
         }
         let mut diff = RuntimeDiff::default();
-        let (mut old, mut new) = (self.visible().peekable(), new.visible().peekable());
-        // Both sorted by name: one merge pass.
-        loop {
-            match (old.peek(), new.peek()) {
-                (Some(a), Some(b)) if a.name == b.name => {
-                    if a != b {
-                        diff.changed.push(a.name.to_string());
-                    }
-                    old.next();
-                    new.next();
-                }
-                (Some(a), Some(b)) if a.name < b.name => {
-                    diff.removed.push(a.name.to_string());
-                    old.next();
-                }
-                (Some(a), None) => {
-                    diff.removed.push(a.name.to_string());
-                    old.next();
-                }
-                (_, Some(b)) => {
-                    diff.added.push(b.name.to_string());
-                    new.next();
-                }
-                (None, None) => return diff,
+        let by_name = |a: &&Tool, b: &&Tool| a.name.cmp(&b.name);
+        for side in sorted::merge(self.visible(), new.visible(), by_name) {
+            match side {
+                Side::Old(tool) => diff.removed.push(tool.name.to_string()),
+                Side::New(tool) => diff.added.push(tool.name.to_string()),
+                Side::Both(a, b) if a != b => diff.changed.push(a.name.to_string()),
+                Side::Both(..) => {}
             }
         }
+        diff
     }
 }
 
@@ -135,38 +120,23 @@ impl<S: Vocabulary> Runtime<S> {
     /// The diff between two views of one catalog (a replacement): the same
     /// definitions, so comparing entry indices is enough.
     fn diff_within(&self, catalog: &Catalog<S>, new: &Runtime<S>) -> RuntimeDiff {
-        let mut diff = RuntimeDiff::default();
         let (old, new) = (self.view.clone(), new.view.clone());
         if let (Some(a), Some(b)) = (&old, &new)
             && Arc::ptr_eq(a, b)
         {
-            return diff;
+            return RuntimeDiff::default();
         }
         let empty: &[usize] = &[];
         let old = old.as_ref().map_or(empty, |view| &view.enabled);
         let new = new.as_ref().map_or(empty, |view| &view.enabled);
-        let name = |index: usize| catalog.entry(index).tool.name().to_owned();
-        let (mut i, mut j) = (0, 0);
-        // Ascending indices are sorted names: one merge pass.
-        while i < old.len() || j < new.len() {
-            match (old.get(i), new.get(j)) {
-                (Some(a), Some(b)) if a == b => (i, j) = (i + 1, j + 1),
-                (Some(&a), Some(b)) if a < *b => {
-                    diff.removed.push(name(a));
-                    i += 1;
-                }
-                (Some(&a), None) => {
-                    diff.removed.push(name(a));
-                    i += 1;
-                }
-                (_, Some(&b)) => {
-                    diff.added.push(name(b));
-                    j += 1;
-                }
-                (None, None) => unreachable!("loop condition"),
-            }
+        let name = |index: &usize| catalog.entry(*index).tool.name().to_owned();
+        // Ascending indices are sorted names.
+        let (added, removed) = sorted::added_removed(old, new, Ord::cmp);
+        RuntimeDiff {
+            added: added.into_iter().map(name).collect(),
+            removed: removed.into_iter().map(name).collect(),
+            changed: Vec::new(),
         }
-        diff
     }
 }
 
@@ -202,15 +172,13 @@ impl<S: Vocabulary> Catalog<S> {
 }
 
 /// Merges two lists sorted by name; verification keeps names apart.
-fn merge<'a>(compiled: &[Tool], runtime: impl Iterator<Item = &'a Tool>) -> Vec<Tool> {
-    let mut runtime = runtime.peekable();
+fn merge<'a>(compiled: &'a [Tool], runtime: impl Iterator<Item = &'a Tool>) -> Vec<Tool> {
     let mut merged = Vec::with_capacity(compiled.len() + runtime.size_hint().0);
-    for tool in compiled {
-        while let Some(next) = runtime.next_if(|next| next.name < tool.name) {
-            merged.push(next.clone());
+    for side in sorted::merge(compiled, runtime, |a, b| a.name.cmp(&b.name)) {
+        match side {
+            Side::Old(tool) | Side::New(tool) => merged.push(tool.clone()),
+            Side::Both(compiled, runtime) => merged.extend([compiled.clone(), runtime.clone()]),
         }
-        merged.push(tool.clone());
     }
-    merged.extend(runtime.cloned());
     merged
 }
