@@ -69,6 +69,7 @@ mod assembly;
 mod catalog;
 mod context;
 mod controller;
+mod errors;
 mod forward;
 #[cfg(feature = "http")]
 pub mod http;
@@ -92,6 +93,7 @@ pub use catalog::{
 };
 pub use context::{ContextError, ProfileContext};
 pub use controller::{ProfileController, Replacement};
+pub use errors::Errors;
 #[cfg(feature = "http")]
 pub use principals::{Principal, ProfileStore, UnknownPrincipal};
 #[cfg(feature = "testing")]
