@@ -102,8 +102,11 @@ pub fn vocabulary(input: TokenStream) -> TokenStream {
 /// ```
 ///
 /// The methods stay ordinary rmcp tools (`Parameters<T>`, `Json<T>`,
-/// schemars schemas). The group can live in any module or file; nothing lists
-/// it by hand: its registry entry is linked in with `linkme`.
+/// schemars schemas). The group can live in any module or file of the crate
+/// that defines the server type; nothing lists it by hand: its registry entry
+/// is linked in with `linkme`. In another crate, rustc refuses the inherent
+/// impl (E0116), next to an error that the server's hidden registration macro
+/// cannot be found or is private.
 ///
 /// At compile time, each with one error on the offending tokens: an unknown
 /// surface, capability or provider (on the string literal, listing the

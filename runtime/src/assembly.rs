@@ -8,6 +8,9 @@
 use std::fmt;
 use std::sync::Arc;
 
+use mcp_profiles_rules::BitSet;
+
+use crate::sorted;
 use crate::{Decision, Group, ProfileContext, Registry, Vocabulary};
 
 /// The sorted tools of one set of enabled groups; shared, never mutated.
@@ -137,42 +140,16 @@ impl<S: Vocabulary> Profile<S> {
     /// What a change from `self` to `new` adds and removes.
     pub fn diff(&self, new: &Profile<S>) -> ToolDiff {
         let (old, new) = (&self.set.tools, &new.set.tools);
-        let mut diff = ToolDiff::default();
-        let (mut i, mut j) = (0, 0);
-        // Both lists are sorted: one merge pass.
-        while i < old.len() || j < new.len() {
-            match (old.get(i), new.get(j)) {
-                (Some(a), Some(b)) if a == b => (i, j) = (i + 1, j + 1),
-                (Some(a), Some(b)) if a < b => {
-                    diff.removed.push(a);
-                    i += 1;
-                }
-                (Some(a), None) => {
-                    diff.removed.push(a);
-                    i += 1;
-                }
-                (_, Some(b)) => {
-                    diff.added.push(b);
-                    j += 1;
-                }
-                (None, None) => unreachable!("loop condition"),
-            }
-        }
-        diff
+        let (added, removed) =
+            sorted::added_removed(old.iter().copied(), new.iter().copied(), Ord::cmp);
+        ToolDiff { added, removed }
     }
 }
 
 /// Which groups of a registry one context enables: a bit set over registry
 /// indices. Equal sets give equal tool sets, so serving layers key their
 /// shared snapshots by it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct GroupSet(Box<[u64]>);
-
-impl GroupSet {
-    fn contains(&self, index: usize) -> bool {
-        self.0[index / 64] & (1 << (index % 64)) != 0
-    }
-}
+pub(crate) type GroupSet = BitSet;
 
 impl<S: Vocabulary> Registry<S> {
     /// Assembles the profile of `context`: its enabled groups and tools.
@@ -190,14 +167,10 @@ impl<S: Vocabulary> Registry<S> {
 
     /// The groups `context` enables.
     pub(crate) fn enabled_groups(&self, context: &ProfileContext<S>) -> GroupSet {
-        let bits = context.bits();
-        let mut enabled = vec![0u64; self.groups().len().div_ceil(64)];
-        for (index, group) in self.groups().iter().enumerate() {
-            if group.rule().masks().matches(&bits) {
-                enabled[index / 64] |= 1 << (index % 64);
-            }
-        }
-        GroupSet(enabled.into_boxed_slice())
+        let (bits, groups) = (context.bits(), self.groups());
+        BitSet::from_fn(groups.len(), |index| {
+            groups[index].rule().masks().matches(&bits)
+        })
     }
 
     /// The sorted tools of the `enabled` groups.

@@ -8,7 +8,7 @@ use serde::de::{Error as _, MapAccess, Visitor};
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::rule::{ContextBits, Shape, mask_below};
+use crate::rule::{ContextBits, mask_below, shape_of};
 use crate::vocabulary::TermBits;
 use crate::vocabulary::sealed::TermIndex;
 use crate::{Term, Vocabulary};
@@ -129,7 +129,7 @@ impl<S: Vocabulary> ProfileContext<S> {
         for capability in capabilities {
             bits |= capability.bit();
         }
-        if let Some(pair) = Shape::of::<S>().conflict(bits) {
+        if let Some(pair) = shape_of::<S>().conflict(bits) {
             let mut names = S::Capability::from_mask(pair).map(Term::wire_name);
             let (first, second) = (names.next(), names.next());
             return Err(ContextError::Exclusive {
@@ -208,7 +208,7 @@ impl<S: Vocabulary> ProfileContext<S> {
     /// providers; it is meant for tests, matrices and audits of vocabularies
     /// of everyday size.
     pub fn all() -> impl Iterator<Item = Self> {
-        let shape = Shape::of::<S>();
+        let shape = shape_of::<S>();
         let capability_sets: Vec<u64> = subsets(mask_below(S::Capability::ALL.len()))
             .filter(|set| shape.conflict(*set).is_none())
             .collect();

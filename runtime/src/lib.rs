@@ -55,6 +55,7 @@ mod assembly;
 mod catalog;
 mod context;
 mod controller;
+mod errors;
 mod forward;
 mod notification;
 mod registry;
@@ -62,6 +63,7 @@ mod resolve;
 mod rule;
 mod server;
 mod snapshot;
+mod sorted;
 mod vocabulary;
 
 pub use assembly::{Explanation, Profile, ToolDiff};
@@ -72,6 +74,7 @@ pub use catalog::{
 };
 pub use context::{ContextError, ProfileContext};
 pub use controller::{ProfileController, Replacement};
+pub use errors::Errors;
 #[cfg(feature = "testing")]
 pub use registry::RegistryBuilder;
 pub use registry::{Group, Registry, RegistryError, RegistryErrors};

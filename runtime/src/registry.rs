@@ -13,9 +13,9 @@ use std::sync::Arc;
 use linkme::distributed_slice;
 use rmcp::handler::server::router::tool::ToolRoute;
 
-use crate::rule::{RuleMasks, Shape, Unsatisfiable};
+use crate::rule::{RuleMasks, Shape, Unsatisfiable, shape_of};
 use crate::vocabulary::TermBits;
-use crate::{ProfileContext, Rule, Vocabulary};
+use crate::{Errors, ProfileContext, Rule, Vocabulary};
 
 #[cfg(feature = "testing")]
 mod builder;
@@ -193,7 +193,7 @@ impl<S: Vocabulary> Registry<S> {
         });
         let registry = Registry {
             groups,
-            shape: Shape::of::<S>(),
+            shape: shape_of::<S>(),
         };
         registry.verify()?;
         Ok(registry)
@@ -274,11 +274,7 @@ impl<S: Vocabulary> Registry<S> {
                 }
             }
         }
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(RegistryErrors { errors })
-        }
+        Errors::check(errors)
     }
 
     /// The vocabulary's context space, for verifying runtime tools the same way.
@@ -431,59 +427,7 @@ impl fmt::Display for RegistryError {
 }
 
 /// Every invariant a registry broke, one per line when displayed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RegistryErrors {
-    errors: Vec<RegistryError>,
-}
-
-impl RegistryErrors {
-    /// Each broken invariant, in the order verification found them.
-    pub fn iter(&self) -> std::slice::Iter<'_, RegistryError> {
-        self.errors.iter()
-    }
-
-    /// How many invariants are broken (at least one).
-    pub fn len(&self) -> usize {
-        self.errors.len()
-    }
-
-    /// Always false: a verified registry has no `RegistryErrors`.
-    pub fn is_empty(&self) -> bool {
-        self.errors.is_empty()
-    }
-}
-
-impl<'a> IntoIterator for &'a RegistryErrors {
-    type Item = &'a RegistryError;
-    type IntoIter = std::slice::Iter<'a, RegistryError>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
-}
-
-impl IntoIterator for RegistryErrors {
-    type Item = RegistryError;
-    type IntoIter = std::vec::IntoIter<RegistryError>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.errors.into_iter()
-    }
-}
-
-impl fmt::Display for RegistryErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (index, error) in self.errors.iter().enumerate() {
-            if index > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "- {error}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for RegistryErrors {}
+pub type RegistryErrors = Errors<RegistryError>;
 
 #[cfg(test)]
 mod tests;

@@ -1,49 +1,34 @@
 //! Enablement rules: which contexts turn a tool group on.
 //!
-//! A rule is four bit masks over term indices. The bit form is what the macro
+//! A rule is four bit masks over term indices ([`RuleMasks`], shared with
+//! the macros through `mcp-profiles-rules`). The bit form is what the macro
 //! emits and what assembly tests; [`Rule`] is the typed view of it, with a
 //! constructor for rules built in code. How a rule decides one context lives
-//! in `decision`, how verification decides it over every context in `shape`.
+//! in `decision`; how verification decides it over every context is
+//! `mcp_profiles_rules::Shape`, the check `#[tool_group]` runs too.
 
 mod decision;
 mod json;
-mod shape;
 
 use std::fmt;
 use std::marker::PhantomData;
 
 pub use decision::{Decision, TermSet};
-pub(crate) use shape::{ContextBits, Shape, Unsatisfiable, mask_below};
+pub use mcp_profiles_rules::RuleMasks;
+pub(crate) use mcp_profiles_rules::{ContextBits, Shape, Unsatisfiable, mask_below};
 
 use crate::vocabulary::TermBits;
+use crate::vocabulary::sealed::TermIndex;
 use crate::{ProfileContext, Term, Vocabulary};
 
-/// A rule as bit masks over term indices; emitted by `#[tool_group]`.
-///
-/// A context satisfies it when its surface is one of `surfaces` (or
-/// `surfaces` is empty), it holds every capability in `capabilities`, it
-/// holds at least one capability in `any_capabilities` (or that is empty),
-/// and at least one provider in `providers` is attached (or that is empty).
-/// All zero is the always-on rule.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct RuleMasks {
-    /// Allowed surfaces; `0` allows any surface.
-    pub surfaces: u64,
-    /// Capabilities that must all be held.
-    pub capabilities: u64,
-    /// Capabilities of which at least one must be held; `0` is no condition.
-    pub any_capabilities: u64,
-    /// Providers of which at least one must be attached; `0` is no condition.
-    pub providers: u64,
-}
-
-impl RuleMasks {
-    pub(crate) fn matches(&self, context: &ContextBits) -> bool {
-        (self.surfaces == 0 || self.surfaces & (1 << context.surface) != 0)
-            && context.capabilities & self.capabilities == self.capabilities
-            && (self.any_capabilities == 0 || context.capabilities & self.any_capabilities != 0)
-            && (self.providers == 0 || context.providers & self.providers != 0)
-    }
+/// The context space of `S`'s vocabulary, for deciding rules over all of it.
+pub(crate) fn shape_of<S: Vocabulary>() -> Shape {
+    Shape::new(
+        S::Surface::ALL.len(),
+        S::Capability::ALL.len(),
+        S::Provider::ALL.len(),
+        S::EXCLUSIVE.iter().map(|(a, b)| (a.index(), b.index())),
+    )
 }
 
 /// A tool group's enablement rule, typed over the server's vocabulary.

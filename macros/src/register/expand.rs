@@ -1,13 +1,13 @@
 //! Expand stage of the registration callback: the group's routes, its static
 //! registry entry, and the link of that entry into the program's group slice.
 
+use mcp_profiles_rules::RuleMasks;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::parse::GroupInput;
-use super::validate::Masks;
 
-pub(crate) fn expand(group: &GroupInput, masks: &Masks) -> TokenStream {
+pub(crate) fn expand(group: &GroupInput, masks: &RuleMasks) -> TokenStream {
     let GroupInput {
         server,
         name,
@@ -18,7 +18,7 @@ pub(crate) fn expand(group: &GroupInput, masks: &Masks) -> TokenStream {
         Some(name) => quote!(::core::option::Option::Some(#name)),
         None => quote!(::core::option::Option::None),
     };
-    let Masks {
+    let RuleMasks {
         surfaces,
         capabilities,
         any_capabilities,

@@ -1,29 +1,22 @@
 //! Validate stage of the registration callback: every name the group uses
-//! must be declared, and the group's capabilities must be satisfiable: no
-//! two required ones exclusive, and not every alternative of its any-of set
-//! excluded by a required one.
+//! must be declared, and the group's rule must be satisfiable: no two
+//! required capabilities exclusive, and not every alternative of its any-of
+//! set excluded by a required one. Satisfiability is decided by
+//! `mcp_profiles_rules`, the check the registry runs again at run time.
 
+use mcp_profiles_rules::{RuleMasks, Shape, Unsatisfiable, each_index};
 use syn::LitStr;
 
 use super::parse::{GroupInput, VocabularyNames};
 use crate::errors::Errors;
 use crate::names::closest;
 
-/// The group's rule as bit masks over term indices.
-#[derive(Default)]
-pub(crate) struct Masks {
-    pub surfaces: u64,
-    pub capabilities: u64,
-    pub any_capabilities: u64,
-    pub providers: u64,
-}
-
 pub(crate) fn validate(
     vocabulary: &VocabularyNames,
     group: &GroupInput,
     errors: &mut Errors,
-) -> Masks {
-    let masks = Masks {
+) -> RuleMasks {
+    let masks = RuleMasks {
         surfaces: mask(
             "surface",
             "surfaces",
@@ -53,13 +46,62 @@ pub(crate) fn validate(
             errors,
         ),
     };
-    let errors_before = errors.len();
-    for (first, second) in &vocabulary.exclusive {
-        let position = |name: &String| {
-            group
-                .capabilities
-                .iter()
-                .position(|lit| lit.value() == *name)
+    // Unknown names have no bit: the check sees the rest of the rule.
+    let shape = shape(vocabulary);
+    match shape.witness(&masks) {
+        Err(Unsatisfiable::Exclusive(_)) => exclusive(vocabulary, &shape, group, &masks, errors),
+        // An unknown alternative might have been the satisfiable one.
+        Err(Unsatisfiable::ExcludedAlternatives { required, .. })
+            if all_declared(&vocabulary.capabilities, &group.any_capabilities.0) =>
+        {
+            alternatives_excluded(vocabulary, &shape, group, required, errors);
+        }
+        // `vocabulary!` declares at least one surface, and masks hold only
+        // declared names: nothing else can be unsatisfiable.
+        _ => {}
+    }
+    masks
+}
+
+/// The vocabulary's context space, its exclusive pairs as indices.
+fn shape(vocabulary: &VocabularyNames) -> Shape {
+    let index = |name: &String| {
+        vocabulary
+            .capabilities
+            .iter()
+            .position(|declared| declared == name)
+    };
+    Shape::new(
+        vocabulary.surfaces.len(),
+        vocabulary.capabilities.len(),
+        vocabulary.providers.len(),
+        vocabulary
+            .exclusive
+            .iter()
+            .filter_map(|(a, b)| Some((index(a)?, index(b)?))),
+    )
+}
+
+/// Reports each exclusive pair the group requires, on the later of its two
+/// literals.
+fn exclusive(
+    vocabulary: &VocabularyNames,
+    shape: &Shape,
+    group: &GroupInput,
+    masks: &RuleMasks,
+    errors: &mut Errors,
+) {
+    let position = |name: &String| {
+        group
+            .capabilities
+            .iter()
+            .position(|lit| lit.value() == *name)
+    };
+    for pair in shape.conflicts(masks.capabilities) {
+        // `vocabulary!` lists each pair lower index first, as bits go.
+        let mut names = capabilities(vocabulary, pair);
+        let (Some(first), Some(second)) = (names.next(), names.next()) else {
+            continue;
         };
         if let (Some(a), Some(b)) = (position(first), position(second)) {
             errors.spanned(
@@ -71,39 +113,33 @@ pub(crate) fn validate(
             );
         }
     }
-    // Unknown names or exclusive requirements already explain the group.
-    if errors.len() == errors_before && !group.any_capabilities.0.is_empty() {
-        alternatives_excluded(vocabulary, group, errors);
-    }
-    masks
 }
 
 /// Reports an any-of set whose every alternative is exclusive with a
 /// required capability: no context could enable the group.
-fn alternatives_excluded(vocabulary: &VocabularyNames, group: &GroupInput, errors: &mut Errors) {
+fn alternatives_excluded(
+    vocabulary: &VocabularyNames,
+    shape: &Shape,
+    group: &GroupInput,
+    required: u64,
+    errors: &mut Errors,
+) {
     let (alternatives, span) = &group.any_capabilities;
-    let required: Vec<String> = group.capabilities.iter().map(LitStr::value).collect();
-    let mut clashes = Vec::new();
-    for alternative in alternatives.iter().map(LitStr::value) {
-        let excluders: Vec<String> = vocabulary
-            .exclusive
-            .iter()
-            .filter_map(|(a, b)| {
-                if *a == alternative && required.contains(b) {
-                    Some(b)
-                } else if *b == alternative && required.contains(a) {
-                    Some(a)
-                } else {
-                    None
-                }
-            })
-            .map(|name| format!("`{name}`"))
-            .collect();
-        if excluders.is_empty() {
-            return;
-        }
-        clashes.push(format!("`{alternative}` with {}", excluders.join(" and ")));
-    }
+    let clashes: Vec<String> = alternatives
+        .iter()
+        .map(LitStr::value)
+        .map(|alternative| {
+            let index = vocabulary
+                .capabilities
+                .iter()
+                .position(|c| *c == alternative);
+            let bit = index.map_or(0, |index| 1 << index);
+            let excluders: Vec<String> = capabilities(vocabulary, shape.excluders(bit, required))
+                .map(|name| format!("`{name}`"))
+                .collect();
+            format!("`{alternative}` with {}", excluders.join(" and "))
+        })
+        .collect();
     errors.at(
         *span,
         format!(
@@ -112,6 +148,17 @@ fn alternatives_excluded(vocabulary: &VocabularyNames, group: &GroupInput, error
             clashes.join(", ")
         ),
     );
+}
+
+/// The names of the capabilities in `mask`, in declaration order.
+fn capabilities(vocabulary: &VocabularyNames, mask: u64) -> impl Iterator<Item = &String> {
+    each_index(mask).map(|index| &vocabulary.capabilities[index])
+}
+
+/// Whether every literal of `used` is declared.
+fn all_declared(declared: &[String], used: &[LitStr]) -> bool {
+    used.iter()
+        .all(|literal| declared.contains(&literal.value()))
 }
 
 /// The bits of `used`, with an error on each literal the vocabulary lacks.

@@ -8,7 +8,7 @@ use rmcp::model::JsonObject;
 use serde_json::Value;
 
 use super::{Entry, RuntimeTool};
-use crate::{ProfileContext, Registry, Vocabulary};
+use crate::{Errors, ProfileContext, Registry, Vocabulary};
 
 /// The longest tool name MCP allows.
 const MAX_NAME: usize = 128;
@@ -73,9 +73,7 @@ pub(super) fn verify<S: Vocabulary>(
             Err(reason) => errors.push(reason.of(&name)),
         }
     }
-    if !errors.is_empty() {
-        return Err(CatalogErrors { errors });
-    }
+    Errors::check(errors)?;
     entries.sort_by(|a, b| a.tool.name().cmp(b.tool.name()));
     Ok(entries)
 }
@@ -263,51 +261,9 @@ impl fmt::Display for CatalogError {
     }
 }
 
-/// Every reason a catalog was refused, one per line when displayed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CatalogErrors {
-    errors: Vec<CatalogError>,
-}
-
-impl CatalogErrors {
-    /// Each problem, in catalog order.
-    pub fn iter(&self) -> std::slice::Iter<'_, CatalogError> {
-        self.errors.iter()
-    }
-
-    /// How many problems there are (at least one).
-    pub fn len(&self) -> usize {
-        self.errors.len()
-    }
-
-    /// Always false: a refused catalog has at least one problem.
-    pub fn is_empty(&self) -> bool {
-        self.errors.is_empty()
-    }
-}
-
-impl<'a> IntoIterator for &'a CatalogErrors {
-    type Item = &'a CatalogError;
-    type IntoIter = std::slice::Iter<'a, CatalogError>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
-}
-
-impl fmt::Display for CatalogErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (index, error) in self.errors.iter().enumerate() {
-            if index > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "- {error}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for CatalogErrors {}
+/// Every reason a catalog was refused, one per line when displayed; its
+/// [`iter`](Errors::iter) goes in catalog order.
+pub type CatalogErrors = Errors<CatalogError>;
 
 #[cfg(test)]
 mod tests {

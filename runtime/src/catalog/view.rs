@@ -9,16 +9,18 @@
 
 use std::sync::Arc;
 
+use mcp_profiles_rules::BitSet;
 use rmcp::model::Tool;
 
 use super::{Catalog, Entry, RuntimeDiff};
 use crate::snapshot::ToolSnapshot;
+use crate::sorted::{self, Side};
 use crate::{ProfileContext, Vocabulary};
 
 /// A view's cache key: the compiled snapshot's address (snapshots live as
 /// long as the process, so it is never reused) and the bit set of enabled
 /// entries.
-pub(super) type Key = (usize, Box<[u64]>);
+pub(super) type Key = (usize, BitSet);
 
 /// The merged tools of one compiled snapshot and one set of enabled
 /// runtime tools.
@@ -96,32 +98,16 @@ impl<S: Vocabulary> Runtime<S> {
             return self.diff_within(a, new);
         }
         let mut diff = RuntimeDiff::default();
-        let (mut old, mut new) = (self.visible().peekable(), new.visible().peekable());
-        // Both sorted by name: one merge pass.
-        loop {
-            match (old.peek(), new.peek()) {
-                (Some(a), Some(b)) if a.name == b.name => {
-                    if a != b {
-                        diff.changed.push(a.name.to_string());
-                    }
-                    old.next();
-                    new.next();
-                }
-                (Some(a), Some(b)) if a.name < b.name => {
-                    diff.removed.push(a.name.to_string());
-                    old.next();
-                }
-                (Some(a), None) => {
-                    diff.removed.push(a.name.to_string());
-                    old.next();
-                }
-                (_, Some(b)) => {
-                    diff.added.push(b.name.to_string());
-                    new.next();
-                }
-                (None, None) => return diff,
+        let by_name = |a: &&Tool, b: &&Tool| a.name.cmp(&b.name);
+        for side in sorted::merge(self.visible(), new.visible(), by_name) {
+            match side {
+                Side::Old(tool) => diff.removed.push(tool.name.to_string()),
+                Side::New(tool) => diff.added.push(tool.name.to_string()),
+                Side::Both(a, b) if a != b => diff.changed.push(a.name.to_string()),
+                Side::Both(..) => {}
             }
         }
+        diff
     }
 }
 
@@ -129,38 +115,23 @@ impl<S: Vocabulary> Runtime<S> {
     /// The diff between two views of one catalog (a replacement): the same
     /// definitions, so comparing entry indices is enough.
     fn diff_within(&self, catalog: &Catalog<S>, new: &Runtime<S>) -> RuntimeDiff {
-        let mut diff = RuntimeDiff::default();
         let (old, new) = (self.view.clone(), new.view.clone());
         if let (Some(a), Some(b)) = (&old, &new)
             && Arc::ptr_eq(a, b)
         {
-            return diff;
+            return RuntimeDiff::default();
         }
         let empty: &[usize] = &[];
         let old = old.as_ref().map_or(empty, |view| &view.enabled);
         let new = new.as_ref().map_or(empty, |view| &view.enabled);
-        let name = |index: usize| catalog.entry(index).tool.name().to_owned();
-        let (mut i, mut j) = (0, 0);
-        // Ascending indices are sorted names: one merge pass.
-        while i < old.len() || j < new.len() {
-            match (old.get(i), new.get(j)) {
-                (Some(a), Some(b)) if a == b => (i, j) = (i + 1, j + 1),
-                (Some(&a), Some(b)) if a < *b => {
-                    diff.removed.push(name(a));
-                    i += 1;
-                }
-                (Some(&a), None) => {
-                    diff.removed.push(name(a));
-                    i += 1;
-                }
-                (_, Some(&b)) => {
-                    diff.added.push(name(b));
-                    j += 1;
-                }
-                (None, None) => unreachable!("loop condition"),
-            }
+        let name = |index: &usize| catalog.entry(*index).tool.name().to_owned();
+        // Ascending indices are sorted names.
+        let (added, removed) = sorted::added_removed(old, new, Ord::cmp);
+        RuntimeDiff {
+            added: added.into_iter().map(name).collect(),
+            removed: removed.into_iter().map(name).collect(),
+            changed: Vec::new(),
         }
-        diff
     }
 }
 
@@ -172,30 +143,17 @@ impl<S: Vocabulary> Catalog<S> {
         context: &ProfileContext<S>,
         compiled: &'static ToolSnapshot<S>,
     ) -> Option<Arc<View>> {
-        let bits = context.bits();
-        let entries = &self.inner.entries;
-        let mut enabled = vec![0u64; entries.len().div_ceil(64)];
-        let mut any = false;
-        for (index, entry) in entries.iter().enumerate() {
-            if entry.rule.matches(&bits) {
-                enabled[index / 64] |= 1 << (index % 64);
-                any = true;
-            }
-        }
-        if !any {
+        let (bits, entries) = (context.bits(), &self.inner.entries);
+        let enabled = BitSet::from_fn(entries.len(), |index| entries[index].rule.matches(&bits));
+        if enabled.is_empty() {
             return None;
         }
-        let key: Key = (
-            std::ptr::from_ref(compiled) as usize,
-            enabled.into_boxed_slice(),
-        );
+        let key: Key = (std::ptr::from_ref(compiled) as usize, enabled);
         let mut views = self.inner.views.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(view) = views.get(&key) {
             return Some(Arc::clone(view));
         }
-        let indices: Box<[usize]> = (0..entries.len())
-            .filter(|index| key.1[index / 64] & (1 << (index % 64)) != 0)
-            .collect();
+        let indices: Box<[usize]> = key.1.iter().collect();
         let view = Arc::new(View {
             tools: merge(
                 &compiled.tools,
@@ -209,15 +167,13 @@ impl<S: Vocabulary> Catalog<S> {
 }
 
 /// Merges two lists sorted by name; verification keeps names apart.
-fn merge<'a>(compiled: &[Tool], runtime: impl Iterator<Item = &'a Tool>) -> Vec<Tool> {
-    let mut runtime = runtime.peekable();
+fn merge<'a>(compiled: &'a [Tool], runtime: impl Iterator<Item = &'a Tool>) -> Vec<Tool> {
     let mut merged = Vec::with_capacity(compiled.len() + runtime.size_hint().0);
-    for tool in compiled {
-        while let Some(next) = runtime.next_if(|next| next.name < tool.name) {
-            merged.push(next.clone());
+    for side in sorted::merge(compiled, runtime, |a, b| a.name.cmp(&b.name)) {
+        match side {
+            Side::Old(tool) | Side::New(tool) => merged.push(tool.clone()),
+            Side::Both(compiled, runtime) => merged.extend([compiled.clone(), runtime.clone()]),
         }
-        merged.push(tool.clone());
     }
-    merged.extend(runtime.cloned());
     merged
 }

@@ -7,60 +7,37 @@
 //! any-of sizes, a handful in practice) decides reachability and
 //! co-enablement over the whole context space exactly.
 
-use super::RuleMasks;
-use crate::vocabulary::TermBits;
-use crate::{Term, Vocabulary};
-
-/// A context reduced to bits: what rules are evaluated against.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct ContextBits {
-    pub surface: usize,
-    pub capabilities: u64,
-    pub providers: u64,
-}
+use crate::{ContextBits, RuleMasks, each_bit, mask_below};
 
 /// The size of a vocabulary and its exclusivity constraints, as bits.
 #[derive(Clone, Debug)]
-pub(crate) struct Shape {
-    pub surfaces: u64,
-    pub capabilities: u64,
-    pub providers: u64,
+pub struct Shape {
+    surfaces: u64,
+    capabilities: u64,
+    providers: u64,
     /// One mask per pair of mutually exclusive capabilities.
-    pub exclusive: Vec<u64>,
+    exclusive: Vec<u64>,
 }
 
 /// Why no valid context satisfies a rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Unsatisfiable {
+pub enum Unsatisfiable {
+    /// The rule lists no declared surface (or the rules share none).
     UndeclaredSurface,
+    /// The rule requires a capability the vocabulary does not declare.
     UndeclaredCapability,
+    /// The rule requires a provider the vocabulary does not declare.
     UndeclaredProvider,
     /// The rule requires both capabilities of this exclusive pair.
     Exclusive(u64),
     /// Every capability of the any-of set `alternatives` is exclusive with
     /// one of the `required` capabilities.
     ExcludedAlternatives {
+        /// The any-of set.
         alternatives: u64,
+        /// The required capabilities.
         required: u64,
     },
-}
-
-/// Every bit below `count`.
-pub(crate) fn mask_below(count: usize) -> u64 {
-    if count >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << count) - 1
-    }
-}
-
-/// The set bits of `mask`, each as a one-bit mask, lowest first.
-fn each_bit(mut mask: u64) -> impl Iterator<Item = u64> {
-    std::iter::from_fn(move || {
-        let bit = mask & mask.wrapping_neg();
-        mask &= !bit;
-        (bit != 0).then_some(bit)
-    })
 }
 
 /// The members of `set` that every later set sharing any also has: picking
@@ -76,24 +53,38 @@ fn preferred(set: u64, later: &[u64]) -> u64 {
 }
 
 impl Shape {
-    pub fn of<S: Vocabulary>() -> Self {
+    /// A vocabulary of `surfaces`, `capabilities` and `providers` terms in
+    /// which each pair of `exclusive` capability indices may not be held
+    /// together.
+    pub fn new(
+        surfaces: usize,
+        capabilities: usize,
+        providers: usize,
+        exclusive: impl IntoIterator<Item = (usize, usize)>,
+    ) -> Self {
         Shape {
-            surfaces: mask_below(S::Surface::ALL.len()),
-            capabilities: mask_below(S::Capability::ALL.len()),
-            providers: mask_below(S::Provider::ALL.len()),
-            exclusive: S::EXCLUSIVE
-                .iter()
-                .map(|(a, b)| a.bit() | b.bit())
+            surfaces: mask_below(surfaces),
+            capabilities: mask_below(capabilities),
+            providers: mask_below(providers),
+            exclusive: exclusive
+                .into_iter()
+                .map(|(a, b)| (1 << a) | (1 << b))
                 .collect(),
         }
     }
 
-    /// The first exclusive pair wholly inside `capabilities`, if any.
-    pub fn conflict(&self, capabilities: u64) -> Option<u64> {
+    /// Every exclusive pair wholly inside `capabilities`, in the order the
+    /// pairs were given, each as a two-bit mask.
+    pub fn conflicts(&self, capabilities: u64) -> impl Iterator<Item = u64> + '_ {
         self.exclusive
             .iter()
             .copied()
-            .find(|pair| capabilities & pair == *pair)
+            .filter(move |pair| capabilities & pair == *pair)
+    }
+
+    /// The first exclusive pair wholly inside `capabilities`, if any.
+    pub fn conflict(&self, capabilities: u64) -> Option<u64> {
+        self.conflicts(capabilities).next()
     }
 
     /// The capabilities of `required` that are exclusive with `capability`
@@ -182,5 +173,69 @@ impl Shape {
             .map(|member| held | member)
             .filter(|next| self.conflict(*next).is_none())
             .find_map(|next| self.choose(next, rest))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Shape, Unsatisfiable};
+    use crate::{ContextBits, RuleMasks};
+
+    /// Two surfaces, four capabilities (0 excludes 1 and 2), two providers.
+    fn shape() -> Shape {
+        Shape::new(2, 4, 2, [(0, 1), (0, 2)])
+    }
+
+    #[test]
+    fn exclusive_pairs_and_their_excluders() {
+        let shape = shape();
+        assert_eq!(shape.conflicts(0b0111).collect::<Vec<_>>(), [0b011, 0b101]);
+        assert_eq!(shape.conflict(0b1110), None);
+        assert_eq!(shape.excluders(0b0001, 0b1110), 0b0110);
+        assert_eq!(shape.excluders(0b0010, 0b1101), 0b0001);
+    }
+
+    #[test]
+    fn a_minimal_witness_or_the_reason_there_is_none() {
+        let shape = shape();
+        let rule = RuleMasks {
+            surfaces: 0b10,
+            capabilities: 0b0001,
+            any_capabilities: 0b1110,
+            providers: 0b11,
+        };
+        let witness = ContextBits {
+            surface: 1,
+            capabilities: 0b1001,
+            providers: 0b01,
+        };
+        assert_eq!(shape.witness(&rule), Ok(witness));
+        assert!(rule.matches(&witness));
+        let requiring = |capabilities, any_capabilities| RuleMasks {
+            capabilities,
+            any_capabilities,
+            ..RuleMasks::default()
+        };
+        assert_eq!(
+            shape.witness(&requiring(0b011, 0)),
+            Err(Unsatisfiable::Exclusive(0b011))
+        );
+        assert_eq!(
+            shape.witness(&requiring(0b001, 0b110)),
+            Err(Unsatisfiable::ExcludedAlternatives {
+                alternatives: 0b110,
+                required: 0b001,
+            })
+        );
+        assert_eq!(
+            shape.witness(&requiring(0b10000, 0)),
+            Err(Unsatisfiable::UndeclaredCapability)
+        );
+        let on = |surfaces| RuleMasks {
+            surfaces,
+            ..RuleMasks::default()
+        };
+        assert_eq!(shape.joint_witness(&on(0b01), &on(0b10)), None);
+        assert!(shape.joint_witness(&on(0b11), &on(0b10)).is_some());
     }
 }
