@@ -9,8 +9,9 @@ use crate::common;
 
 use std::time::Duration;
 
-use crate::common::{BEARER, LIMIT, QUIET, Server, Session, TOKEN};
+use crate::common::{BEARER, LIMIT, QUIET, Server, TOKEN};
 use mcp_profiles::Vocabulary;
+use mcp_profiles_tests::client::{Recorder, Session};
 use rmcp::model::{
     CallToolRequestParams, ClientNotification, ClientRequest, ErrorCode, JsonObject,
     ProtocolVersion, ServerNotification, SubscriptionFilter,
@@ -539,7 +540,7 @@ async fn the_control_api_refuses_hostile_requests_and_changes_nothing() {
         )
         .await;
     assert_eq!(answer["changed"], json!(true));
-    assert_eq!(session.wait_for_notifications(1).await, 1);
+    assert_eq!(session.wait_for_notifications(1, LIMIT).await, 1);
     tokio::time::sleep(QUIET).await;
     assert_eq!(session.notifications(), 1);
     eprintln!("hostile control: {refused} refused requests, profile unchanged, 0 notifications");
@@ -602,7 +603,7 @@ fn object(value: Value) -> JsonObject {
 /// Sends one request built from JSON `{"method", "params"}`, with a limit;
 /// `Ok` or the error.
 async fn request(
-    client: &RunningService<RoleClient, common::Counter>,
+    client: &RunningService<RoleClient, Recorder>,
     message: Value,
 ) -> Result<(), String> {
     let request: ClientRequest = serde_json::from_value(message.clone())
@@ -974,8 +975,8 @@ async fn no_mcp_request_changes_the_profile_or_runs_a_hidden_tool() {
         )
         .await;
     assert_eq!(answer["changed"], json!(true));
-    assert_eq!(victim.wait_for_notifications(1).await, 1);
-    assert_eq!(attacker.wait_for_notifications(1).await, 1);
+    assert_eq!(victim.wait_for_notifications(1, LIMIT).await, 1);
+    assert_eq!(attacker.wait_for_notifications(1, LIMIT).await, 1);
     for subscription in [&mut listening, &mut mixed] {
         let notified = tokio::time::timeout(LIMIT, subscription.next())
             .await
