@@ -4,6 +4,9 @@
 //! `notifications/tools/list_changed`), a control-API caller, and SQLite
 //! databases made by `kandev-mcp init` in temporary directories.
 
+pub mod gateway;
+pub mod raw;
+
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
