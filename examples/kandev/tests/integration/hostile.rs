@@ -182,6 +182,16 @@ async fn the_control_api_refuses_hostile_requests_and_changes_nothing() {
             "invalid type: null",
         ),
         (MODE, b"{}", "missing field `mode`"),
+        (
+            MODE,
+            br#"["office"]"#,
+            "invalid type: sequence, expected a JSON object",
+        ),
+        (
+            PROVIDERS,
+            br#"[["github"]]"#,
+            "invalid type: sequence, expected a JSON object",
+        ),
         (MODE, br#"{"mode":"planning"}"#, "unknown mode `planning`"),
         (MODE, br#"{"mode":"Office"}"#, "unknown mode `Office`"),
         (MODE, br#"{"mode":""}"#, "unknown mode ``"),
