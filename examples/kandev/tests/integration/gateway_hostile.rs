@@ -956,9 +956,11 @@ async fn bad_tokens_methods_paths_and_bodies_are_refused_and_change_nothing() {
 }
 
 /// A way to one gateway's control API for many requests at once: a client
-/// (its connections kept for the whole test) and at most 20 requests in
-/// flight, since the control listener takes 32 connections and answers 503
-/// past them.
+/// whose connections are kept for the whole test, and at most [`SLOTS`]
+/// requests in flight. The control listener takes 32 connections and
+/// answers 503 past them, and a pool lets its idle connections pile up (a
+/// request may open a new one while another is on its way back): so at
+/// most `SLOTS` idle ones are kept, and a lane holds at most `2 * SLOTS`.
 #[derive(Clone)]
 struct Lane {
     http: reqwest::Client,
@@ -966,12 +968,18 @@ struct Lane {
     control: String,
 }
 
+/// How many requests a lane has in flight at once.
+const SLOTS: usize = 12;
+
 fn lanes(gateways: &[Server]) -> Vec<Lane> {
     gateways
         .iter()
         .map(|gateway| Lane {
-            http: reqwest::Client::new(),
-            slots: Arc::new(Semaphore::new(20)),
+            http: reqwest::Client::builder()
+                .pool_max_idle_per_host(SLOTS)
+                .build()
+                .expect("a client"),
+            slots: Arc::new(Semaphore::new(SLOTS)),
             control: gateway.control.clone(),
         })
         .collect()
