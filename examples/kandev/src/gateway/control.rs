@@ -20,10 +20,11 @@
 //! is at that version now (0: only if it does not exist), else 409.
 //!
 //! Further refusals: 404 for an agent that does not exist, 400 for a
-//! principal name outside `[A-Za-z0-9._@-]{1,128}` or a grant naming an
-//! unknown principal, 503 when the profile store is unreachable (nothing
-//! changed). Tokens travel only in bodies and never appear in an answer or
-//! a log line.
+//! principal name outside `[A-Za-z0-9._@-]{1,128}` (or `.` or `..`, which
+//! URL clients remove from paths), a `"version"` that is not a whole number
+//! (`null` included) or a grant naming an unknown principal, 503 when the
+//! profile store is unreachable (nothing changed). Tokens travel only in
+//! bodies and never appear in an answer or a log line.
 
 use std::sync::Arc;
 
@@ -107,6 +108,17 @@ pub(super) fn failed(error: StoreError) -> Refusal {
 /// `principal` if it is a name the gateway accepts; else 400 naming it
 /// (cut short).
 fn principal_name(principal: &str) -> Result<&str, Refusal> {
+    // Made of accepted characters, but URL clients and proxies remove these
+    // path segments (RFC 3986, 5.2.4): no ordinary client could address
+    // such an agent at `/api/v1/agents/{principal}`.
+    if matches!(principal, "." | "..") {
+        return Err(refusal(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "principal `{principal}` is a dot segment, which URL clients remove from paths"
+            ),
+        ));
+    }
     let valid = !principal.is_empty()
         && principal.len() <= MAX_PRINCIPAL_BYTES
         && principal
@@ -185,8 +197,24 @@ async fn get_agent(
 struct PutBody {
     profile: ProfileContext<Kandev>,
     /// Replace only if the agent is at this version (0: only create).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "version")]
     version: Option<u64>,
+}
+
+/// A `"version"` that is there: a whole number from 0 to `u64::MAX`.
+/// `null` is refused, not read as "any version", which would turn a
+/// compare-and-set into an unconditional write.
+fn version<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    let value = serde_json::Value::deserialize(deserializer)?;
+    value.as_u64().map(Some).ok_or_else(|| {
+        let text = value.to_string();
+        let shown: String = text.chars().take(40).collect();
+        let cut = if shown.len() < text.len() { "…" } else { "" };
+        serde::de::Error::custom(format!(
+            "`version` must be a whole number from 0 to {}, not {shown}{cut}",
+            u64::MAX
+        ))
+    })
 }
 
 async fn put_agent(
@@ -279,7 +307,7 @@ mod tests {
     #[test]
     fn principal_names_are_checked_and_echoed_clipped() {
         assert!(principal_name("alice@team-1.dev_ops").is_ok());
-        for bad in ["", "al ice", "a/b", "ünï"] {
+        for bad in ["", "al ice", "a/b", "ünï", ".", ".."] {
             assert!(principal_name(bad).is_err(), "{bad}");
         }
         let long = "x".repeat(500);
