@@ -9,7 +9,7 @@
 //!
 //! - [`check_context_json`]: the bytes are a `ProfileContext<Kandev>` JSON
 //!   document. Oracle: the document parsed as plain JSON entries (duplicate
-//!   keys kept) and judged by the rules of the JSON form.
+//!   keys kept, `json.rs`) and judged by the rules of the JSON form.
 //! - [`check_legacy`]: byte 0 bit 0 is `disable_ask_question`, byte 1 picks a
 //!   starting context (`% 96` over `ProfileContext::all()`), the rest (lossy
 //!   UTF-8) is a mode on the first line and provider names on the following
@@ -24,17 +24,22 @@
 //!
 //! - [`check_plugin_snapshot`] (in `plugin_snapshot.rs`): the bytes are a
 //!   plugin-tool snapshot body; see that module.
+//! - [`check_gateway_control`] (in `gateway.rs`): a request to the
+//!   gateway's control API, decoded by `kandev_mcp::gateway::control`; see
+//!   that module.
 //!
 //! Seeds are written with ASCII header bytes: `0`/`1` for the flag or route
 //! digit, and any printable character for the context index.
 
+mod gateway;
+mod json;
 mod plugin_snapshot;
 
+pub use gateway::check_gateway_control;
 pub use plugin_snapshot::check_plugin_snapshot;
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::fmt;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
@@ -42,9 +47,10 @@ use kandev_mcp::legacy::{self, LegacyError};
 use kandev_mcp::{Capability, Kandev, Provider, Surface};
 use mcp_profiles::{ProfileContext, ProfileController, Term, Vocabulary};
 use serde::Deserialize;
-use serde::de::{MapAccess, Visitor};
 use serde_json::Value;
 use tower::ServiceExt;
+
+use self::json::Json;
 
 /// The context at `index`, modulo the number of valid contexts.
 fn context_at(index: u8) -> ProfileContext<Kandev> {
@@ -70,29 +76,6 @@ fn assert_round_trips(context: &ProfileContext<Kandev>) {
 // ---------------------------------------------------------------------------
 // (a) The profile-context JSON decoder.
 
-/// A JSON object as its entries in document order, duplicates kept.
-struct Entries(Vec<(String, Value)>);
-
-impl<'de> Deserialize<'de> for Entries {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct EntriesVisitor;
-        impl<'de> Visitor<'de> for EntriesVisitor {
-            type Value = Entries;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
-                let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry::<String, Value>()? {
-                    entries.push(entry);
-                }
-                Ok(Entries(entries))
-            }
-        }
-        deserializer.deserialize_map(EntriesVisitor)
-    }
-}
-
 /// The names of a JSON array of strings, each parsed as a `T`.
 fn names<T: Term>(value: &Value) -> Option<Vec<T>> {
     value
@@ -105,29 +88,33 @@ fn names<T: Term>(value: &Value) -> Option<Vec<T>> {
         .collect()
 }
 
-/// What the JSON form's rules say `bytes` decodes to: an object with at most
+/// What the JSON form's rules say `bytes` decodes to (see [`context_of`]).
+fn oracle_context(bytes: &[u8]) -> Option<ProfileContext<Kandev>> {
+    context_of(&serde_json::from_slice::<Json>(bytes).ok()?)
+}
+
+/// What the JSON form's rules say `document` is: an object with at most
 /// one each of `surface` (required, a surface name), `capabilities` and
 /// `providers` (arrays of names), no other key, no exclusive pair.
-fn oracle_context(bytes: &[u8]) -> Option<ProfileContext<Kandev>> {
-    let Entries(entries) = serde_json::from_slice(bytes).ok()?;
-    let keys: BTreeSet<&str> = entries.iter().map(|(key, _)| key.as_str()).collect();
-    if keys.len() != entries.len()
-        || !keys.is_subset(&BTreeSet::from(["surface", "capabilities", "providers"]))
-    {
-        return None;
-    }
-    let field = |key: &str| entries.iter().find(|(k, _)| k == key).map(|(_, v)| v);
-    let surface_name = field("surface")?.as_str()?;
+fn context_of(document: &Json) -> Option<ProfileContext<Kandev>> {
+    let entries = document.fields(&["surface", "capabilities", "providers"])?;
+    let field = |key: &str| {
+        entries
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.merged())
+    };
+    let surface_name = field("surface")?;
     let surface = Surface::ALL
         .iter()
         .copied()
-        .find(|s| s.wire_name() == surface_name)?;
+        .find(|s| Some(s.wire_name()) == surface_name.as_str())?;
     let capabilities: Vec<Capability> = match field("capabilities") {
-        Some(value) => names(value)?,
+        Some(value) => names(&value)?,
         None => Vec::new(),
     };
     let providers: Vec<Provider> = match field("providers") {
-        Some(value) => names(value)?,
+        Some(value) => names(&value)?,
         None => Vec::new(),
     };
     if Kandev::EXCLUSIVE
@@ -372,6 +359,28 @@ fn with_harness<R>(f: impl FnOnce(&Harness) -> R) -> R {
     })
 }
 
+/// Sends `request` through `router` in-process: the status and the answer,
+/// which every route gives as JSON.
+fn send(
+    runtime: &tokio::runtime::Runtime,
+    router: axum::Router,
+    request: Request<Body>,
+) -> (StatusCode, Value) {
+    runtime.block_on(async {
+        let response = router
+            .oneshot(request)
+            .await
+            .expect("the router is infallible");
+        let status = response.status();
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .expect("the answer is readable");
+        let answer = serde_json::from_slice(&bytes)
+            .unwrap_or_else(|err| panic!("{status} with a non-JSON answer: {err}"));
+        (status, answer)
+    })
+}
+
 /// Fuzz target `control`.
 pub fn check_control(data: &[u8]) {
     let (route, index, body) = match data {
@@ -410,21 +419,7 @@ pub fn check_control(data: &[u8]) {
             .header(header::CONTENT_TYPE, "application/json")
             .body(Body::from(body.to_vec()))
             .expect("a request");
-        let (status, answer) = harness.runtime.block_on(async {
-            let response = harness
-                .router
-                .clone()
-                .oneshot(request)
-                .await
-                .expect("the router is infallible");
-            let status = response.status();
-            let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-                .await
-                .expect("the answer is readable");
-            (status, bytes)
-        });
-        let answer: Value = serde_json::from_slice(&answer)
-            .unwrap_or_else(|err| panic!("{path}: {status} with a non-JSON answer: {err}"));
+        let (status, answer) = send(&harness.runtime, harness.router.clone(), request);
         let after = harness.controller.current();
 
         match expected.flatten() {

@@ -11,7 +11,7 @@
 //! them, and returns `None`; with `MCP_PROFILES_REQUIRE_REDIS=1` (set by
 //! CI) it panics instead, so CI never skips them.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -121,6 +121,28 @@ impl RedisServer {
     /// Sends one command (e.g. `CLIENT KILL TYPE pubsub`) and returns the
     /// first line of the answer.
     pub fn command(&self, args: &[&str]) -> String {
+        let mut stream = self.send(args);
+        let mut answer = Vec::new();
+        let mut byte = [0u8; 1];
+        while stream.read_exact(&mut byte).is_ok() && byte[0] != b'\n' {
+            answer.push(byte[0]);
+        }
+        String::from_utf8_lossy(&answer).trim_end().to_owned()
+    }
+
+    /// Sends one command and returns its whole answer: a status, an error,
+    /// an integer or a bulk string as one item (a nil as none), an array as
+    /// its items in order (nested ones flattened). For tests that look at
+    /// the keys themselves (`KEYS *`, `HGETALL key`).
+    pub fn query(&self, args: &[&str]) -> Vec<String> {
+        let mut reader = BufReader::new(self.send(args));
+        let mut items = Vec::new();
+        read_reply(&mut reader, &mut items);
+        items
+    }
+
+    /// A connection that has sent `args` as one command.
+    fn send(&self, args: &[&str]) -> TcpStream {
         let addr = SocketAddr::from(([127, 0, 0, 1], self.port));
         let mut stream = TcpStream::connect(addr).expect("redis-server accepts");
         let mut request = format!("*{}\r\n", args.len());
@@ -131,12 +153,7 @@ impl RedisServer {
             .write_all(request.as_bytes())
             .expect("the command is sent");
         let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-        let mut answer = Vec::new();
-        let mut byte = [0u8; 1];
-        while stream.read_exact(&mut byte).is_ok() && byte[0] != b'\n' {
-            answer.push(byte[0]);
-        }
-        String::from_utf8_lossy(&answer).trim_end().to_owned()
+        stream
     }
 
     /// Whether it answers `PING` with `PONG` (after loading its data).
@@ -176,4 +193,33 @@ fn free_port() -> u16 {
         .and_then(|listener| listener.local_addr())
         .map(|addr| addr.port())
         .expect("a free loopback port")
+}
+
+/// Reads one RESP reply into `items` (see [`RedisServer::query`]).
+fn read_reply(reader: &mut impl BufRead, items: &mut Vec<String>) {
+    let mut line = String::new();
+    reader.read_line(&mut line).expect("redis-server answers");
+    let line = line.trim_end_matches(['\r', '\n']);
+    let (kind, rest) = line.split_at(1.min(line.len()));
+    let count = || -> i64 {
+        rest.parse()
+            .unwrap_or_else(|_| panic!("a length in {line:?}"))
+    };
+    match kind {
+        "$" => {
+            let Ok(length) = usize::try_from(count()) else {
+                return;
+            };
+            let mut bulk = vec![0u8; length + 2];
+            reader.read_exact(&mut bulk).expect("the whole bulk string");
+            bulk.truncate(length);
+            items.push(String::from_utf8_lossy(&bulk).into_owned());
+        }
+        "*" => {
+            for _ in 0..count().max(0) {
+                read_reply(reader, items);
+            }
+        }
+        _ => items.push(rest.to_owned()),
+    }
 }

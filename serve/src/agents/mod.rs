@@ -65,8 +65,11 @@ pub struct ProfileStore<S: Vocabulary> {
     tokens: RwLock<HashMap<String, Arc<Grant>>>,
     agents: RwLock<HashMap<Principal, Agent<S>>>,
     /// Serialises changes to agents, so that a version and the profile it
-    /// stands for move together.
-    writing: Mutex<()>,
+    /// stands for move together. Holds the version of each removal, so that
+    /// a principal added again goes on from it: versions never repeat, and
+    /// a compare-and-set holding one of the old agent's cannot apply to the
+    /// new one.
+    writing: Mutex<HashMap<Principal, u64>>,
     /// The session books of the routers serving this store, so that a
     /// revocation reaches the sessions each of them holds.
     books: Mutex<Vec<Weak<dyn SessionBook>>>,
@@ -200,7 +203,7 @@ impl<S: Vocabulary> ProfileStore<S> {
         context: ProfileContext<S>,
         expected: Option<u64>,
     ) -> Result<Put<S>, u64> {
-        let _writing = self.write_lock();
+        let mut removed = self.write_lock();
         let principal = Principal::new(principal);
         let existing = {
             let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
@@ -215,8 +218,9 @@ impl<S: Vocabulary> ProfileStore<S> {
                 }
                 None => {
                     let controller = ProfileController::new(context);
-                    agents.insert(principal, Agent::new(controller.clone(), 1));
-                    return Ok((controller, None, 1));
+                    let version = removed.remove(&principal).map_or(1, |last| last + 1);
+                    agents.insert(principal, Agent::new(controller.clone(), version));
+                    return Ok((controller, None, version));
                 }
             }
         };
@@ -236,7 +240,9 @@ impl<S: Vocabulary> ProfileStore<S> {
 
     /// Removes `principal`'s agent and revokes every token naming it (see
     /// [`revoke`](Self::revoke)); returns its controller, or `None` if it had
-    /// no agent. Adding the principal again later starts a new controller.
+    /// no agent. Adding the principal again later starts a new controller;
+    /// its versions go on from the removal, which counts as one (as in the
+    /// Redis store), so they never repeat.
     ///
     /// ```
     /// # mod server {
@@ -260,14 +266,20 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// assert!(store.remove_agent("alice").is_some());
     /// assert!(store.principal("token-for-alice").is_none());
     /// assert!(store.grant("token-for-alice", "alice").is_err());
+    /// // Added again, it goes on from the removal (version 2).
+    /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
+    /// assert_eq!(store.version("alice"), Some(3));
     /// ```
     pub fn remove_agent(&self, principal: &str) -> Option<ProfileController<S>> {
-        let _writing = self.write_lock();
-        self.remove_locked(principal)
+        let mut removed = self.write_lock();
+        let (controller, version) = self.remove_locked(principal)?;
+        removed.insert(Principal::new(principal), version + 1);
+        Some(controller)
     }
 
-    /// [`remove_agent`](Self::remove_agent), the writing lock held.
-    fn remove_locked(&self, principal: &str) -> Option<ProfileController<S>> {
+    /// [`remove_agent`](Self::remove_agent), the writing lock held: the
+    /// controller and the version it was at.
+    fn remove_locked(&self, principal: &str) -> Option<(ProfileController<S>, u64)> {
         let (controller, ended) = {
             let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
             let agent = agents.remove(&Principal::new(principal))?;
@@ -281,7 +293,7 @@ impl<S: Vocabulary> ProfileStore<S> {
                 }
                 keep
             });
-            (agent.controller, ended)
+            ((agent.controller, agent.version), ended)
         };
         for grant in &ended {
             self.end(grant);
@@ -456,7 +468,7 @@ impl<S: Vocabulary> ProfileStore<S> {
         }))
     }
 
-    fn write_lock(&self) -> std::sync::MutexGuard<'_, ()> {
+    fn write_lock(&self) -> std::sync::MutexGuard<'_, HashMap<Principal, u64>> {
         self.writing.lock().unwrap_or_else(|e| e.into_inner())
     }
 

@@ -218,7 +218,8 @@ fn stored<S: Vocabulary>(
     }
 }
 
-/// The in-memory store: one process, versions counted per principal from 1.
+/// The in-memory store: one process, versions counted per principal from 1
+/// and never repeated (a removal counts as one, as in Redis).
 impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
     fn put_agent_if<'a>(
         &'a self,

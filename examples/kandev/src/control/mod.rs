@@ -20,7 +20,7 @@
 //! | status | when |
 //! |---|---|
 //! | 401 | missing or wrong token |
-//! | 400 | malformed body, unknown field or name |
+//! | 400 | malformed body (every body is a JSON object), unknown field or name |
 //! | 404 | no such route (`no route <METHOD> <path>`, the path cut at 256 bytes) |
 //! | 405 | wrong method on a route |
 //! | 413 | body over 64 KiB (1 MiB for a plugin-tool snapshot) |
@@ -40,7 +40,8 @@ use axum::routing::{get, put};
 use axum::{Json, Router};
 use mcp_profiles::{Profile, ProfileContext, ProfileController, Replacement};
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde_json::{Value, json};
 
 use crate::legacy;
@@ -49,6 +50,8 @@ use crate::served::ServedTask;
 use crate::server::Kandev;
 
 pub(crate) mod plugins;
+
+pub use plugins::MAX_SNAPSHOT_BYTES;
 pub mod tasks;
 
 /// The control listener's connection bounds: one backend talks to it, so a
@@ -253,13 +256,37 @@ fn require_json(headers: &HeaderMap) -> Result<(), Refusal> {
     ))
 }
 
-/// Decodes a JSON body strictly, or says why not.
+/// Decodes a JSON body strictly, or says why not. Every body is a JSON
+/// object.
 pub(crate) fn decode<T: DeserializeOwned>(
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<T, Refusal> {
     let bytes = json_body(headers, body, MAX_BODY_BYTES)?;
-    serde_json::from_slice(&bytes).map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))
+    serde_json::from_slice(&bytes)
+        .map(|Object(value)| value)
+        .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))
+}
+
+/// A `T` read only from a JSON object: a derived struct would also take
+/// the array of its fields in order (`["token", "alice"]` for a grant),
+/// which no body is documented as and no reader of the body expects.
+struct Object<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Fields<T> {
+            type Value = Object<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Object<T>, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map)).map(Object)
+            }
+        }
+        deserializer.deserialize_map(Fields(std::marker::PhantomData))
+    }
 }
 
 /// The bytes of a body declared as JSON and read within `limit`.

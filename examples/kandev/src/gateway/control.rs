@@ -20,10 +20,11 @@
 //! is at that version now (0: only if it does not exist), else 409.
 //!
 //! Further refusals: 404 for an agent that does not exist, 400 for a
-//! principal name outside `[A-Za-z0-9._@-]{1,128}` or a grant naming an
-//! unknown principal, 503 when the profile store is unreachable (nothing
-//! changed). Tokens travel only in bodies and never appear in an answer or
-//! a log line.
+//! principal name outside `[A-Za-z0-9._@-]{1,128}` (or `.` or `..`, which
+//! URL clients remove from paths), a `"version"` that is not a whole number
+//! (`null` included) or a grant naming an unknown principal, 503 when the
+//! profile store is unreachable (nothing changed). Tokens travel only in
+//! bodies and never appear in an answer or a log line.
 
 use std::sync::Arc;
 
@@ -36,7 +37,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use mcp_profiles::ProfileContext;
-use mcp_profiles_serve::{AgentStore, StoreError, StoredAgent};
+use mcp_profiles_serve::{AgentStore, StoredAgent};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -44,17 +45,11 @@ use crate::control::plugins::MAX_SNAPSHOT_BYTES;
 use crate::control::{MAX_BODY_BYTES, Refusal, check_token, decode, method_not_allowed, no_route};
 use crate::server::Kandev;
 
-/// The longest principal name.
-pub const MAX_PRINCIPAL_BYTES: usize = 128;
+pub use super::requests::MAX_PRINCIPAL_BYTES;
+use super::requests::{Control, failed, no_agent, path_principal, principal_name, refusal};
 
 /// The longest agent token.
 pub const MAX_TOKEN_BYTES: usize = 1024;
-
-#[derive(Clone)]
-pub(super) struct Control {
-    pub(super) store: Arc<dyn AgentStore<Kandev>>,
-    token: Arc<str>,
-}
 
 /// The gateway's control router over `store`. `token` must be non-empty.
 pub fn router(store: Arc<dyn AgentStore<Kandev>>, token: &str) -> Router {
@@ -90,54 +85,6 @@ async fn authorise(State(control): State<Control>, request: Request, next: Next)
     }
 }
 
-fn refusal(status: StatusCode, message: impl Into<String>) -> Refusal {
-    Refusal(status, message.into())
-}
-
-/// A store failure as the caller sees it.
-pub(super) fn failed(error: StoreError) -> Refusal {
-    let status = match error {
-        StoreError::UnknownPrincipal(_) => StatusCode::BAD_REQUEST,
-        StoreError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-        StoreError::Conflict { .. } => StatusCode::CONFLICT,
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
-    };
-    refusal(status, error.to_string())
-}
-
-/// `principal` if it is a name the gateway accepts; else 400 naming it
-/// (cut short).
-fn principal_name(principal: &str) -> Result<&str, Refusal> {
-    let valid = !principal.is_empty()
-        && principal.len() <= MAX_PRINCIPAL_BYTES
-        && principal
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '@' | '-'));
-    if valid {
-        return Ok(principal);
-    }
-    let shown: String = principal.chars().take(64).collect();
-    let cut = if shown.len() < principal.len() {
-        "…"
-    } else {
-        ""
-    };
-    Err(refusal(
-        StatusCode::BAD_REQUEST,
-        format!(
-            "principal `{}{cut}` is not 1 to {MAX_PRINCIPAL_BYTES} characters of A-Z a-z 0-9 . _ @ -",
-            shown.escape_debug()
-        ),
-    ))
-}
-
-pub(super) fn path_principal(path: Result<Path<String>, PathRejection>) -> Result<String, Refusal> {
-    let Path(principal) =
-        path.map_err(|rejection| refusal(rejection.status(), rejection.body_text()))?;
-    principal_name(&principal)?;
-    Ok(principal)
-}
-
 /// A token an HTTP client can present; the message never shows it.
 fn token_value(token: &str) -> Result<&str, Refusal> {
     if token.is_empty() || token.len() > MAX_TOKEN_BYTES {
@@ -167,10 +114,6 @@ fn agent_json(agent: &StoredAgent<Kandev>) -> serde_json::Value {
     })
 }
 
-pub(super) fn no_agent(principal: &str) -> Refusal {
-    refusal(StatusCode::NOT_FOUND, format!("no agent `{principal}`"))
-}
-
 async fn get_agent(
     State(control): State<Control>,
     path: Result<Path<String>, PathRejection>,
@@ -186,8 +129,24 @@ async fn get_agent(
 struct PutBody {
     profile: ProfileContext<Kandev>,
     /// Replace only if the agent is at this version (0: only create).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "version")]
     version: Option<u64>,
+}
+
+/// A `"version"` that is there: a whole number from 0 to `u64::MAX`.
+/// `null` is refused, not read as "any version", which would turn a
+/// compare-and-set into an unconditional write.
+fn version<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    let value = serde_json::Value::deserialize(deserializer)?;
+    value.as_u64().map(Some).ok_or_else(|| {
+        let text = value.to_string();
+        let shown: String = text.chars().take(40).collect();
+        let cut = if shown.len() < text.len() { "…" } else { "" };
+        serde::de::Error::custom(format!(
+            "`version` must be a whole number from 0 to {}, not {shown}{cut}",
+            u64::MAX
+        ))
+    })
 }
 
 async fn put_agent(
@@ -275,12 +234,13 @@ async fn revoke(
 
 #[cfg(test)]
 mod tests {
-    use super::{principal_name, token_value};
+    use super::super::requests::principal_name;
+    use super::token_value;
 
     #[test]
     fn principal_names_are_checked_and_echoed_clipped() {
         assert!(principal_name("alice@team-1.dev_ops").is_ok());
-        for bad in ["", "al ice", "a/b", "ünï"] {
+        for bad in ["", "al ice", "a/b", "ünï", ".", ".."] {
             assert!(principal_name(bad).is_err(), "{bad}");
         }
         let long = "x".repeat(500);

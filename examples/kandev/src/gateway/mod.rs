@@ -9,6 +9,7 @@
 
 pub mod control;
 mod plugins;
+mod requests;
 
 use std::future::Future;
 use std::io;

@@ -23,7 +23,7 @@ use mcp_profiles_serve::{AgentStore, StoreError, StoredCatalog};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::control::{Control, failed, no_agent, path_principal};
+use super::requests::{Control, failed, no_agent, path_principal};
 use crate::control::Refusal;
 use crate::control::plugins::{no_snapshot, snapshot_body};
 use crate::plugins::{Backend, Plugins, Snapshot};

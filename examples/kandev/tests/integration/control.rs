@@ -1,99 +1,13 @@
 //! The control API against a running `kandev-mcp serve --http --control`
 //! process, with a real rmcp client connected over streamable HTTP.
 
-use std::process::Stdio;
 use std::time::Duration;
 
-use rmcp::model::{ClientConfig, ProtocolVersion, ServerNotification, SubscriptionFilter};
-use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use crate::common::{BEARER, LIMIT, Server};
+use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ServiceExt};
+use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::sync::watch;
-
-const TOKEN: &str = "test-token-0123456789";
-
-struct Client {
-    notifications: watch::Sender<usize>,
-}
-
-impl ClientHandler for Client {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::default().with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
-    }
-
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.notifications.send_modify(|count| *count += 1);
-    }
-}
-
-struct Server {
-    child: tokio::process::Child,
-    mcp: String,
-    control: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.start_kill();
-    }
-}
-
-async fn start() -> Server {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kandev-mcp"))
-        .args(["serve", "--http", "127.0.0.1:0", "--control", "127.0.0.1:0"])
-        .args(["--control-token", TOKEN])
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("kandev-mcp starts");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let (mut mcp, mut control) = (None, None);
-    while mcp.is_none() || control.is_none() {
-        let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
-            .await
-            .expect("the server announces its addresses")
-            .unwrap()
-            .expect("stderr stays open");
-        if let Some(url) = line.strip_prefix("mcp: ") {
-            mcp = Some(url.to_owned());
-        } else if let Some(url) = line.strip_prefix("control: ") {
-            control = Some(url.to_owned());
-        }
-    }
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    Server {
-        child,
-        mcp: mcp.unwrap(),
-        control: control.unwrap(),
-    }
-}
-
-async fn connect(server: &Server) -> (RunningService<RoleClient, Client>, watch::Receiver<usize>) {
-    let (notifications, received) = watch::channel(0);
-    let transport = StreamableHttpClientTransport::from_uri(server.mcp.clone());
-    let client = Client { notifications }
-        .serve(transport)
-        .await
-        .expect("handshake");
-    (client, received)
-}
-
-async fn tool_names(client: &RunningService<RoleClient, Client>) -> Vec<String> {
-    let mut names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|tool| tool.name.into_owned())
-        .collect();
-    names.sort();
-    names
-}
 
 /// Sends `body` to the control API; status and JSON answer.
 async fn send(
@@ -103,33 +17,19 @@ async fn send(
     token: Option<&str>,
     body: Option<String>,
 ) -> (u16, Value) {
-    let mut request = reqwest::Client::new().request(method, format!("{}{path}", server.control));
-    if let Some(token) = token {
-        request = request.header("Authorization", token);
-    }
-    if let Some(body) = body {
-        request = request
-            .header("Content-Type", "application/json")
-            .body(body);
-    }
-    let response = request.send().await.expect("the control API answers");
-    let status = response.status().as_u16();
-    let text = response.text().await.unwrap();
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
+    let http = reqwest::Client::new();
+    server.control(&http, method, path, token, body).await
 }
 
 fn bearer() -> Option<&'static str> {
-    Some("Bearer test-token-0123456789")
+    Some(BEARER)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_authorised_put_notifies_once_and_errors_change_nothing() {
-    let server = start().await;
-    let (client, mut received) = connect(&server).await;
-    let before = tool_names(&client).await;
+    let server = Server::start().await;
+    let session = server.connect().await;
+    let before = session.tool_names().await;
     assert!(before.contains(&"ask_user_question_kandev".to_owned()));
 
     let (status, current) = send(
@@ -243,11 +143,11 @@ async fn an_authorised_put_notifies_once_and_errors_change_nothing() {
     assert_eq!(status, 405);
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
-        *received.borrow(),
+        session.notifications(),
         0,
         "a refused request sent a notification"
     );
-    assert_eq!(tool_names(&client).await, before);
+    assert_eq!(session.tool_names().await, before);
 
     // The authorised update: one notification and the new set.
     let (status, answer) = send(
@@ -260,16 +160,11 @@ async fn an_authorised_put_notifies_once_and_errors_change_nothing() {
     .await;
     assert_eq!(status, 200);
     assert_eq!(answer["changed"], json!(true));
-    tokio::time::timeout(
-        Duration::from_secs(10),
-        received.wait_for(|count| *count >= 1),
-    )
-    .await
-    .expect("a list_changed arrives")
-    .unwrap();
+    let heard = session.wait_for_notifications(1, LIMIT).await;
+    assert!(heard >= 1, "a list_changed arrives");
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(*received.borrow(), 1);
-    let after = tool_names(&client).await;
+    assert_eq!(session.notifications(), 1);
+    let after = session.tool_names().await;
     assert!(after.contains(&"ask_parent_question_kandev".to_owned()));
     assert!(!after.contains(&"ask_user_question_kandev".to_owned()));
     let tools: Vec<String> = serde_json::from_value(answer["tools"].clone()).unwrap();
@@ -300,7 +195,7 @@ async fn an_authorised_put_notifies_once_and_errors_change_nothing() {
         json!(["parent-question"])
     );
     assert_eq!(answer["changed"], json!(false));
-    client.cancel().await.unwrap();
+    session.service.cancel().await.unwrap();
 }
 
 /// A 2026-07-28 client in the Discover lifecycle and a 2025-era client on the
@@ -308,8 +203,8 @@ async fn an_authorised_put_notifies_once_and_errors_change_nothing() {
 /// `subscriptions/listen` stream, the 2025 session unsolicited.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_http_speaks_both_protocol_eras() {
-    let server = start().await;
-    let (legacy, mut legacy_notifications) = connect(&server).await;
+    let server = Server::start().await;
+    let legacy = server.connect().await;
     let modern = ()
         .serve_with_lifecycle(
             StreamableHttpClientTransport::from_uri(server.mcp.clone()),
@@ -343,15 +238,10 @@ async fn serve_http_speaks_both_protocol_eras() {
         notification,
         ServerNotification::ToolListChangedNotification(_)
     ));
-    tokio::time::timeout(
-        Duration::from_secs(10),
-        legacy_notifications.wait_for(|count| *count >= 1),
-    )
-    .await
-    .expect("the 2025 session is notified")
-    .unwrap();
+    let heard = legacy.wait_for_notifications(1, LIMIT).await;
+    assert!(heard >= 1, "the 2025 session is notified");
     let modern_tools = modern.list_all_tools().await.unwrap();
-    assert_eq!(modern_tools.len(), tool_names(&legacy).await.len());
+    assert_eq!(modern_tools.len(), legacy.tool_names().await.len());
     assert!(
         modern_tools
             .iter()
@@ -361,9 +251,9 @@ async fn serve_http_speaks_both_protocol_eras() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_routes_and_non_json_bodies_are_refused_with_an_error_body() {
-    let server = start().await;
-    let (client, received) = connect(&server).await;
-    let tools = tool_names(&client).await;
+    let server = Server::start().await;
+    let session = server.connect().await;
+    let tools = session.tool_names().await;
     let http = reqwest::Client::new();
     let profile = format!("{}/api/v1/mcp/profile", server.control);
 
@@ -411,8 +301,8 @@ async fn unknown_routes_and_non_json_bodies_are_refused_with_an_error_body() {
     }
     // Nothing changed, nothing was sent.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(*received.borrow(), 0);
-    assert_eq!(tool_names(&client).await, tools);
+    assert_eq!(session.notifications(), 0);
+    assert_eq!(session.tool_names().await, tools);
 
     for content_type in ["application/json", "Application/JSON; charset=utf-8"] {
         let response = http

@@ -60,3 +60,8 @@ fn control_corpus_replays() {
 fn plugin_snapshot_corpus_replays() {
     replay("plugin_snapshot", checks::check_plugin_snapshot);
 }
+
+#[test]
+fn gateway_control_corpus_replays() {
+    replay("gateway_control", checks::check_gateway_control);
+}

@@ -7,8 +7,9 @@
 
 use std::time::Duration;
 
+use crate::common::gateway::{call, grant, names, put};
 use crate::common::{QUIET, Server};
-use crate::gateway::{Agent, OFFICE, TASK, call, grant, names, put, three_gateways};
+use crate::gateway::{Agent, OFFICE, TASK, three_gateways};
 use crate::plugins::{PluginBackend, acme, snapshot, tool};
 use mcp_profiles_tests::client::{CallOutcome, refused};
 use mcp_profiles_tests::redis::RedisServer;

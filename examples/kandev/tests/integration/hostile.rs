@@ -9,8 +9,10 @@ use crate::common;
 
 use std::time::Duration;
 
-use crate::common::{BEARER, LIMIT, QUIET, Server, Session, TOKEN};
+use crate::common::raw::{self, Route};
+use crate::common::{BEARER, LIMIT, QUIET, Server};
 use mcp_profiles::Vocabulary;
+use mcp_profiles_tests::client::{Recorder, Session};
 use rmcp::model::{
     CallToolRequestParams, ClientNotification, ClientRequest, ErrorCode, JsonObject,
     ProtocolVersion, ServerNotification, SubscriptionFilter,
@@ -19,11 +21,9 @@ use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use kandev_mcp::Kandev;
 use reqwest::Method;
-use reqwest::header::HeaderValue;
 
 const PROFILE: &str = "/api/v1/mcp/profile";
 const MODE: &str = "/api/v1/mcp/mode";
@@ -43,102 +43,6 @@ fn changing_body(path: &str) -> String {
         _ => unreachable!("{path}"),
     }
     .to_owned()
-}
-
-/// Sends a control request with the given `Authorization` values (raw bytes,
-/// possibly several headers) and body; the status.
-async fn control_raw(
-    server: &Server,
-    http: &reqwest::Client,
-    method: Method,
-    path: &str,
-    authorization: &[&[u8]],
-    body: Option<Vec<u8>>,
-) -> u16 {
-    let mut request = http.request(method, format!("{}{path}", server.control));
-    for value in authorization {
-        let value = HeaderValue::from_bytes(value).expect("a header value reqwest can send");
-        request = request.header(reqwest::header::AUTHORIZATION, value);
-    }
-    if let Some(body) = body {
-        request = request
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body);
-    }
-    request
-        .send()
-        .await
-        .expect("the control API answers")
-        .status()
-        .as_u16()
-}
-
-/// Sends `head` and then `body` as one HTTP/1.1 request on a fresh
-/// connection, reading the answer while still writing (a server refusing a
-/// large body answers before reading it and closes the connection, so the
-/// write may fail); the status line's code.
-async fn raw_http(server: &Server, head: String, body: Vec<u8>) -> u16 {
-    let address = server.control.trim_start_matches("http://");
-    let stream = tokio::net::TcpStream::connect(address)
-        .await
-        .expect("the control port accepts");
-    let (mut read, mut write) = stream.into_split();
-    let writer = tokio::spawn(async move {
-        let _ = write.write_all(head.as_bytes()).await;
-        for chunk in body.chunks(16 * 1024) {
-            if write.write_all(chunk).await.is_err() {
-                break;
-            }
-        }
-        write
-    });
-    let mut answer = Vec::new();
-    let mut buffer = [0u8; 4096];
-    let deadline = tokio::time::Instant::now() + LIMIT;
-    // Until the status line is in, or the peer closes.
-    while !answer.windows(2).any(|pair| pair == b"\r\n") {
-        match tokio::time::timeout_at(deadline, read.read(&mut buffer)).await {
-            Ok(Ok(n)) if n > 0 => answer.extend_from_slice(&buffer[..n]),
-            _ => break,
-        }
-    }
-    drop(writer.await);
-    let answer = String::from_utf8_lossy(&answer);
-    answer
-        .split(' ')
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in {answer:?}"))
-}
-
-/// A `PUT` of `body` to `path`, with `Content-Length` or chunked.
-async fn put_raw(
-    server: &Server,
-    path: &str,
-    authorization: Option<&str>,
-    body: &[u8],
-    chunked: bool,
-) -> u16 {
-    let mut head =
-        format!("PUT {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n");
-    if let Some(value) = authorization {
-        head.push_str(&format!("Authorization: {value}\r\n"));
-    }
-    let body = if chunked {
-        head.push_str("Transfer-Encoding: chunked\r\n\r\n");
-        let mut encoded = Vec::new();
-        for chunk in body.chunks(8 * 1024) {
-            encoded.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
-            encoded.extend_from_slice(chunk);
-            encoded.extend_from_slice(b"\r\n");
-        }
-        encoded.extend_from_slice(b"0\r\n\r\n");
-        encoded
-    } else {
-        head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-        body.to_vec()
-    };
-    raw_http(server, head, body).await
 }
 
 /// Panics unless the profile is `before`, the session heard nothing for
@@ -166,145 +70,35 @@ async fn the_control_api_refuses_hostile_requests_and_changes_nothing() {
     let mut refused = 0;
 
     // Bad tokens, on every route, each with a body that would change the
-    // tool set: 401. Scheme and token are compared exactly ("bearer" is
-    // refused, although RFC 9110 calls schemes case-insensitive).
-    let long = format!("Bearer {}", "x".repeat(64 * 1024));
-    let long_prefixed = format!("{BEARER}{}", "x".repeat(16 * 1024));
-    let last_byte = format!("Bearer {}8", &TOKEN[..TOKEN.len() - 1]);
-    let shorter = format!("Bearer {}", &TOKEN[..TOKEN.len() - 1]);
-    let longer = format!("{BEARER}0");
-    let unicode_space = format!("{BEARER}\u{a0}");
-    let non_utf8 = [BEARER.as_bytes(), b"\xff"].concat();
-    let two_spaces = format!("Bearer  {TOKEN}");
-    let lowercase = format!("bearer {TOKEN}");
-    let uppercase = format!("BEARER {TOKEN}");
-    let listed = format!("{BEARER}, {BEARER}");
-    let tokens: Vec<(&str, Vec<&[u8]>)> = vec![
-        ("missing", vec![]),
-        ("wrong", vec![b"Bearer wrong"]),
-        ("no scheme", vec![TOKEN.as_bytes()]),
-        ("empty token", vec![b"Bearer "]),
-        ("scheme only", vec![b"Bearer"]),
-        ("lowercase scheme", vec![lowercase.as_bytes()]),
-        ("uppercase scheme", vec![uppercase.as_bytes()]),
-        ("two spaces", vec![two_spaces.as_bytes()]),
-        ("basic", vec![b"Basic dGVzdC10b2tlbi0wMTIzNDU2Nzg5"]),
-        ("trailing no-break space", vec![unicode_space.as_bytes()]),
-        ("non-UTF-8 byte", vec![&non_utf8]),
-        ("64 KiB token", vec![long.as_bytes()]),
-        ("16 KiB after the token", vec![long_prefixed.as_bytes()]),
-        ("last byte differs", vec![last_byte.as_bytes()]),
-        ("last byte missing", vec![shorter.as_bytes()]),
-        ("one byte more", vec![longer.as_bytes()]),
-        ("token listed twice", vec![listed.as_bytes()]),
-        (
-            "wrong header first",
-            vec![b"Bearer wrong", BEARER.as_bytes()],
-        ),
-    ];
-    for (case, authorization) in &tokens {
-        for (method, path) in [
-            (Method::GET, PROFILE),
-            (Method::PUT, PROFILE),
-            (Method::PUT, MODE),
-            (Method::PUT, PROVIDERS),
-            (Method::GET, PLUGINS),
-            (Method::PUT, PLUGINS),
-        ] {
-            let body = (method == Method::PUT).then(|| changing_body(path).into_bytes());
-            let status =
-                control_raw(&server, &http, method.clone(), path, authorization, body).await;
-            assert_eq!(status, 401, "{case}: {method} {path}");
-            refused += 1;
-        }
-    }
-    // A header too large for the HTTP layer is refused before routing.
-    let huge = format!(
-        "PUT {PROFILE} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {}\r\n\
-         Content-Length: 25\r\n\r\n",
-        "x".repeat(1024 * 1024)
-    );
-    let status = raw_http(&server, huge, br#"{"surface":"office-task"}"#.to_vec()).await;
-    assert_eq!(status, 431, "a 1 MiB Authorization header");
-    refused += 1;
-    // Whitespace around a header value is not part of it (RFC 9110, 5.5):
-    // hyper strips it before the server sees the token, so it is the right
-    // token. Shown on GET, which changes nothing.
-    for padded in [
-        format!("{BEARER} "),
-        format!("{BEARER}\t"),
-        format!(" {BEARER}"),
-    ] {
-        let status = control_raw(
-            &server,
-            &http,
-            Method::GET,
-            PROFILE,
-            &[padded.as_bytes()],
-            None,
-        )
-        .await;
-        assert_eq!(status, 200, "{padded:?}");
-    }
+    // tool set: 401; the right one with whitespace around it is the right
+    // one (shown on GET, which changes nothing).
+    let routes: Vec<Route> = [
+        (Method::GET, PROFILE),
+        (Method::PUT, PROFILE),
+        (Method::PUT, MODE),
+        (Method::PUT, PROVIDERS),
+        (Method::GET, PLUGINS),
+        (Method::PUT, PLUGINS),
+    ]
+    .into_iter()
+    .map(|(method, path)| {
+        let body = (method == Method::PUT).then(|| changing_body(path).into_bytes());
+        (method, path.to_owned(), body)
+    })
+    .collect();
+    refused += raw::refuse_bad_tokens(&server, &http, &routes).await;
+    raw::accept_token_in_whitespace(&server, &http, PROFILE).await;
 
     // Oversize bodies: 413, at the limit exactly not, and never before the
-    // token is checked.
-    let padded = |size: usize| {
-        let head = r#"{"surface":"office-task","pad":""#;
-        let mut body = head.as_bytes().to_vec();
-        body.resize(size - 2, b'x');
-        body.extend_from_slice(b"\"}");
-        body
-    };
+    // token is checked. A plugin-tool snapshot may be larger (a catalog of
+    // many tools).
     let limit = kandev_mcp::control::MAX_BODY_BYTES;
     assert_eq!(limit, 64 * 1024);
+    let head = r#"{"surface":"office-task","pad":""#;
     for path in [PROFILE, MODE, PROVIDERS] {
-        for size in [limit + 1, 1024 * 1024, 16 * 1024 * 1024] {
-            let status = put_raw(&server, path, Some(BEARER), &padded(size), false).await;
-            assert_eq!(status, 413, "{size} bytes to {path}");
-            refused += 1;
-        }
-        // Without a length up front: refused once the limit is crossed.
-        for size in [limit + 1, 1024 * 1024] {
-            let status = put_raw(&server, path, Some(BEARER), &padded(size), true).await;
-            assert_eq!(status, 413, "{size} bytes chunked to {path}");
-            refused += 1;
-        }
-        let status = put_raw(&server, path, None, &padded(1024 * 1024), false).await;
-        assert_eq!(status, 401, "1 MiB without a token to {path}");
-        refused += 1;
+        refused += raw::refuse_oversize(&server, &Method::PUT, path, head, limit).await;
     }
-    // A plugin-tool snapshot may be larger (a catalog of many tools).
-    let plugins_limit = 1024 * 1024;
-    for size in [plugins_limit + 1, 16 * 1024 * 1024] {
-        for chunked in [false, true] {
-            let status = put_raw(&server, PLUGINS, Some(BEARER), &padded(size), chunked).await;
-            assert_eq!(status, 413, "{size} bytes to {PLUGINS}");
-            refused += 1;
-        }
-    }
-    let status = put_raw(&server, PLUGINS, None, &padded(plugins_limit), false).await;
-    assert_eq!(status, 401, "1 MiB without a token to {PLUGINS}");
-    refused += 1;
-    for chunked in [false, true] {
-        let status = put_raw(&server, PROFILE, Some(BEARER), &padded(limit), chunked).await;
-        assert_eq!(
-            status, 400,
-            "exactly {limit} bytes is read, and refused as JSON"
-        );
-    }
-    // A declared gigabyte is refused once the limit is crossed, without
-    // waiting for the rest. (The declared length alone is not refused: the
-    // server reads up to the limit first.)
-    let declared = format!(
-        "PUT {PROFILE} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: {BEARER}\r\n\
-         Content-Type: application/json\r\nContent-Length: 1073741824\r\n\r\n"
-    );
-    assert_eq!(
-        raw_http(&server, declared, vec![b' '; limit + 1]).await,
-        413
-    );
-    refused += 1;
+    refused += raw::refuse_oversize(&server, &Method::PUT, PLUGINS, head, 1024 * 1024).await;
 
     // Malformed bodies, unknown fields and names: 400 naming the problem.
     let deep = "[".repeat(10_000);
@@ -388,6 +182,16 @@ async fn the_control_api_refuses_hostile_requests_and_changes_nothing() {
             "invalid type: null",
         ),
         (MODE, b"{}", "missing field `mode`"),
+        (
+            MODE,
+            br#"["office"]"#,
+            "invalid type: sequence, expected a JSON object",
+        ),
+        (
+            PROVIDERS,
+            br#"[["github"]]"#,
+            "invalid type: sequence, expected a JSON object",
+        ),
         (MODE, br#"{"mode":"planning"}"#, "unknown mode `planning`"),
         (MODE, br#"{"mode":"Office"}"#, "unknown mode `Office`"),
         (MODE, br#"{"mode":""}"#, "unknown mode ``"),
@@ -473,7 +277,7 @@ async fn the_control_api_refuses_hostile_requests_and_changes_nothing() {
     for (method, path) in &wrong_methods {
         let body = (*method != Method::TRACE).then(|| changing_body(path).into_bytes());
         for authorization in [&[BEARER.as_bytes()][..], &[]] {
-            let status = control_raw(
+            let status = raw::control_raw(
                 &server,
                 &http,
                 method.clone(),
@@ -505,7 +309,7 @@ async fn the_control_api_refuses_hostile_requests_and_changes_nothing() {
     ] {
         for method in [Method::PUT, Method::GET] {
             let body = (method == Method::PUT).then(|| changing_body(PROFILE).into_bytes());
-            let status = control_raw(
+            let status = raw::control_raw(
                 &server,
                 &http,
                 method.clone(),
@@ -523,7 +327,8 @@ async fn the_control_api_refuses_hostile_requests_and_changes_nothing() {
         "PUT /api/v1/mcp/./profile HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: {BEARER}\r\n\
          Content-Length: 25\r\nConnection: close\r\n\r\n"
     );
-    let status = raw_http(&server, dotted, br#"{"surface":"office-task"}"#.to_vec()).await;
+    let (status, _) =
+        raw::raw_http(&server, dotted, br#"{"surface":"office-task"}"#.to_vec()).await;
     assert_eq!(status, 404);
     refused += 1;
 
@@ -539,7 +344,7 @@ async fn the_control_api_refuses_hostile_requests_and_changes_nothing() {
         )
         .await;
     assert_eq!(answer["changed"], json!(true));
-    assert_eq!(session.wait_for_notifications(1).await, 1);
+    assert_eq!(session.wait_for_notifications(1, LIMIT).await, 1);
     tokio::time::sleep(QUIET).await;
     assert_eq!(session.notifications(), 1);
     eprintln!("hostile control: {refused} refused requests, profile unchanged, 0 notifications");
@@ -602,7 +407,7 @@ fn object(value: Value) -> JsonObject {
 /// Sends one request built from JSON `{"method", "params"}`, with a limit;
 /// `Ok` or the error.
 async fn request(
-    client: &RunningService<RoleClient, common::Counter>,
+    client: &RunningService<RoleClient, Recorder>,
     message: Value,
 ) -> Result<(), String> {
     let request: ClientRequest = serde_json::from_value(message.clone())
@@ -974,8 +779,8 @@ async fn no_mcp_request_changes_the_profile_or_runs_a_hidden_tool() {
         )
         .await;
     assert_eq!(answer["changed"], json!(true));
-    assert_eq!(victim.wait_for_notifications(1).await, 1);
-    assert_eq!(attacker.wait_for_notifications(1).await, 1);
+    assert_eq!(victim.wait_for_notifications(1, LIMIT).await, 1);
+    assert_eq!(attacker.wait_for_notifications(1, LIMIT).await, 1);
     for subscription in [&mut listening, &mut mixed] {
         let notified = tokio::time::timeout(LIMIT, subscription.next())
             .await

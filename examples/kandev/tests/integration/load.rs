@@ -17,7 +17,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::common::{QUIET, Server, Session};
+use crate::common::{LIMIT, QUIET, Server};
+use mcp_profiles_tests::client::Session;
 use rmcp::model::{CallToolRequestParams, ErrorCode, JsonObject};
 use rmcp::service::ServiceError;
 use serde_json::json;
@@ -169,7 +170,7 @@ async fn call(session: &Session, tool: &'static str) -> Outcome {
 /// no more arrive for [`QUIET`]; the counts seen.
 async fn settle(sessions: &[Session], expected: usize) -> Vec<usize> {
     for session in sessions {
-        session.wait_for_notifications(expected).await;
+        session.wait_for_notifications(expected, LIMIT).await;
     }
     tokio::time::sleep(QUIET).await;
     sessions.iter().map(Session::notifications).collect()

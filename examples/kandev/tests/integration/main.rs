@@ -11,6 +11,7 @@ mod cli;
 mod control;
 mod fuzz_corpus;
 mod gateway;
+mod gateway_hostile;
 mod gateway_plugins;
 mod hostile;
 mod invariants;

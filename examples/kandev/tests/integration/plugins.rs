@@ -6,11 +6,12 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::common::{BEARER, LIMIT, QUIET, Server, Session};
+use crate::common::{BEARER, LIMIT, QUIET, Server};
 use axum::Json;
 use axum::response::IntoResponse;
 use axum::routing::post;
 use kandev_mcp::plugins::exposed_name;
+use mcp_profiles_tests::client::Session;
 use mcp_profiles_tests::modern::{ModernSession, expect_one_list_changed, expect_silence};
 use reqwest::Method;
 use rmcp::model::CallToolRequestParams;
@@ -148,7 +149,9 @@ impl Served {
             expect_silence(&mut self.events).await;
         }
         assert_eq!(
-            self.legacy.wait_for_notifications(legacy_total).await,
+            self.legacy
+                .wait_for_notifications(legacy_total, LIMIT)
+                .await,
             legacy_total
         );
         tokio::time::sleep(QUIET).await;

@@ -6,9 +6,10 @@
 
 use crate::common;
 
-use crate::common::{Db, QUIET, Server, Session};
+use crate::common::{Db, LIMIT, QUIET, Server};
 use kandev_mcp::Provider;
 use kandev_mcp::resolver::{Purpose, SessionFacts, resolve};
+use mcp_profiles_tests::client::Session;
 use serde_json::{Value, json};
 
 /// The profile `resolve` gives `facts`, as the control API shows it.
@@ -181,7 +182,7 @@ async fn flipping_autopilot_notifies_once_and_survives_a_restart() {
     assert_eq!(answer["changed"], true);
     assert_eq!(answer["task"]["autopilot"], false);
     assert_eq!(answer["profile"], resolved(task(false, true)));
-    assert_eq!(session.wait_for_notifications(1).await, 1);
+    assert_eq!(session.wait_for_notifications(1, LIMIT).await, 1);
     tokio::time::sleep(QUIET).await;
     assert_eq!(session.notifications(), 1, "exactly one list_changed");
     let profile = live_profile(&server, &session).await;
@@ -322,7 +323,7 @@ async fn title_ownership_moves_through_the_control_api_only() {
 
     let answer = server.put_ok(&http, path, json!({ "session": null })).await;
     assert_eq!(answer["task"]["title_owner_session"], Value::Null);
-    assert_eq!(session.wait_for_notifications(1).await, 1);
+    assert_eq!(session.wait_for_notifications(1, LIMIT).await, 1);
     assert!(
         !session
             .tool_names()
@@ -332,7 +333,7 @@ async fn title_ownership_moves_through_the_control_api_only() {
     server
         .put_ok(&http, path, json!({ "session": "session-2" }))
         .await;
-    assert_eq!(session.wait_for_notifications(2).await, 2);
+    assert_eq!(session.wait_for_notifications(2, LIMIT).await, 2);
     tokio::time::sleep(QUIET).await;
     assert_eq!(session.notifications(), 2);
     assert_eq!(
@@ -435,7 +436,7 @@ async fn a_change_saved_by_another_server_reaches_the_live_sessions() {
         )
         .await;
     assert_eq!(answer["live"], false, "{answer}");
-    assert_eq!(session.wait_for_notifications(1).await, 1);
+    assert_eq!(session.wait_for_notifications(1, LIMIT).await, 1);
     tokio::time::sleep(QUIET).await;
     assert_eq!(session.notifications(), 1, "exactly one list_changed");
     assert_eq!(

@@ -1,20 +1,22 @@
 //! What the load and hostile-input tests share: a `kandev-mcp serve --http
 //! --control` child process on 127.0.0.1, rmcp clients over streamable HTTP
-//! that count `notifications/tools/list_changed`, a control-API caller, and
-//! SQLite databases made by `kandev-mcp init` in temporary directories.
+//! (the shared [`mcp_profiles_tests::client::Session`], which counts
+//! `notifications/tools/list_changed`), a control-API caller, and SQLite
+//! databases made by `kandev-mcp init` in temporary directories.
+
+pub mod gateway;
+pub mod raw;
 
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{ClientConfig, ProtocolVersion};
-use rmcp::service::{NotificationContext, RoleClient, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{ClientHandler, ServiceExt};
+use mcp_profiles_tests::client::{Session, http_transport};
+use rmcp::ServiceExt;
+use rmcp::service::{RoleClient, RunningService};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::sync::watch;
 
 /// The control API's token in every test.
 pub const TOKEN: &str = "test-token-0123456789";
@@ -27,57 +29,6 @@ pub const LIMIT: Duration = Duration::from_secs(20);
 
 /// How long a test waits to be sure something does not happen.
 pub const QUIET: Duration = Duration::from_millis(500);
-
-/// A 2025-era client handler (`initialize` handshake) counting list_changed.
-pub struct Counter {
-    count: watch::Sender<usize>,
-}
-
-impl ClientHandler for Counter {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::default().with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
-    }
-
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.count.send_modify(|count| *count += 1);
-    }
-}
-
-/// One connected client session.
-pub struct Session {
-    /// The running rmcp client.
-    pub service: RunningService<RoleClient, Counter>,
-    count: watch::Receiver<usize>,
-}
-
-impl Session {
-    /// Notifications received so far.
-    pub fn notifications(&self) -> usize {
-        *self.count.borrow()
-    }
-
-    /// Waits until at least `n` notifications arrived or [`LIMIT`] passed;
-    /// returns the count then.
-    pub async fn wait_for_notifications(&self, n: usize) -> usize {
-        let mut receiver = self.count.clone();
-        let _ = tokio::time::timeout(LIMIT, receiver.wait_for(|count| *count >= n)).await;
-        self.notifications()
-    }
-
-    /// The listed tool names, sorted.
-    pub async fn tool_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .service
-            .list_all_tools()
-            .await
-            .expect("tools/list succeeds")
-            .into_iter()
-            .map(|tool| tool.name.into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
 
 /// Sends `signal` (`TERM`, `INT`) to process `pid` with `kill`.
 pub fn send_signal(pid: u32, signal: &str) {
@@ -304,16 +255,7 @@ impl Server {
 
     /// Connects a 2025-era rmcp client over streamable HTTP.
     pub async fn connect(&self) -> Session {
-        let (count, receiver) = watch::channel(0);
-        let transport = StreamableHttpClientTransport::from_uri(self.mcp.clone());
-        let service = Counter { count }
-            .serve(transport)
-            .await
-            .expect("the MCP handshake succeeds");
-        Session {
-            service,
-            count: receiver,
-        }
+        Session::connect(http_transport(&self.mcp, None)).await
     }
 
     /// Sends a control-API request with `authorization` as the header (if

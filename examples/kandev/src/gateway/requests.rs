@@ -1,0 +1,89 @@
+//! What every route of the gateway's control API shares: its state, the
+//! principal in its path, and store failures as answers.
+
+use std::sync::Arc;
+
+use axum::extract::Path;
+use axum::extract::rejection::PathRejection;
+use axum::http::StatusCode;
+use mcp_profiles_serve::{AgentStore, StoreError};
+
+use crate::control::Refusal;
+use crate::server::Kandev;
+
+/// The longest principal name.
+pub const MAX_PRINCIPAL_BYTES: usize = 128;
+
+/// What every route of the gateway's control API holds: the store it
+/// changes and the control token.
+#[derive(Clone)]
+pub(super) struct Control {
+    pub(super) store: Arc<dyn AgentStore<Kandev>>,
+    pub(super) token: Arc<str>,
+}
+
+pub(super) fn refusal(status: StatusCode, message: impl Into<String>) -> Refusal {
+    Refusal(status, message.into())
+}
+
+/// A store failure as the caller sees it.
+pub(super) fn failed(error: StoreError) -> Refusal {
+    let status = match error {
+        StoreError::UnknownPrincipal(_) => StatusCode::BAD_REQUEST,
+        StoreError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        StoreError::Conflict { .. } => StatusCode::CONFLICT,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    refusal(status, error.to_string())
+}
+
+/// `principal` if it is a name the gateway accepts; else 400 naming it
+/// (cut short).
+pub(super) fn principal_name(principal: &str) -> Result<&str, Refusal> {
+    // Made of accepted characters, but URL clients and proxies remove these
+    // path segments (RFC 3986, 5.2.4): no ordinary client could address
+    // such an agent at `/api/v1/agents/{principal}`.
+    if matches!(principal, "." | "..") {
+        return Err(refusal(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "principal `{principal}` is a dot segment, which URL clients remove from paths"
+            ),
+        ));
+    }
+    let valid = !principal.is_empty()
+        && principal.len() <= MAX_PRINCIPAL_BYTES
+        && principal
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '@' | '-'));
+    if valid {
+        return Ok(principal);
+    }
+    let shown: String = principal.chars().take(64).collect();
+    let cut = if shown.len() < principal.len() {
+        "…"
+    } else {
+        ""
+    };
+    Err(refusal(
+        StatusCode::BAD_REQUEST,
+        format!(
+            "principal `{}{cut}` is not 1 to {MAX_PRINCIPAL_BYTES} characters of A-Z a-z 0-9 . _ @ -",
+            shown.escape_debug()
+        ),
+    ))
+}
+
+/// The principal named in a route's path, checked as [`principal_name`]
+/// checks it.
+pub(super) fn path_principal(path: Result<Path<String>, PathRejection>) -> Result<String, Refusal> {
+    let Path(principal) =
+        path.map_err(|rejection| refusal(rejection.status(), rejection.body_text()))?;
+    principal_name(&principal)?;
+    Ok(principal)
+}
+
+/// 404 for a principal without an agent.
+pub(super) fn no_agent(principal: &str) -> Refusal {
+    refusal(StatusCode::NOT_FOUND, format!("no agent `{principal}`"))
+}
