@@ -7,18 +7,25 @@
 //! vocabulary {
 //!     surfaces: ["kanban-task", ...], capabilities: [...], providers: [...],
 //!     exclusive: [["user-question", "parent-question"], ...],
+//!     require_annotations: false,
 //! }
 //! server: Kandev,
 //! name: ["parent-question"],
 //! surfaces: ["kanban-task"], capabilities: ["parent-question"],
 //! any_capabilities: [], providers: ["github", "gitlab"],
 //! tools: ["ask_parent_question_kandev" => ask_parent_question_kandev],
+//! require_annotations: [require_annotations],
+//! unannotated: ["ask_parent_question_kandev" => { #[tool(...)] } [read_only_hint, destructive_hint]],
 //! ```
+//!
+//! `require_annotations` in the group is the user's flag, or nothing;
+//! `unannotated` lists each tool that leaves a hint unstated, with the tokens
+//! where the user would state it (for the error's span).
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
-use syn::{Ident, LitStr, Token, Type, braced, bracketed};
+use syn::{Ident, LitBool, LitStr, Token, Type, braced, bracketed};
 
 /// The vocabulary as `vocabulary!` wrote it: wire names in index order.
 pub(crate) struct VocabularyNames {
@@ -26,6 +33,9 @@ pub(crate) struct VocabularyNames {
     pub capabilities: Vec<String>,
     pub providers: Vec<String>,
     pub exclusive: Vec<(String, String)>,
+    /// `#[require_annotations]` on the `server` line: every group's tools
+    /// must state their hints.
+    pub require_annotations: bool,
 }
 
 /// The group as `#[tool_group]` wrote it, user spans intact.
@@ -38,6 +48,18 @@ pub(crate) struct GroupInput {
     pub any_capabilities: (Vec<LitStr>, Span),
     pub providers: Vec<LitStr>,
     pub tools: Vec<(LitStr, Ident)>,
+    /// The group's `require_annotations` flag, as the user wrote it.
+    pub require_annotations: Option<Ident>,
+    pub unannotated: Vec<Unannotated>,
+}
+
+/// A tool that leaves at least one hint unstated.
+pub(crate) struct Unannotated {
+    pub name: LitStr,
+    /// The user's `#[tool]` attribute or its `annotations(...)`.
+    pub at: TokenStream,
+    /// `read_only_hint` and/or `destructive_hint`.
+    pub missing: Vec<Ident>,
 }
 
 pub(crate) struct Input {
@@ -63,6 +85,13 @@ impl Parse for Input {
                 content.parse::<Option<Token![,]>>()?;
                 pairs.into_iter().map(|pair| (pair.0, pair.1)).collect()
             },
+            require_annotations: {
+                label(&content, "require_annotations")?;
+                content.parse::<Token![:]>()?;
+                let flag: LitBool = content.parse()?;
+                content.parse::<Option<Token![,]>>()?;
+                flag.value
+            },
         };
         label(input, "server")?;
         input.parse::<Token![:]>()?;
@@ -86,6 +115,24 @@ impl Parse for Input {
                     .into_iter()
                     .map(|tool| (tool.name, tool.method))
                     .collect()
+            },
+            require_annotations: {
+                label(input, "require_annotations")?;
+                input.parse::<Token![:]>()?;
+                let content;
+                bracketed!(content in input);
+                let flag = content.parse::<Option<Ident>>()?;
+                input.parse::<Option<Token![,]>>()?;
+                flag
+            },
+            unannotated: {
+                label(input, "unannotated")?;
+                input.parse::<Token![:]>()?;
+                let content;
+                bracketed!(content in input);
+                let tools = Punctuated::<Unannotated, Token![,]>::parse_terminated(&content)?;
+                input.parse::<Option<Token![,]>>()?;
+                tools.into_iter().collect()
             },
         };
         Ok(Input { vocabulary, group })
@@ -119,6 +166,25 @@ impl Parse for Tool {
         Ok(Tool {
             name,
             method: input.parse()?,
+        })
+    }
+}
+
+/// `"name" => { tokens } [hint, ...]`
+impl Parse for Unannotated {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name = input.parse()?;
+        input.parse::<Token![=>]>()?;
+        let at;
+        braced!(at in input);
+        let missing;
+        bracketed!(missing in input);
+        Ok(Unannotated {
+            name,
+            at: at.parse()?,
+            missing: Punctuated::<Ident, Token![,]>::parse_terminated(&missing)?
+                .into_iter()
+                .collect(),
         })
     }
 }

@@ -3,6 +3,8 @@
 //! required capabilities exclusive, and not every alternative of its any-of
 //! set excluded by a required one. Satisfiability is decided by
 //! `mcp_profiles_rules`, the check the registry runs again at run time.
+//! When the group or the vocabulary requires annotations, every tool must
+//! state its behaviour hints.
 
 use mcp_profiles_rules::{RuleMasks, Shape, Unsatisfiable, each_index};
 use syn::LitStr;
@@ -60,7 +62,66 @@ pub(crate) fn validate(
         // declared names: nothing else can be unsatisfiable.
         _ => {}
     }
+    annotations(vocabulary, group, errors);
     masks
+}
+
+/// One error per tool that leaves a hint unstated, on its `#[tool]` (or its
+/// `annotations(...)`), when the group or the vocabulary requires
+/// annotations. Which hints a tool must state is decided by
+/// `#[tool_group]`, which sends only the tools that miss one.
+fn annotations(vocabulary: &VocabularyNames, group: &GroupInput, errors: &mut Errors) {
+    let why = match &group.require_annotations {
+        Some(_) => "its group requires annotations (`require_annotations`)".to_owned(),
+        None if vocabulary.require_annotations => format!(
+            "the vocabulary of `{}` requires annotations in every group \
+             (`#[require_annotations]`)",
+            server_name(&group.server)
+        ),
+        None => return,
+    };
+    let place = match &group.name {
+        Some(name) => format!("in group `{}`", name.value()),
+        None => "in this group".to_owned(),
+    };
+    for tool in &group.unannotated {
+        let name = tool.name.value();
+        let missing: Vec<String> = tool.missing.iter().map(ToString::to_string).collect();
+        let message = match missing.as_slice() {
+            [hint] if hint == "destructive_hint" => format!(
+                "tool `{name}` {place} is not read-only and does not state `destructive_hint` \
+                 (MCP clients then assume `true`), and {why}: add `destructive_hint = true` \
+                 to its `annotations(...)` if it may delete or overwrite, \
+                 `destructive_hint = false` if it only adds"
+            ),
+            [hint] if hint == "read_only_hint" => format!(
+                "tool `{name}` {place} does not state `read_only_hint`, and {why}: add \
+                 `read_only_hint = false` to its `annotations(...)`, or `read_only_hint = true` \
+                 if it changes nothing"
+            ),
+            _ => format!(
+                "tool `{name}` {place} states neither `read_only_hint` nor `destructive_hint`, \
+                 and {why}: add `annotations(read_only_hint = true)` to its #[tool] if it \
+                 changes nothing, else `annotations(read_only_hint = false, \
+                 destructive_hint = ...)`: `true` if it may delete or overwrite, `false` if \
+                 it only adds"
+            ),
+        };
+        errors.spanned(&tool.at, message);
+    }
+}
+
+/// The server type's name as the user knows it: the last segment of its path.
+fn server_name(server: &syn::Type) -> String {
+    match server {
+        syn::Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .map(|segment| segment.ident.to_string())
+            .unwrap_or_default(),
+        other => quote::quote!(#other).to_string(),
+    }
 }
 
 /// The vocabulary's context space, its exclusive pairs as indices.

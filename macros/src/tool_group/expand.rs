@@ -6,12 +6,12 @@
 //! is what puts an unknown-name error on the user's string literal.
 
 use proc_macro2::{Delimiter, Group, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemImpl, LitStr, PathArguments, TypePath};
 
 use super::parse::ToolFn;
-use super::validate::GroupSpec;
+use super::validate::{GroupSpec, missing_hints};
 
 pub(crate) fn expand(
     item: &ItemImpl,
@@ -34,7 +34,9 @@ pub(crate) fn expand(
         any_capabilities,
         any_capabilities_span,
         providers,
+        require_annotations,
     } = spec;
+    let require_annotations = require_annotations.iter();
     let name = name.iter();
     // The list keeps the span of the user's `any_capability` value, which
     // survives `macro_rules!`, so an unsatisfiable set is reported there.
@@ -46,6 +48,20 @@ pub(crate) fn expand(
         .iter()
         .map(|tool| LitStr::new(&tool.name, tool.name_span));
     let methods = tools.iter().map(|tool| &tool.method);
+    // Each tool that leaves a hint unstated, with where to say so; the
+    // registration macro reports them if the group or the vocabulary
+    // requires annotations.
+    let unannotated = tools.iter().filter_map(|tool| {
+        let hints = tool.hints.as_ref()?;
+        let missing = missing_hints(hints);
+        if missing.is_empty() {
+            return None;
+        }
+        let name = LitStr::new(&tool.name, tool.name_span);
+        let at = &hints.at;
+        let missing = missing.into_iter().map(|hint| format_ident!("{hint}"));
+        Some(quote!(#name => { #at } [#(#missing),*]))
+    });
     // When no vocabulary is in scope, rustc's own error is only "cannot find
     // macro"; this bound adds `Vocabulary`'s on_unimplemented message, which
     // says to declare or import the vocabulary, on the user's type.
@@ -68,6 +84,8 @@ pub(crate) fn expand(
             any_capabilities: #any_capabilities,
             providers: [#(#providers),*],
             tools: [#(#tool_names => #methods),*],
+            require_annotations: [#(#require_annotations)*],
+            unannotated: [#(#unannotated),*],
         }
     }
 }

@@ -70,6 +70,21 @@ pub(crate) struct ToolFn {
     /// Where the name is written: the literal, or the method's identifier.
     pub name_span: Span,
     pub method: Ident,
+    /// The behaviour hints its `#[tool]` states; `None` when rmcp's own
+    /// macro will reject the attribute, so that its error stands alone.
+    pub hints: Option<Hints>,
+}
+
+/// The two behaviour hints of a `#[tool(annotations(...))]` that the
+/// annotation requirement is about, as written.
+pub(crate) struct Hints {
+    /// `read_only_hint`, when stated.
+    pub read_only: Option<bool>,
+    /// `destructive_hint`, when stated.
+    pub destructive: Option<bool>,
+    /// Where an error about a missing hint goes: `annotations(...)` when it
+    /// is written, else the whole `#[tool]` attribute.
+    pub at: TokenStream,
 }
 
 /// The `#[tool]` methods of `item`, in source order.
@@ -86,18 +101,15 @@ pub(crate) fn tool_fns(item: &ItemImpl) -> Vec<ToolFn> {
         .filter_map(|function| {
             let attr = function.attrs.iter().find(|attr| is_tool_attr(attr))?;
             let method = function.sig.ident.clone();
-            let explicit = explicit_tool_name(attr);
-            Some(match explicit {
-                Some(lit) => ToolFn {
-                    name: lit.value(),
-                    name_span: lit.span(),
-                    method,
-                },
-                None => ToolFn {
-                    name: method.to_string(),
-                    name_span: method.span(),
-                    method,
-                },
+            let (name, name_span) = match explicit_tool_name(attr) {
+                Some(lit) => (lit.value(), lit.span()),
+                None => (method.to_string(), method.span()),
+            };
+            Some(ToolFn {
+                name,
+                name_span,
+                method,
+                hints: hints(attr),
             })
         })
         .collect()
@@ -204,6 +216,91 @@ fn explicit_tool_name(attr: &syn::Attribute) -> Option<LitStr> {
     })
 }
 
+/// The hints a `#[tool]` attribute states, read the way rmcp's macro reads
+/// them: `annotations(read_only_hint = true, destructive_hint = false, ...)`,
+/// where a bare `read_only_hint` means `true` and a string `"true"` is
+/// accepted too. `None` for any form rmcp rejects (an unparsable attribute,
+/// `annotations` not written as a list, a hint given twice or with another
+/// value): rmcp's error explains it, and one of ours beside it would not help.
+fn hints(attr: &syn::Attribute) -> Option<Hints> {
+    let list = match &attr.meta {
+        syn::Meta::Path(_) => {
+            return Some(Hints {
+                read_only: None,
+                destructive: None,
+                at: quote!(#attr),
+            });
+        }
+        syn::Meta::List(list) => list,
+        syn::Meta::NameValue(_) => return None,
+    };
+    let metas = list
+        .parse_args_with(Punctuated::<syn::Meta, Token![,]>::parse_terminated)
+        .ok()?;
+    let mut annotations = None;
+    for meta in metas {
+        if meta.path().is_ident("annotations") {
+            match meta {
+                syn::Meta::List(list) if annotations.is_none() => annotations = Some(list),
+                _ => return None,
+            }
+        }
+    }
+    let Some(annotations) = annotations else {
+        return Some(Hints {
+            read_only: None,
+            destructive: None,
+            at: quote!(#attr),
+        });
+    };
+    let metas = annotations
+        .parse_args_with(Punctuated::<syn::Meta, Token![,]>::parse_terminated)
+        .ok()?;
+    let (mut read_only, mut destructive) = (None, None);
+    for meta in metas {
+        let slot = if meta.path().is_ident("read_only_hint") {
+            &mut read_only
+        } else if meta.path().is_ident("destructive_hint") {
+            &mut destructive
+        } else {
+            continue;
+        };
+        if slot.is_some() {
+            return None;
+        }
+        *slot = Some(bool_value(&meta)?);
+    }
+    Some(Hints {
+        read_only,
+        destructive,
+        at: quote!(#annotations),
+    })
+}
+
+/// A hint's value as rmcp (darling) reads a `bool`: a bare word is `true`,
+/// else a `bool` literal or a string holding one.
+fn bool_value(meta: &syn::Meta) -> Option<bool> {
+    let syn::Meta::NameValue(pair) = meta else {
+        return matches!(meta, syn::Meta::Path(_)).then_some(true);
+    };
+    let mut value = &pair.value;
+    // `macro_rules!` may wrap a passed expression in an invisible group.
+    while let syn::Expr::Group(group) = value {
+        value = &group.expr;
+    }
+    match value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Bool(lit),
+            ..
+        }) => Some(lit.value),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) => lit.value().parse().ok(),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,6 +341,65 @@ mod tests {
             }
         };
         assert_eq!(traces(expanded), 1);
+    }
+
+    fn hints_of(attr: TokenStream) -> Option<(Option<bool>, Option<bool>, String)> {
+        let item: ItemImpl = syn::parse2(quote!(impl S { #attr fn f(&self) {} })).expect("an impl");
+        let tool = tool_fns(&item).pop().expect("one tool");
+        tool.hints
+            .map(|hints| (hints.read_only, hints.destructive, hints.at.to_string()))
+    }
+
+    #[test]
+    fn hints_are_read_as_rmcp_reads_them() {
+        let stated =
+            |attr| hints_of(attr).map(|(read_only, destructive, _)| (read_only, destructive));
+        assert_eq!(stated(quote!(#[tool])), Some((None, None)));
+        assert_eq!(
+            stated(quote!(#[tool(description = "d")])),
+            Some((None, None))
+        );
+        assert_eq!(
+            stated(quote!(#[tool(annotations(title = "t", read_only_hint = true))])),
+            Some((Some(true), None))
+        );
+        assert_eq!(
+            stated(quote!(#[rmcp::tool(annotations(read_only_hint, destructive_hint = "false"))])),
+            Some((Some(true), Some(false)))
+        );
+        assert_eq!(
+            stated(quote!(#[tool(annotations(read_only_hint = false, destructive_hint = true))])),
+            Some((Some(false), Some(true)))
+        );
+    }
+
+    #[test]
+    fn forms_rmcp_rejects_are_left_to_rmcp() {
+        for attr in [
+            quote!(#[tool = "x"]),
+            quote!(#[tool(annotations)]),
+            quote!(#[tool(annotations = "x")]),
+            quote!(#[tool(annotations(read_only_hint = 1))]),
+            quote!(#[tool(annotations(read_only_hint = "yes"))]),
+            quote!(#[tool(annotations(read_only_hint = true, read_only_hint = false))]),
+            quote!(#[tool(annotations(), annotations())]),
+            quote!(#[tool(description = )]),
+        ] {
+            assert_eq!(hints_of(attr.clone()), None, "{attr}");
+        }
+    }
+
+    #[test]
+    fn errors_about_hints_point_at_annotations_when_written() {
+        let at = |attr| hints_of(attr).expect("hints").2;
+        assert_eq!(
+            at(quote!(#[tool(description = "d")])),
+            quote!(#[tool(description = "d")]).to_string()
+        );
+        assert_eq!(
+            at(quote!(#[tool(description = "d", annotations(title = "t"))])),
+            quote!(annotations(title = "t")).to_string()
+        );
     }
 
     #[test]

@@ -7,10 +7,11 @@
 use proc_macro2::{Span, TokenStream};
 use syn::{ItemImpl, LitStr, Type, TypePath};
 
-use super::parse::{Arg, ToolFn, Value};
+use super::parse::{Arg, Hints, ToolFn, Value};
 use crate::errors::Errors;
 use crate::names::{closest, is_kebab_case};
 
+/// The keys of the group's name and rule, listed by the unknown-key error.
 const KEYS: [&str; 9] = [
     "name",
     "always",
@@ -22,6 +23,11 @@ const KEYS: [&str; 9] = [
     "provider",
     "providers",
 ];
+
+/// Not part of the rule but a requirement on the group's tools, so the
+/// unknown-key error, which lists the rule keys, suggests it only for a near
+/// miss.
+const REQUIRE_ANNOTATIONS: &str = "require_annotations";
 
 /// The meaning of one `#[tool_group(...)]`. An always-on group has every
 /// condition list empty.
@@ -39,6 +45,9 @@ pub(crate) struct GroupSpec {
     pub any_capabilities_span: Option<Span>,
     /// Any of these providers.
     pub providers: Vec<LitStr>,
+    /// The `require_annotations` flag, when given: every tool must state its
+    /// hints (see [`missing_hints`]).
+    pub require_annotations: Option<syn::Ident>,
 }
 
 /// Turns the arguments into a [`GroupSpec`], recording every misuse.
@@ -52,8 +61,8 @@ pub(crate) fn attribute(args: Vec<Arg>, errors: &mut Errors) -> GroupSpec {
     let errors_before = errors.len();
     for Arg { key, value } in args {
         let key_name = key.to_string();
-        if !KEYS.contains(&key_name.as_str()) {
-            let hint = closest(&key_name, KEYS)
+        if !KEYS.contains(&key_name.as_str()) && key_name != REQUIRE_ANNOTATIONS {
+            let hint = closest(&key_name, KEYS.into_iter().chain([REQUIRE_ANNOTATIONS]))
                 .map(|key| format!("did you mean `{key}`? "))
                 .unwrap_or_default();
             errors.spanned(
@@ -75,6 +84,23 @@ pub(crate) fn attribute(args: Vec<Arg>, errors: &mut Errors) -> GroupSpec {
                 ),
                 None if always.is_some() => errors.spanned(&key, "`always` is given twice"),
                 None => always = Some(key),
+            }
+            continue;
+        }
+        if key_name == REQUIRE_ANNOTATIONS {
+            match value {
+                Some(value) => error_on_value(
+                    &value,
+                    errors,
+                    "`require_annotations` takes no value; write \
+                     `#[tool_group(..., require_annotations)]` to require every tool of the \
+                     group to state `read_only_hint` and `destructive_hint`, and leave it out \
+                     otherwise",
+                ),
+                None if spec.require_annotations.is_some() => {
+                    errors.spanned(&key, "`require_annotations` is given twice")
+                }
+                None => spec.require_annotations = Some(key),
             }
             continue;
         }
@@ -279,6 +305,22 @@ fn list(key: &syn::Ident, value: Value, errors: &mut Errors) -> Vec<LitStr> {
             errors.spanned(expr, expected_value(&key.to_string()));
             Vec::new()
         }
+    }
+}
+
+/// The hints `tool` leaves unstated, by the rule the annotation requirement
+/// enforces: a tool says whether it is read-only, and a tool that is not
+/// read-only also says whether it is destructive. MCP clients assume the
+/// worst for an absent hint (`readOnlyHint` false, `destructiveHint` true)
+/// and ignore `destructiveHint` on a read-only tool, so `read_only_hint =
+/// true` alone is a complete statement. Whether the requirement applies is
+/// decided by the registration macro, which knows the vocabulary's switch.
+pub(crate) fn missing_hints(hints: &Hints) -> Vec<&'static str> {
+    match (hints.read_only, hints.destructive) {
+        (Some(true), _) | (Some(false), Some(_)) => Vec::new(),
+        (Some(false), None) => vec!["destructive_hint"],
+        (None, Some(_)) => vec!["read_only_hint"],
+        (None, None) => vec!["read_only_hint", "destructive_hint"],
     }
 }
 

@@ -15,6 +15,7 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
         capabilities,
         providers,
         exclusive,
+        require_annotations,
     } = vocabulary;
     let enums = [
         (Role::Surfaces, surfaces),
@@ -100,6 +101,7 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
                         capabilities: [#(#capability_names),*],
                         providers: [#(#provider_names),*],
                         exclusive: [#(#exclusive_names),*],
+                        require_annotations: #require_annotations,
                     }
                     $($group)*
                 }

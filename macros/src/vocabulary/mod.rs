@@ -13,13 +13,16 @@ pub(crate) fn vocabulary(input: TokenStream) -> TokenStream {
         Ok(input) => input,
         Err(error) => return error.to_compile_error(),
     };
+    // An error on the `server` line does not stop the expansion: the
+    // vocabulary is still usable, so its groups add no errors of their own.
+    let mut line_errors = Errors::default();
+    let require_annotations = validate::server_attributes(&input.server_attrs, &mut line_errors);
     let mut errors = Errors::default();
-    match validate::validate(input, &mut errors) {
+    let mut tokens = match validate::validate(input, require_annotations, &mut errors) {
         Ok(vocabulary) => expand::expand(&vocabulary),
-        Err(enums) => {
-            let mut tokens = expand::plain_enums(&enums);
-            tokens.extend(errors.to_compile_errors());
-            tokens
-        }
-    }
+        Err(enums) => expand::plain_enums(&enums),
+    };
+    tokens.extend(line_errors.to_compile_errors());
+    tokens.extend(errors.to_compile_errors());
+    tokens
 }

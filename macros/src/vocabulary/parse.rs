@@ -1,13 +1,16 @@
-//! Parse stage of `vocabulary!`: `server Name;` followed by items.
+//! Parse stage of `vocabulary!`: `server Name;`, optionally preceded by
+//! attributes, followed by items.
 
 use syn::parse::{Parse, ParseStream};
-use syn::{Ident, Item, Token};
+use syn::{Attribute, Ident, Item, Token};
 
 mod kw {
     syn::custom_keyword!(server);
 }
 
 pub(crate) struct Input {
+    /// The attributes of the `server` line; validation knows which exist.
+    pub server_attrs: Vec<Attribute>,
     /// The server type the vocabulary belongs to.
     pub server: Ident,
     /// The items after it; validation wants three role-marked enums.
@@ -16,6 +19,7 @@ pub(crate) struct Input {
 
 impl Parse for Input {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        let server_attrs = input.call(Attribute::parse_outer)?;
         if !input.peek(kw::server) {
             return Err(input.error(
                 "a vocabulary starts with the server type it belongs to: `server MyServer;`",
@@ -28,6 +32,10 @@ impl Parse for Input {
         while !input.is_empty() {
             items.push(input.parse()?);
         }
-        Ok(Input { server, items })
+        Ok(Input {
+            server_attrs,
+            server,
+            items,
+        })
     }
 }
