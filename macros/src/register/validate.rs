@@ -72,10 +72,9 @@ pub(crate) fn validate(
 /// `#[tool_group]`, which sends only the tools that miss one.
 fn annotations(vocabulary: &VocabularyNames, group: &GroupInput, errors: &mut Errors) {
     let why = match &group.require_annotations {
-        Some(_) => "its group requires annotations (`require_annotations`)".to_owned(),
+        Some(_) => "which its group requires (`require_annotations`)".to_owned(),
         None if vocabulary.require_annotations => format!(
-            "the vocabulary of `{}` requires annotations in every group \
-             (`#[require_annotations]`)",
+            "which the vocabulary of `{}` requires of every group (`#[require_annotations]`)",
             server_name(&group.server)
         ),
         None => return,
@@ -90,21 +89,19 @@ fn annotations(vocabulary: &VocabularyNames, group: &GroupInput, errors: &mut Er
         let message = match missing.as_slice() {
             [hint] if hint == "destructive_hint" => format!(
                 "tool `{name}` {place} is not read-only and does not state `destructive_hint` \
-                 (MCP clients then assume `true`), and {why}: add `destructive_hint = true` \
-                 to its `annotations(...)` if it may delete or overwrite, \
-                 `destructive_hint = false` if it only adds"
+                 (MCP clients then assume `true`), {why}: add `destructive_hint = true` to its \
+                 `annotations(...)`, or `destructive_hint = false` if it only adds"
             ),
             [hint] if hint == "read_only_hint" => format!(
-                "tool `{name}` {place} does not state `read_only_hint`, and {why}: add \
+                "tool `{name}` {place} does not state `read_only_hint`, {why}: add \
                  `read_only_hint = false` to its `annotations(...)`, or `read_only_hint = true` \
                  if it changes nothing"
             ),
             _ => format!(
                 "tool `{name}` {place} states neither `read_only_hint` nor `destructive_hint`, \
-                 and {why}: add `annotations(read_only_hint = true)` to its #[tool] if it \
-                 changes nothing, else `annotations(read_only_hint = false, \
-                 destructive_hint = ...)`: `true` if it may delete or overwrite, `false` if \
-                 it only adds"
+                 {why}: add `annotations(read_only_hint = false, destructive_hint = true)` to \
+                 its #[tool] (`destructive_hint = false` if it only adds), or \
+                 `annotations(read_only_hint = true)` if it changes nothing"
             ),
         };
         errors.spanned(&tool.at, message);

@@ -62,16 +62,19 @@ pub(crate) fn attribute(args: Vec<Arg>, errors: &mut Errors) -> GroupSpec {
     for Arg { key, value } in args {
         let key_name = key.to_string();
         if !KEYS.contains(&key_name.as_str()) && key_name != REQUIRE_ANNOTATIONS {
-            let hint = closest(&key_name, KEYS.into_iter().chain([REQUIRE_ANNOTATIONS]))
-                .map(|key| format!("did you mean `{key}`? "))
-                .unwrap_or_default();
-            errors.spanned(
-                &key,
-                format!(
-                    "unknown key `{key_name}` in #[tool_group]; {hint}expected one of: {}",
+            let message = match closest(&key_name, KEYS.into_iter().chain([REQUIRE_ANNOTATIONS])) {
+                Some(REQUIRE_ANNOTATIONS) => format!(
+                    "unknown key `{key_name}` in #[tool_group]; did you mean \
+                     `{REQUIRE_ANNOTATIONS}` (no value)?"
+                ),
+                hint => format!(
+                    "unknown key `{key_name}` in #[tool_group]; {}expected one of: {}",
+                    hint.map(|key| format!("did you mean `{key}`? "))
+                        .unwrap_or_default(),
                     KEYS.join(", ")
                 ),
-            );
+            };
+            errors.spanned(&key, message);
             continue;
         }
         if key_name == "always" {
