@@ -55,6 +55,20 @@ use proc_macro::TokenStream;
 /// group reachable) over every group linked into that test binary, so a
 /// broken registry fails the tests rather than only panicking at first use.
 ///
+/// `#[require_annotations]` before `server` requires annotations in every
+/// group of the server, as if each group said `require_annotations` (see
+/// [`macro@tool_group`]): every `#[tool]` must state `read_only_hint`, and
+/// `destructive_hint` unless it is read-only. It takes no value and is the
+/// only attribute the `server` line accepts.
+///
+/// ```ignore
+/// mcp_profiles::vocabulary! {
+///     #[require_annotations]
+///     server HelpDesk;
+///     // ...
+/// }
+/// ```
+///
 /// The server type gets `mcp_profiles::Vocabulary`. Invoke the macro in the
 /// module that defines the server type: it also defines a hidden macro under
 /// the type's name, which is how `#[tool_group] impl HelpDesk` finds the
@@ -90,6 +104,33 @@ pub fn vocabulary(input: TokenStream) -> TokenStream {
 /// - `name = "..."`: the group's kebab-case name; by default the last segment
 ///   of the module path (`tools/plan.rs` gives `plan`).
 ///
+/// Not a condition but a requirement on the group's tools:
+///
+/// - `require_annotations` (no value): every `#[tool]` of the group states
+///   how it behaves, in rmcp's `annotations(...)`: `read_only_hint`, and
+///   `destructive_hint` unless `read_only_hint = true` (MCP ignores
+///   `destructiveHint` on a read-only tool). MCP clients read an absent hint
+///   as the worst case (`readOnlyHint` false, `destructiveHint` true), and
+///   anything that sorts tools by these hints (a read-only profile, say) is
+///   only as honest as they are. `#[require_annotations]` on
+///   the `server` line of [`vocabulary!`] requires this of every group.
+///   The key is named for what it does: it requires annotations and adds
+///   none; the hints stay on each `#[tool]`, where rmcp reads them.
+///
+/// ```ignore
+/// #[tool_group(name = "refunds", surface = "ticket", require_annotations)]
+/// impl HelpDesk {
+///     #[tool(
+///         description = "Refund the ticket's order",
+///         annotations(read_only_hint = false, destructive_hint = false)
+///     )]
+///     async fn refund_order(&self) -> Result<CallToolResult, ErrorData> { /* ... */ }
+///
+///     #[tool(description = "Read the order", annotations(read_only_hint = true))]
+///     async fn get_order(&self) -> Result<CallToolResult, ErrorData> { /* ... */ }
+/// }
+/// ```
+///
 /// ```ignore
 /// #[tool_group(surface = "ticket", providers = ["jira", "zendesk"])]
 /// impl HelpDesk { /* ... */ }
@@ -119,6 +160,11 @@ pub fn vocabulary(input: TokenStream) -> TokenStream {
 /// `#[tool_router]`, above or below `#[tool_group]` (on the `#[tool_router]`
 /// attribute: the group serves those tools, so rmcp's router would be dead;
 /// remove it, and `#[tool_handler]` from the `ServerHandler` impl).
+/// When the group or its vocabulary requires annotations, each tool that
+/// leaves a hint unstated is an error on its `#[tool]` (on its
+/// `annotations(...)` when written), naming the tool and the hints and
+/// saying what to add; `require_annotations` with a value or given twice is
+/// an error too. These are checked once the attribute is otherwise valid.
 #[proc_macro_attribute]
 pub fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool_group::tool_group(attr.into(), item.into()).into()
