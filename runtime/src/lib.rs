@@ -57,7 +57,9 @@ mod context;
 mod controller;
 mod errors;
 mod forward;
+mod kill;
 mod notification;
+mod policy;
 mod registry;
 mod resolve;
 mod rule;
@@ -66,7 +68,7 @@ mod snapshot;
 mod sorted;
 mod vocabulary;
 
-pub use assembly::{Explanation, Profile, ToolDiff};
+pub use assembly::{Explanation, Profile, RemovedTool, ToolDiff};
 #[cfg(feature = "runtime-tools")]
 pub use catalog::{
     Catalog, CatalogDecodeError, CatalogDecoder, CatalogError, CatalogErrors, HandlerFuture,
@@ -75,6 +77,8 @@ pub use catalog::{
 pub use context::{ContextError, ProfileContext};
 pub use controller::{ProfileController, Replacement};
 pub use errors::Errors;
+pub use kill::{KillSwitch, KillSwitchChange};
+pub use policy::{DenyList, Policy, PolicyError, Restriction, Restrictions};
 #[cfg(feature = "testing")]
 pub use registry::RegistryBuilder;
 pub use registry::{Group, Registry, RegistryError, RegistryErrors};
