@@ -204,3 +204,132 @@ impl<S: Vocabulary> Snapshots<S> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use rmcp::handler::server::router::tool::ToolRoute;
+    use rmcp::model::{CallToolResponse, CallToolResult, Tool, ToolAnnotations};
+
+    use super::{RouteTable, Snapshots};
+    use crate::registry::GroupEntry;
+    use crate::{DenyList, Policy, ProfileContext, Registry, Rule};
+
+    mod server {
+        pub struct Till;
+
+        crate::vocabulary! {
+            server Till;
+            #[surfaces] pub enum Surface { Front, Back }
+            #[capabilities] pub enum Capability {}
+            #[providers] pub enum Provider {}
+        }
+    }
+    use server::{Surface, Till};
+
+    /// A route that does nothing, with `annotations`.
+    fn route(name: &'static str, annotations: ToolAnnotations) -> ToolRoute<Till> {
+        let schema = serde_json::json!({"type": "object"});
+        let schema = schema.as_object().cloned().unwrap_or_default();
+        let tool = Tool::new(name, name, schema).with_annotations(annotations);
+        ToolRoute::new_dyn(tool, |_| {
+            Box::pin(async { Ok(CallToolResponse::from(CallToolResult::success(vec![]))) })
+        })
+    }
+
+    fn entry(
+        name: &'static str,
+        rule: Rule<Till>,
+        tools: &'static [&'static str],
+        routes: fn() -> Vec<ToolRoute<Till>>,
+    ) -> GroupEntry<Till> {
+        GroupEntry {
+            name: Some(name),
+            module_path: module_path!(),
+            file: file!(),
+            line: line!(),
+            rule: *rule.masks(),
+            tools,
+            routes,
+        }
+    }
+
+    /// Snapshots over a registry of two groups: `sales` everywhere
+    /// (`total` read-only, `void_sale` not annotated), `back-office` on
+    /// the back surface.
+    fn snapshots() -> &'static Snapshots<Till> {
+        let registry: &'static Registry<Till> = Box::leak(Box::new(
+            Registry::from_entries([
+                entry("sales", Rule::always(), &["total", "void_sale"], || {
+                    vec![
+                        route("total", ToolAnnotations::new().read_only(true)),
+                        route("void_sale", ToolAnnotations::new()),
+                    ]
+                }),
+                entry(
+                    "back-office",
+                    Rule::on_surface(Surface::Back),
+                    &["close_day"],
+                    || vec![route("close_day", ToolAnnotations::new())],
+                ),
+            ])
+            .unwrap(),
+        ));
+        Box::leak(Box::new(Snapshots {
+            registry,
+            routes: RouteTable::new(registry),
+            built: Mutex::default(),
+        }))
+    }
+
+    fn deny(registry: &Registry<Till>, names: &[&str]) -> DenyList<Till> {
+        registry.deny_list(names).unwrap()
+    }
+
+    #[test]
+    fn one_snapshot_per_distinct_visible_set() {
+        let snapshots = snapshots();
+        let registry = snapshots.registry();
+        let front = ProfileContext::<Till>::new(Surface::Front);
+        let none = DenyList::empty();
+        let plain = snapshots.serve(&front, none);
+        assert_eq!(plain.profile.tool_names(), ["total", "void_sale"]);
+        // A policy that removes nothing on this surface serves the same one.
+        let idle = front.with_policy(Policy::none().with_deny(deny(registry, &["back-office"])));
+        assert!(std::ptr::eq(
+            plain.tools,
+            snapshots.serve(&idle, none).tools
+        ));
+
+        // Two policies (and the kill list) removing the same tool share one.
+        let read_only = front.with_policy(Policy::none().with_read_only(true));
+        let denying = front.with_policy(Policy::none().with_deny(deny(registry, &["void_sale"])));
+        let by_policy = snapshots.serve(&read_only, none);
+        assert_eq!(by_policy.profile.tool_names(), ["total"]);
+        assert_eq!(by_policy.tools.tools.len(), 1);
+        assert!(!std::ptr::eq(plain.tools, by_policy.tools));
+        assert!(std::ptr::eq(
+            by_policy.tools,
+            snapshots.serve(&denying, none).tools
+        ));
+        let by_kill = snapshots.serve(&front, deny(registry, &["void_sale"]));
+        assert!(std::ptr::eq(by_policy.tools, by_kill.tools));
+
+        // Only the kill list's removals are withheld (refused as the
+        // operator's); the policy's are simply not in the profile.
+        assert!(by_policy.withheld.is_empty());
+        assert_eq!(&*by_kill.withheld, ["void_sale"]);
+        let both = snapshots.serve(&read_only, deny(registry, &["void_sale"]));
+        assert!(both.withheld.is_empty());
+        assert!(std::ptr::eq(by_policy.tools, both.tools));
+
+        // Another set of groups is another family.
+        let back = snapshots.serve(&ProfileContext::new(Surface::Back), none);
+        assert_eq!(
+            back.profile.tool_names(),
+            ["close_day", "total", "void_sale"]
+        );
+        assert!(back.tools.serves("close_day"));
+    }
+}
