@@ -13,6 +13,12 @@
 //! [`ProfileController::replace`]: crate::ProfileController::replace
 //! [`ProfileController::update`]: crate::ProfileController::update
 //! [`ProfileController::set_list_ttl`]: crate::ProfileController::set_list_ttl
+//! [`ProfileController::with_kill_switch`]: crate::ProfileController::with_kill_switch
+//! [`ProfileController::explain`]: crate::ProfileController::explain
+//! [`Registry::explain`]: crate::Registry::explain
+//! [`Policy`]: crate::Policy
+//! [`DenyList`]: crate::DenyList
+//! [`KillSwitch`]: crate::KillSwitch
 //! [`ProfiledServer`]: crate::ProfiledServer
 //! [`ProfiledServer::resolving`]: crate::ProfiledServer::resolving
 //! [`ProfileResolver`]: crate::ProfileResolver
