@@ -20,6 +20,7 @@ use crate::{Errors, ProfileContext, Rule, Vocabulary};
 
 #[cfg(feature = "testing")]
 mod builder;
+mod deny;
 #[cfg(feature = "testing")]
 pub use builder::RegistryBuilder;
 
