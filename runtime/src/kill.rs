@@ -142,6 +142,10 @@ impl<S: Vocabulary> KillSwitch<S> {
     /// replacement each (serialised with its own replacements), with one
     /// `tools/list_changed` per session whose visible tools changed and none
     /// elsewhere. Setting the list in force changes nothing.
+    ///
+    /// It takes each attached controller's replacement lock, so it must not
+    /// be called from inside a [`ProfileController::update`] closure of one
+    /// of them (as `replace` must not).
     pub fn set(&self, killed: DenyList<S>) -> KillSwitchChange<S> {
         let mut attached = self.attached();
         let previous = std::mem::replace(

@@ -22,6 +22,9 @@ fn a_context_with_a_policy_is_still_copy() {
     copy::<Context>();
     copy::<Policy<Shop>>();
     copy::<DenyList<Shop>>();
+    fn shared<T: Send + Sync>() {}
+    shared::<Context>();
+    shared::<mcp_profiles::KillSwitch<Shop>>();
 }
 
 #[test]

@@ -239,3 +239,67 @@ fn a_controller_attached_later_starts_under_the_list_in_force() {
     assert!(!late.current().contains("list_products"));
     assert_eq!(late.kill_switch().killed(), deny(&["list_products"]));
 }
+
+#[test]
+fn flips_racing_replacements_leave_every_controller_under_the_last_list() {
+    // Two threads flip the switch while two replace profiles: whatever the
+    // interleaving, each controller ends up serving its context under the
+    // list in force, as a fresh assembly would.
+    let switch = KillSwitch::<Shop>::new();
+    let controllers: Vec<_> = (0..4)
+        .map(|_| ProfileController::with_kill_switch(admin(), &switch))
+        .collect();
+    let lists = [
+        deny(&["wipe_shop"]),
+        deny(&["catalog"]),
+        DenyList::empty(),
+        deny(&["refunds", "add_product"]),
+    ];
+    let contexts = [
+        admin(),
+        Context::new(Surface::Store),
+        admin().with_policy(Policy::none().with_read_only(true)),
+    ];
+    std::thread::scope(|scope| {
+        for offset in 0..2 {
+            let switch = switch.clone();
+            scope.spawn(move || {
+                for round in 0..50 {
+                    switch.set(lists[(round + offset) % lists.len()]);
+                }
+            });
+        }
+        for offset in 0..2 {
+            let controllers = &controllers;
+            scope.spawn(move || {
+                for round in 0..50 {
+                    let controller = &controllers[(round + offset) % controllers.len()];
+                    controller.replace(contexts[(round * 7 + offset) % contexts.len()]);
+                }
+            });
+        }
+    });
+    let killed = switch.killed();
+    for controller in &controllers {
+        let context = *controller.current().context();
+        let explanation = Shop::registry().explain(&context);
+        let expected: Vec<&str> = Shop::registry()
+            .assemble(&context)
+            .tool_names()
+            .iter()
+            .copied()
+            .filter(|tool| {
+                let group = explanation
+                    .rows()
+                    .find(|(group, decision)| decision.is_enabled() && group.tools().contains(tool))
+                    .map(|(group, _)| group.name());
+                !killed.contains(tool) && !group.is_some_and(|group| killed.contains(group))
+            })
+            .collect();
+        assert_eq!(
+            controller.current().tool_names(),
+            expected,
+            "{context} under {killed:?}"
+        );
+    }
+}
