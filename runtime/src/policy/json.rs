@@ -84,7 +84,7 @@ impl<'de, S: Vocabulary> Visitor<'de> for PolicyVisitor<S> {
 
 impl<S: Vocabulary> Serialize for DenyList<S> {
     fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
-        self.names.serialize(serializer)
+        self.names().serialize(serializer)
     }
 }
 
