@@ -45,7 +45,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use kandev_mcp::legacy::{self, LegacyError};
 use kandev_mcp::{Capability, Kandev, Provider, Surface};
-use mcp_profiles::{ProfileContext, ProfileController, Term, Vocabulary};
+use mcp_profiles::{DenyList, Policy, ProfileContext, ProfileController, Term, Vocabulary};
 use serde::Deserialize;
 use serde_json::Value;
 use tower::ServiceExt;
@@ -95,9 +95,10 @@ fn oracle_context(bytes: &[u8]) -> Option<ProfileContext<Kandev>> {
 
 /// What the JSON form's rules say `document` is: an object with at most
 /// one each of `surface` (required, a surface name), `capabilities` and
-/// `providers` (arrays of names), no other key, no exclusive pair.
+/// `providers` (arrays of names) and `policy` (see [`policy_of`]), no other
+/// key, no exclusive pair.
 fn context_of(document: &Json) -> Option<ProfileContext<Kandev>> {
-    let entries = document.fields(&["surface", "capabilities", "providers"])?;
+    let entries = document.fields(&["surface", "capabilities", "providers", "policy"])?;
     let field = |key: &str| {
         entries
             .iter()
@@ -117,6 +118,10 @@ fn context_of(document: &Json) -> Option<ProfileContext<Kandev>> {
         Some(value) => names(&value)?,
         None => Vec::new(),
     };
+    let policy = match entries.iter().find(|(key, _)| key == "policy") {
+        Some((_, value)) => policy_of(value)?,
+        None => Policy::none(),
+    };
     if Kandev::EXCLUSIVE
         .iter()
         .any(|(a, b)| capabilities.contains(a) && capabilities.contains(b))
@@ -127,7 +132,50 @@ fn context_of(document: &Json) -> Option<ProfileContext<Kandev>> {
         ProfileContext::new(surface)
             .with_capabilities(capabilities)
             .expect("no exclusive pair")
-            .with_providers(providers),
+            .with_providers(providers)
+            .with_policy(policy),
+    )
+}
+
+/// What the JSON form's rules say a `policy` value is: an object with at
+/// most one each of `read_only` and `no_destructive` (booleans) and `deny`
+/// (an array of distinct strings, each the name of a Kandev tool or tool
+/// group), no other key.
+fn policy_of(value: &Json) -> Option<Policy<Kandev>> {
+    let entries = value.fields(&["read_only", "no_destructive", "deny"])?;
+    let field = |key: &str| entries.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+    let flag = |key: &str| match field(key) {
+        None => Some(false),
+        Some(Json::Other(Value::Bool(flag))) => Some(*flag),
+        Some(_) => None,
+    };
+    let names: Vec<&str> = match field("deny") {
+        None => Vec::new(),
+        Some(Json::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Json::Other(Value::String(name)) => Some(name.as_str()),
+                _ => None,
+            })
+            .collect::<Option<_>>()?,
+        Some(_) => return None,
+    };
+    let registry = Kandev::registry();
+    let known: BTreeSet<&str> = registry
+        .groups()
+        .iter()
+        .flat_map(|group| std::iter::once(group.name()).chain(group.tools().iter().copied()))
+        .collect();
+    let distinct: BTreeSet<&str> = names.iter().copied().collect();
+    if distinct.len() != names.len() || !distinct.is_subset(&known) {
+        return None;
+    }
+    let deny = DenyList::new(&names).expect("known, distinct names");
+    Some(
+        Policy::none()
+            .with_read_only(flag("read_only")?)
+            .with_no_destructive(flag("no_destructive")?)
+            .with_deny(deny),
     )
 }
 

@@ -11,10 +11,12 @@
 
 mod bitset;
 mod masks;
+mod names;
 mod shape;
 
 pub use bitset::BitSet;
 pub use masks::{ContextBits, RuleMasks};
+pub use names::closest;
 pub use shape::{Shape, Unsatisfiable};
 
 /// Every bit below `count`: the mask of a kind with `count` terms.

@@ -1,20 +1,25 @@
 //! Assembly: a context in, a [`Profile`] out.
 //!
 //! The enabled groups are a bit set over registry indices; their tools,
-//! sorted by name, are the profile. The registry only computes; sharing one
-//! tool set per distinct group set is the serving layer's job
-//! (`snapshot.rs`).
+//! sorted by name, less what the context's policy (and, for a controller,
+//! the operator's kill switch) removes, are the profile. The registry only
+//! computes; sharing one tool set per distinct visible set is the serving
+//! layer's job (`snapshot.rs`).
 
 use std::fmt;
 use std::sync::Arc;
 
 use mcp_profiles_rules::BitSet;
 
+use crate::policy::Hints;
 use crate::sorted;
-use crate::{Decision, Group, ProfileContext, Registry, Vocabulary};
+use crate::{
+    Decision, DenyList, Group, Policy, ProfileContext, Registry, Restrictions, Vocabulary,
+};
 
-/// The sorted tools of one set of enabled groups; shared, never mutated.
-#[derive(Debug, PartialEq, Eq)]
+/// The sorted tools of one set of enabled groups, maybe less some removed
+/// by restrictions; shared, never mutated.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ToolSet {
     /// Names of the enabled groups, in registry (name) order.
     pub groups: Box<[Arc<str>]>,
@@ -24,7 +29,8 @@ pub(crate) struct ToolSet {
     pub origins: Box<[(usize, usize)]>,
 }
 
-/// The tools one context can reach: the enabled groups and their tools.
+/// The tools one context can reach: the enabled groups and their tools,
+/// less those the context's [`Policy`] removes.
 ///
 /// Profiles a server assembled from the same enabled groups share one tool
 /// list; comparing them is a pointer comparison first.
@@ -112,7 +118,8 @@ impl<S: Vocabulary> Profile<S> {
         &self.context
     }
 
-    /// Names of the enabled groups, in registry order.
+    /// Names of the enabled groups, in registry order; a group stays
+    /// enabled when a policy removes all its tools.
     pub fn groups(&self) -> impl ExactSizeIterator<Item = &str> {
         self.set.groups.iter().map(|name| &**name)
     }
@@ -152,17 +159,50 @@ impl<S: Vocabulary> Profile<S> {
 pub(crate) type GroupSet = BitSet;
 
 impl<S: Vocabulary> Registry<S> {
-    /// Assembles the profile of `context`: its enabled groups and tools.
+    /// Assembles the profile of `context`: its enabled groups and their
+    /// tools, less those its [`Policy`] removes (read from each compiled
+    /// tool's annotations and name, and its group's name).
     ///
     /// Deterministic: tools are sorted by name, and the order in which a
     /// context's capabilities or providers were added cannot matter because
     /// a context stores them as sets. The registry keeps nothing: a server
-    /// shares one tool list per distinct set of enabled groups itself.
+    /// shares one tool list per distinct visible set itself.
     pub fn assemble(&self, context: &ProfileContext<S>) -> Profile<S> {
-        Profile::new(
-            *context,
-            Arc::new(self.tool_set(&self.enabled_groups(context))),
-        )
+        let full = self.tool_set(&self.enabled_groups(context));
+        let removed = self.restrictions(&full, context.policy(), DenyList::empty());
+        Profile::new(*context, Arc::new(full.without(&removed)))
+    }
+
+    /// What `policy` and the operator's `killed` list hold against each
+    /// tool of `set`: the restricted ones only, by position in `set`.
+    pub(crate) fn restrictions(
+        &self,
+        set: &ToolSet,
+        policy: Policy<S>,
+        killed: DenyList<S>,
+    ) -> Vec<(usize, Restrictions)> {
+        if policy.is_empty() && killed.is_empty() {
+            return Vec::new();
+        }
+        // Annotations cost a build of the group's routes: read them only
+        // when the policy asks about them.
+        let by_annotations = policy.read_only() || policy.no_destructive();
+        let groups = self.groups();
+        set.origins
+            .iter()
+            .zip(&set.tools)
+            .enumerate()
+            .filter_map(|(position, (&(group, tool), name))| {
+                let group = &groups[group];
+                let hints = if by_annotations {
+                    group.hints()[tool]
+                } else {
+                    Hints::default()
+                };
+                let found = policy.judge(killed, name, Some(group.name()), hints);
+                (!found.is_empty()).then_some((position, found))
+            })
+            .collect()
     }
 
     /// The groups `context` enables.
@@ -202,8 +242,29 @@ impl<S: Vocabulary> Registry<S> {
         }
     }
 
-    /// Explains `context`: every group, on or off, with the deciding condition.
+    /// Explains `context`: every group, on or off, with the deciding
+    /// condition, and every tool of the enabled groups that its policy
+    /// removes, with each part of the policy that removes it.
     pub fn explain(&self, context: &ProfileContext<S>) -> Explanation<'_, S> {
+        self.explain_under(context, DenyList::empty())
+    }
+
+    /// [`explain`](Self::explain), with the operator's `killed` list too.
+    pub(crate) fn explain_under(
+        &self,
+        context: &ProfileContext<S>,
+        killed: DenyList<S>,
+    ) -> Explanation<'_, S> {
+        let full = self.tool_set(&self.enabled_groups(context));
+        let removed = self
+            .restrictions(&full, context.policy(), killed)
+            .into_iter()
+            .map(|(position, restrictions)| RemovedTool {
+                tool: full.tools[position],
+                group: self.groups()[full.origins[position].0].name(),
+                restrictions,
+            })
+            .collect();
         Explanation {
             context: *context,
             rows: self
@@ -211,21 +272,76 @@ impl<S: Vocabulary> Registry<S> {
                 .iter()
                 .map(|group| (group, group.rule().decide(context)))
                 .collect(),
+            removed,
         }
     }
 }
 
-/// Every group of a registry, on or off for one context, and why.
+impl ToolSet {
+    /// This set without the tools at the `removed` positions.
+    pub(crate) fn without(self, removed: &[(usize, Restrictions)]) -> ToolSet {
+        if removed.is_empty() {
+            return self;
+        }
+        let mut removed = removed.iter().map(|(position, _)| *position).peekable();
+        let mut kept = Vec::with_capacity(self.tools.len());
+        for position in 0..self.tools.len() {
+            if removed.next_if_eq(&position).is_none() {
+                kept.push(position);
+            }
+        }
+        ToolSet {
+            groups: self.groups,
+            tools: kept.iter().map(|&position| self.tools[position]).collect(),
+            origins: kept
+                .iter()
+                .map(|&position| self.origins[position])
+                .collect(),
+        }
+    }
+}
+
+/// A tool of an enabled group that a restriction removed, and every
+/// restriction that holds against it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RemovedTool<'r> {
+    tool: &'static str,
+    group: &'r str,
+    restrictions: Restrictions,
+}
+
+impl<'r> RemovedTool<'r> {
+    /// The tool's name.
+    pub fn tool(&self) -> &'static str {
+        self.tool
+    }
+
+    /// The enabled group it comes from.
+    pub fn group(&self) -> &'r str {
+        self.group
+    }
+
+    /// Why it was removed: each part of the policy (and of the operator's
+    /// kill switch) that removes it.
+    pub fn restrictions(&self) -> Restrictions {
+        self.restrictions
+    }
+}
+
+/// Every group of a registry, on or off for one context, and why; then
+/// every tool of an enabled group that a restriction removed, and which.
 ///
-/// Displays as one aligned line per group:
+/// Displays as one aligned line per group, and one per removed tool:
 ///
 /// ```text
 /// on   jira     surface(ticket) & provider(jira)  every condition holds
 /// off  refunds  capability(refund)                capability refund is absent
+/// removed  close_issue  (jira)  read-only policy (readOnlyHint is not true)
 /// ```
 pub struct Explanation<'r, S: Vocabulary> {
     context: ProfileContext<S>,
     rows: Vec<(&'r Group<S>, Decision<S>)>,
+    removed: Vec<RemovedTool<'r>>,
 }
 
 impl<S: Vocabulary> std::fmt::Debug for Explanation<'_, S> {
@@ -233,6 +349,7 @@ impl<S: Vocabulary> std::fmt::Debug for Explanation<'_, S> {
         f.debug_struct("Explanation")
             .field("context", &self.context)
             .field("groups", &self.rows.len())
+            .field("removed", &self.removed)
             .finish_non_exhaustive()
     }
 }
@@ -246,6 +363,12 @@ impl<'r, S: Vocabulary> Explanation<'r, S> {
     /// Each group with its decision, in registry order.
     pub fn rows(&self) -> impl ExactSizeIterator<Item = (&'r Group<S>, Decision<S>)> + '_ {
         self.rows.iter().copied()
+    }
+
+    /// Each tool of an enabled group that a restriction removed, sorted by
+    /// name, with why.
+    pub fn removed(&self) -> &[RemovedTool<'r>] {
+        &self.removed
     }
 }
 
@@ -266,6 +389,19 @@ impl<S: Vocabulary> fmt::Display for Explanation<'_, S> {
                 name = group.name(),
                 nw = name_width.unwrap_or(0),
                 rw = rule_width.unwrap_or(0),
+            )?;
+        }
+        let tool_width = self.removed.iter().map(|r| r.tool.len()).max();
+        let group_width = self.removed.iter().map(|r| r.group.len() + 2).max();
+        for removed in &self.removed {
+            writeln!(
+                f,
+                "removed  {tool:<tw$}  {group:<gw$}  {restrictions}",
+                tool = removed.tool,
+                group = format!("({})", removed.group),
+                tw = tool_width.unwrap_or(0),
+                gw = group_width.unwrap_or(0),
+                restrictions = removed.restrictions,
             )?;
         }
         Ok(())

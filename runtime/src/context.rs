@@ -11,9 +11,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::rule::{ContextBits, mask_below, shape_of};
 use crate::vocabulary::TermBits;
 use crate::vocabulary::sealed::TermIndex;
-use crate::{Term, Vocabulary};
+use crate::{Policy, Term, Vocabulary};
 
-/// One surface, a set of capabilities and a set of attached providers.
+/// One surface, a set of capabilities and a set of attached providers,
+/// and the backend's [`Policy`] over what they enable.
 ///
 /// The backend builds a context from what it knows about a session; the
 /// registry [assembles](crate::Registry::assemble) it into a tool set.
@@ -22,9 +23,10 @@ use crate::{Term, Vocabulary};
 /// operations.
 ///
 /// The JSON form is
-/// `{"surface":"ticket","capabilities":["read-only"],"providers":["jira"]}`;
+/// `{"surface":"ticket","capabilities":["read-only"],"providers":["jira"]}`,
+/// with a `"policy"` object when the context carries one (see [`Policy`]);
 /// decoding is strict (an unknown name or field is an error naming it), and
-/// `capabilities` and `providers` may be omitted when empty.
+/// `capabilities`, `providers` and `policy` may be omitted when empty.
 ///
 /// ```
 /// # mod server { pub struct Demo; }
@@ -58,6 +60,8 @@ pub struct ProfileContext<S: Vocabulary> {
     surface: S::Surface,
     capabilities: u64,
     providers: u64,
+    /// Copy like the rest: its deny list is an interned `&'static` slice.
+    policy: Policy<S>,
     vocabulary: PhantomData<fn() -> S>,
 }
 
@@ -105,6 +109,7 @@ impl<S: Vocabulary> ProfileContext<S> {
             surface,
             capabilities: 0,
             providers: 0,
+            policy: Policy::none(),
             vocabulary: PhantomData,
         }
     }
@@ -166,6 +171,18 @@ impl<S: Vocabulary> ProfileContext<S> {
         self.with_providers(providers)
     }
 
+    /// The same context under `policy` instead of its own.
+    pub fn with_policy(mut self, policy: Policy<S>) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The backend's policy: what this context may not reach whatever its
+    /// groups enable.
+    pub fn policy(&self) -> Policy<S> {
+        self.policy
+    }
+
     /// The base surface.
     pub fn surface(&self) -> S::Surface {
         self.surface
@@ -202,7 +219,9 @@ impl<S: Vocabulary> ProfileContext<S> {
     }
 
     /// Every valid context of the vocabulary: each surface, each capability
-    /// set free of exclusive pairs, each provider set.
+    /// set free of exclusive pairs, each provider set; all without a policy
+    /// (a policy only removes tools, so these contexts reach every tool any
+    /// context can).
     ///
     /// The space is finite but exponential in the number of capabilities and
     /// providers; it is meant for tests, matrices and audits of vocabularies
@@ -226,6 +245,7 @@ impl<S: Vocabulary> ProfileContext<S> {
                             surface: *surface,
                             capabilities,
                             providers,
+                            policy: Policy::none(),
                             vocabulary: PhantomData,
                         })
                 })
@@ -246,6 +266,7 @@ impl<S: Vocabulary> ProfileContext<S> {
             surface: S::Surface::ALL[bits.surface],
             capabilities: bits.capabilities,
             providers: bits.providers,
+            policy: Policy::none(),
             vocabulary: PhantomData,
         }
     }
@@ -279,6 +300,7 @@ impl<S: Vocabulary> PartialEq for ProfileContext<S> {
         self.surface == other.surface
             && self.capabilities == other.capabilities
             && self.providers == other.providers
+            && self.policy == other.policy
     }
 }
 
@@ -287,6 +309,7 @@ impl<S: Vocabulary> Eq for ProfileContext<S> {}
 impl<S: Vocabulary> Hash for ProfileContext<S> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.bits().hash(state);
+        self.policy.hash(state);
     }
 }
 
@@ -296,11 +319,12 @@ impl<S: Vocabulary> fmt::Debug for ProfileContext<S> {
             .field("surface", &self.surface)
             .field("capabilities", &self.capabilities().collect::<Vec<_>>())
             .field("providers", &self.providers().collect::<Vec<_>>())
+            .field("policy", &self.policy)
             .finish()
     }
 }
 
-/// `ticket +refund, providers: jira, zendesk`
+/// `ticket +refund, providers: jira, zendesk, policy: read-only, deny: close_ticket`
 impl<S: Vocabulary> fmt::Display for ProfileContext<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.surface)?;
@@ -311,21 +335,33 @@ impl<S: Vocabulary> fmt::Display for ProfileContext<S> {
         if !providers.is_empty() {
             write!(f, ", providers: {}", providers.join(", "))?;
         }
+        if !self.policy.is_empty() {
+            write!(f, ", policy: {}", self.policy)?;
+        }
         Ok(())
     }
 }
 
 impl<S: Vocabulary> Serialize for ProfileContext<S> {
     fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
-        let mut state = serializer.serialize_struct("ProfileContext", 3)?;
+        let with_policy = !self.policy.is_empty();
+        let fields = 3 + usize::from(with_policy);
+        let mut state = serializer.serialize_struct("ProfileContext", fields)?;
         state.serialize_field("surface", &self.surface)?;
         state.serialize_field("capabilities", &self.capabilities().collect::<Vec<_>>())?;
         state.serialize_field("providers", &self.providers().collect::<Vec<_>>())?;
+        // Left out when empty: a context without a policy keeps the JSON
+        // form it always had.
+        if with_policy {
+            state.serialize_field("policy", &self.policy)?;
+        } else {
+            state.skip_field("policy")?;
+        }
         state.end()
     }
 }
 
-const FIELDS: &[&str] = &["surface", "capabilities", "providers"];
+const FIELDS: &[&str] = &["surface", "capabilities", "providers", "policy"];
 
 /// Accepts only a JSON object (serde would also take a sequence for a
 /// derived struct), with each known field at most once.
@@ -342,6 +378,7 @@ impl<'de, S: Vocabulary> Visitor<'de> for ContextVisitor<S> {
         let mut surface: Option<S::Surface> = None;
         let mut capabilities: Option<Vec<S::Capability>> = None;
         let mut providers: Option<Vec<S::Provider>> = None;
+        let mut policy: Option<Policy<S>> = None;
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             match &*key {
                 "surface" if surface.is_none() => surface = Some(map.next_value()?),
@@ -349,16 +386,22 @@ impl<'de, S: Vocabulary> Visitor<'de> for ContextVisitor<S> {
                     capabilities = Some(map.next_value()?);
                 }
                 "providers" if providers.is_none() => providers = Some(map.next_value()?),
+                "policy" if policy.is_none() => policy = Some(map.next_value()?),
                 "surface" => return Err(A::Error::duplicate_field("surface")),
                 "capabilities" => return Err(A::Error::duplicate_field("capabilities")),
                 "providers" => return Err(A::Error::duplicate_field("providers")),
+                "policy" => return Err(A::Error::duplicate_field("policy")),
                 other => return Err(A::Error::unknown_field(other, FIELDS)),
             }
         }
         let surface = surface.ok_or_else(|| A::Error::missing_field("surface"))?;
         ProfileContext::new(surface)
             .with_capabilities(capabilities.unwrap_or_default())
-            .map(|context| context.with_providers(providers.unwrap_or_default()))
+            .map(|context| {
+                context
+                    .with_providers(providers.unwrap_or_default())
+                    .with_policy(policy.unwrap_or_default())
+            })
             .map_err(A::Error::custom)
     }
 }

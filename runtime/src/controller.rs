@@ -10,13 +10,20 @@ use arc_swap::ArcSwap;
 #[cfg(feature = "runtime-tools")]
 use crate::catalog::{Catalog, InstallOutcome, Installation, Runtime, RuntimeDiff};
 use crate::notification::Sessions;
-use crate::snapshot::{Snapshots, ToolSnapshot};
-use crate::{Profile, ProfileContext, ProfiledServer, Registry, ToolDiff, Vocabulary};
+use crate::snapshot::{Served, Snapshots, ToolSnapshot};
+use crate::{
+    DenyList, Explanation, KillSwitch, Profile, ProfileContext, ProfiledServer, Registry, ToolDiff,
+    Vocabulary,
+};
 
 /// What the sessions serve right now.
 pub(crate) struct Current<S: Vocabulary> {
     pub profile: Profile<S>,
     pub tools: &'static ToolSnapshot<S>,
+    /// The operator's kill list this was built under.
+    pub killed: DenyList<S>,
+    /// Compiled tools only the kill list removed, sorted.
+    withheld: Box<[&'static str]>,
     /// The installed catalog and what the profile's context sees of it.
     #[cfg(feature = "runtime-tools")]
     pub runtime: Runtime<S>,
@@ -29,6 +36,18 @@ impl<S: Vocabulary> Current<S> {
         return self.runtime.list(self.tools);
         #[cfg(not(feature = "runtime-tools"))]
         return &self.tools.tools;
+    }
+
+    /// Whether only the operator's kill switch keeps `name` from being
+    /// served: the profile would serve it otherwise.
+    pub fn withheld(&self, name: &str) -> bool {
+        if self.withheld.binary_search(&name).is_ok() {
+            return true;
+        }
+        #[cfg(feature = "runtime-tools")]
+        return self.runtime.withheld(name);
+        #[cfg(not(feature = "runtime-tools"))]
+        return false;
     }
 
     /// The listed tool called `name`.
@@ -59,6 +78,8 @@ pub(crate) struct Cell<S: Vocabulary> {
     pub sessions: Arc<Sessions>,
     /// The `ttlMs` put on `tools/list` results.
     list_ttl_ms: AtomicU64,
+    /// The operator's switch this cell is attached to.
+    kill: KillSwitch<S>,
 }
 
 impl<S: Vocabulary> Cell<S> {
@@ -182,27 +203,72 @@ impl<S: Vocabulary> Replacement<S> {
 }
 
 impl<S: Vocabulary> ProfileController<S> {
-    /// A new agent instance serving `initial`, built over `S`'s registry.
+    /// A new agent instance serving `initial`, built over `S`'s registry,
+    /// with a [`KillSwitch`] of its own ([`kill_switch`](Self::kill_switch)).
     ///
     /// Routes and schemas of `S` are built once per process, a group's when a
     /// profile first enables it; every controller shares them.
     pub fn new(initial: ProfileContext<S>) -> Self {
+        Self::with_kill_switch(initial, &KillSwitch::new())
+    }
+
+    /// A new agent instance serving `initial` under the operator's `switch`,
+    /// which it shares with every other controller attached to it: how a
+    /// backend serving many agents kills a tool for all of them at once.
+    pub fn with_kill_switch(initial: ProfileContext<S>, switch: &KillSwitch<S>) -> Self {
         let serving = Snapshots::of();
-        let (profile, tools) = serving.serve(&initial);
-        ProfileController {
-            cell: Arc::new(Cell {
+        let cell = switch.attach(|killed| {
+            let Served {
+                profile,
+                tools,
+                withheld,
+            } = serving.serve(&initial, killed);
+            Arc::new(Cell {
                 serving,
                 current: ArcSwap::from_pointee(Current {
                     profile,
                     tools,
+                    killed,
+                    withheld,
                     #[cfg(feature = "runtime-tools")]
                     runtime: Runtime::empty(),
                 }),
                 replacing: Mutex::new(()),
                 sessions: Arc::default(),
                 list_ttl_ms: AtomicU64::new(0),
-            }),
-        }
+                kill: switch.clone(),
+            })
+        });
+        ProfileController { cell }
+    }
+
+    pub(crate) fn from_cell(cell: Arc<Cell<S>>) -> Self {
+        ProfileController { cell }
+    }
+
+    /// The operator's switch this controller is attached to: setting it
+    /// replaces the profile of every controller attached to it.
+    pub fn kill_switch(&self) -> KillSwitch<S> {
+        self.cell.kill.clone()
+    }
+
+    /// Explains the profile in force: every group, on or off and why, and
+    /// every tool of an enabled group that the context's policy or the
+    /// operator's kill switch removed, and which part removed it.
+    pub fn explain(&self) -> Explanation<'static, S> {
+        let current = self.cell.current();
+        self.registry()
+            .explain_under(current.profile.context(), current.killed)
+    }
+
+    /// Serves the current context again under the kill list in force: the
+    /// kill switch's step for this controller.
+    pub(crate) fn reapply(&self) -> Replacement<S> {
+        let guard = self.lock();
+        let context = *self.cell.current().profile.context();
+        let replacement = self.swap(context, CatalogSwap::default());
+        drop(guard);
+        replacement
     }
 
     /// Sets how long clients may cache a `tools/list` result (`ttlMs`,
@@ -341,18 +407,27 @@ impl<S: Vocabulary> ProfileController<S> {
     }
 
     /// Assembles, swaps and notifies; the caller holds the replacement lock.
+    ///
+    /// The kill list is read here, under that lock: a flip of the switch
+    /// stores its list before it takes each controller's lock, so every
+    /// swap after the store uses the new list.
     fn swap(&self, context: ProfileContext<S>, catalog: CatalogSwap<S>) -> Replacement<S> {
         let cell = &self.cell;
         let previous = cell.current();
         let old = previous.profile.clone();
-        let (new, tools) = cell.serving.serve(&context);
+        let killed = cell.kill.killed();
+        let Served {
+            profile: new,
+            tools,
+            withheld,
+        } = cell.serving.serve(&context, killed);
         let diff = old.diff(&new);
         #[cfg(feature = "runtime-tools")]
         let catalog = catalog.unwrap_or_else(|| previous.runtime.catalog().cloned());
         #[cfg(not(feature = "runtime-tools"))]
         let _ = catalog;
         #[cfg(feature = "runtime-tools")]
-        let runtime = Runtime::new(catalog, &context, tools);
+        let runtime = Runtime::new(catalog, &context, killed, tools);
         #[cfg(feature = "runtime-tools")]
         let runtime_diff = previous.runtime.diff(&runtime);
         #[cfg(feature = "runtime-tools")]
@@ -363,6 +438,8 @@ impl<S: Vocabulary> ProfileController<S> {
         cell.current.store(Arc::new(Current {
             profile: new.clone(),
             tools,
+            killed,
+            withheld,
             #[cfg(feature = "runtime-tools")]
             runtime,
         }));
@@ -462,11 +539,15 @@ impl<S: Vocabulary> ProfileController<S> {
             _ => InstallOutcome::Installed,
         };
         let context = *previous.profile.context();
-        let runtime = Runtime::new(catalog.cloned(), &context, previous.tools);
+        // The compiled side stays as it is: only a swap reads the kill list
+        // again, so the runtime side keeps to the list it was built under.
+        let runtime = Runtime::new(catalog.cloned(), &context, previous.killed, previous.tools);
         let diff = previous.runtime.diff(&runtime);
         cell.current.store(Arc::new(Current {
             profile: previous.profile.clone(),
             tools: previous.tools,
+            killed: previous.killed,
+            withheld: previous.withheld.clone(),
             runtime,
         }));
         drop(previous);

@@ -13,6 +13,12 @@
 //! [`ProfileController::replace`]: crate::ProfileController::replace
 //! [`ProfileController::update`]: crate::ProfileController::update
 //! [`ProfileController::set_list_ttl`]: crate::ProfileController::set_list_ttl
+//! [`ProfileController::with_kill_switch`]: crate::ProfileController::with_kill_switch
+//! [`ProfileController::explain`]: crate::ProfileController::explain
+//! [`Registry::explain`]: crate::Registry::explain
+//! [`Policy`]: crate::Policy
+//! [`DenyList`]: crate::DenyList
+//! [`KillSwitch`]: crate::KillSwitch
 //! [`ProfiledServer`]: crate::ProfiledServer
 //! [`ProfiledServer::resolving`]: crate::ProfiledServer::resolving
 //! [`ProfileResolver`]: crate::ProfileResolver
@@ -57,7 +63,9 @@ mod context;
 mod controller;
 mod errors;
 mod forward;
+mod kill;
 mod notification;
+mod policy;
 mod registry;
 mod resolve;
 mod rule;
@@ -66,7 +74,7 @@ mod snapshot;
 mod sorted;
 mod vocabulary;
 
-pub use assembly::{Explanation, Profile, ToolDiff};
+pub use assembly::{Explanation, Profile, RemovedTool, ToolDiff};
 #[cfg(feature = "runtime-tools")]
 pub use catalog::{
     Catalog, CatalogDecodeError, CatalogDecoder, CatalogError, CatalogErrors, HandlerFuture,
@@ -75,6 +83,8 @@ pub use catalog::{
 pub use context::{ContextError, ProfileContext};
 pub use controller::{ProfileController, Replacement};
 pub use errors::Errors;
+pub use kill::{KillSwitch, KillSwitchChange};
+pub use policy::{DenyList, Policy, PolicyError, Restriction, Restrictions};
 #[cfg(feature = "testing")]
 pub use registry::RegistryBuilder;
 pub use registry::{Group, Registry, RegistryError, RegistryErrors};

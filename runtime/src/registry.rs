@@ -8,17 +8,19 @@
 use std::any::{Any, TypeId};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use linkme::distributed_slice;
 use rmcp::handler::server::router::tool::ToolRoute;
 
+use crate::policy::Hints;
 use crate::rule::{RuleMasks, Shape, Unsatisfiable, shape_of};
 use crate::vocabulary::TermBits;
 use crate::{Errors, ProfileContext, Rule, Vocabulary};
 
 #[cfg(feature = "testing")]
 mod builder;
+mod deny;
 #[cfg(feature = "testing")]
 pub use builder::RegistryBuilder;
 
@@ -110,6 +112,10 @@ pub fn linked_registry<S: Vocabulary>() -> Registry<S> {
 pub struct Group<S: Vocabulary> {
     name: Arc<str>,
     entry: GroupEntry<S>,
+    /// What each tool's annotations say, indexed like `tools`: read from
+    /// the routes when a policy first asks, since building them builds
+    /// every schema of the group.
+    hints: OnceLock<Box<[Hints]>>,
 }
 
 impl<S: Vocabulary> Group<S> {
@@ -142,6 +148,32 @@ impl<S: Vocabulary> Group<S> {
     /// server, not per request.
     pub fn routes(&self) -> Vec<ToolRoute<S>> {
         (self.entry.routes)()
+    }
+
+    /// The annotation hints of each tool, indexed like [`tools`](Self::tools).
+    /// A tool without a route (a group built in code) has no annotations,
+    /// so MCP's defaults: not read-only, maybe destructive.
+    pub(crate) fn hints(&self) -> &[Hints] {
+        self.hints.get_or_init(|| {
+            let routes = self.routes();
+            self.tools()
+                .iter()
+                .map(|name| {
+                    routes
+                        .iter()
+                        .find(|route| route.name() == *name)
+                        .map_or_else(Hints::default, |route| {
+                            Hints::of(route.attr.annotations.as_ref())
+                        })
+                })
+                .collect()
+        })
+    }
+
+    /// Sets the hints a group built in code declares instead of routes.
+    #[cfg(feature = "testing")]
+    pub(crate) fn set_hints(&mut self, hints: Box<[Hints]>) {
+        self.hints = OnceLock::from(hints);
     }
 }
 
@@ -185,6 +217,7 @@ impl<S: Vocabulary> Registry<S> {
             .map(|entry| Group {
                 name: default_name(&entry),
                 entry,
+                hints: OnceLock::new(),
             })
             .collect();
         // Location breaks ties so that duplicate names report deterministically.

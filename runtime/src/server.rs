@@ -24,7 +24,9 @@ use crate::{ProfileResolver, Vocabulary};
 /// - `tools/list` answers from the current snapshot, built once per tool set;
 /// - `tools/call` dispatches only to tools in that snapshot; any other name
 ///   fails with JSON-RPC error -32602 saying the tool is not available in the
-///   current profile, and no handler runs;
+///   current profile (or, for a tool only the operator's
+///   [`KillSwitch`](crate::KillSwitch) removed, that the operator disabled
+///   it), and no handler runs;
 /// - `initialize` advertises `tools.listChanged: true`, and every initialised
 ///   session is sent one `notifications/tools/list_changed` per replacement
 ///   that changes the tool set;
@@ -159,6 +161,15 @@ fn not_in_profile(name: &str) -> ErrorData {
     )
 }
 
+/// The error for a tool the profile would serve but for the operator's
+/// kill switch.
+fn disabled_by_operator(name: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!("tool `{}` is disabled by the operator", Clipped(name)),
+        None,
+    )
+}
+
 /// How many characters of a client-supplied string an error echoes.
 const ECHOED_CHARS: usize = 64;
 
@@ -211,6 +222,10 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
             return crate::catalog::call(entry, request, context)
                 .await
                 .map(CallToolResponse::from);
+        }
+        if current.withheld(&request.name) {
+            tracing::debug!(tool = %Clipped(&request.name), "refused a tool the operator disabled");
+            return Err(disabled_by_operator(&request.name));
         }
         tracing::debug!(tool = %Clipped(&request.name), "refused a tool outside the current profile");
         Err(not_in_profile(&request.name))

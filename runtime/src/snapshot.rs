@@ -1,16 +1,17 @@
 //! Snapshots: what a live server answers `tools/list` and `tools/call` from.
 //!
 //! Every rmcp route (with its schema) is built once per server type from the
-//! registry, a group's when a snapshot first needs it; each distinct set of
-//! enabled groups then gets one snapshot — the
-//! profile's tool set, the sorted tool list and an rmcp `ToolRouter` holding
-//! exactly its routes — shared by every controller, session and profile of
-//! that server type with those groups.
+//! registry, a group's when a snapshot first needs it; each distinct visible
+//! set then gets one snapshot — the profile's tool set, the sorted tool list
+//! and an rmcp `ToolRouter` holding exactly its routes — shared by every
+//! controller, session and profile of that server type that sees it.
 //!
-//! Snapshots are keyed by the enabled groups' bit set and kept for the life
-//! of the process (one per distinct set, so bounded by the profiles a server
-//! serves): a call holds its snapshot as a plain `&'static`, and a runtime
-//! catalog's views can key on a snapshot's address.
+//! Snapshots are keyed by the enabled groups' bit set and, within it, by
+//! the positions a policy or the kill switch removed (a bit set too, empty
+//! without restrictions), and kept for the life of the process (one per
+//! distinct visible set, so bounded by the profiles a server serves): a
+//! call holds its snapshot as a plain `&'static`, and a runtime catalog's
+//! views can key on a snapshot's address.
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -19,8 +20,10 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::model::Tool;
 
+use mcp_profiles_rules::BitSet;
+
 use crate::assembly::{GroupSet, ToolSet};
-use crate::{Profile, ProfileContext, Registry, Vocabulary};
+use crate::{DenyList, Profile, ProfileContext, Registry, Restrictions, Vocabulary};
 
 /// Every group's routes, indexed `[group][tool]` like the registry, each
 /// group's built when a snapshot first needs it: a server pays for the
@@ -98,14 +101,33 @@ impl<S: Vocabulary> ToolSnapshot<S> {
     }
 }
 
+/// The snapshots of one set of enabled groups.
+struct Family<S: Vocabulary> {
+    /// Every tool of the groups, before restrictions.
+    full: ToolSet,
+    /// One snapshot per set of removed positions of `full`, leaked: a
+    /// snapshot is kept for the life of the process anyway, and a
+    /// `&'static` lets a call hold it without touching a reference count.
+    visible: HashMap<BitSet, &'static ToolSnapshot<S>>,
+}
+
+/// What a context is served under the operator's kill list.
+pub(crate) struct Served<S: Vocabulary> {
+    /// The profile: its context, groups and visible compiled tools.
+    pub profile: Profile<S>,
+    /// Its snapshot.
+    pub tools: &'static ToolSnapshot<S>,
+    /// The compiled tools only the kill list removed, sorted: the profile
+    /// would serve them otherwise, so a call gets the operator's refusal.
+    pub withheld: Box<[&'static str]>,
+}
+
 /// The routes of one server type and its snapshots, built on first use.
 pub(crate) struct Snapshots<S: Vocabulary> {
     registry: &'static Registry<S>,
     routes: RouteTable<S>,
-    /// Each distinct tool set's snapshot, leaked: a snapshot is kept for the
-    /// life of the process anyway, and a `&'static` lets a call hold it
-    /// without touching a reference count.
-    built: Mutex<HashMap<GroupSet, &'static ToolSnapshot<S>>>,
+    /// The snapshots of each distinct set of enabled groups.
+    built: Mutex<HashMap<GroupSet, Family<S>>>,
 }
 
 impl<S: Vocabulary> Snapshots<S> {
@@ -145,21 +167,169 @@ impl<S: Vocabulary> Snapshots<S> {
         self.registry
     }
 
-    /// The profile of `context` and the snapshot serving it.
-    pub fn serve(&self, context: &ProfileContext<S>) -> (Profile<S>, &'static ToolSnapshot<S>) {
-        let enabled = self.registry.enabled_groups(context);
+    /// The profile of `context` under the operator's `killed` list, and
+    /// the snapshot serving it.
+    pub fn serve(&self, context: &ProfileContext<S>, killed: DenyList<S>) -> Served<S> {
+        let registry = self.registry;
+        let enabled = registry.enabled_groups(context);
         let mut built = self.built.lock().unwrap_or_else(|e| e.into_inner());
-        let snapshot = match built.get(&enabled) {
+        let family = built.entry(enabled).or_insert_with_key(|enabled| Family {
+            full: registry.tool_set(enabled),
+            visible: HashMap::new(),
+        });
+        let removed = registry.restrictions(&family.full, context.policy(), killed);
+        let key = BitSet::from_fn(family.full.tools.len(), |position| {
+            removed.binary_search_by_key(&position, |(p, _)| *p).is_ok()
+        });
+        let snapshot = match family.visible.get(&key) {
             Some(snapshot) => *snapshot,
             None => {
-                let set = self.registry.tool_set(&enabled);
+                let set = family.full.clone().without(&removed);
                 let snapshot: &'static ToolSnapshot<S> =
                     Box::leak(Box::new(ToolSnapshot::build(set, &self.routes)));
-                built.insert(enabled, snapshot);
+                family.visible.insert(key, snapshot);
                 snapshot
             }
         };
+        let withheld = removed
+            .iter()
+            .filter(|(_, restrictions)| Restrictions::only_operator(*restrictions))
+            .map(|&(position, _)| family.full.tools[position])
+            .collect();
         drop(built);
-        (Profile::new(*context, Arc::clone(&snapshot.set)), snapshot)
+        Served {
+            profile: Profile::new(*context, Arc::clone(&snapshot.set)),
+            tools: snapshot,
+            withheld,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use rmcp::handler::server::router::tool::ToolRoute;
+    use rmcp::model::{CallToolResponse, CallToolResult, Tool, ToolAnnotations};
+
+    use super::{RouteTable, Snapshots};
+    use crate::registry::GroupEntry;
+    use crate::{DenyList, Policy, ProfileContext, Registry, Rule};
+
+    mod server {
+        pub struct Till;
+
+        crate::vocabulary! {
+            server Till;
+            #[surfaces] pub enum Surface { Front, Back }
+            #[capabilities] pub enum Capability {}
+            #[providers] pub enum Provider {}
+        }
+    }
+    use server::{Surface, Till};
+
+    /// A route that does nothing, with `annotations`.
+    fn route(name: &'static str, annotations: ToolAnnotations) -> ToolRoute<Till> {
+        let schema = serde_json::json!({"type": "object"});
+        let schema = schema.as_object().cloned().unwrap_or_default();
+        let tool = Tool::new(name, name, schema).with_annotations(annotations);
+        ToolRoute::new_dyn(tool, |_| {
+            Box::pin(async { Ok(CallToolResponse::from(CallToolResult::success(vec![]))) })
+        })
+    }
+
+    fn entry(
+        name: &'static str,
+        rule: Rule<Till>,
+        tools: &'static [&'static str],
+        routes: fn() -> Vec<ToolRoute<Till>>,
+    ) -> GroupEntry<Till> {
+        GroupEntry {
+            name: Some(name),
+            module_path: module_path!(),
+            file: file!(),
+            line: line!(),
+            rule: *rule.masks(),
+            tools,
+            routes,
+        }
+    }
+
+    /// Snapshots over a registry of two groups: `sales` everywhere
+    /// (`total` read-only, `void_sale` not annotated), `back-office` on
+    /// the back surface.
+    fn snapshots() -> &'static Snapshots<Till> {
+        let registry: &'static Registry<Till> = Box::leak(Box::new(
+            Registry::from_entries([
+                entry("sales", Rule::always(), &["total", "void_sale"], || {
+                    vec![
+                        route("total", ToolAnnotations::new().read_only(true)),
+                        route("void_sale", ToolAnnotations::new()),
+                    ]
+                }),
+                entry(
+                    "back-office",
+                    Rule::on_surface(Surface::Back),
+                    &["close_day"],
+                    || vec![route("close_day", ToolAnnotations::new())],
+                ),
+            ])
+            .unwrap(),
+        ));
+        Box::leak(Box::new(Snapshots {
+            registry,
+            routes: RouteTable::new(registry),
+            built: Mutex::default(),
+        }))
+    }
+
+    fn deny(registry: &Registry<Till>, names: &[&str]) -> DenyList<Till> {
+        registry.deny_list(names).unwrap()
+    }
+
+    #[test]
+    fn one_snapshot_per_distinct_visible_set() {
+        let snapshots = snapshots();
+        let registry = snapshots.registry();
+        let front = ProfileContext::<Till>::new(Surface::Front);
+        let none = DenyList::empty();
+        let plain = snapshots.serve(&front, none);
+        assert_eq!(plain.profile.tool_names(), ["total", "void_sale"]);
+        // A policy that removes nothing on this surface serves the same one.
+        let idle = front.with_policy(Policy::none().with_deny(deny(registry, &["back-office"])));
+        assert!(std::ptr::eq(
+            plain.tools,
+            snapshots.serve(&idle, none).tools
+        ));
+
+        // Two policies (and the kill list) removing the same tool share one.
+        let read_only = front.with_policy(Policy::none().with_read_only(true));
+        let denying = front.with_policy(Policy::none().with_deny(deny(registry, &["void_sale"])));
+        let by_policy = snapshots.serve(&read_only, none);
+        assert_eq!(by_policy.profile.tool_names(), ["total"]);
+        assert_eq!(by_policy.tools.tools.len(), 1);
+        assert!(!std::ptr::eq(plain.tools, by_policy.tools));
+        assert!(std::ptr::eq(
+            by_policy.tools,
+            snapshots.serve(&denying, none).tools
+        ));
+        let by_kill = snapshots.serve(&front, deny(registry, &["void_sale"]));
+        assert!(std::ptr::eq(by_policy.tools, by_kill.tools));
+
+        // Only the kill list's removals are withheld (refused as the
+        // operator's); the policy's are simply not in the profile.
+        assert!(by_policy.withheld.is_empty());
+        assert_eq!(&*by_kill.withheld, ["void_sale"]);
+        let both = snapshots.serve(&read_only, deny(registry, &["void_sale"]));
+        assert!(both.withheld.is_empty());
+        assert!(std::ptr::eq(by_policy.tools, both.tools));
+
+        // Another set of groups is another family.
+        let back = snapshots.serve(&ProfileContext::new(Surface::Back), none);
+        assert_eq!(
+            back.profile.tool_names(),
+            ["close_day", "total", "void_sale"]
+        );
+        assert!(back.tools.serves("close_day"));
     }
 }

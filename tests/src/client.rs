@@ -124,6 +124,29 @@ pub fn http_transport(
     rmcp::transport::StreamableHttpClientTransport::from_config(config)
 }
 
+/// Serves `server` over an in-process duplex pipe and returns the client's
+/// end, for [`Session::connect`] (or any client) to take.
+pub fn serve_duplex<S>(server: mcp_profiles::ProfiledServer<S>) -> tokio::io::DuplexStream
+where
+    S: mcp_profiles::Vocabulary + rmcp::ServerHandler,
+{
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        use rmcp::ServiceExt;
+        let running = server.serve(server_io).await.expect("server handshake");
+        let _ = running.waiting().await;
+    });
+    client_io
+}
+
+/// The -32602 refusal of a tool the operator's kill switch disabled.
+pub fn disabled(tool: &str) -> CallOutcome {
+    CallOutcome::Refused(
+        ErrorCode::INVALID_PARAMS.0,
+        format!("tool `{tool}` is disabled by the operator"),
+    )
+}
+
 /// The -32602 refusal of a tool outside the profile.
 pub fn refused(tool: &str) -> CallOutcome {
     CallOutcome::Refused(

@@ -56,6 +56,14 @@ impl TaskServer {
         calls.get(tool).map_or(0, |c| c.load(Ordering::SeqCst))
     }
 
+    /// Waits until `tool`'s handler ran `n` times, polling: a test's
+    /// outer timeout bounds it.
+    pub async fn wait_for_calls(&self, tool: &str, n: usize) {
+        while self.calls(tool) < n {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    }
+
     /// Lets `n` waiting `wait_for_release` calls finish.
     pub fn release(&self, n: usize) {
         self.release.add_permits(n);

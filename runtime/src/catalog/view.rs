@@ -3,9 +3,12 @@
 //! A session with no runtime tool enabled serves the compiled snapshot as
 //! before, so catalogs cost such sessions nothing and break none of the
 //! snapshot sharing. Otherwise its list is a `View`: the compiled tools and
-//! the enabled runtime tools merged by name. Views are cached in the catalog
-//! by (compiled snapshot, enabled runtime tools), so every controller and
-//! session with the same visible set shares one list.
+//! the enabled runtime tools merged by name. A runtime tool is enabled when
+//! its rule matches the context and neither the context's policy (through
+//! the tool's own annotations and name) nor the operator's kill list removes
+//! it. Views are cached in the catalog by (compiled snapshot, enabled
+//! runtime tools), so every controller and session with the same visible
+//! set shares one list.
 
 use std::sync::Arc;
 
@@ -13,9 +16,10 @@ use mcp_profiles_rules::BitSet;
 use rmcp::model::Tool;
 
 use super::{Catalog, Entry, RuntimeDiff};
+use crate::policy::Hints;
 use crate::snapshot::ToolSnapshot;
 use crate::sorted::{self, Side};
-use crate::{ProfileContext, Vocabulary};
+use crate::{DenyList, ProfileContext, Restrictions, Vocabulary};
 
 /// A view's cache key: the compiled snapshot's address (snapshots live as
 /// long as the process, so it is never reused) and the bit set of enabled
@@ -36,6 +40,8 @@ pub(crate) struct Runtime<S: Vocabulary> {
     catalog: Option<Catalog<S>>,
     /// `None` when no runtime tool is enabled.
     view: Option<Arc<View>>,
+    /// Entries only the kill list hides, ascending (so sorted by name).
+    withheld: Box<[usize]>,
 }
 
 impl<S: Vocabulary> Runtime<S> {
@@ -44,19 +50,46 @@ impl<S: Vocabulary> Runtime<S> {
         Runtime {
             catalog: None,
             view: None,
+            withheld: Box::default(),
         }
     }
 
-    /// What `context`, served `compiled`, sees of `catalog`.
+    /// What `context`, served `compiled` under the operator's `killed`
+    /// list, sees of `catalog`.
     pub fn new(
         catalog: Option<Catalog<S>>,
         context: &ProfileContext<S>,
+        killed: DenyList<S>,
         compiled: &'static ToolSnapshot<S>,
     ) -> Self {
-        let view = catalog
-            .as_ref()
-            .and_then(|catalog| catalog.view(context, compiled));
-        Runtime { catalog, view }
+        let Some(judged) = catalog.as_ref().map(|c| c.judge(context, killed)) else {
+            return Runtime::empty();
+        };
+        let withheld = judged
+            .iter()
+            .enumerate()
+            .filter(|(_, verdict)| verdict.is_some_and(Restrictions::only_operator))
+            .map(|(index, _)| index)
+            .collect();
+        let view = catalog.as_ref().and_then(|catalog| {
+            let enabled = BitSet::from_fn(judged.len(), |i| judged[i] == Some(Restrictions::NONE));
+            catalog.view(enabled, compiled)
+        });
+        Runtime {
+            catalog,
+            view,
+            withheld,
+        }
+    }
+
+    /// Whether only the kill list hides the runtime tool called `name`.
+    pub fn withheld(&self, name: &str) -> bool {
+        let Some(catalog) = &self.catalog else {
+            return false;
+        };
+        self.withheld
+            .binary_search_by(|&index| catalog.entry(index).tool.name().cmp(name))
+            .is_ok()
     }
 
     /// The installed catalog.
@@ -136,15 +169,27 @@ impl<S: Vocabulary> Runtime<S> {
 }
 
 impl<S: Vocabulary> Catalog<S> {
-    /// The shared view of `context` served `compiled`; `None` when it
-    /// enables no runtime tool.
-    fn view(
-        &self,
-        context: &ProfileContext<S>,
-        compiled: &'static ToolSnapshot<S>,
-    ) -> Option<Arc<View>> {
-        let (bits, entries) = (context.bits(), &self.inner.entries);
-        let enabled = BitSet::from_fn(entries.len(), |index| entries[index].rule.matches(&bits));
+    /// Each entry as `context` under `killed` sees it: `None` when its rule
+    /// leaves it off, else what restricts it (nothing: it is visible).
+    fn judge(&self, context: &ProfileContext<S>, killed: DenyList<S>) -> Vec<Option<Restrictions>> {
+        let (bits, policy) = (context.bits(), context.policy());
+        self.inner
+            .entries
+            .iter()
+            .map(|entry| {
+                let definition = entry.tool.definition();
+                let hints = Hints::of(definition.annotations.as_ref());
+                // A runtime tool belongs to no group a list could name.
+                let verdict = || policy.judge(killed, &definition.name, None, hints);
+                entry.rule.matches(&bits).then(verdict)
+            })
+            .collect()
+    }
+
+    /// The shared view of the `enabled` entries served with `compiled`;
+    /// `None` when no entry is enabled.
+    fn view(&self, enabled: BitSet, compiled: &'static ToolSnapshot<S>) -> Option<Arc<View>> {
+        let entries = &self.inner.entries;
         if enabled.is_empty() {
             return None;
         }

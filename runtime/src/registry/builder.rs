@@ -2,7 +2,10 @@
 
 use std::panic::Location;
 
+use rmcp::model::ToolAnnotations;
+
 use super::{GroupEntry, Registry, RegistryErrors};
+use crate::policy::Hints;
 use crate::{Rule, Vocabulary};
 
 /// Builds a [`Registry`] from groups written in code rather than linked by
@@ -38,6 +41,8 @@ use crate::{Rule, Vocabulary};
 #[must_use = "a builder does nothing until `build` verifies it"]
 pub struct RegistryBuilder<S: Vocabulary> {
     entries: Vec<GroupEntry<S>>,
+    /// Annotations declared with [`RegistryBuilder::annotate`], by tool name.
+    annotations: Vec<(&'static str, ToolAnnotations)>,
 }
 
 impl<S: Vocabulary> std::fmt::Debug for RegistryBuilder<S> {
@@ -54,6 +59,7 @@ impl<S: Vocabulary> Registry<S> {
     pub fn builder() -> RegistryBuilder<S> {
         RegistryBuilder {
             entries: Vec::new(),
+            annotations: Vec::new(),
         }
     }
 }
@@ -83,9 +89,30 @@ impl<S: Vocabulary> RegistryBuilder<S> {
         self
     }
 
+    /// Gives every tool called `tool` the `annotations` a `#[tool]` would
+    /// declare, for tests of policies (a tool left out has none: MCP's
+    /// defaults, not read-only and maybe destructive).
+    pub fn annotate(mut self, tool: &'static str, annotations: ToolAnnotations) -> Self {
+        self.annotations.push((tool, annotations));
+        self
+    }
+
     /// Verifies the groups and builds the registry, or reports every broken
     /// invariant together.
     pub fn build(self) -> Result<Registry<S>, RegistryErrors> {
-        Registry::from_entries(self.entries)
+        let mut registry = Registry::from_entries(self.entries)?;
+        let annotated = |name: &str| {
+            let annotations = self
+                .annotations
+                .iter()
+                .rev()
+                .find(|(tool, _)| *tool == name);
+            Hints::of(annotations.map(|(_, annotations)| annotations))
+        };
+        for group in &mut registry.groups {
+            let hints = group.tools().iter().map(|tool| annotated(tool)).collect();
+            group.set_hints(hints);
+        }
+        Ok(registry)
     }
 }

@@ -112,8 +112,8 @@ fn decoding_errors_name_the_bad_value() {
     );
     assert_eq!(
         decode_error(r#"{"surface":"ticket","mode":"queue"}"#),
-        "unknown field `mode`, expected one of `surface`, `capabilities`, `providers` at line 1 \
-         column 26"
+        "unknown field `mode`, expected one of `surface`, `capabilities`, `providers`, `policy` at \
+         line 1 column 26"
     );
     assert_eq!(
         decode_error(r#"{"capabilities":[]}"#),

@@ -7,5 +7,7 @@ mod common;
 
 mod assembly;
 mod context;
+mod policy;
 mod registry;
+mod restriction;
 mod rule;

@@ -16,9 +16,15 @@ pub struct ListTasks {
     pub workflow_id: String,
 }
 
+// Annotations are honest, so that policies (read-only, no-destructive)
+// have something real to read: listing and waiting change nothing, creating
+// only adds.
 #[tool_group(name = "kanban-task", surface = "kanban-task")]
 impl TaskServer {
-    #[tool(description = "List the tasks of a workflow")]
+    #[tool(
+        description = "List the tasks of a workflow",
+        annotations(read_only_hint = true)
+    )]
     async fn list_tasks(
         &self,
         Parameters(args): Parameters<ListTasks>,
@@ -29,7 +35,10 @@ impl TaskServer {
         ]))
     }
 
-    #[tool(description = "Wait until the test releases this call")]
+    #[tool(
+        description = "Wait until the test releases this call",
+        annotations(read_only_hint = true)
+    )]
     async fn wait_for_release(&self) -> Result<CallToolResult, ErrorData> {
         self.record("wait_for_release_started");
         self.wait_released().await;
@@ -37,7 +46,11 @@ impl TaskServer {
         Ok(CallToolResult::success(vec![]))
     }
 
-    #[tool(name = "create_task", description = "Create a task")]
+    #[tool(
+        name = "create_task",
+        description = "Create a task",
+        annotations(destructive_hint = false)
+    )]
     async fn create(&self) -> Result<CallToolResult, ErrorData> {
         self.record("create_task");
         Ok(CallToolResult::success(vec![]))
@@ -48,7 +61,8 @@ impl TaskServer {
 impl TaskServer {
     #[tool(
         name = "list_tasks",
-        description = "List the tasks of a workflow, for configuration"
+        description = "List the tasks of a workflow, for configuration",
+        annotations(read_only_hint = true)
     )]
     async fn list_tasks_for_configuration(
         &self,

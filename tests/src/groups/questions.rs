@@ -1,4 +1,6 @@
-//! Question tools: the user or the parent task, never both.
+//! Question tools: the user or the parent task, never both. They carry no
+//! annotations (MCP's defaults: not read-only, maybe destructive), and
+//! neither does `set_task_title`, which overwrites a title.
 
 use mcp_profiles::tool_group;
 use rmcp::model::CallToolResult;

@@ -6,7 +6,10 @@ use rmcp::{ErrorData, tool};
 
 #[tool_group(surface = "kanban-task", provider = "github")]
 impl crate::TaskServer {
-    #[tool(description = "Read the task's pull request")]
+    #[tool(
+        description = "Read the task's pull request",
+        annotations(read_only_hint = true)
+    )]
     async fn get_pull_request(&self) -> Result<CallToolResult, ErrorData> {
         self.record("get_pull_request");
         Ok(CallToolResult::success(vec![]))

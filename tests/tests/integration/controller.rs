@@ -4,21 +4,14 @@
 use std::time::Duration;
 
 use mcp_profiles::{ContextError, ProfileContext, ProfileController};
-use mcp_profiles_tests::client::Session;
+use mcp_profiles_tests::client::{Session, serve_duplex};
 use mcp_profiles_tests::contexts::asking;
 use mcp_profiles_tests::{Capability, Provider, Surface, TaskServer};
 
 type Context = ProfileContext<TaskServer>;
 
 async fn connected(controller: &ProfileController<TaskServer>) -> Session {
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    let server = controller.server(TaskServer::default());
-    tokio::spawn(async move {
-        use rmcp::ServiceExt;
-        let running = server.serve(server_io).await.expect("server handshake");
-        let _ = running.waiting().await;
-    });
-    Session::connect(client_io).await
+    Session::connect(serve_duplex(controller.server(TaskServer::default()))).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

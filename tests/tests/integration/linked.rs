@@ -41,7 +41,7 @@ fn the_registry_finds_every_group_of_every_file() {
         ["list_tasks", "wait_for_release", "create_task"]
     );
     assert!(
-        board.location().ends_with("board.rs:19"),
+        board.location().ends_with("board.rs:22"),
         "{}",
         board.location()
     );

@@ -12,6 +12,7 @@ mod hostile;
 mod limits;
 mod linked;
 mod modern;
+mod policies;
 mod redis_store;
 mod registry_model;
 mod rmcp_surface;

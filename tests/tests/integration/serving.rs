@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_profiles::{ProfileContext, ProfileController};
-use mcp_profiles_tests::client::{CallOutcome, Session, refused};
+use mcp_profiles_tests::client::{CallOutcome, Session, refused, serve_duplex};
 use mcp_profiles_tests::contexts::{asking, child, names_of};
 use mcp_profiles_tests::{Capability, Provider, Surface, TaskServer};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -225,14 +225,8 @@ async fn assert_settled(sessions: &[Session], expected: &[usize]) {
 }
 
 async fn duplex_session(backend: &InProcess) -> Session {
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     let server = backend.controller.server(backend.handler.clone());
-    tokio::spawn(async move {
-        use rmcp::ServiceExt;
-        let running = server.serve(server_io).await.expect("server handshake");
-        let _ = running.waiting().await;
-    });
-    Session::connect(client_io).await
+    Session::connect(serve_duplex(server)).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -296,11 +290,9 @@ async fn a_running_call_finishes_on_the_snapshot_it_started_with() {
         tokio::spawn(async move { session.call("wait_for_release", None).await })
     };
     // Wait until the handler is inside the call.
-    let started = async {
-        while backend.handler.calls("wait_for_release_started") == 0 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    };
+    let started = backend
+        .handler
+        .wait_for_calls("wait_for_release_started", 1);
     tokio::time::timeout(LIMIT, started)
         .await
         .expect("the call starts");

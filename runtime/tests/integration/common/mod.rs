@@ -30,3 +30,5 @@ pub use server::{Capability, Desk, Provider, Surface};
 
 /// A rule over the test vocabulary.
 pub type R = Rule<Desk>;
+
+pub mod shop;

@@ -1,0 +1,69 @@
+//! Interned name lists: how a [`DenyList`](super::DenyList) stays `Copy`.
+//!
+//! A deny list is a sorted, duplicate-free list of tool and group names,
+//! kept once for the life of the process and referred to by a `&'static`
+//! slice, as snapshots are (`snapshot.rs`): a context that carries one is
+//! still a few words, copied and compared without touching a heap.
+//!
+//! Only names a registry declares are interned (decoding refuses the
+//! rest), so the tables are bounded by the distinct lists a backend uses,
+//! never by what an agent sends.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
+
+/// Every interned name and every interned list.
+#[derive(Default)]
+struct Tables {
+    names: HashSet<&'static str>,
+    lists: HashSet<&'static [&'static str]>,
+}
+
+fn tables() -> &'static Mutex<Tables> {
+    static TABLES: OnceLock<Mutex<Tables>> = OnceLock::new();
+    TABLES.get_or_init(Mutex::default)
+}
+
+/// The one process-lived copy of `names`, which must be sorted and
+/// duplicate-free; equal lists give the same slice.
+pub(super) fn intern(names: &[&str]) -> &'static [&'static str] {
+    debug_assert!(names.windows(2).all(|pair| pair[0] < pair[1]));
+    if names.is_empty() {
+        return &[];
+    }
+    let mut tables = tables().lock().unwrap_or_else(|e| e.into_inner());
+    // Names first: a list is looked up by its interned names.
+    let owned: Vec<&'static str> = names
+        .iter()
+        .map(|name| match tables.names.get(*name) {
+            Some(name) => *name,
+            None => {
+                let leaked: &'static str = Box::leak(Box::<str>::from(*name));
+                tables.names.insert(leaked);
+                leaked
+            }
+        })
+        .collect();
+    if let Some(list) = tables.lists.get(owned.as_slice()) {
+        return list;
+    }
+    let list: &'static [&'static str] = Box::leak(owned.into_boxed_slice());
+    tables.lists.insert(list);
+    list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::intern;
+
+    #[test]
+    fn equal_lists_share_one_copy() {
+        let a = intern(&["alpha", "beta"]);
+        let b = intern(&[String::from("alpha").as_str(), "beta"]);
+        assert!(std::ptr::eq(a, b));
+        assert_eq!(a, ["alpha", "beta"]);
+        let c = intern(&["alpha"]);
+        assert!(std::ptr::eq(a[0], c[0]), "names are shared across lists");
+        assert!(intern(&[]).is_empty());
+    }
+}
