@@ -29,51 +29,8 @@ pub(crate) fn is_kebab_case(name: &str) -> bool {
         })
 }
 
-/// The candidate closest to `value`, if it is close enough to be a typo.
-pub(crate) fn closest<'a>(
-    value: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|candidate| (edit_distance(value, candidate), candidate))
-        .filter(|(distance, candidate)| *distance <= (candidate.len().max(value.len()) / 3).max(1))
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, candidate)| candidate)
-}
-
-/// Levenshtein distance, counting a swap of two neighbours as one edit.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut rows: Vec<Vec<usize>> = (0..=a.len())
-        .map(|i| {
-            (0..=b.len())
-                .map(|j| {
-                    if i == 0 {
-                        j
-                    } else if j == 0 {
-                        i
-                    } else {
-                        0
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (rows[i - 1][j] + 1)
-                .min(rows[i][j - 1] + 1)
-                .min(rows[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(rows[i - 2][j - 2] + 1);
-            }
-            rows[i][j] = best;
-        }
-    }
-    rows[a.len()][b.len()]
-}
+/// "Did you mean": shared with the runtime, which checks names decoded at run time.
+pub(crate) use mcp_profiles_rules::closest;
 
 #[cfg(test)]
 mod tests {
@@ -94,13 +51,5 @@ mod tests {
         assert!(!is_kebab_case("a--b"));
         assert!(!is_kebab_case(""));
         assert!(!is_kebab_case("a_b"));
-    }
-
-    #[test]
-    fn closest_finds_typos_only() {
-        let names = ["user-question", "parent-question", "task-title"];
-        assert_eq!(closest("parent-quesiton", names), Some("parent-question"));
-        assert_eq!(closest("task-titel", names), Some("task-title"));
-        assert_eq!(closest("github", names), None);
     }
 }

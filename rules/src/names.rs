@@ -1,8 +1,7 @@
 //! "Did you mean": the closest known name to a misspelt one.
 //!
-//! The runtime uses it for names decoded at run time (a policy's deny list);
-//! the macros hold an identical copy in `macros/src/names.rs` for
-//! compile-time names, which can move here.
+//! The macros use it for names in attributes, the runtime for names decoded
+//! at run time (a policy's deny list), so both suggest the same names.
 
 /// The candidate closest to `value`, if it is close enough to be a typo:
 /// at most a third of the longer name's characters (and at least one) apart.
