@@ -83,9 +83,17 @@ pub mod {module} {{
                 ""
             };
             let body = if tool % 2 == 0 { "let _ = args; " } else { "" };
+            // A quarter each read-only, non-destructive, destructive and
+            // not annotated, so policies remove real fractions.
+            let annotations = [
+                ", annotations(read_only_hint = true)",
+                ", annotations(read_only_hint = false, destructive_hint = false)",
+                ", annotations(read_only_hint = false, destructive_hint = true)",
+                "",
+            ][tool % 4];
             writeln!(
                 s,
-                "        #[tool(description = \"Tool {tool} of group {group}\")]
+                "        #[tool(description = \"Tool {tool} of group {group}\"{annotations})]
         async fn t_{group}_{tool}(&self{args}) -> Result<CallToolResult, ErrorData> {{
             {body}Ok(CallToolResult::success(vec![]))
         }}"

@@ -3,6 +3,9 @@
 //! `mcp_profiles_bench::paired`), at Kandev scale (25 groups) and, with the
 //! `synthetic` feature, on registries of 1,000 and 10,000 tools.
 //!
+//! Policies and the operator's kill switch are compared against the same
+//! replacement without them (`restricted`).
+//!
 //! `cargo bench -p mcp-profiles-bench --bench profiles [-- dispatch]`
 //! (`PAIRS`, `BATCH_MS` change the pairing; default 21 pairs of 40 ms
 //! batches; an argument runs only the comparisons whose name contains it). Results:
@@ -12,7 +15,7 @@
 use std::hint::black_box;
 
 use kandev_mcp::Kandev;
-use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
+use mcp_profiles::{DenyList, Policy, ProfileContext, ProfileController, Vocabulary};
 use mcp_profiles_bench::paired::{Comparison, Pairing, Side};
 use mcp_profiles_bench::plain::Plain;
 #[cfg(feature = "synthetic")]
@@ -53,6 +56,38 @@ fn synthetic<S: Vocabulary>() -> Case<S> {
     Case {
         a: context(S::Surface::ALL[0], true),
         b: context(S::Surface::ALL[1], false),
+    }
+}
+
+/// A policy on every context and an operator kill list, as a backend
+/// would set them.
+struct Restriction<S: Vocabulary> {
+    policy: Policy<S>,
+    killed: DenyList<S>,
+}
+
+/// No destructive tools, one tool and one group denied; one tool and one
+/// group killed.
+fn kandev_restriction() -> Restriction<Kandev> {
+    let list = |names: [&str; 2]| DenyList::new(names).expect("Kandev's names");
+    Restriction {
+        policy: Policy::none()
+            .with_no_destructive(true)
+            .with_deny(list(["delete_task_kandev", "walkthrough"])),
+        killed: list(["move_task_kandev", "plan"]),
+    }
+}
+
+/// No destructive tools, a tool and a group of the synthetic registry
+/// denied, another tool and group killed.
+#[cfg(feature = "synthetic")]
+fn synthetic_restriction<S: Vocabulary>() -> Restriction<S> {
+    let list = |names: [&str; 2]| DenyList::new(names).expect("synthetic names");
+    Restriction {
+        policy: Policy::none()
+            .with_no_destructive(true)
+            .with_deny(list(["t_0_1", "g-4"])),
+        killed: list(["t_1_1", "g-8"]),
     }
 }
 
@@ -100,6 +135,84 @@ fn replacement<S: Vocabulary>(pairing: &Pairing, case: &Case<S>) -> Vec<Comparis
     vec![
         pairing.compare("replacement", ours(), rebuild).sized(size),
         pairing.compare("replacement", ours(), merge).sized(size),
+    ]
+}
+
+/// `controller` replaced alternately with `case`'s two contexts.
+fn replacing<'a, S: Vocabulary>(
+    label: &'static str,
+    controller: &'a ProfileController<S>,
+    case: &Case<S>,
+) -> Side<'a> {
+    let (a, b) = (case.a, case.b);
+    Side::new(label, move |n| {
+        for i in 0..n {
+            black_box(controller.replace(if i.is_multiple_of(2) { a } else { b }));
+        }
+    })
+}
+
+/// A replacement under a policy, under the kill switch and under both,
+/// each against the same replacement unrestricted; and flipping the kill
+/// switch (one replacement of the attached controller) against a plain
+/// replacement.
+fn restricted<S: Vocabulary>(
+    pairing: &Pairing,
+    case: &Case<S>,
+    restriction: &Restriction<S>,
+) -> Vec<Comparison> {
+    let size = tools_in::<S>();
+    let with_policy = |context: ProfileContext<S>| context.with_policy(restriction.policy);
+    let policed = Case {
+        a: with_policy(case.a),
+        b: with_policy(case.b),
+    };
+    // One controller per side, each warmed on both of its contexts.
+    let warmed = |case: &Case<S>, killed: DenyList<S>| {
+        let controller = ProfileController::<S>::new(case.a);
+        controller.kill_switch().set(killed);
+        controller.replace(case.b);
+        controller
+    };
+    let none = DenyList::empty();
+    let (unrestricted, by_policy, by_kill, by_both, flipped) = (
+        warmed(case, none),
+        warmed(&policed, none),
+        warmed(case, restriction.killed),
+        warmed(&policed, restriction.killed),
+        warmed(case, none),
+    );
+    let plain = || replacing("replace", &unrestricted, case);
+    let switch = flipped.kill_switch();
+    let lists = [restriction.killed, none];
+    let flip = Side::new("kill switch flip", |n| {
+        for i in 0..n {
+            black_box(switch.set(lists[(i % 2) as usize]));
+        }
+    });
+    vec![
+        pairing
+            .compare(
+                "restricted",
+                replacing("replace + policy", &by_policy, &policed),
+                plain(),
+            )
+            .sized(size),
+        pairing
+            .compare(
+                "restricted",
+                replacing("replace + kill switch", &by_kill, case),
+                plain(),
+            )
+            .sized(size),
+        pairing
+            .compare(
+                "restricted",
+                replacing("replace + policy + kill switch", &by_both, &policed),
+                plain(),
+            )
+            .sized(size),
+        pairing.compare("restricted", flip, plain()).sized(size),
     ]
 }
 
@@ -198,6 +311,21 @@ fn main() {
         replacement(&pairing, &synthetic::<groups_1000::Synth>())
             .into_iter()
             .for_each(&mut report);
+    }
+    if wanted("restricted") {
+        restricted(&pairing, &kandev(), &kandev_restriction())
+            .into_iter()
+            .for_each(&mut report);
+    }
+    #[cfg(feature = "synthetic")]
+    if wanted("restricted") {
+        restricted(
+            &pairing,
+            &synthetic::<groups_1000::Synth>(),
+            &synthetic_restriction(),
+        )
+        .into_iter()
+        .for_each(&mut report);
     }
     if wanted("tools/list") {
         report(tools_list(

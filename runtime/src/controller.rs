@@ -23,7 +23,7 @@ pub(crate) struct Current<S: Vocabulary> {
     /// The operator's kill list this was built under.
     pub killed: DenyList<S>,
     /// Compiled tools only the kill list removed, sorted.
-    withheld: Box<[&'static str]>,
+    withheld: Arc<[&'static str]>,
     /// The installed catalog and what the profile's context sees of it.
     #[cfg(feature = "runtime-tools")]
     pub runtime: Runtime<S>,

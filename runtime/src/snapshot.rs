@@ -23,7 +23,7 @@ use rmcp::model::Tool;
 use mcp_profiles_rules::BitSet;
 
 use crate::assembly::{GroupSet, ToolSet};
-use crate::{DenyList, Profile, ProfileContext, Registry, Restrictions, Vocabulary};
+use crate::{DenyList, Policy, Profile, ProfileContext, Registry, Restrictions, Vocabulary};
 
 /// Every group's routes, indexed `[group][tool]` like the registry, each
 /// group's built when a snapshot first needs it: a server pays for the
@@ -109,6 +109,59 @@ struct Family<S: Vocabulary> {
     /// snapshot is kept for the life of the process anyway, and a
     /// `&'static` lets a call hold it without touching a reference count.
     visible: HashMap<BitSet, &'static ToolSnapshot<S>>,
+    /// What each policy and kill list served from these groups: judging
+    /// every tool against a restriction is most of a restricted
+    /// replacement's cost, and a backend serves few distinct pairs, so
+    /// each is judged once (bounded like the snapshots themselves).
+    restricted: HashMap<(Policy<S>, DenyList<S>), Restricted<S>>,
+}
+
+/// One restricted view of a family's tools.
+struct Restricted<S: Vocabulary> {
+    tools: &'static ToolSnapshot<S>,
+    withheld: Arc<[&'static str]>,
+}
+
+impl<S: Vocabulary> Clone for Restricted<S> {
+    fn clone(&self) -> Self {
+        Restricted {
+            tools: self.tools,
+            withheld: Arc::clone(&self.withheld),
+        }
+    }
+}
+
+impl<S: Vocabulary> Family<S> {
+    /// The snapshot of these groups under `policy` and `killed`, and the
+    /// compiled tools only `killed` removed; judged and built on first use.
+    fn restrict(
+        &mut self,
+        registry: &Registry<S>,
+        routes: &RouteTable<S>,
+        policy: Policy<S>,
+        killed: DenyList<S>,
+    ) -> Restricted<S> {
+        if let Some(found) = self.restricted.get(&(policy, killed)) {
+            return found.clone();
+        }
+        let removed = registry.restrictions(&self.full, policy, killed);
+        let key = BitSet::from_fn(self.full.tools.len(), |position| {
+            removed.binary_search_by_key(&position, |(p, _)| *p).is_ok()
+        });
+        let full = &self.full;
+        let tools = *self.visible.entry(key).or_insert_with(|| {
+            let set = full.clone().without(&removed);
+            Box::leak(Box::new(ToolSnapshot::build(set, routes)))
+        });
+        let withheld = removed
+            .iter()
+            .filter(|(_, restrictions)| Restrictions::only_operator(*restrictions))
+            .map(|&(position, _)| full.tools[position])
+            .collect();
+        let found = Restricted { tools, withheld };
+        self.restricted.insert((policy, killed), found.clone());
+        found
+    }
 }
 
 /// What a context is served under the operator's kill list.
@@ -119,7 +172,7 @@ pub(crate) struct Served<S: Vocabulary> {
     pub tools: &'static ToolSnapshot<S>,
     /// The compiled tools only the kill list removed, sorted: the profile
     /// would serve them otherwise, so a call gets the operator's refusal.
-    pub withheld: Box<[&'static str]>,
+    pub withheld: Arc<[&'static str]>,
 }
 
 /// The routes of one server type and its snapshots, built on first use.
@@ -176,30 +229,14 @@ impl<S: Vocabulary> Snapshots<S> {
         let family = built.entry(enabled).or_insert_with_key(|enabled| Family {
             full: registry.tool_set(enabled),
             visible: HashMap::new(),
+            restricted: HashMap::new(),
         });
-        let removed = registry.restrictions(&family.full, context.policy(), killed);
-        let key = BitSet::from_fn(family.full.tools.len(), |position| {
-            removed.binary_search_by_key(&position, |(p, _)| *p).is_ok()
-        });
-        let snapshot = match family.visible.get(&key) {
-            Some(snapshot) => *snapshot,
-            None => {
-                let set = family.full.clone().without(&removed);
-                let snapshot: &'static ToolSnapshot<S> =
-                    Box::leak(Box::new(ToolSnapshot::build(set, &self.routes)));
-                family.visible.insert(key, snapshot);
-                snapshot
-            }
-        };
-        let withheld = removed
-            .iter()
-            .filter(|(_, restrictions)| Restrictions::only_operator(*restrictions))
-            .map(|&(position, _)| family.full.tools[position])
-            .collect();
+        let Restricted { tools, withheld } =
+            family.restrict(registry, &self.routes, context.policy(), killed);
         drop(built);
         Served {
-            profile: Profile::new(*context, Arc::clone(&snapshot.set)),
-            tools: snapshot,
+            profile: Profile::new(*context, Arc::clone(&tools.set)),
+            tools,
             withheld,
         }
     }
