@@ -136,7 +136,7 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// Puts `killed` in force, bumping the version, if the version is
     /// `expected` (`None`: any): the change and the version now in force;
     /// else the current version.
-    pub(crate) fn put_kill_switch_if(
+    pub(crate) fn set_kill_switch_if(
         &self,
         killed: DenyList<S>,
         expected: Option<u64>,

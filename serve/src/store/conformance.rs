@@ -477,7 +477,10 @@ async fn kill_switch<S: Vocabulary>(
         .put_kill_switch_if(&[tool.to_owned(), tool.to_owned()], None)
         .await;
     assert!(
-        matches!(&twice, Err(StoreError::InvalidKillSwitch(PolicyError::Duplicate { .. }))),
+        matches!(
+            &twice,
+            Err(StoreError::InvalidKillSwitch(PolicyError::Duplicate { .. }))
+        ),
         "a name given twice is refused: {twice:?}"
     );
     assert_eq!(

@@ -357,7 +357,8 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
     ) -> StoreFuture<'a, StoredKillSwitch> {
         Box::pin(async move {
             let killed = kill::deny_list::<S, _>(names)?;
-            let (change, version) = ProfileStore::put_kill_switch_if(self, killed, expected)
+            let (change, version) = self
+                .set_kill_switch_if(killed, expected)
                 .map_err(|current| StoreError::KillSwitchConflict { current })?;
             Ok(StoredKillSwitch::of(change.killed, version))
         })
