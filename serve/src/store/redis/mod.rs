@@ -140,8 +140,9 @@ impl<S: Vocabulary> Drop for Inner<S> {
 }
 
 impl<S: Vocabulary> RedisStore<S> {
-    /// Connects to Redis at `url` (`redis://HOST:PORT/DB`) and subscribes to
-    /// its change feed; fails if Redis cannot be reached now. Its agents
+    /// Connects to Redis at `url` (`redis://HOST:PORT/DB`), subscribes to
+    /// its change feed and loads the operator's kill switch; fails if Redis
+    /// cannot be reached now (or holds a kill switch it cannot read). Its agents
     /// have no runtime catalogs here (see
     /// [`connect_with_catalogs`](Self::connect_with_catalogs)).
     pub async fn connect(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
