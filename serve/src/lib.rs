@@ -30,9 +30,9 @@ pub mod http;
 mod identity;
 pub mod store;
 
-pub use agents::{AgentUpdate, Apply, Backing, ProfileStore, Unreachable};
+pub use agents::{AgentUpdate, Apply, Backing, KillSwitchOutcome, ProfileStore, Unreachable};
 pub use identity::{Principal, UnknownPrincipal};
-pub use store::{AgentChange, AgentStore, StoreError, StoredAgent};
+pub use store::{AgentChange, AgentStore, StoreError, StoredAgent, StoredKillSwitch};
 #[cfg(feature = "runtime-tools")]
 pub use store::{CatalogChange, StoredCatalog};
 #[cfg(feature = "redis")]

@@ -88,17 +88,30 @@ impl Session {
 
     /// Calls `tool` with `arguments` (an object, or nothing).
     pub async fn call(&self, tool: &str, arguments: Option<serde_json::Value>) -> CallOutcome {
-        let mut params = CallToolRequestParams::new(tool.to_owned());
-        if let Some(serde_json::Value::Object(arguments)) = arguments {
-            params = params.with_arguments(JsonObject::from_iter(arguments));
+        let params = call_params(tool, arguments);
+        outcome(self.service.call_tool(params).await)
+    }
+}
+
+/// The parameters of a `tools/call` of `tool` with `arguments` (an object,
+/// or nothing).
+pub fn call_params(tool: &str, arguments: Option<serde_json::Value>) -> CallToolRequestParams {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    if let Some(serde_json::Value::Object(arguments)) = arguments {
+        params = params.with_arguments(JsonObject::from_iter(arguments));
+    }
+    params
+}
+
+/// What a `tools/call` answered, as a test compares it; panics on a
+/// failure outside MCP (a transport error).
+pub fn outcome(answer: Result<CallToolResult, ServiceError>) -> CallOutcome {
+    match answer {
+        Ok(result) => CallOutcome::Ran(texts(&result)),
+        Err(ServiceError::McpError(error)) => {
+            CallOutcome::Refused(error.code.0, error.message.into_owned())
         }
-        match self.service.call_tool(params).await {
-            Ok(result) => CallOutcome::Ran(texts(&result)),
-            Err(ServiceError::McpError(error)) => {
-                CallOutcome::Refused(error.code.0, error.message.into_owned())
-            }
-            Err(other) => panic!("tools/call failed outside MCP: {other}"),
-        }
+        Err(other) => panic!("tools/call failed outside MCP: {other}"),
     }
 }
 

@@ -82,6 +82,16 @@ impl ModernSession {
         names
     }
 
+    /// Calls `tool` with `arguments` (an object, or nothing).
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: Option<serde_json::Value>,
+    ) -> crate::client::CallOutcome {
+        let params = crate::client::call_params(tool, arguments);
+        crate::client::outcome(self.service.call_tool(params).await)
+    }
+
     /// Unsolicited list_changed notifications received so far.
     pub fn unsolicited(&self) -> usize {
         *self.unsolicited.borrow()

@@ -146,7 +146,7 @@ impl<S: Vocabulary> ProfileStore<S> {
                     let (Some(update), Apply::Load | Apply::Reset) = (update, how) else {
                         return false;
                     };
-                    agents.insert(key, Agent::new(new_controller(update), version));
+                    agents.insert(key, Agent::new(self.whole_controller(update), version));
                     return true;
                 }
                 Some(agent) => {
@@ -220,18 +220,20 @@ impl<S: Vocabulary> ProfileStore<S> {
     }
 }
 
-/// A controller for an agent first seen whole, its catalog installed before
-/// any session can see it.
-fn new_controller<S: Vocabulary>(update: AgentUpdate<S>) -> ProfileController<S> {
-    match update {
-        AgentUpdate::Context(context) => ProfileController::new(context),
-        #[cfg(feature = "runtime-tools")]
-        AgentUpdate::Whole(context, catalog) => {
-            let controller = ProfileController::new(context);
-            if catalog.is_some() {
-                controller.set_catalog(catalog.as_ref());
+impl<S: Vocabulary> ProfileStore<S> {
+    /// A controller for an agent first seen whole, its catalog installed
+    /// before any session can see it.
+    fn whole_controller(&self, update: AgentUpdate<S>) -> ProfileController<S> {
+        match update {
+            AgentUpdate::Context(context) => self.new_controller(context),
+            #[cfg(feature = "runtime-tools")]
+            AgentUpdate::Whole(context, catalog) => {
+                let controller = self.new_controller(context);
+                if catalog.is_some() {
+                    controller.set_catalog(catalog.as_ref());
+                }
+                controller
             }
-            controller
         }
     }
 }

@@ -22,8 +22,10 @@ use mcp_profiles::{ProfileContext, ProfileController, ProfileHandle, Replacement
 
 use crate::identity::{Grant, Principal, SessionBook, UnknownPrincipal};
 
+mod kill;
 mod mirror;
 
+pub use kill::KillSwitchOutcome;
 #[cfg(feature = "runtime-tools")]
 pub(crate) use mirror::CatalogRefusal;
 pub use mirror::{AgentUpdate, Apply, Backing, Unreachable};
@@ -35,7 +37,10 @@ pub use mirror::{AgentUpdate, Apply, Backing, Unreachable};
 /// - [`grant`](Self::grant) lets a bearer token act as a principal;
 /// - [`revoke`](Self::revoke) takes a token away and ends every session and
 ///   response stream opened with it; [`remove_agent`](Self::remove_agent)
-///   does so for all of a principal's tokens.
+///   does so for all of a principal's tokens;
+/// - [`apply_kill_switch`](Self::apply_kill_switch) puts the operator's
+///   deny list in force over every agent at once: each agent's controller
+///   is attached to the store's one [`KillSwitch`](mcp_profiles::KillSwitch).
 ///
 /// ```
 /// # mod server {
@@ -75,6 +80,9 @@ pub struct ProfileStore<S: Vocabulary> {
     books: Mutex<Vec<Weak<dyn SessionBook>>>,
     /// The shared store this one mirrors, if any (see [`crate::store`]).
     backing: OnceLock<Weak<dyn Backing>>,
+    /// The operator's kill switch over every agent's controller, and the
+    /// version of the list in force.
+    kill: kill::Kill<S>,
     /// Turns stored catalogs into installable ones; `None`: no catalogs.
     #[cfg(feature = "runtime-tools")]
     catalogs: Option<CatalogDecoder<S>>,
@@ -89,6 +97,7 @@ impl<S: Vocabulary> Default for ProfileStore<S> {
             writing: Mutex::default(),
             books: Mutex::default(),
             backing: OnceLock::new(),
+            kill: kill::Kill::default(),
             #[cfg(feature = "runtime-tools")]
             catalogs: None,
         }
@@ -217,7 +226,7 @@ impl<S: Vocabulary> ProfileStore<S> {
                     (agent.controller.clone(), agent.version)
                 }
                 None => {
-                    let controller = ProfileController::new(context);
+                    let controller = self.new_controller(context);
                     let version = removed.remove(&principal).map_or(1, |last| last + 1);
                     agents.insert(principal, Agent::new(controller.clone(), version));
                     return Ok((controller, None, version));
@@ -228,6 +237,11 @@ impl<S: Vocabulary> ProfileStore<S> {
         let (controller, version) = existing;
         let replacement = controller.replace(context);
         Ok((controller, Some(replacement), version))
+    }
+
+    /// A controller for a new agent, under the store's kill switch.
+    fn new_controller(&self, context: ProfileContext<S>) -> ProfileController<S> {
+        ProfileController::with_kill_switch(context, &self.kill.switch)
     }
 
     /// The version of `principal`'s profile, if it has an agent here.

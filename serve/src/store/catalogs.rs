@@ -11,9 +11,9 @@
 use serde_json::Value;
 
 use super::StoreError;
-#[cfg(feature = "redis")]
-use mcp_profiles::ProfileContext;
 use mcp_profiles::{Catalog, CatalogDecoder, ProfileController, Vocabulary};
+#[cfg(feature = "redis")]
+use mcp_profiles::{DenyList, KillSwitch, ProfileContext};
 
 /// A principal's catalog as the store holds it.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,15 +58,18 @@ pub(crate) fn decode_catalog<S: Vocabulary>(
 }
 
 /// What a session of `context` lists with `after` installed instead of
-/// `before`: its tool names and whether they changed. Computed on a
-/// controller of its own, so no session is told.
+/// `before`, under the operator's `killed` list: its tool names and whether
+/// they changed. Computed on a controller of its own, so no session is told.
 #[cfg(feature = "redis")]
 pub(crate) fn listed_change<S: Vocabulary>(
     context: ProfileContext<S>,
+    killed: DenyList<S>,
     before: Option<&Catalog<S>>,
     after: Option<&Catalog<S>>,
 ) -> (Vec<String>, bool) {
-    let controller = ProfileController::new(context);
+    let switch = KillSwitch::new();
+    switch.set(killed);
+    let controller = ProfileController::with_kill_switch(context, &switch);
     controller.set_catalog(before);
     let installation = controller.set_catalog(after);
     (tool_names(&controller), installation.changed())

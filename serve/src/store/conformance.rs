@@ -6,7 +6,8 @@
 //! instances would hold them (for a store that lives in one process, the
 //! same one twice), and a [`Fixture`] in the server's vocabulary. It
 //! panics, naming the broken rule, at the first one that does not hold; it
-//! uses principals whose names start with `conformance-`.
+//! uses principals whose names start with `conformance-`, and puts the
+//! operator's kill switch (turning it off again at the end).
 //!
 //! ```no_run
 //! # mod server {
@@ -39,9 +40,9 @@
 
 use std::time::Duration;
 
-use mcp_profiles::{ProfileContext, Vocabulary};
+use mcp_profiles::{PolicyError, ProfileContext, Vocabulary};
 
-use super::{AgentStore, StoreError};
+use super::{AgentStore, StoreError, StoredKillSwitch};
 
 /// How long a change made through one handle may take to reach the other
 /// (a feed, a poll): only a bound on waiting, never a measure.
@@ -112,6 +113,7 @@ pub async fn check<S: Vocabulary>(
     if let Some(catalogs) = &fixture.catalogs {
         catalogs_beside_profiles(one, other, fixture, catalogs).await;
     }
+    kill_switch(one, other, fixture).await;
 }
 
 async fn versions_and_compare_and_set<S: Vocabulary>(
@@ -391,6 +393,116 @@ async fn catalogs_beside_profiles<S: Vocabulary>(
         (4, true),
         "a catalog whose tools differ for the session changes what it lists"
     );
+}
+
+async fn kill_switch<S: Vocabulary>(
+    one: &dyn AgentStore<S>,
+    other: &dyn AgentStore<S>,
+    fixture: &Fixture<S>,
+) {
+    let first = S::registry().assemble(&fixture.first);
+    let tool = *first
+        .tool_names()
+        .first()
+        .expect("the fixture's first context enables a compiled tool");
+    let start = one
+        .kill_switch()
+        .await
+        .unwrap()
+        .map_or(0, |stored| stored.version);
+    // An agent served through the other handle, to see the switch reach it.
+    let principal = "conformance-killed";
+    one.put_agent(principal, fixture.first).await.unwrap();
+    one.grant_token("conformance-token-4", principal)
+        .await
+        .unwrap();
+    other
+        .profiles()
+        .lookup("conformance-token-4")
+        .await
+        .unwrap()
+        .expect("the token is known");
+    let lists_tool = |store: &dyn AgentStore<S>| {
+        let principal = store.profiles().principal("conformance-token-4")?;
+        let controller = store.profiles().controller(&principal)?;
+        Some(controller.current().tool_names().contains(&tool))
+    };
+
+    let put = one
+        .put_kill_switch_if(&[tool.to_owned()], Some(start))
+        .await
+        .unwrap();
+    let killed = StoredKillSwitch::new(vec![tool.to_owned()], start + 1);
+    assert_eq!(put, killed, "a put bumps the kill switch's version by one");
+    let read = other.kill_switch().await.unwrap();
+    assert_eq!(
+        read.as_ref(),
+        Some(&killed),
+        "the other handle reads the kill switch as put"
+    );
+    eventually(
+        "the kill switch reaches the agent served through the other handle",
+        || async { lists_tool(other) == Some(false) },
+    )
+    .await;
+    assert_eq!(
+        other.profiles().kill_switch_version(),
+        start + 1,
+        "the other handle's agents are under the version put"
+    );
+
+    let stale = other.put_kill_switch_if(&[], Some(start)).await;
+    assert!(
+        matches!(&stale, Err(StoreError::KillSwitchConflict { current }) if *current == start + 1),
+        "a kill switch compare-and-set on a stale version is a conflict naming the current one: {stale:?}"
+    );
+    let misspelt = format!("{tool}x");
+    let unknown = one
+        .put_kill_switch_if(std::slice::from_ref(&misspelt), None)
+        .await;
+    assert!(
+        matches!(
+            &unknown,
+            Err(StoreError::InvalidKillSwitch(PolicyError::UnknownName { name, suggestion }))
+                if *name == misspelt && suggestion.as_deref() == Some(tool)
+        ),
+        "an unknown name is refused naming it, with the name meant: {unknown:?}"
+    );
+    let message = unknown.unwrap_err().to_string();
+    assert!(
+        message.contains(&misspelt) && message.contains("did you mean"),
+        "the refusal names the name and the one meant: {message}"
+    );
+    let twice = one
+        .put_kill_switch_if(&[tool.to_owned(), tool.to_owned()], None)
+        .await;
+    assert!(
+        matches!(
+            &twice,
+            Err(StoreError::InvalidKillSwitch(PolicyError::Duplicate { .. }))
+        ),
+        "a name given twice is refused: {twice:?}"
+    );
+    assert_eq!(
+        one.kill_switch().await.unwrap().as_ref(),
+        Some(&killed),
+        "refused puts change nothing"
+    );
+
+    let off = other
+        .put_kill_switch_if(&[], Some(start + 1))
+        .await
+        .unwrap();
+    assert_eq!(
+        off,
+        StoredKillSwitch::new(Vec::new(), start + 2),
+        "an empty list turns the switch off, bumping its version"
+    );
+    eventually(
+        "turning the switch off gives the served agent its tool back",
+        || async { lists_tool(other) == Some(true) && lists_tool(one) != Some(false) },
+    )
+    .await;
 }
 
 /// Waits until `condition` holds, polling; panics with `what` if it still

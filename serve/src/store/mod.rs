@@ -21,6 +21,7 @@
 mod catalogs;
 #[cfg(feature = "conformance")]
 pub mod conformance;
+mod kill;
 #[cfg(feature = "redis")]
 mod redis;
 
@@ -28,7 +29,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_profiles::{Profile, ProfileContext, Vocabulary};
+use mcp_profiles::{PolicyError, Profile, ProfileContext, Vocabulary};
 
 #[cfg(feature = "runtime-tools")]
 pub(crate) use self::catalogs::decode_catalog;
@@ -36,6 +37,7 @@ pub(crate) use self::catalogs::decode_catalog;
 pub(crate) use self::catalogs::listed_change;
 #[cfg(feature = "runtime-tools")]
 pub use self::catalogs::{CatalogChange, StoredCatalog};
+pub use self::kill::StoredKillSwitch;
 #[cfg(feature = "redis")]
 pub use self::redis::{RedisOptions, RedisStore};
 #[cfg(feature = "runtime-tools")]
@@ -108,6 +110,16 @@ pub enum StoreError {
     /// A catalog was refused by the store's [`CatalogDecoder`](mcp_profiles::CatalogDecoder) (or the
     /// store takes no catalogs); nothing was changed. The message says why.
     InvalidCatalog(String),
+    /// A kill switch naming something that is neither a tool nor a tool
+    /// group of the server, or naming one twice; nothing was changed. The
+    /// error names it (with the closest declared name, if one is close).
+    InvalidKillSwitch(PolicyError),
+    /// A kill switch compare-and-set found another version than the one
+    /// expected; nothing was changed.
+    KillSwitchConflict {
+        /// The kill switch's version now.
+        current: u64,
+    },
 }
 
 impl std::fmt::Display for StoreError {
@@ -121,6 +133,11 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::Corrupt(why) => write!(f, "the profile store holds unreadable data: {why}"),
             StoreError::InvalidCatalog(why) => write!(f, "the catalog was refused: {why}"),
+            StoreError::InvalidKillSwitch(why) => write!(f, "the kill switch was refused: {why}"),
+            StoreError::KillSwitchConflict { current } => write!(
+                f,
+                "the kill switch is at version {current}, not the one expected"
+            ),
         }
     }
 }
@@ -200,6 +217,27 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
     /// one to compare-and-set with); `None` if it has no agent.
     #[cfg(feature = "runtime-tools")]
     fn catalog<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredCatalog>>;
+
+    /// Puts the operator's kill switch: `names`, tool and tool group names
+    /// of the server, are removed from every agent's profile on every
+    /// instance, in one atomic step that bumps the switch's version (its
+    /// own, not an agent's) and publishes the change. Each session whose
+    /// visible tools changed gets one `list_changed`, every other session
+    /// none; an empty list turns the switch off.
+    ///
+    /// A compare-and-set when `expected` is `Some` (`Some(0)`: only if it
+    /// was never put): on another version, [`StoreError::KillSwitchConflict`]
+    /// and nothing changes. An unknown or repeated name is
+    /// [`StoreError::InvalidKillSwitch`] naming it, and nothing changes.
+    fn put_kill_switch_if<'a>(
+        &'a self,
+        names: &'a [String],
+        expected: Option<u64>,
+    ) -> StoreFuture<'a, StoredKillSwitch>;
+
+    /// The kill switch as stored (the version to compare-and-set with);
+    /// `None` if it was never put.
+    fn kill_switch(&self) -> StoreFuture<'_, Option<StoredKillSwitch>>;
 
     /// What this instance serves: hand it to
     /// [`crate::http::multi_agent_router`].
@@ -309,6 +347,28 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
                     wire,
                     version,
                 }))
+        })
+    }
+
+    fn put_kill_switch_if<'a>(
+        &'a self,
+        names: &'a [String],
+        expected: Option<u64>,
+    ) -> StoreFuture<'a, StoredKillSwitch> {
+        Box::pin(async move {
+            let killed = kill::deny_list::<S, _>(names)?;
+            let (change, version) = self
+                .set_kill_switch_if(killed, expected)
+                .map_err(|current| StoreError::KillSwitchConflict { current })?;
+            Ok(StoredKillSwitch::of(change.killed, version))
+        })
+    }
+
+    fn kill_switch(&self) -> StoreFuture<'_, Option<StoredKillSwitch>> {
+        Box::pin(async move {
+            // Read together: the version under the lock that moves both.
+            let (killed, version) = self.kill_switch_in_force();
+            Ok((version > 0).then(|| StoredKillSwitch::of(killed, version)))
         })
     }
 

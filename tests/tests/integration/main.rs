@@ -21,3 +21,4 @@ mod runtime_tools;
 mod serving;
 mod store_catalogs;
 mod store_conformance;
+mod store_kill;

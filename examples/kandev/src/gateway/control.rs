@@ -11,6 +11,12 @@
 //! | `GET /api/v1/agents/{principal}/plugin-tools` | — | the installed plugin-tool snapshot |
 //! | `POST /api/v1/tokens` | `{"token", "principal"}` | `{"principal", "granted": true}` |
 //! | `POST /api/v1/tokens/revoke` | `{"token"}` | `{"revoked": bool}` |
+//! | `GET /api/v1/kill-switch` | — | `{"deny", "version"}` |
+//! | `PUT /api/v1/kill-switch` | `{"deny": [NAME, ...], "version": N}` | `{"deny", "version"}` |
+//!
+//! The kill-switch routes (`gateway/kill.rs`) hold the operator's deny list
+//! over every agent; its `PUT` is always a compare-and-set on the switch's
+//! own version (409 when stale).
 //!
 //! An agent's `"tools"` are its profile's compiled tools; its plugin tools
 //! are set and read through the plugin-tool routes (`gateway/plugins.rs`),
@@ -71,6 +77,10 @@ pub fn router(store: Arc<dyn AgentStore<Kandev>>, token: &str) -> Router {
         )
         .route("/api/v1/tokens", post(grant))
         .route("/api/v1/tokens/revoke", post(revoke))
+        .route(
+            "/api/v1/kill-switch",
+            get(super::kill::get_kill_switch).put(super::kill::put_kill_switch),
+        )
         .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .fallback(no_route)
@@ -136,7 +146,9 @@ struct PutBody {
 /// A `"version"` that is there: a whole number from 0 to `u64::MAX`.
 /// `null` is refused, not read as "any version", which would turn a
 /// compare-and-set into an unconditional write.
-fn version<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+pub(super) fn version<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u64>, D::Error> {
     let value = serde_json::Value::deserialize(deserializer)?;
     value.as_u64().map(Some).ok_or_else(|| {
         let text = value.to_string();

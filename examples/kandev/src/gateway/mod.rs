@@ -5,9 +5,12 @@
 //! ([`mcp_profiles_serve::ProfileStore`]); with `redis://HOST:PORT/DB` they live
 //! in Redis ([`mcp_profiles_serve::RedisStore`]), so several gateways behind a load
 //! balancer serve the same agents and a change through any one's control
-//! API reaches every session of that principal on all of them, once.
+//! API reaches every session of that principal on all of them, once. The
+//! operator's kill switch (`/api/v1/kill-switch`) is one deny list over
+//! every agent, shared the same way.
 
 pub mod control;
+mod kill;
 mod plugins;
 mod requests;
 

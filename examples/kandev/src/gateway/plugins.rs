@@ -18,7 +18,7 @@ use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use mcp_profiles::ProfileController;
+use mcp_profiles::{KillSwitch, ProfileController};
 use mcp_profiles_serve::{AgentStore, StoreError, StoredCatalog};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -132,7 +132,10 @@ async fn stale(
         .await
         .map_err(failed)?
         .ok_or_else(|| no_agent(principal))?;
-    let controller = ProfileController::new(*agent.profile.context());
+    // Under the kill switch in force, as the agent's sessions list.
+    let switch = KillSwitch::new();
+    switch.set(store.profiles().killed());
+    let controller = ProfileController::with_kill_switch(*agent.profile.context(), &switch);
     // Listing only: no call reaches this catalog's backend.
     let catalog = Plugins::new(Backend::none())
         .catalog(&installed)

@@ -29,9 +29,11 @@ pub(super) fn refusal(status: StatusCode, message: impl Into<String>) -> Refusal
 /// A store failure as the caller sees it.
 pub(super) fn failed(error: StoreError) -> Refusal {
     let status = match error {
-        StoreError::UnknownPrincipal(_) => StatusCode::BAD_REQUEST,
+        StoreError::UnknownPrincipal(_) | StoreError::InvalidKillSwitch(_) => {
+            StatusCode::BAD_REQUEST
+        }
         StoreError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-        StoreError::Conflict { .. } => StatusCode::CONFLICT,
+        StoreError::Conflict { .. } | StoreError::KillSwitchConflict { .. } => StatusCode::CONFLICT,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     };
     refusal(status, error.to_string())

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::common::gateway::{admitted, call, grant, names, put, until_refused};
 use crate::common::{LIMIT, QUIET, Server};
-use mcp_profiles_tests::client::{Session, http_transport};
+use mcp_profiles_tests::client::{CallOutcome, Session, http_transport};
 use mcp_profiles_tests::modern::{ModernSession, expect_one_list_changed, expect_silence};
 use mcp_profiles_tests::redis::RedisServer;
 use reqwest::Method;
@@ -50,6 +50,15 @@ impl Agent {
     pub(crate) async fn heard_nothing(&mut self, n: usize) {
         expect_silence(&mut self.events).await;
         assert_eq!(self.legacy.notifications(), n);
+    }
+
+    /// What a call of `tool` with no arguments answers on the 2025-era
+    /// session and on the 2026-07-28 one.
+    pub(crate) async fn calls(&self, tool: &str) -> [CallOutcome; 2] {
+        [
+            self.legacy.call(tool, None).await,
+            self.modern.call(tool, None).await,
+        ]
     }
 
     pub(crate) async fn lists(&self, tools: &[String]) {

@@ -34,6 +34,9 @@ const TASK: &str = r#"{"surface":"kanban-task","capabilities":["user-question"]}
 const CONFIG: &str = r#"{"surface":"configuration"}"#;
 const OFFICE: &str = r#"{"surface":"office-task"}"#;
 
+/// The operator's kill switch route.
+const KILL_SWITCH: &str = "/api/v1/kill-switch";
+
 /// The prefix of every key the gateway's Redis store writes.
 const PREFIX: &str = "mcp-profiles";
 
@@ -61,6 +64,12 @@ fn routes(principal: &str) -> Vec<Route> {
             Method::POST,
             "/api/v1/tokens/revoke".to_owned(),
             Some(json!({ "token": "alice-token" })),
+        ),
+        (Method::GET, KILL_SWITCH.to_owned(), None),
+        (
+            Method::PUT,
+            KILL_SWITCH.to_owned(),
+            Some(json!({ "deny": ["kanban-task"], "version": 0 })),
         ),
     ];
     table
@@ -674,6 +683,7 @@ async fn bad_tokens_methods_paths_and_bodies_are_refused_and_change_nothing() {
     let agent = "/api/v1/agents/alice";
     let tokens = "/api/v1/tokens";
     let revoke = "/api/v1/tokens/revoke";
+    let kill = KILL_SWITCH;
     let office = OFFICE;
     let deep = |open: &str, n: usize| open.repeat(n);
     let bodies: Vec<(Method, &str, String, &str)> = vec![
@@ -831,6 +841,60 @@ async fn bad_tokens_methods_paths_and_bodies_are_refused_and_change_nothing() {
         ),
         (Method::POST, revoke, "{}".into(), "missing field `token`"),
         (
+            Method::PUT,
+            kill,
+            r#"["kanban-task"]"#.into(),
+            "invalid type: sequence, expected a JSON object",
+        ),
+        (
+            Method::PUT,
+            kill,
+            r#"{"deny":[],"deny":["kanban-task"],"version":0}"#.into(),
+            "duplicate field `deny`",
+        ),
+        (
+            Method::PUT,
+            kill,
+            r#"{"deny":["kanban-task"],"version":0,"version":1}"#.into(),
+            "duplicate field `version`",
+        ),
+        (
+            Method::PUT,
+            kill,
+            r#"{"deny":["kanban_task"],"version":0}"#.into(),
+            "unknown tool or tool group `kanban_task`; did you mean `kanban-task`?",
+        ),
+        (
+            Method::PUT,
+            kill,
+            r#"{"deny":["kanban-task","kanban-task"],"version":0}"#.into(),
+            "`kanban-task` is listed twice",
+        ),
+        (
+            Method::PUT,
+            kill,
+            r#"{"deny":["KANBAN-TASK"],"version":0}"#.into(),
+            "`KANBAN-TASK`",
+        ),
+        (
+            Method::PUT,
+            kill,
+            r#"{"deny":["kanban-task\u0000"],"version":0}"#.into(),
+            "unknown tool or tool group",
+        ),
+        (
+            Method::PUT,
+            kill,
+            r#"{"deny":["kanban-task"],"version":0,"Deny":[]}"#.into(),
+            "unknown field `Deny`",
+        ),
+        (
+            Method::PUT,
+            kill,
+            format!(r#"{{"deny":{}"#, deep("[", 60_000)),
+            "invalid type: sequence, expected a string",
+        ),
+        (
             Method::POST,
             revoke,
             r#"{"token":"alice-token","principal":"alice"}"#.into(),
@@ -924,6 +988,9 @@ async fn bad_tokens_methods_paths_and_bodies_are_refused_and_change_nothing() {
         (Method::DELETE, tokens),
         (Method::GET, revoke),
         (Method::DELETE, revoke),
+        (Method::POST, kill),
+        (Method::DELETE, kill),
+        (Method::PATCH, kill),
     ] {
         let (status, answer) = gateway
             .control(&http, method.clone(), path, Some(BEARER), Some("{}".into()))
@@ -940,6 +1007,9 @@ async fn bad_tokens_methods_paths_and_bodies_are_refused_and_change_nothing() {
         "/api/v1/agents/alice/tokens",
         "/api/v1/tokens/",
         "/api/v1/tokens/revoke/alice-token",
+        "/api/v1/kill-switch/",
+        "/api/v1/kill_switch",
+        "/api/v1/kill-switch/review",
         "/api/v2/agents/alice",
         "/api/v1/mcp/profile",
         "/mcp",
@@ -954,8 +1024,10 @@ async fn bad_tokens_methods_paths_and_bodies_are_refused_and_change_nothing() {
         }
     }
 
-    // Nothing changed: the agent, its tokens, its session.
+    // Nothing changed: the agent, its tokens, its session, the kill switch.
     assert_agent(&deployment, "alice", &alice).await;
+    let (status, switch) = call(gateway, Method::GET, kill, None).await;
+    assert_eq!((status, switch), (200, json!({"deny": [], "version": 0})));
     assert_eq!(admitted(gateway, "alice-token").await, 200);
     for token in ["mallory-token", "a-token", "b-token"] {
         assert_eq!(admitted(gateway, token).await, 401, "{token}");

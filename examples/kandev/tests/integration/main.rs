@@ -12,6 +12,7 @@ mod control;
 mod fuzz_corpus;
 mod gateway;
 mod gateway_hostile;
+mod gateway_kill;
 mod gateway_plugins;
 mod hostile;
 mod invariants;

@@ -1,7 +1,8 @@
 //! The instance's side of the change feed: one task that follows Redis's
 //! pub/sub channel, applies each change in version order, pings Redis to
 //! know it is there, and after any loss reconnects, subscribes again and
-//! reloads everything it serves before it serves again.
+//! reloads everything it serves (and the kill switch) before it serves
+//! again.
 
 use std::sync::Weak;
 use std::sync::atomic::Ordering;
@@ -159,13 +160,19 @@ impl<S: Vocabulary> Inner<S> {
                     .retain(|_, token| local.principal(token).is_some());
             }
             Change::Revoked { digest } => self.revoke_local(&digest),
+            // Each message holds the whole list: only a newer one applies,
+            // whatever was skipped.
+            Change::Kill { version, names } => {
+                self.apply_stored_kill_switch(&names, version, Apply::IfServed);
+            }
         }
         Ok(())
     }
 
-    /// Makes every principal and token served here what Redis says now;
-    /// how many principals were reloaded.
+    /// Makes the kill switch and every principal and token served here
+    /// what Redis says now; how many principals were reloaded.
     async fn reload(&self) -> Result<usize, StoreError> {
+        self.reload_kill_switch().await?;
         let served = self.local.versions();
         for (principal, _) in &served {
             let fetched = self.fetch(principal).await?;

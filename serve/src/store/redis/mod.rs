@@ -10,9 +10,15 @@
 //! it serves and applies what changed (one `list_changed` per affected
 //! session), so a change published while it was away is never lost. A
 //! feed message that skips versions makes it reload that principal.
+//!
+//! The operator's kill switch is one list for every instance, kept beside
+//! the agents with a version of its own: each instance loads it before it
+//! serves, applies each newer one the feed carries, and loads it again on
+//! reconnecting.
 
 mod feed;
 mod health;
+mod kill;
 mod scripts;
 
 use std::collections::HashMap;
@@ -30,7 +36,7 @@ use mcp_profiles::{Catalog, CatalogDecoder, ProfileContext, Vocabulary};
 
 use super::{
     AgentChange, AgentStore, CatalogChange, StoreError, StoreFuture, StoredAgent, StoredCatalog,
-    decode_catalog, listed_change, stored,
+    StoredKillSwitch, decode_catalog, listed_change, stored,
 };
 use crate::agents::{AgentUpdate, Apply, Backing, Unreachable};
 use crate::{ProfileStore, UnknownPrincipal};
@@ -134,8 +140,9 @@ impl<S: Vocabulary> Drop for Inner<S> {
 }
 
 impl<S: Vocabulary> RedisStore<S> {
-    /// Connects to Redis at `url` (`redis://HOST:PORT/DB`) and subscribes to
-    /// its change feed; fails if Redis cannot be reached now. Its agents
+    /// Connects to Redis at `url` (`redis://HOST:PORT/DB`), subscribes to
+    /// its change feed and loads the operator's kill switch; fails if Redis
+    /// cannot be reached now (or holds a kill switch it cannot read). Its agents
     /// have no runtime catalogs here (see
     /// [`connect_with_catalogs`](Self::connect_with_catalogs)).
     pub async fn connect(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
@@ -199,6 +206,8 @@ impl<S: Vocabulary> RedisStore<S> {
         });
         let backing: Weak<dyn Backing> = Arc::downgrade(&inner) as Weak<Inner<S>>;
         local.back_with(backing);
+        // After subscribing: a kill switch put meanwhile is on the feed.
+        inner.reload_kill_switch().await?;
         let task = tokio::spawn(feed::run(
             Arc::downgrade(&inner),
             client,
@@ -537,7 +546,12 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                 Some(AgentUpdate::Whole(context, Some(catalog.clone()))),
                 Apply::IfServed,
             );
-            let (tools, changed) = listed_change(context, before.as_ref(), Some(&catalog));
+            let (tools, changed) = listed_change(
+                context,
+                inner.local.killed(),
+                before.as_ref(),
+                Some(&catalog),
+            );
             Ok(CatalogChange {
                 principal: principal.to_owned(),
                 version,
@@ -566,6 +580,18 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                 version: fetched.version,
             }))
         })
+    }
+
+    fn put_kill_switch_if<'a>(
+        &'a self,
+        names: &'a [String],
+        expected: Option<u64>,
+    ) -> StoreFuture<'a, StoredKillSwitch> {
+        Box::pin(self.inner.put_kill_switch(names, expected))
+    }
+
+    fn kill_switch(&self) -> StoreFuture<'_, Option<StoredKillSwitch>> {
+        Box::pin(self.inner.fetch_kill_switch())
     }
 
     fn profiles(&self) -> &Arc<ProfileStore<S>> {

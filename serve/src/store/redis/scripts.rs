@@ -10,6 +10,7 @@
 //! | `P:version:{principal}` | string | the principal's last version; kept after a delete, so versions never repeat |
 //! | `P:token:{sha256}` | string | the principal a token's digest names |
 //! | `P:tokens:{principal}` | set | the digests naming the principal |
+//! | `P:kill` | hash | the operator's kill switch: `names` (a JSON array of tool and group names), `version` |
 //! | `P:changes` | channel | one JSON message per change |
 
 use std::sync::LazyLock;
@@ -55,6 +56,10 @@ impl Keys {
         format!("{}:token:", self.prefix)
     }
 
+    pub fn kill(&self) -> String {
+        format!("{}:kill", self.prefix)
+    }
+
     pub fn channel(&self) -> String {
         format!("{}:changes", self.prefix)
     }
@@ -86,6 +91,8 @@ pub(super) enum Change {
     Removed { principal: String, version: u64 },
     /// A token no longer names the principal it named.
     Revoked { digest: String },
+    /// The operator's kill switch was put.
+    Kill { version: u64, names: Vec<String> },
 }
 
 /// KEYS: agent, version. ARGV: context, channel, principal, expected
@@ -140,6 +147,23 @@ local version = redis.call('INCR', KEYS[2])
 redis.call('PUBLISH', ARGV[1], cjson.encode({kind = 'removed', principal = ARGV[2], version = version}))
 return version
 ",
+    )
+});
+
+/// KEYS: kill. ARGV: names (a JSON array, checked by the caller), channel,
+/// expected version (`""`: any; `0`: never put). Returns the new version,
+/// or `-1 - current` when the expected one is not current. The message is
+/// assembled, not `cjson.encode`d: cjson writes an empty array as `{}`.
+pub(super) static PUT_KILL: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+if ARGV[3] ~= '' and current ~= tonumber(ARGV[3]) then return -1 - current end
+local version = redis.call('HINCRBY', KEYS[1], 'version', 1)
+redis.call('HSET', KEYS[1], 'names', ARGV[1])
+redis.call('PUBLISH', ARGV[2], '{"kind":"kill","version":' .. version .. ',"names":' .. ARGV[1] .. '}')
+return version
+"#,
     )
 });
 
@@ -201,5 +225,8 @@ mod tests {
         let catalog: Change =
             serde_json::from_str(r#"{"kind":"catalog","principal":"alice","version":4}"#).unwrap();
         assert!(matches!(catalog, Change::Catalog { version: 4, .. }));
+        let kill: Change =
+            serde_json::from_str(r#"{"kind":"kill","version":2,"names":["review"]}"#).unwrap();
+        assert!(matches!(kill, Change::Kill { version: 2, names } if names == ["review"]));
     }
 }

@@ -1,0 +1,74 @@
+//! `GET`/`PUT /api/v1/kill-switch`: the operator's kill switch, one deny
+//! list of tool and tool group names over every agent on every gateway
+//! sharing the store.
+//!
+//! | route | body | answer |
+//! |---|---|---|
+//! | `GET /api/v1/kill-switch` | — | `{"deny": [...], "version": N}` (`[]` and 0 before the first put) |
+//! | `PUT /api/v1/kill-switch` | `{"deny": [...], "version": N}` | `{"deny": [...], "version": N + 1}` |
+//!
+//! A `PUT` replaces the whole list (`[]` turns the switch off), so it is
+//! always a compare-and-set: `"version"` is required and must be the
+//! version now in force (from the `GET`, 0 before the first put), else 409
+//! saying the current one. An unconditional put would let one operator's
+//! list silently drop a tool another had just killed, serving it again.
+//!
+//! Every session whose visible tools change gets one `list_changed`; a
+//! call of a killed tool is refused with JSON-RPC -32602 saying the
+//! operator disabled it. 400 for an unknown field, a name that is neither
+//! a tool nor a tool group of Kandev (naming it, with the closest name) or
+//! one given twice; nothing changes.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use mcp_profiles_serve::StoredKillSwitch;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::control::version;
+use super::requests::{Control, failed};
+use crate::control::{Refusal, decode};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PutBody {
+    /// The tool and tool group names to deny.
+    deny: Vec<String>,
+    /// The version now in force; required (no `default`).
+    #[serde(deserialize_with = "version")]
+    version: Option<u64>,
+}
+
+fn answer(stored: &StoredKillSwitch) -> Response {
+    Json(json!({ "deny": stored.names, "version": stored.version })).into_response()
+}
+
+pub(super) async fn get_kill_switch(State(control): State<Control>) -> Result<Response, Refusal> {
+    let stored = control.store.kill_switch().await.map_err(failed)?;
+    Ok(answer(
+        &stored.unwrap_or_else(|| StoredKillSwitch::new(Vec::new(), 0)),
+    ))
+}
+
+pub(super) async fn put_kill_switch(
+    State(control): State<Control>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Refusal> {
+    let body: PutBody = decode(&headers, body)?;
+    let stored = control
+        .store
+        .put_kill_switch_if(&body.deny, body.version)
+        .await
+        .map_err(failed)?;
+    tracing::info!(
+        deny = ?stored.names,
+        version = stored.version,
+        "kill switch put"
+    );
+    Ok(answer(&stored))
+}
