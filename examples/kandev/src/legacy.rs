@@ -153,7 +153,8 @@ pub fn context_for_mode(
 }
 
 /// `current` switched to `mode`: the surface and the mode-decided
-/// capabilities replaced, other capabilities and the providers kept.
+/// capabilities replaced, other capabilities, the providers and the policy
+/// kept (a mode switch never lifts a restriction the backend set).
 pub fn apply_mode(
     current: &ProfileContext<Kandev>,
     mode: &str,
@@ -214,7 +215,9 @@ fn switch(
         .filter(|capability| !MODE_DECIDED.contains(capability));
     let asks = (mode.asks_user && !disable_ask_question).then_some(Capability::UserQuestion);
     let granted = mode.capabilities.iter().copied().chain(asks);
-    let base = ProfileContext::new(mode.surface).replace_providers(current.providers());
+    let base = ProfileContext::new(mode.surface)
+        .replace_providers(current.providers())
+        .with_policy(current.policy());
     Ok(base.with_capabilities(kept.chain(granted))?)
 }
 

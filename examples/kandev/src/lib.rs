@@ -16,6 +16,7 @@ pub mod legacy;
 pub mod matrix;
 pub mod model;
 pub mod plugins;
+pub mod policy;
 pub mod resolver;
 pub mod served;
 pub mod server;

@@ -13,8 +13,8 @@ use kandev_mcp::plugins::{Backend, Plugins};
 use kandev_mcp::resolver::{Launch, LaunchPurpose, Purpose, SessionFacts, resolve};
 use kandev_mcp::served::ServedTask;
 use kandev_mcp::store::Store;
-use kandev_mcp::{Kandev, Provider, control, demo, gateway, legacy, matrix};
-use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
+use kandev_mcp::{Kandev, Provider, control, demo, gateway, legacy, matrix, policy};
+use mcp_profiles::{DenyList, ProfileContext, ProfileController, Vocabulary};
 use rmcp::ServiceExt;
 
 #[derive(Parser)]
@@ -53,8 +53,9 @@ enum Command {
     Gateway(GatewayArgs),
     /// Print the profile JSON the backend resolves from session facts.
     Resolve(ResolveArgs),
-    /// Print a profile's tool names, sorted, one per line.
-    Tools(ProfileArgs),
+    /// Print a profile's tool names, sorted, one per line (or, with
+    /// --format json, each with its annotations), under --policy and --deny.
+    Tools(ToolsArgs),
     /// Print every valid profile against the tools it exposes.
     Matrix {
         /// Output format.
@@ -74,6 +75,53 @@ enum Command {
 enum Format {
     Markdown,
     Json,
+}
+
+/// `tools`' output.
+#[derive(Clone, Copy, ValueEnum)]
+enum ToolsFormat {
+    /// One tool name per line.
+    Text,
+    /// `[{"name": ..., "annotations": {...}}]`, annotations as MCP sends them.
+    Json,
+}
+
+#[derive(Args)]
+struct ToolsArgs {
+    #[command(flatten)]
+    profile: ProfileArgs,
+    #[command(flatten)]
+    policy: PolicyArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ToolsFormat::Text)]
+    format: ToolsFormat,
+}
+
+/// Restrictions added to the profile's own policy (`tools` and `serve`).
+#[derive(Args)]
+struct PolicyArgs {
+    /// Keep only the tools a policy allows: read-only, no-destructive
+    /// (repeatable or comma-separated).
+    #[arg(long, value_name = "POLICY", value_delimiter = ',')]
+    policy: Vec<String>,
+    /// Remove these tools and tool groups (names, comma-separated).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    deny: Vec<String>,
+}
+
+impl PolicyArgs {
+    /// The flags and the deny list, or an error naming the bad value.
+    fn parse(&self) -> Result<(Vec<policy::Flag>, DenyList<Kandev>), Failure> {
+        let flags = policy::parse_flags(&self.policy).map_err(|err| format!("--policy: {err}"))?;
+        let deny = policy::parse_deny(&self.deny).map_err(|err| format!("--deny: {err}"))?;
+        Ok((flags, deny))
+    }
+
+    /// `context` under these restrictions as well as its own.
+    fn apply(&self, context: ProfileContext<Kandev>) -> Result<ProfileContext<Kandev>, Failure> {
+        let (flags, deny) = self.parse()?;
+        Ok(policy::restrict(context, &flags, deny)?)
+    }
 }
 
 /// A profile given directly or through a legacy mode.
@@ -106,6 +154,8 @@ struct ServeArgs {
     http: Option<SocketAddr>,
     #[command(flatten)]
     profile: ProfileArgs,
+    #[command(flatten)]
+    policy: PolicyArgs,
     #[command(flatten)]
     stored: StoredArgs,
     /// Serve the control API (profile, mode and provider updates; with
@@ -371,15 +421,21 @@ async fn run(command: Command) -> Result<(), Failure> {
             emit(|out| writeln!(out, "{}", resolve(&facts).to_json()))
         }
         Command::Tools(args) => {
-            let context = context_of(&args)?.ok_or_else(|| {
+            let context = context_of(&args.profile)?.ok_or_else(|| {
                 Failure::Message("give the profile with --profile JSON or --mode MODE".into())
             })?;
+            let context = args.policy.apply(context)?;
             let profile = Kandev::registry().assemble(&context);
-            emit(|out| {
-                profile
+            emit(|out| match args.format {
+                ToolsFormat::Text => profile
                     .tool_names()
                     .iter()
-                    .try_for_each(|tool| writeln!(out, "{tool}"))
+                    .try_for_each(|tool| writeln!(out, "{tool}")),
+                ToolsFormat::Json => {
+                    let tools = serde_json::to_string_pretty(&policy::tools_json(&profile))
+                        .map_err(io::Error::other)?;
+                    writeln!(out, "{tools}")
+                }
             })
         }
         Command::Matrix { format } => emit(|out| match format {
@@ -439,6 +495,8 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         None => None,
     };
     let backend = args.plugins.backend()?;
+    // A bad --policy or --deny starts nothing.
+    let (flags, deny) = args.policy.parse()?;
     // Handlers are installed now, so a signal arriving while we start up is
     // not lost (or fatal).
     let mut signals = Signals::new()?;
@@ -469,6 +527,7 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
             None => legacy::context_for_mode("task", false)?,
         },
     };
+    let context = policy::restrict(context, &flags, deny)?;
     let controller = ProfileController::<Kandev>::new(context);
     // Changes other processes save to the task reach the live profile too.
     let _following = served

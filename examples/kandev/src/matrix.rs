@@ -1,11 +1,16 @@
-//! The profile matrix: every valid profile against the tools it exposes.
-//! Its markdown form is committed as `matrix.md` and checked by a test, so
-//! any change to what an agent can reach shows up in review.
+//! The profile matrix: every valid profile against the tools it exposes,
+//! then every tool's annotations and what the policies leave of each legacy
+//! mode. Its markdown form is committed as `matrix.md` and checked by a
+//! test, so any change to what an agent can reach, or to what a tool says
+//! about itself, shows up in review.
 
-use mcp_profiles::{ProfileContext, Vocabulary};
+use std::fmt::Write as _;
+
+use mcp_profiles::{Policy, ProfileContext, Vocabulary};
 use serde_json::json;
 
 use crate::server::Kandev;
+use crate::{legacy, policy};
 
 /// Every valid context with its sorted tool names, in enumeration order.
 pub fn rows() -> Vec<(ProfileContext<Kandev>, Vec<&'static str>)> {
@@ -35,7 +40,62 @@ pub fn markdown() -> String {
             tools.join(" ")
         ));
     }
+    annotations_section(&mut out);
+    policies_section(&mut out);
     out
+}
+
+/// `## Tool annotations`: each compiled tool's hints, `-` where unstated.
+fn annotations_section(out: &mut String) {
+    out.push_str(
+        "\n## Tool annotations\n\n\
+         Each tool's MCP annotations, as `tools/list` sends them; the read-only \
+         and no-destructive policies keep or remove tools by them.\n\n\
+         | tool | readOnly | destructive | idempotent | openWorld |\n|---|---|---|---|---|\n",
+    );
+    let hint =
+        |value: Option<bool>| value.map_or("-", |value| if value { "true" } else { "false" });
+    for tool in policy::tool_names() {
+        let hints = policy::annotations(tool);
+        let get =
+            |pick: fn(&rmcp::model::ToolAnnotations) -> Option<bool>| hint(hints.and_then(pick));
+        let _ = writeln!(
+            out,
+            "| {tool} | {} | {} | {} | {} |",
+            get(|a| a.read_only_hint),
+            get(|a| a.destructive_hint),
+            get(|a| a.idempotent_hint),
+            get(|a| a.open_world_hint),
+        );
+    }
+}
+
+/// `## Policies by legacy mode`: how many tools each mode's fresh session
+/// gets unrestricted, read-only and no-destructive.
+fn policies_section(out: &mut String) {
+    out.push_str(
+        "\n## Policies by legacy mode\n\n\
+         Tools a fresh session of each legacy mode gets, without a policy and \
+         under each policy (`--policy read-only`, `--policy no-destructive`).\n\n\
+         | mode | unrestricted | read-only | no-destructive |\n|---|---:|---:|---:|\n",
+    );
+    let registry = Kandev::registry();
+    for mode in legacy::mode_names() {
+        let context = legacy::context_for_mode(mode, false).expect("every legacy mode is valid");
+        let count = |policy: Policy<Kandev>| {
+            registry
+                .assemble(&context.with_policy(policy))
+                .tool_names()
+                .len()
+        };
+        let _ = writeln!(
+            out,
+            "| {mode} | {} | {} | {} |",
+            count(Policy::none()),
+            count(Policy::none().with_read_only(true)),
+            count(Policy::none().with_no_destructive(true)),
+        );
+    }
 }
 
 /// The matrix as JSON: `[{"profile": {...}, "tools": [...]}, ...]`.

@@ -163,7 +163,8 @@ impl ServedTask {
     }
 
     /// Replaces the live profile with what `task` resolves to, keeping the
-    /// attached providers; the caller holds the board.
+    /// attached providers and the policy (a stored change never lifts a
+    /// restriction); the caller holds the board.
     fn reresolve(
         &self,
         controller: &ProfileController<Kandev>,
@@ -172,7 +173,8 @@ impl ServedTask {
         self.note(task);
         let resolved = controller.update(|current| {
             let providers = current.providers().collect();
-            Ok::<_, std::convert::Infallible>(resolve(&self.launch.facts(task, providers)))
+            let resolved = resolve(&self.launch.facts(task, providers));
+            Ok::<_, std::convert::Infallible>(resolved.with_policy(current.policy()))
         });
         let Ok(replacement) = resolved;
         replacement

@@ -43,6 +43,9 @@ impl Kandev {
 }
 
 mcp_profiles::vocabulary! {
+    // Every tool states its behaviour hints: policies (read-only,
+    // no-destructive) and clients sort tools by them.
+    #[require_annotations]
     server Kandev;
 
     /// The base surface of a Kandev agent session.

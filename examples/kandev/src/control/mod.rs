@@ -7,13 +7,18 @@
 //! | `PUT /api/v1/mcp/profile` | a profile context | `{"profile", "tools", "changed"}` |
 //! | `PUT /api/v1/mcp/mode` | `{"mode": "...", "disable_ask_question": false}` | same |
 //! | `PUT /api/v1/mcp/providers` | `{"mcp_providers": ["github"]}` | same |
+//! | `GET /api/v1/mcp/policy` | — | `{"policy": {...}}`, see [`policy`] |
+//! | `PUT /api/v1/mcp/policy` | `{"read_only": true, "no_destructive": false, "deny": [...]}` | `{"policy", "profile", "tools", "changed"}` |
+//! | `GET /api/v1/mcp/kill-switch` | — | `{"deny": [...]}` |
+//! | `PUT /api/v1/mcp/kill-switch` | `{"deny": ["delete_task_kandev"]}` | `{"deny", "profile", "tools", "changed", "notified_sessions"}` |
 //! | `PUT /api/v1/tasks/{id}/autopilot` | `{"autopilot": true}` | see [`tasks`] |
 //! | `PUT /api/v1/tasks/{id}/title-owner` | `{"session": "session-2"}` or `null` | see [`tasks`] |
 //! | `GET /api/v1/mcp/plugin-tools` | — | the installed plugin-tool snapshot |
 //! | `PUT /api/v1/mcp/plugin-tools` | a plugin-tool snapshot | `{"generation", "revision", "tools", "changed"}` |
 //!
 //! The plugin-tool routes are described in `control/plugins.rs`, the
-//! snapshot in [`crate::plugins::Snapshot`].
+//! snapshot in [`crate::plugins::Snapshot`]; the policy and kill-switch
+//! routes in [`policy`]. A mode or provider change keeps the policy.
 //!
 //! Every refusal answers `{"error": "..."}` naming the problem:
 //!
@@ -50,6 +55,7 @@ use crate::served::ServedTask;
 use crate::server::Kandev;
 
 pub(crate) mod plugins;
+pub mod policy;
 
 pub use plugins::MAX_SNAPSHOT_BYTES;
 pub mod tasks;
@@ -119,6 +125,14 @@ pub fn router_with(controller: ProfileController<Kandev>, token: &str, extras: E
         .route("/api/v1/mcp/profile", get(get_profile).put(put_profile))
         .route("/api/v1/mcp/mode", put(put_mode))
         .route("/api/v1/mcp/providers", put(put_providers))
+        .route(
+            "/api/v1/mcp/policy",
+            get(policy::get_policy).put(policy::put_policy),
+        )
+        .route(
+            "/api/v1/mcp/kill-switch",
+            get(policy::get_kill_switch).put(policy::put_kill_switch),
+        )
         .route(
             "/api/v1/mcp/plugin-tools",
             get(plugins::get_plugin_tools)
@@ -198,6 +212,15 @@ fn answer(
     profile: &Profile<Kandev>,
     changed: Option<bool>,
 ) -> Response {
+    Json(answer_body(controller, profile, changed)).into_response()
+}
+
+/// [`answer`]'s body, for routes that add to it.
+pub(crate) fn answer_body(
+    controller: &ProfileController<Kandev>,
+    profile: &Profile<Kandev>,
+    changed: Option<bool>,
+) -> Value {
     let tools: Vec<String> = controller
         .tools()
         .into_iter()
@@ -207,7 +230,7 @@ fn answer(
     if let Some(changed) = changed {
         body["changed"] = Value::Bool(changed);
     }
-    Json(body).into_response()
+    body
 }
 
 /// The answer to a replacement: its new profile and whether it changed.

@@ -76,7 +76,13 @@ pub struct ResolvePermission {
 impl Kandev {
     #[tool(
         name = "create_task_kandev",
-        description = "Create a Kandev task on the board for an outside client, optionally starting its agent."
+        description = "Create a Kandev task on the board for an outside client, optionally starting its agent.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn external_create_task(&self, Parameters(args): Parameters<CreateTask>) -> ToolResult {
         self.on_board(|board| self.create_task(board, args))
@@ -87,7 +93,13 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "list_pending_questions_kandev",
-        description = "List question bundles agents are waiting on the user to answer, oldest first, a page at a time."
+        description = "List question bundles agents are waiting on the user to answer, oldest first, a page at a time.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn external_list_pending_questions(
         &self,
@@ -98,7 +110,13 @@ impl Kandev {
 
     #[tool(
         name = "answer_question_kandev",
-        description = "Answer or decline a pending question bundle; the first resolution wins and later ones are refused."
+        description = "Answer or decline a pending question bundle; the first resolution wins and later ones are refused.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn external_answer_question(
         &self,
@@ -112,7 +130,13 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "list_pending_agent_permissions_kandev",
-        description = "List the permission prompts a task's agent is waiting on, with the options each offers."
+        description = "List the permission prompts a task's agent is waiting on, with the options each offers.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn external_list_pending_agent_permissions(
         &self,
@@ -123,7 +147,13 @@ impl Kandev {
 
     #[tool(
         name = "resolve_agent_permission_kandev",
-        description = "Settle a waiting agent permission prompt by choosing one of the options it offers."
+        description = "Settle a waiting agent permission prompt by choosing one of the options it offers.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn external_resolve_agent_permission(
         &self,

@@ -97,7 +97,13 @@ pub struct SpawnSession {
 impl Kandev {
     #[tool(
         name = "add_task_dependency_kandev",
-        description = "Make a task wait for another task to finish successfully before it starts."
+        description = "Make a task wait for another task to finish successfully before it starts.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn kanban_add_task_dependency(
         &self,
@@ -109,7 +115,13 @@ impl Kandev {
 
     #[tool(
         name = "remove_task_dependency_kandev",
-        description = "Drop a dependency between two tasks; the formerly blocked task is not started."
+        description = "Drop a dependency between two tasks; the formerly blocked task is not started.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn kanban_remove_task_dependency(
         &self,
@@ -124,7 +136,13 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "list_workspaces_kandev",
-        description = "List all workspaces with their IDs."
+        description = "List all workspaces with their IDs.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn kanban_list_workspaces(&self) -> ToolResult {
         ok(self.list_workspaces())
@@ -132,7 +150,13 @@ impl Kandev {
 
     #[tool(
         name = "list_workflows_kandev",
-        description = "List the workflows of a workspace."
+        description = "List the workflows of a workspace.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn kanban_list_workflows(
         &self,
@@ -143,7 +167,13 @@ impl Kandev {
 
     #[tool(
         name = "list_workflow_steps_kandev",
-        description = "List a workflow's steps (the board's columns) in order."
+        description = "List a workflow's steps (the board's columns) in order.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn kanban_list_workflow_steps(
         &self,
@@ -154,7 +184,13 @@ impl Kandev {
 
     #[tool(
         name = "list_tasks_kandev",
-        description = "List a workflow's active tasks, each with its linked pull request if any."
+        description = "List a workflow's active tasks, each with its linked pull request if any.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn kanban_list_tasks(&self, Parameters(args): Parameters<WorkflowRef>) -> ToolResult {
         respond(self.list_tasks(args))
@@ -162,7 +198,13 @@ impl Kandev {
 
     #[tool(
         name = "create_task_kandev",
-        description = "Create a task or a subtask on the board, optionally starting its agent."
+        description = "Create a task or a subtask on the board, optionally starting its agent.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn kanban_create_task(&self, Parameters(args): Parameters<CreateTask>) -> ToolResult {
         self.on_board(|board| self.create_task(board, args))
@@ -170,7 +212,13 @@ impl Kandev {
 
     #[tool(
         name = "list_agents_kandev",
-        description = "List the configured agents and their profiles."
+        description = "List the configured agents and their profiles.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn kanban_list_agents(&self) -> ToolResult {
         ok(self.list_agents())
@@ -178,7 +226,13 @@ impl Kandev {
 
     #[tool(
         name = "list_executor_profiles_kandev",
-        description = "List the profiles of one executor."
+        description = "List the profiles of one executor.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn kanban_list_executor_profiles(
         &self,
@@ -189,7 +243,13 @@ impl Kandev {
 
     #[tool(
         name = "update_task_kandev",
-        description = "Change a task's title, description, state or deferred launch prompt."
+        description = "Change a task's title, description, state or deferred launch prompt.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn kanban_update_task(&self, Parameters(args): Parameters<UpdateTask>) -> ToolResult {
         self.on_board(|board| update_task(board, args))
@@ -197,20 +257,41 @@ impl Kandev {
 
     #[tool(
         name = "move_task_kandev",
-        description = "Move a task to a workflow step, optionally with a hand-off prompt for its agent."
+        description = "Move a task to a workflow step, optionally with a hand-off prompt for its agent.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn kanban_move_task(&self, Parameters(args): Parameters<MoveTask>) -> ToolResult {
         self.on_board(|board| self.move_task(board, args))
     }
 
-    #[tool(name = "delete_task_kandev", description = "Delete a task for good.")]
+    #[tool(
+        name = "delete_task_kandev",
+        description = "Delete a task for good.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
     async fn kanban_delete_task(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
         self.on_board(|board| self.delete_task(board, args))
     }
 
     #[tool(
         name = "archive_task_kandev",
-        description = "Archive a task: off the active board, record kept."
+        description = "Archive a task: off the active board, record kept.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn kanban_archive_task(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
         self.on_board(|board| self.archive_task(board, args))
@@ -218,7 +299,13 @@ impl Kandev {
 
     #[tool(
         name = "message_task_kandev",
-        description = "Send a prompt to a task's agent session, queued or as an interrupt; a parent also answers its child's question this way."
+        description = "Send a prompt to a task's agent session, queued or as an interrupt; a parent also answers its child's question this way.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn kanban_message_task(&self, Parameters(args): Parameters<MessageTask>) -> ToolResult {
         self.on_board(|board| message_task(board, &self.task_id, args))
@@ -226,7 +313,13 @@ impl Kandev {
 
     #[tool(
         name = "stop_task_kandev",
-        description = "Stop every running session of a direct child of the bound task."
+        description = "Stop every running session of a direct child of the bound task.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn kanban_stop_task(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
         self.on_board(|board| stop_task(board, &self.task_id, args))
@@ -234,7 +327,13 @@ impl Kandev {
 
     #[tool(
         name = "spawn_session_kandev",
-        description = "Open another agent session on a task (the bound one by default) without creating a task."
+        description = "Open another agent session on a task (the bound one by default) without creating a task.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn kanban_spawn_session(&self, Parameters(args): Parameters<SpawnSession>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id.clone());
@@ -243,7 +342,13 @@ impl Kandev {
 
     #[tool(
         name = "get_task_conversation_kandev",
-        description = "Read a page of the messages of a task's session."
+        description = "Read a page of the messages of a task's session.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn kanban_get_task_conversation(
         &self,
@@ -254,7 +359,13 @@ impl Kandev {
 
     #[tool(
         name = "list_task_sessions_kandev",
-        description = "List a task's sessions, most recent first, with their IDs."
+        description = "List a task's sessions, most recent first, with their IDs.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn kanban_list_task_sessions(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
         respond(self.list_task_sessions(args))

@@ -89,7 +89,13 @@ fn is_self_or_ancestor(board: &Board, from: &str, task_id: &str) -> bool {
 impl Kandev {
     #[tool(
         name = "list_task_documents_kandev",
-        description = "List a task's documents (keys, titles and types, no content)."
+        description = "List a task's documents (keys, titles and types, no content).",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn office_documents_list(
         &self,
@@ -110,7 +116,13 @@ impl Kandev {
 
     #[tool(
         name = "get_task_document_kandev",
-        description = "Read one of a task's documents, content included."
+        description = "Read one of a task's documents, content included.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn office_documents_get(&self, Parameters(args): Parameters<DocumentRef>) -> ToolResult {
         let board = self.store.lock();
@@ -126,7 +138,13 @@ impl Kandev {
 
     #[tool(
         name = "write_task_document_kandev",
-        description = "Create or overwrite a document on this task or one of its ancestors."
+        description = "Create or overwrite a document on this task or one of its ancestors.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn office_documents_write(
         &self,
@@ -194,7 +212,13 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "record_step_decision_kandev",
-        description = "Record an approve or reject verdict, with a reason, on the step under review."
+        description = "Record an approve or reject verdict, with a reason, on the step under review.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn office_decision_record(
         &self,

@@ -67,7 +67,13 @@ pub struct UpdateMrAutomation {
 impl Kandev {
     #[tool(
         name = "get_task_pr_automation_kandev",
-        description = "Show the bound task's GitHub pull request automations and lifecycle alerts."
+        description = "Show the bound task's GitHub pull request automations and lifecycle alerts.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
     )]
     async fn github_get_pr_automation(&self) -> ToolResult {
         self.on_board(|board| automation(board, Host::Github, &self.task_id, Object::new()))
@@ -75,7 +81,13 @@ impl Kandev {
 
     #[tool(
         name = "update_task_pr_automation_kandev",
-        description = "Turn GitHub pull request alerts, auto-merge or auto-fix on or off for the bound task."
+        description = "Turn GitHub pull request alerts, auto-merge or auto-fix on or off for the bound task.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
     )]
     async fn github_update_pr_automation(
         &self,
@@ -93,7 +105,13 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "get_task_mr_automation_kandev",
-        description = "Show the bound task's GitLab merge request automations and lifecycle alerts."
+        description = "Show the bound task's GitLab merge request automations and lifecycle alerts.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
     )]
     async fn gitlab_get_mr_automation(&self) -> ToolResult {
         self.on_board(|board| automation(board, Host::Gitlab, &self.task_id, Object::new()))
@@ -101,7 +119,13 @@ impl Kandev {
 
     #[tool(
         name = "update_task_mr_automation_kandev",
-        description = "Turn GitLab merge request alerts, auto-merge or auto-fix on or off for the bound task."
+        description = "Turn GitLab merge request alerts, auto-merge or auto-fix on or off for the bound task.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
     )]
     async fn gitlab_update_mr_automation(
         &self,

@@ -99,7 +99,13 @@ impl Kandev {
 )]
 impl Kandev {
     #[tool(
-        description = "Ask the user up to four multiple-choice questions and wait for the answers."
+        description = "Ask the user up to four multiple-choice questions and wait for the answers.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn ask_user_question_kandev(
         &self,
@@ -119,7 +125,13 @@ impl Kandev {
 )]
 impl Kandev {
     #[tool(
-        description = "Ask this autopilot task's direct parent a blocking question; the parent answers with message_task_kandev."
+        description = "Ask this autopilot task's direct parent a blocking question; the parent answers with message_task_kandev.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn ask_parent_question_kandev(
         &self,
@@ -143,7 +155,15 @@ impl Kandev {
     capability = "task-title"
 )]
 impl Kandev {
-    #[tool(description = "Replace the bound task's placeholder title with a concise final one.")]
+    #[tool(
+        description = "Replace the bound task's placeholder title with a concise final one.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
     async fn set_task_title_kandev(&self, Parameters(set): Parameters<SetTitle>) -> ToolResult {
         let title = set.title.trim().to_owned();
         let mut board = self.store.begin()?;

@@ -243,7 +243,13 @@ fn plan_of<'a>(board: &'a mut Board, task_id: &str) -> Result<&'a mut Plan, BadF
 impl Kandev {
     #[tool(
         name = "create_task_plan_kandev",
-        description = "Save a new markdown plan for this task or another one; fails if it already has a plan."
+        description = "Save a new markdown plan for this task or another one; fails if it already has a plan.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn plan_create(&self, Parameters(args): Parameters<PlanWrite>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
@@ -273,7 +279,13 @@ impl Kandev {
 
     #[tool(
         name = "get_task_plan_kandev",
-        description = "Read a task's plan as it stands now, user edits included."
+        description = "Read a task's plan as it stands now, user edits included.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn plan_get(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
@@ -282,7 +294,13 @@ impl Kandev {
 
     #[tool(
         name = "update_task_plan_kandev",
-        description = "Replace the content, and optionally the title, of a task's existing plan."
+        description = "Replace the content, and optionally the title, of a task's existing plan.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn plan_update(&self, Parameters(args): Parameters<PlanWrite>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
@@ -302,7 +320,13 @@ impl Kandev {
 
     #[tool(
         name = "delete_task_plan_kandev",
-        description = "Remove a task's plan."
+        description = "Remove a task's plan.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn plan_delete(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
@@ -320,7 +344,13 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "show_rich_output_kandev",
-        description = "Render file previews, metric groups or charts natively in the Kandev UI."
+        description = "Render file previews, metric groups or charts natively in the Kandev UI.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn rich_output_show(&self, Parameters(args): Parameters<RichOutput>) -> ToolResult {
         let checked = non_empty("blocks", &args.blocks)
@@ -360,7 +390,13 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "show_walkthrough_kandev",
-        description = "Save an ordered, line-anchored code tour for a task, replacing the previous one."
+        description = "Save an ordered, line-anchored code tour for a task, replacing the previous one.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn walkthrough_show(&self, Parameters(args): Parameters<WalkthroughShow>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
@@ -398,7 +434,13 @@ impl Kandev {
 
     #[tool(
         name = "get_walkthrough_kandev",
-        description = "Read the code tour currently saved for a task."
+        description = "Read the code tour currently saved for a task.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn walkthrough_get(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
@@ -417,7 +459,13 @@ impl Kandev {
 
     #[tool(
         name = "delete_walkthrough_kandev",
-        description = "Remove the code tour saved for a task."
+        description = "Remove the code tour saved for a task.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn walkthrough_delete(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
@@ -440,7 +488,13 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "publish_review_findings_kandev",
-        description = "Publish review defects as inline comments anchored on the task's changed code."
+        description = "Publish review defects as inline comments anchored on the task's changed code.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn review_publish(&self, Parameters(args): Parameters<ReviewFindings>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
@@ -489,7 +543,13 @@ fn related(task: &Task, verbose: bool) -> Value {
 impl Kandev {
     #[tool(
         name = "list_related_tasks_kandev",
-        description = "List a task's parent, children, siblings, blockers and the tasks it blocks."
+        description = "List a task's parent, children, siblings, blockers and the tasks it blocks.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn related_tasks_list(&self, Parameters(args): Parameters<RelatedTasks>) -> ToolResult {
         let task_id = self.task_or_bound(args.task_id);
@@ -546,7 +606,13 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "add_branch_to_task_kandev",
-        description = "Attach a worktree on a branch of another repository to a task."
+        description = "Attach a worktree on a branch of another repository to a task.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn branch_sources_add_branch(
         &self,
@@ -606,7 +672,13 @@ impl Kandev {
 
     #[tool(
         name = "add_workspace_sources_kandev",
-        description = "Add repository or folder sources to an idle task's workspace."
+        description = "Add repository or folder sources to an idle task's workspace.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn branch_sources_add_workspace(
         &self,
@@ -631,7 +703,13 @@ impl Kandev {
 
     #[tool(
         name = "update_repository_base_branch_kandev",
-        description = "Change the branch a task's repository diff is compared against."
+        description = "Change the branch a task's repository diff is compared against.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn branch_sources_update_base(
         &self,
@@ -667,7 +745,13 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "step_complete_kandev",
-        description = "Mark the current workflow step's work as done, with a summary for what follows."
+        description = "Mark the current workflow step's work as done, with a summary for what follows.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn step_completion_complete(
         &self,
@@ -709,7 +793,13 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "get_diagnostic_bundle_kandev",
-        description = "Collect a size-bounded backend and/or frontend diagnostics ZIP into the workspace."
+        description = "Collect a size-bounded backend and/or frontend diagnostics ZIP into the workspace.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn diagnostics_bundle(
         &self,

@@ -153,16 +153,37 @@ fn every_command_is_documented_in_help() {
         "--control",
         "--control-token",
         "KANDEV_MCP_CONTROL_TOKEN",
+        "--policy",
+        "--deny",
     ] {
         assert!(serve.contains(flag), "{flag} missing from serve --help");
+    }
+    let tools = stdout(&["tools", "--help"]);
+    for flag in [
+        "--policy",
+        "--deny",
+        "--format",
+        "read-only",
+        "no-destructive",
+    ] {
+        assert!(tools.contains(flag), "{flag} missing from tools --help");
     }
 }
 
 /// Every command that prints, with arguments that make it print.
-const PRINTING: [&[&str]; 7] = [
+const PRINTING: [&[&str]; 8] = [
     &["matrix"],
     &["matrix", "--format", "json"],
     &["tools", "--mode", "task"],
+    &[
+        "tools",
+        "--mode",
+        "task",
+        "--policy",
+        "read-only",
+        "--format",
+        "json",
+    ],
     &["resolve", "--purpose", "task"],
     &[
         "explain",
@@ -271,5 +292,179 @@ fn a_control_token_that_could_never_authenticate_is_refused_at_start() {
             assert!(stderr.contains(problem), "{token:?}: {stderr}");
             assert!(!stderr.contains(secret), "the secret is echoed: {stderr}");
         }
+    }
+}
+
+/// `kandev-mcp tools ARGS --format json`, parsed: one entry per tool.
+fn tools_json(args: &[&str]) -> Vec<serde_json::Value> {
+    let mut all = vec!["tools"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "json"]);
+    serde_json::from_str(&stdout(&all)).expect("tools --format json prints a JSON array")
+}
+
+/// A hint of an entry of [`tools_json`].
+fn hint(tool: &serde_json::Value, name: &str) -> Option<bool> {
+    tool["annotations"][name].as_bool()
+}
+
+#[test]
+fn tools_json_gives_every_tool_its_annotations_as_mcp_sends_them() {
+    let tools = tools_json(&["--mode", "external"]);
+    let names: Vec<&str> = tools
+        .iter()
+        .map(|tool| tool["name"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(
+        names.join("\n") + "\n",
+        stdout(&["tools", "--mode", "external"]),
+        "the same tools, in the same order, as the text form"
+    );
+    for tool in &tools {
+        let fields: Vec<&String> = tool.as_object().unwrap().keys().collect();
+        assert_eq!(fields, ["annotations", "name"], "{tool}");
+        for name in [
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        ] {
+            assert!(hint(tool, name).is_some(), "{tool} has no {name}");
+        }
+    }
+}
+
+#[test]
+fn tools_under_read_only_lists_only_read_only_tools_and_fewer_of_them() {
+    let all = tools_json(&["--mode", "task"]);
+    let read_only = tools_json(&["--mode", "task", "--policy", "read-only"]);
+    assert!(!read_only.is_empty());
+    assert!(read_only.len() < all.len(), "{read_only:?}");
+    for tool in &read_only {
+        assert_eq!(hint(tool, "readOnlyHint"), Some(true), "{tool}");
+    }
+    // Exactly the read-only tools of the unrestricted profile.
+    let expected: Vec<&serde_json::Value> = all
+        .iter()
+        .filter(|tool| hint(tool, "readOnlyHint") == Some(true))
+        .collect();
+    assert_eq!(read_only.iter().collect::<Vec<_>>(), expected);
+}
+
+#[test]
+fn tools_under_no_destructive_lists_no_destructive_tool() {
+    let all = tools_json(&["--mode", "task"]);
+    let kept = tools_json(&["--mode", "task", "--policy", "no-destructive"]);
+    assert!(!kept.is_empty());
+    assert!(kept.len() < all.len());
+    for tool in &kept {
+        assert_ne!(hint(tool, "destructiveHint"), Some(true), "{tool}");
+    }
+    let removed: Vec<&serde_json::Value> = all.iter().filter(|tool| !kept.contains(tool)).collect();
+    assert!(
+        removed
+            .iter()
+            .all(|tool| hint(tool, "destructiveHint") == Some(true)),
+        "only destructive tools are removed: {removed:?}"
+    );
+    // Both policies, comma-separated or repeated: read-only tools are never
+    // destructive, so the read-only list.
+    let both = tools_json(&["--mode", "task", "--policy", "read-only,no-destructive"]);
+    let repeated = tools_json(&[
+        "--mode",
+        "task",
+        "--policy",
+        "no-destructive",
+        "--policy",
+        "read-only",
+    ]);
+    assert_eq!(both, repeated);
+    assert_eq!(
+        both,
+        tools_json(&["--mode", "task", "--policy", "read-only"])
+    );
+}
+
+#[test]
+fn deny_removes_named_tools_and_groups_on_top_of_the_profiles_own_policy() {
+    let names = stdout(&[
+        "tools",
+        "--mode",
+        "task",
+        "--deny",
+        "delete_task_kandev,plan",
+    ]);
+    let names: Vec<&str> = names.lines().collect();
+    for gone in [
+        "delete_task_kandev",
+        "create_task_plan_kandev",
+        "get_task_plan_kandev",
+    ] {
+        assert!(!names.contains(&gone), "{gone} is served");
+    }
+    assert!(names.contains(&"list_tasks_kandev"));
+
+    // --deny and --policy add to the profile's own restrictions.
+    let profile = r#"{"surface":"kanban-task","policy":{"deny":["review"]}}"#;
+    let restricted = stdout(&[
+        "tools",
+        "--profile",
+        profile,
+        "--deny",
+        "plan",
+        "--policy",
+        "no-destructive",
+    ]);
+    for gone in [
+        "publish_review_findings_kandev",
+        "get_task_plan_kandev",
+        "delete_task_kandev",
+    ] {
+        assert!(!restricted.contains(gone), "{gone} is served");
+    }
+    assert!(restricted.contains("list_tasks_kandev"));
+}
+
+#[test]
+fn bad_policy_and_deny_values_exit_2_naming_them() {
+    let policies = "expected one of: read-only, no-destructive";
+    let cases: [(&[&str], String); 6] = [
+        (
+            &["tools", "--mode", "task", "--policy", "readonly"],
+            format!("error: --policy: unknown policy `readonly`; {policies}\n"),
+        ),
+        (
+            &["tools", "--mode", "task", "--policy", "read-only,"],
+            format!("error: --policy: unknown policy ``; {policies}\n"),
+        ),
+        (
+            &["tools", "--mode", "task", "--deny", "delete_tsk_kandev"],
+            "error: --deny: unknown tool or tool group `delete_tsk_kandev`; did you mean `delete_task_kandev`?\n".into(),
+        ),
+        (
+            &["tools", "--mode", "task", "--deny", "plan,plan"],
+            "error: --deny: `plan` is listed twice\n".into(),
+        ),
+        // `serve` refuses before it serves anything.
+        (
+            &["serve", "--policy", "write-only"],
+            format!("error: --policy: unknown policy `write-only`; {policies}\n"),
+        ),
+        (
+            &["serve", "--mode", "office", "--deny", "plann"],
+            "error: --deny: unknown tool or tool group `plann`; did you mean `plan`?\n".into(),
+        ),
+    ];
+    for (args, expected) in cases {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_kandev-mcp"));
+        command.args(args);
+        let output = exit_within(command, Duration::from_secs(20));
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            expected,
+            "{args:?}"
+        );
+        assert!(output.stdout.is_empty(), "{args:?}");
     }
 }

@@ -29,6 +29,8 @@ const PROFILE: &str = "/api/v1/mcp/profile";
 const MODE: &str = "/api/v1/mcp/mode";
 const PROVIDERS: &str = "/api/v1/mcp/providers";
 const PLUGINS: &str = "/api/v1/mcp/plugin-tools";
+const POLICY: &str = "/api/v1/mcp/policy";
+const KILL_SWITCH: &str = "/api/v1/mcp/kill-switch";
 
 /// A body for each PUT route that would change the tool set if accepted.
 fn changing_body(path: &str) -> String {
@@ -36,6 +38,8 @@ fn changing_body(path: &str) -> String {
         PROFILE => r#"{"surface":"office-task"}"#,
         MODE => r#"{"mode":"office"}"#,
         PROVIDERS => r#"{"mcp_providers":["github"]}"#,
+        POLICY => r#"{"read_only":true}"#,
+        KILL_SWITCH => r#"{"deny":["kanban-task"]}"#,
         PLUGINS => {
             r#"{"generation":"g","revision":1,"tools":[{"plugin_id":"acme","local_name":"echo",
             "exposed_name":"kandev_acme_echo","description":"Echo","surfaces":["kanban-task"]}]}"#
@@ -79,6 +83,10 @@ async fn the_control_api_refuses_hostile_requests_and_changes_nothing() {
         (Method::PUT, PROVIDERS),
         (Method::GET, PLUGINS),
         (Method::PUT, PLUGINS),
+        (Method::GET, POLICY),
+        (Method::PUT, POLICY),
+        (Method::GET, KILL_SWITCH),
+        (Method::PUT, KILL_SWITCH),
     ]
     .into_iter()
     .map(|(method, path)| {
@@ -95,7 +103,7 @@ async fn the_control_api_refuses_hostile_requests_and_changes_nothing() {
     let limit = kandev_mcp::control::MAX_BODY_BYTES;
     assert_eq!(limit, 64 * 1024);
     let head = r#"{"surface":"office-task","pad":""#;
-    for path in [PROFILE, MODE, PROVIDERS] {
+    for path in [PROFILE, MODE, PROVIDERS, POLICY, KILL_SWITCH] {
         refused += raw::refuse_oversize(&server, &Method::PUT, path, head, limit).await;
     }
     refused += raw::refuse_oversize(&server, &Method::PUT, PLUGINS, head, 1024 * 1024).await;
@@ -238,6 +246,63 @@ async fn the_control_api_refuses_hostile_requests_and_changes_nothing() {
             br#"{"mcp_providers":["github"],"x":1}"#,
             "unknown field `x`",
         ),
+        (POLICY, b"", "EOF while parsing"),
+        (POLICY, b"null", "invalid type: null"),
+        (POLICY, br#"[true]"#, "expected a JSON object"),
+        (POLICY, br#"{"read_only":true,"x":1}"#, "unknown field `x`"),
+        (
+            POLICY,
+            br#"{"Read_Only":true}"#,
+            "unknown field `Read_Only`",
+        ),
+        (
+            POLICY,
+            br#"{"read_only":true,"read_only":false}"#,
+            "duplicate field `read_only`",
+        ),
+        (POLICY, br#"{"read_only":1}"#, "expected a boolean"),
+        (
+            POLICY,
+            br#"{"deny":["delete_task_kandevv"]}"#,
+            "unknown tool or tool group `delete_task_kandevv`; did you mean `delete_task_kandev`?",
+        ),
+        (
+            POLICY,
+            br#"{"deny":["Delete_Task_Kandev"]}"#,
+            "unknown tool or tool group `Delete_Task_Kandev`",
+        ),
+        (POLICY, br#"{"deny":[""]}"#, "unknown tool or tool group ``"),
+        (
+            POLICY,
+            br#"{"deny":["plan","plan"]}"#,
+            "`plan` is listed twice",
+        ),
+        (POLICY, br#"{"deny":"plan"}"#, "invalid type: string"),
+        (POLICY, br#"{"deny":[null]}"#, "invalid type: null"),
+        (KILL_SWITCH, b"{}", "missing field `deny`"),
+        (KILL_SWITCH, br#"["plan"]"#, "expected a JSON object"),
+        (KILL_SWITCH, br#"{"deny":[],"x":1}"#, "unknown field `x`"),
+        (
+            KILL_SWITCH,
+            br#"{"deny":[],"deny":["plan"]}"#,
+            "duplicate field `deny`",
+        ),
+        (
+            KILL_SWITCH,
+            br#"{"deny":["kanban_task"]}"#,
+            "unknown tool or tool group `kanban_task`; did you mean `kanban-task`?",
+        ),
+        (
+            KILL_SWITCH,
+            br#"{"deny":["plan","plan"]}"#,
+            "`plan` is listed twice",
+        ),
+        (
+            KILL_SWITCH,
+            br#"{"deny":{"plan":true}}"#,
+            "invalid type: map",
+        ),
+        (KILL_SWITCH, br#"{"deny":null}"#, "invalid type: null"),
     ];
     for (path, body, expected) in bodies {
         let response = http
@@ -267,7 +332,7 @@ async fn the_control_api_refuses_hostile_requests_and_changes_nothing() {
 
     // Wrong methods: 405, with or without the token (routing comes first).
     let mut wrong_methods = Vec::new();
-    for path in [PROFILE, MODE, PROVIDERS] {
+    for path in [PROFILE, MODE, PROVIDERS, POLICY, KILL_SWITCH] {
         for method in ["POST", "DELETE", "PATCH", "OPTIONS", "TRACE"] {
             wrong_methods.push((Method::from_bytes(method.as_bytes()).unwrap(), path));
         }
@@ -302,6 +367,9 @@ async fn the_control_api_refuses_hostile_requests_and_changes_nothing() {
         "/api/v1/mcp/Profile",
         "/API/V1/MCP/PROFILE",
         "/api/v1/mcp/profiles",
+        "/api/v1/mcp/policy/",
+        "/api/v1/mcp/kill_switch",
+        "/api/v1/mcp/killswitch",
         "/api/v1/mcp//profile",
         "/api/v1/mcp/%70rofile",
         "/api/v2/mcp/profile",

@@ -180,3 +180,28 @@ fn bad_live_changes_are_errors_and_change_nothing() {
     );
     assert_eq!(controller.current().context(), &child());
 }
+
+#[test]
+fn a_mode_or_provider_change_keeps_the_policy() {
+    let policy = mcp_profiles::Policy::<Kandev>::none()
+        .with_no_destructive(true)
+        .with_deny(mcp_profiles::DenyList::new(["plan"]).unwrap());
+    let restricted = Context::new(Surface::KanbanTask).with_policy(policy);
+    for mode in legacy::mode_names() {
+        let switched = legacy::apply_mode(&restricted, mode, false).unwrap();
+        assert_eq!(switched.policy(), policy, "{mode}");
+    }
+    let attached = legacy::apply_providers(&restricted, ["github"]).unwrap();
+    assert_eq!(attached.policy(), policy);
+
+    // Live: the controller's profile keeps it through set_mode.
+    let controller = ProfileController::new(restricted);
+    legacy::set_mode(&controller, "office", false).unwrap();
+    let current = controller.current();
+    assert_eq!(current.context().policy(), policy);
+    assert!(!current.contains("get_task_plan_kandev"), "plan is denied");
+    assert!(
+        !current.contains("write_task_document_kandev"),
+        "destructive"
+    );
+}

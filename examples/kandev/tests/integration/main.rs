@@ -9,6 +9,7 @@ mod busy_board;
 mod catalog;
 mod cli;
 mod control;
+mod control_policy;
 mod fuzz_corpus;
 mod gateway;
 mod gateway_hostile;

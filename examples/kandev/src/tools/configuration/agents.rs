@@ -269,7 +269,13 @@ fn update_mcp_config(board: &mut Board, args: UpdateMcpConfig) -> Result<Value, 
 impl Kandev {
     #[tool(
         name = "list_agents_kandev",
-        description = "List the configured agents, each with its profiles."
+        description = "List the configured agents, each with its profiles.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_list_agents(&self) -> ToolResult {
         ok(self.list_agents())
@@ -277,7 +283,13 @@ impl Kandev {
 
     #[tool(
         name = "update_agent_kandev",
-        description = "Set whether an agent supports MCP and where it reads its MCP config."
+        description = "Set whether an agent supports MCP and where it reads its MCP config.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_update_agent(&self, Parameters(args): Parameters<UpdateAgent>) -> ToolResult {
         self.on_board(|board| update_agent(board, args))
@@ -285,7 +297,13 @@ impl Kandev {
 
     #[tool(
         name = "create_agent_profile_kandev",
-        description = "Add a profile with a model to an agent."
+        description = "Add a profile with a model to an agent.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn config_create_agent_profile(
         &self,
@@ -296,7 +314,13 @@ impl Kandev {
 
     #[tool(
         name = "delete_agent_profile_kandev",
-        description = "Delete an agent profile; refused while a running session uses it."
+        description = "Delete an agent profile; refused while a running session uses it.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_delete_agent_profile(
         &self,
@@ -310,7 +334,13 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "list_agent_profiles_kandev",
-        description = "List one agent's profiles."
+        description = "List one agent's profiles.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_list_agent_profiles(
         &self,
@@ -321,7 +351,13 @@ impl Kandev {
 
     #[tool(
         name = "update_agent_profile_kandev",
-        description = "Change an agent profile's name, model or auto-approve setting."
+        description = "Change an agent profile's name, model or auto-approve setting.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_update_agent_profile(
         &self,
@@ -332,7 +368,13 @@ impl Kandev {
 
     #[tool(
         name = "get_mcp_config_kandev",
-        description = "Show an agent profile's MCP setup: whether it is on and which servers it has."
+        description = "Show an agent profile's MCP setup: whether it is on and which servers it has.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_get_mcp_config(
         &self,
@@ -343,7 +385,13 @@ impl Kandev {
 
     #[tool(
         name = "update_mcp_config_kandev",
-        description = "Turn MCP on or off for an agent profile and replace its server map."
+        description = "Turn MCP on or off for an agent profile and replace its server map.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_update_mcp_config(
         &self,

@@ -186,7 +186,13 @@ fn delete_executor_profile(
 impl Kandev {
     #[tool(
         name = "list_executors_kandev",
-        description = "List the configured executors."
+        description = "List the configured executors.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_list_executors(&self) -> ToolResult {
         ok(list_executors(&self.store.lock()))
@@ -194,7 +200,13 @@ impl Kandev {
 
     #[tool(
         name = "list_executor_profiles_kandev",
-        description = "List one executor's profiles."
+        description = "List one executor's profiles.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_list_executor_profiles(
         &self,
@@ -205,7 +217,13 @@ impl Kandev {
 
     #[tool(
         name = "create_executor_profile_kandev",
-        description = "Add a profile to an executor, with MCP policy, settings and prepare/cleanup scripts."
+        description = "Add a profile to an executor, with MCP policy, settings and prepare/cleanup scripts.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn config_create_executor_profile(
         &self,
@@ -216,7 +234,13 @@ impl Kandev {
 
     #[tool(
         name = "update_executor_profile_kandev",
-        description = "Change an executor profile's name, MCP policy, settings or scripts."
+        description = "Change an executor profile's name, MCP policy, settings or scripts.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_update_executor_profile(
         &self,
@@ -227,7 +251,13 @@ impl Kandev {
 
     #[tool(
         name = "delete_executor_profile_kandev",
-        description = "Delete an executor profile."
+        description = "Delete an executor profile.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_delete_executor_profile(
         &self,

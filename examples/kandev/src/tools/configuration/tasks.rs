@@ -47,7 +47,13 @@ fn update_task_state(board: &mut Board, args: UpdateTaskState) -> Result<Value, 
 impl Kandev {
     #[tool(
         name = "list_tasks_kandev",
-        description = "List a workflow's active tasks with any linked pull request."
+        description = "List a workflow's active tasks with any linked pull request.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_list_tasks(&self, Parameters(args): Parameters<WorkflowRef>) -> ToolResult {
         respond(self.list_tasks(args))
@@ -55,7 +61,13 @@ impl Kandev {
 
     #[tool(
         name = "move_task_kandev",
-        description = "Move a task to a step of a workflow, optionally with a hand-off prompt."
+        description = "Move a task to a step of a workflow, optionally with a hand-off prompt.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_move_task(&self, Parameters(args): Parameters<MoveTask>) -> ToolResult {
         self.on_board(|board| self.move_task(board, args))
@@ -63,7 +75,13 @@ impl Kandev {
 
     #[tool(
         name = "delete_task_kandev",
-        description = "Permanently delete a task."
+        description = "Permanently delete a task.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_delete_task(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
         self.on_board(|board| self.delete_task(board, args))
@@ -71,7 +89,13 @@ impl Kandev {
 
     #[tool(
         name = "archive_task_kandev",
-        description = "Archive a task: it leaves the boards but its record is kept."
+        description = "Archive a task: it leaves the boards but its record is kept.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_archive_task(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
         self.on_board(|board| self.archive_task(board, args))
@@ -79,7 +103,13 @@ impl Kandev {
 
     #[tool(
         name = "update_task_state_kandev",
-        description = "Set a task's lifecycle state."
+        description = "Set a task's lifecycle state.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_update_task_state(
         &self,
@@ -90,7 +120,13 @@ impl Kandev {
 
     #[tool(
         name = "get_task_conversation_kandev",
-        description = "Read a page of messages from one of a task's sessions."
+        description = "Read a page of messages from one of a task's sessions.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_get_task_conversation(
         &self,
@@ -101,7 +137,13 @@ impl Kandev {
 
     #[tool(
         name = "list_task_sessions_kandev",
-        description = "List a task's sessions with their IDs, most recent first."
+        description = "List a task's sessions with their IDs, most recent first.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_list_task_sessions(&self, Parameters(args): Parameters<TaskRef>) -> ToolResult {
         respond(self.list_task_sessions(args))

@@ -790,7 +790,13 @@ fn reorder_workflow_steps(
 impl Kandev {
     #[tool(
         name = "list_workspaces_kandev",
-        description = "List all workspaces with their IDs."
+        description = "List all workspaces with their IDs.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_list_workspaces(&self) -> ToolResult {
         ok(self.list_workspaces())
@@ -798,7 +804,13 @@ impl Kandev {
 
     #[tool(
         name = "list_workflows_kandev",
-        description = "List the workflows of a workspace."
+        description = "List the workflows of a workspace.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_list_workflows(
         &self,
@@ -809,7 +821,13 @@ impl Kandev {
 
     #[tool(
         name = "list_repositories_kandev",
-        description = "List a workspace's repositories and their default branches."
+        description = "List a workspace's repositories and their default branches.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_list_repositories(
         &self,
@@ -820,7 +838,13 @@ impl Kandev {
 
     #[tool(
         name = "create_workflow_kandev",
-        description = "Create a workflow in a workspace under a new name."
+        description = "Create a workflow in a workspace under a new name.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_create_workflow(
         &self,
@@ -831,7 +855,13 @@ impl Kandev {
 
     #[tool(
         name = "update_workflow_kandev",
-        description = "Change a workflow's name or description."
+        description = "Change a workflow's name or description.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_update_workflow(
         &self,
@@ -842,7 +872,13 @@ impl Kandev {
 
     #[tool(
         name = "delete_workflow_kandev",
-        description = "Permanently delete an empty workflow and all of its steps."
+        description = "Permanently delete an empty workflow and all of its steps.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_delete_workflow(
         &self,
@@ -853,7 +889,13 @@ impl Kandev {
 
     #[tool(
         name = "import_workflow_kandev",
-        description = "Create workflows in a workspace from an exported JSON document; names that already exist are skipped."
+        description = "Create workflows in a workspace from an exported JSON document; names that already exist are skipped.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_import_workflow(
         &self,
@@ -864,7 +906,13 @@ impl Kandev {
 
     #[tool(
         name = "export_workflow_kandev",
-        description = "Export a workflow and its steps as an ID-free JSON document that import_workflow_kandev accepts."
+        description = "Export a workflow and its steps as an ID-free JSON document that import_workflow_kandev accepts.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_export_workflow(
         &self,
@@ -875,7 +923,13 @@ impl Kandev {
 
     #[tool(
         name = "list_workflow_steps_kandev",
-        description = "List a workflow's steps (board columns) in order."
+        description = "List a workflow's steps (board columns) in order.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_list_workflow_steps(
         &self,
@@ -886,7 +940,13 @@ impl Kandev {
 
     #[tool(
         name = "create_workflow_step_kandev",
-        description = "Add a column to a workflow, optionally at a position and with behaviour settings."
+        description = "Add a column to a workflow, optionally at a position and with behaviour settings.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
     async fn config_create_workflow_step(
         &self,
@@ -897,7 +957,13 @@ impl Kandev {
 
     #[tool(
         name = "update_workflow_step_kandev",
-        description = "Change a workflow step's name or behaviour settings."
+        description = "Change a workflow step's name or behaviour settings.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_update_workflow_step(
         &self,
@@ -908,7 +974,13 @@ impl Kandev {
 
     #[tool(
         name = "delete_workflow_step_kandev",
-        description = "Permanently delete a workflow step that holds no tasks."
+        description = "Permanently delete a workflow step that holds no tasks.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_delete_workflow_step(
         &self,
@@ -919,7 +991,13 @@ impl Kandev {
 
     #[tool(
         name = "reorder_workflow_steps_kandev",
-        description = "Reorder a workflow's columns; list every one of its step IDs exactly once."
+        description = "Reorder a workflow's columns; list every one of its step IDs exactly once.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn config_reorder_workflow_steps(
         &self,

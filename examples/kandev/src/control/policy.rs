@@ -1,0 +1,92 @@
+//! The policy and kill-switch routes: the backend's restrictions on the
+//! served profile, and the operator's deny list over it.
+//!
+//! | route | body | answer |
+//! |---|---|---|
+//! | `GET /api/v1/mcp/policy` | — | `{"policy": {"read_only", "no_destructive", "deny"}}` |
+//! | `PUT /api/v1/mcp/policy` | `{"read_only": bool, "no_destructive": bool, "deny": [names]}` | `{"policy", "profile", "tools", "changed"}` |
+//! | `GET /api/v1/mcp/kill-switch` | — | `{"deny": [names]}` |
+//! | `PUT /api/v1/mcp/kill-switch` | `{"deny": [names]}` | `{"deny", "profile", "tools", "changed", "notified_sessions"}` |
+//!
+//! `PUT /api/v1/mcp/policy` puts the whole policy (an omitted field is off
+//! or empty) on the current profile, its surface, capabilities and
+//! providers kept, in one replacement. `PUT /api/v1/mcp/kill-switch` sets
+//! the operator's list through the controller's
+//! [`KillSwitch`](mcp_profiles::KillSwitch). Names are tool or tool group
+//! names. Either way each session whose tool list changed is sent one
+//! `tools/list_changed`, and none is sent when it did not; a call of a
+//! removed tool is refused with -32602.
+//!
+//! Decoding is strict: an unknown field, an unknown name (with the closest
+//! declared one) or a name given twice is a 400 naming it, and nothing
+//! changes. A later mode switch, provider change or stored-task re-resolve
+//! keeps the policy; only `PUT /api/v1/mcp/profile`, which replaces the
+//! whole context, sets it anew (from its `"policy"` field).
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use mcp_profiles::{DenyList, Policy};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{Control, Refusal, answer_body, decode};
+use crate::server::Kandev;
+
+/// The policy with every field written out, unlike its own JSON form
+/// (which leaves out what does not restrict).
+fn policy_json(policy: Policy<Kandev>) -> Value {
+    json!({
+        "read_only": policy.read_only(),
+        "no_destructive": policy.no_destructive(),
+        "deny": policy.deny(),
+    })
+}
+
+pub(super) async fn get_policy(State(control): State<Control>) -> Response {
+    let policy = control.controller.current().context().policy();
+    Json(json!({ "policy": policy_json(policy) })).into_response()
+}
+
+pub(super) async fn put_policy(
+    State(control): State<Control>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Refusal> {
+    let policy: Policy<Kandev> = decode(&headers, body)?;
+    let controller = &control.controller;
+    let Ok(change) =
+        controller.update(|current| Ok::<_, std::convert::Infallible>(current.with_policy(policy)));
+    let mut body = answer_body(controller, &change.new, Some(change.changed()));
+    body["policy"] = policy_json(policy);
+    Ok(Json(body).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KillSwitchBody {
+    deny: DenyList<Kandev>,
+}
+
+pub(super) async fn get_kill_switch(State(control): State<Control>) -> Response {
+    let killed = control.controller.kill_switch().killed();
+    Json(json!({ "deny": killed })).into_response()
+}
+
+pub(super) async fn put_kill_switch(
+    State(control): State<Control>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Refusal> {
+    let KillSwitchBody { deny } = decode(&headers, body)?;
+    let controller = &control.controller;
+    let change = controller.kill_switch().set(deny);
+    let changed = !change.replacements.is_empty();
+    let mut body = answer_body(controller, &controller.current(), Some(changed));
+    body["deny"] = json!(change.killed);
+    body["notified_sessions"] = json!(change.notified_sessions());
+    Ok(Json(body).into_response())
+}
