@@ -70,10 +70,8 @@ impl UriTemplate {
             if name.contains('{') {
                 return Err(TemplateError::Unbalanced);
             }
-            let simple = !name.is_empty()
-                && name
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            let simple =
+                !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
             if !simple {
                 return Err(TemplateError::BadVariable(name.to_owned()));
             }

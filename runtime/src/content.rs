@@ -175,7 +175,8 @@ impl<R: Item> ContentGroups<R> {
                         continue;
                     }
                     let (first, second) = (&self.groups[a], &self.groups[b]);
-                    if let Some(witness) = shape.joint_witness(&first.entry.rule, &second.entry.rule)
+                    if let Some(witness) =
+                        shape.joint_witness(&first.entry.rule, &second.entry.rule)
                     {
                         errors.push(R::collision(
                             key.to_owned(),
@@ -223,9 +224,11 @@ impl<R: Item> ContentGroups<R> {
             let routes = (group.entry.routes)();
             let keys: Vec<&str> = routes.iter().map(R::key).collect();
             assert_eq!(
-                keys, group.entry.items,
+                keys,
+                group.entry.items,
                 "the routes of {} group `{}` do not match its declared items",
-                R::KIND, group.name
+                R::KIND,
+                group.name
             );
             routes
         })

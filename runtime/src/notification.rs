@@ -234,7 +234,11 @@ impl Sessions {
             since.map(|since| {
                 Kinds::EACH.map(|kind| {
                     let owed = kinds.contains(kind);
-                    if owed { live.changes_after(since, kind) } else { 0 }
+                    if owed {
+                        live.changes_after(since, kind)
+                    } else {
+                        0
+                    }
                 })
             })
         };
@@ -311,8 +315,7 @@ impl Sessions {
     /// Whether `queue` has something to send and no delivery: then this
     /// caller owns starting one.
     fn claim(&self, queue: &Queue) -> bool {
-        let sendable =
-            Queue::flag(&queue.ready) && !Queue::flag(&queue.closed) && queue.owed();
+        let sendable = Queue::flag(&queue.ready) && !Queue::flag(&queue.closed) && queue.owed();
         sendable && !queue.draining.swap(true, Ordering::SeqCst)
     }
 

@@ -349,8 +349,7 @@ impl<S: Vocabulary> Registry<S> {
             }
         }
         let describe = |why| self.describe(why);
-        self.prompts
-            .verify::<S>(&self.shape, describe, &mut errors);
+        self.prompts.verify::<S>(&self.shape, describe, &mut errors);
         self.resources
             .verify::<S>(&self.shape, describe, &mut errors);
         Errors::check(errors)

@@ -188,7 +188,10 @@ fn requested_kinds(filter: &SubscriptionFilter) -> Kinds {
     Kinds::NONE
         .with(Kinds::TOOLS, filter.tools_list_changed == Some(true))
         .with(Kinds::PROMPTS, filter.prompts_list_changed == Some(true))
-        .with(Kinds::RESOURCES, filter.resources_list_changed == Some(true))
+        .with(
+            Kinds::RESOURCES,
+            filter.resources_list_changed == Some(true),
+        )
 }
 
 /// The error for a tool outside the current profile.

@@ -23,7 +23,10 @@ pub(crate) fn expand(
         .map(|prompt| LitStr::new(&prompt.name, prompt.name_span));
     let methods = prompts.iter().map(|prompt| &prompt.method);
     let has_vocabulary = has_vocabulary(self_ty);
+    // rmcp's #[prompt] adds an undocumented `pub fn <method>_prompt_attr()`
+    // to the block, which `missing_docs` would flag on the user's crate.
     quote! {
+        #[allow(missing_docs)]
         #item
 
         #has_vocabulary

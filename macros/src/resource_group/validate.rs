@@ -80,15 +80,24 @@ fn resource(marker: ResourceFn, errors: &mut Errors) -> Option<ResourceSpec> {
         let literal = match value {
             Some(Value::Str(literal)) => literal,
             Some(Value::List { span, .. }) => {
-                errors.at(span, format!("`{key_name}` takes one string: `{key_name} = \"...\"`"));
+                errors.at(
+                    span,
+                    format!("`{key_name}` takes one string: `{key_name} = \"...\"`"),
+                );
                 continue;
             }
             Some(Value::Other(expr)) => {
-                errors.spanned(expr, format!("`{key_name}` takes a string: `{key_name} = \"...\"`"));
+                errors.spanned(
+                    expr,
+                    format!("`{key_name}` takes a string: `{key_name} = \"...\"`"),
+                );
                 continue;
             }
             None => {
-                errors.spanned(&key, format!("`{key_name}` needs a value: `{key_name} = \"...\"`"));
+                errors.spanned(
+                    &key,
+                    format!("`{key_name}` needs a value: `{key_name} = \"...\"`"),
+                );
                 continue;
             }
         };

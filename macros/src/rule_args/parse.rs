@@ -62,4 +62,3 @@ pub(crate) fn args(attr: TokenStream) -> syn::Result<Vec<Arg>> {
     let args = Punctuated::<Arg, Token![,]>::parse_terminated.parse2(attr)?;
     Ok(args.into_iter().collect())
 }
-

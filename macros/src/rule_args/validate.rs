@@ -327,4 +327,3 @@ fn list(key: &syn::Ident, value: Value, errors: &mut Errors) -> Vec<LitStr> {
         }
     }
 }
-
