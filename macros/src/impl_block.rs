@@ -32,11 +32,13 @@ pub(crate) struct Keyed<'a> {
     pub method: &'a Ident,
 }
 
-/// Checks the impl block: inherent, concrete, with uniquely keyed items.
+/// Checks the impl block: inherent, concrete, with at least one of its
+/// `marked` methods and uniquely keyed items (those whose marker is valid).
 /// Returns the self type's path when the block is usable.
 pub(crate) fn check<'a>(
     item: &'a ItemImpl,
     marker: &Marker,
+    marked: usize,
     items: &[Keyed<'_>],
     errors: &mut Errors,
 ) -> Option<&'a TypePath> {
@@ -70,7 +72,7 @@ pub(crate) fn check<'a>(
             None
         }
     };
-    if items.is_empty() {
+    if marked == 0 {
         errors.spanned(
             &item.self_ty,
             format!(

@@ -31,7 +31,7 @@ pub(crate) fn item<'a>(
             method: &prompt.method,
         })
         .collect();
-    check(item, &MARKER, &keyed, errors)
+    check(item, &MARKER, keyed.len(), &keyed, errors)
 }
 
 /// An impl block that is both a prompt group and an rmcp `#[prompt_router]`:

@@ -40,8 +40,9 @@ pub(crate) fn resource_group(attr: TokenStream, item: TokenStream) -> TokenStrea
     };
     let spec = rule_args::spec(attr, &ATTRIBUTE, &mut errors);
     let markers = parse::resource_fns(&item_impl);
+    let marked = markers.len();
     let resources = validate::resources(markers, &mut errors);
-    let self_path = validate::item(&item_impl, &resources, &mut errors).cloned();
+    let self_path = validate::item(&item_impl, marked, &resources, &mut errors).cloned();
     // The markers are ours alone: the item keeps none of them.
     parse::strip_resource_attrs(&mut item_impl);
     match self_path {

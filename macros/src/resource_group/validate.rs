@@ -66,6 +66,7 @@ fn resource(marker: ResourceFn, errors: &mut Errors) -> Option<ResourceSpec> {
         let key_name = key.to_string();
         if !KEYS.contains(&key_name.as_str()) {
             let hint = closest(&key_name, KEYS)
+                .or_else(|| KEYS.into_iter().find(|key| key.starts_with(&key_name)))
                 .map(|key| format!("did you mean `{key}`? "))
                 .unwrap_or_default();
             errors.spanned(
@@ -171,9 +172,11 @@ fn resource(marker: ResourceFn, errors: &mut Errors) -> Option<ResourceSpec> {
     })
 }
 
-/// Checks the impl block: inherent, concrete, with unique URIs.
+/// Checks the impl block: inherent, concrete, with `marked` methods and
+/// unique URIs among the valid `resources`.
 pub(crate) fn item<'a>(
     item: &'a ItemImpl,
+    marked: usize,
     resources: &[ResourceSpec],
     errors: &mut Errors,
 ) -> Option<&'a TypePath> {
@@ -187,5 +190,5 @@ pub(crate) fn item<'a>(
             method: &resource.method,
         })
         .collect();
-    check(item, &MARKER, &keyed, errors)
+    check(item, &MARKER, marked, &keyed, errors)
 }

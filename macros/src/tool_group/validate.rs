@@ -50,7 +50,7 @@ pub(crate) fn item<'a>(
             method: &tool.method,
         })
         .collect();
-    check(item, &MARKER, &keyed, errors)
+    check(item, &MARKER, keyed.len(), &keyed, errors)
 }
 
 /// An impl block that is both a tool group and an rmcp `#[tool_router]`: the
