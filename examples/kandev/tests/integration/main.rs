@@ -8,6 +8,7 @@ mod common;
 mod busy_board;
 mod catalog;
 mod cli;
+mod content;
 mod control;
 mod fuzz_corpus;
 mod gateway;
