@@ -331,6 +331,23 @@ impl<S: Vocabulary> ProfileController<S> {
         self.cell.current().profile.clone()
     }
 
+    /// The prompts sessions list now (of `#[prompt_group]`s the profile
+    /// enables), sorted by name.
+    pub fn prompts(&self) -> Vec<rmcp::model::Prompt> {
+        self.cell.current().content.prompts.listed.clone()
+    }
+
+    /// The fixed resources sessions list now (of `#[resource_group]`s the
+    /// profile enables), sorted by URI.
+    pub fn resources(&self) -> Vec<rmcp::model::Resource> {
+        self.cell.current().content.resources.listed.0.clone()
+    }
+
+    /// The resource templates sessions list now, sorted by template.
+    pub fn resource_templates(&self) -> Vec<rmcp::model::ResourceTemplate> {
+        self.cell.current().content.resources.listed.1.clone()
+    }
+
     /// The registry profiles are assembled from.
     pub fn registry(&self) -> &'static Registry<S> {
         self.cell.serving.registry()

@@ -96,6 +96,11 @@ async fn prompts_follow_the_profile_with_one_notification_per_change() {
         prompt_names(&session).await,
         ["lend_book", "summarise_book"]
     );
+    // The controller sees what its sessions list.
+    let listed: Vec<_> = controller.prompts().into_iter().map(|p| p.name).collect();
+    assert_eq!(listed, ["lend_book", "summarise_book"]);
+    assert_eq!(controller.resources().len(), 1);
+    assert_eq!(controller.resource_templates().len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
