@@ -56,8 +56,10 @@ use proc_macro::TokenStream;
 /// In the declaring crate's `cargo test`, the macro also adds a test,
 /// `tool_groups_of_<server>_are_valid`, that runs the registry's run-time
 /// checks (unique group names, no tool exposed twice in one context, every
-/// group reachable) over every group linked into that test binary, so a
-/// broken registry fails the tests rather than only panicking at first use.
+/// group reachable; the same for prompt and resource groups, with prompt
+/// names and resource URIs) over every group linked into that test binary,
+/// so a broken registry fails the tests rather than only panicking at first
+/// use.
 ///
 /// `#[require_annotations]` before `server` requires annotations in every
 /// group of the server, as if each group said `require_annotations` (see
