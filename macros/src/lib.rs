@@ -207,6 +207,9 @@ pub fn __register_tool_group(input: TokenStream) -> TokenStream {
 /// name twice, and no rmcp `#[prompt_router]` on it (the profile serves the
 /// prompts; remove it, and `#[prompt_handler]`). At run time, two prompt
 /// groups some context enables together may not share a prompt name.
+///
+/// rmcp's `#[prompt]` adds an undocumented `pub fn <method>_prompt_attr()`
+/// to the block, so the block is emitted with `#[allow(missing_docs)]`.
 #[proc_macro_attribute]
 pub fn prompt_group(attr: TokenStream, item: TokenStream) -> TokenStream {
     prompt_group::prompt_group(attr.into(), item.into()).into()

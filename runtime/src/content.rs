@@ -76,6 +76,15 @@ pub(crate) struct View<R: Item> {
 }
 
 impl<R: Item> View<R> {
+    /// A view of `routes`, sorted here, as a set of enabled groups makes it.
+    pub(crate) fn of(mut routes: Vec<R>) -> Self {
+        routes.sort_by(|a, b| a.key().cmp(b.key()));
+        View {
+            listed: R::listed(&routes),
+            routes: routes.into_boxed_slice(),
+        }
+    }
+
     /// The visible route keyed `key`.
     pub fn get(&self, key: &str) -> Option<&R> {
         self.routes
@@ -205,15 +214,11 @@ impl<R: Item> ContentGroups<R> {
         if let Some(view) = views.get(&enabled) {
             return view;
         }
-        let mut routes: Vec<R> = enabled
+        let routes: Vec<R> = enabled
             .iter()
             .flat_map(|index| self.routes(index).iter().cloned())
             .collect();
-        routes.sort_by(|a, b| a.key().cmp(b.key()));
-        let view: &'static View<R> = Box::leak(Box::new(View {
-            listed: R::listed(&routes),
-            routes: routes.into_boxed_slice(),
-        }));
+        let view: &'static View<R> = Box::leak(Box::new(View::of(routes)));
         views.insert(enabled, view);
         view
     }

@@ -187,3 +187,35 @@ pub(crate) async fn read<S: Send + Sync + 'static>(
         None => Err(not_found(&uri)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Reader;
+
+    fn read<'a>(_: &'a Reader, _: String, _: RequestContext<RoleServer>) -> ReadFuture<'a> {
+        Box::pin(async { Ok(ReadResourceResult::new(vec![])) })
+    }
+
+    fn key(route: Option<&ResourceRoute<Reader>>) -> Option<&str> {
+        route.map(|route| route.def.key())
+    }
+
+    #[test]
+    fn a_fixed_uri_wins_and_templates_match_in_uri_order() {
+        let view = View::of(vec![
+            ResourceRoute::new(ResourceDef::template("x://b/{n}", "b"), read),
+            ResourceRoute::new(ResourceDef::fixed("x://b/1", "one"), read),
+            ResourceRoute::new(ResourceDef::template("x://{kind}/1", "any"), read),
+        ]);
+        assert_eq!(key(find(&view, "x://b/1")), Some("x://b/1"));
+        assert_eq!(key(find(&view, "x://b/2")), Some("x://b/{n}"));
+        assert_eq!(key(find(&view, "x://c/1")), Some("x://{kind}/1"));
+        assert_eq!(key(find(&view, "x://c/2")), None);
+        assert_eq!(key(find(&view, "x://b/{n}/more")), None);
+        let (fixed, templates) = &view.listed;
+        assert_eq!(fixed.len(), 1);
+        assert_eq!(templates.len(), 2);
+    }
+}
