@@ -8,9 +8,13 @@
 //! macro's error and not a cascade of unresolved names.
 
 mod errors;
+mod impl_block;
 mod names;
+mod prompt_group;
 mod register;
-mod tool_group;
+mod resource_group;
+mod rule_args;
+pub(crate) mod tool_group;
 mod vocabulary;
 
 use proc_macro::TokenStream;
@@ -52,8 +56,10 @@ use proc_macro::TokenStream;
 /// In the declaring crate's `cargo test`, the macro also adds a test,
 /// `tool_groups_of_<server>_are_valid`, that runs the registry's run-time
 /// checks (unique group names, no tool exposed twice in one context, every
-/// group reachable) over every group linked into that test binary, so a
-/// broken registry fails the tests rather than only panicking at first use.
+/// group reachable; the same for prompt and resource groups, with prompt
+/// names and resource URIs) over every group linked into that test binary,
+/// so a broken registry fails the tests rather than only panicking at first
+/// use.
 ///
 /// `#[require_annotations]` before `server` requires annotations in every
 /// group of the server, as if each group said `require_annotations` (see
@@ -176,4 +182,74 @@ pub fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn __register_tool_group(input: TokenStream) -> TokenStream {
     register::register(input.into()).into()
+}
+
+/// Makes an impl block of rmcp `#[prompt]` handlers one prompt group, with
+/// one enablement rule, in the server's static registry: the prompts are
+/// listed and served only to sessions whose profile enables the group.
+///
+/// ```ignore
+/// #[prompt_group(name = "review-prompt", provider = "github")]
+/// impl HelpDesk {
+///     #[prompt(description = "Review a pull request")]
+///     async fn review_pull_request(
+///         &self,
+///         Parameters(request): Parameters<ReviewRequest>,
+///     ) -> Result<GetPromptResult, ErrorData> { /* ... */ }
+/// }
+/// ```
+///
+/// It takes the rule keys of [`macro@tool_group`] (`name`, `surface(s)`,
+/// `capability`/`capabilities`, `any_capability`, `provider(s)`, `always`),
+/// checked the same way with errors naming `#[prompt_group]`;
+/// `require_annotations` is for tools only. The impl block is checked like a
+/// tool group's: inherent, not generic, at least one `#[prompt]`, no prompt
+/// name twice, and no rmcp `#[prompt_router]` on it (the profile serves the
+/// prompts; remove it, and `#[prompt_handler]`). At run time, two prompt
+/// groups some context enables together may not share a prompt name.
+///
+/// rmcp's `#[prompt]` adds an undocumented `pub fn <method>_prompt_attr()`
+/// to the block, so the block is emitted with `#[allow(missing_docs)]`.
+#[proc_macro_attribute]
+pub fn prompt_group(attr: TokenStream, item: TokenStream) -> TokenStream {
+    prompt_group::prompt_group(attr.into(), item.into()).into()
+}
+
+/// Makes an impl block of resource readers one resource group, with one
+/// enablement rule, in the server's static registry: the resources are
+/// listed and read only by sessions whose profile enables the group.
+///
+/// ```ignore
+/// #[resource_group(name = "task-plan", surface = "ticket")]
+/// impl HelpDesk {
+///     #[resource(
+///         uri_template = "helpdesk://ticket/{id}/notes",
+///         name = "ticket-notes",
+///         description = "The ticket's notes",
+///         mime_type = "text/markdown"
+///     )]
+///     async fn ticket_notes(
+///         &self,
+///         uri: String,
+///         context: RequestContext<RoleServer>,
+///     ) -> Result<ReadResourceResult, ErrorData> { /* ... */ }
+/// }
+/// ```
+///
+/// Each reader is marked `#[resource(...)]` with either `uri = "..."` (one
+/// fixed resource, in `resources/list`) or `uri_template = "..."` (a family
+/// of them, in `resources/templates/list`; RFC 6570 simple `{name}`
+/// variables, each matching one path segment), and optionally `name` (by
+/// default the method's name), `title`, `description` and `mime_type`. The
+/// reader gets the URI the client asked for. The rule keys are
+/// [`macro@tool_group`]'s, with errors naming `#[resource_group]`. At
+/// compile time, each with one error on the offending tokens: an unknown or
+/// repeated marker key, a value that is not a string, both or neither of
+/// `uri` and `uri_template`, a `uri` with `{variables}`, a template that is
+/// not level 1 or has no variable, a URI given twice, and the impl-block
+/// misuses of a tool group. At run time, two resource groups some context
+/// enables together may not share a URI or template.
+#[proc_macro_attribute]
+pub fn resource_group(attr: TokenStream, item: TokenStream) -> TokenStream {
+    resource_group::resource_group(attr.into(), item.into()).into()
 }

@@ -13,11 +13,13 @@ mod bitset;
 mod masks;
 mod names;
 mod shape;
+mod uri_template;
 
 pub use bitset::BitSet;
 pub use masks::{ContextBits, RuleMasks};
 pub use names::closest;
 pub use shape::{Shape, Unsatisfiable};
+pub use uri_template::{TemplateError, UriTemplate};
 
 /// Every bit below `count`: the mask of a kind with `count` terms.
 pub fn mask_below(count: usize) -> u64 {

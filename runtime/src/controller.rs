@@ -9,8 +9,8 @@ use arc_swap::ArcSwap;
 
 #[cfg(feature = "runtime-tools")]
 use crate::catalog::{Catalog, InstallOutcome, Installation, Runtime, RuntimeDiff};
-use crate::notification::Sessions;
-use crate::snapshot::{Served, Snapshots, ToolSnapshot};
+use crate::notification::{Kinds, Sessions};
+use crate::snapshot::{Content, Served, Snapshots, ToolSnapshot};
 use crate::{
     DenyList, Explanation, KillSwitch, Profile, ProfileContext, ProfiledServer, Registry, ToolDiff,
     Vocabulary,
@@ -20,6 +20,8 @@ use crate::{
 pub(crate) struct Current<S: Vocabulary> {
     pub profile: Profile<S>,
     pub tools: &'static ToolSnapshot<S>,
+    /// The prompts and resources of the profile's prompt and resource groups.
+    pub content: Content<S>,
     /// The operator's kill list this was built under.
     pub killed: DenyList<S>,
     /// Compiled tools only the kill list removed, sorted.
@@ -174,7 +176,14 @@ pub struct Replacement<S: Vocabulary> {
     /// tools that the old and the new context enable.
     #[cfg(feature = "runtime-tools")]
     pub runtime: RuntimeDiff,
-    /// How many sessions were sent a list_changed.
+    /// Whether the visible prompts changed (of `#[prompt_group]`s):
+    /// sessions were sent one `notifications/prompts/list_changed`.
+    pub prompts_changed: bool,
+    /// Whether the visible resources or templates changed (of
+    /// `#[resource_group]`s): sessions were sent one
+    /// `notifications/resources/list_changed`.
+    pub resources_changed: bool,
+    /// How many sessions were sent a list_changed (of any kind).
     pub notified_sessions: usize,
 }
 
@@ -186,7 +195,9 @@ impl<S: Vocabulary> std::fmt::Debug for Replacement<S> {
             .field("diff", &self.diff);
         #[cfg(feature = "runtime-tools")]
         f.field("runtime", &self.runtime);
-        f.field("notified_sessions", &self.notified_sessions)
+        f.field("prompts_changed", &self.prompts_changed)
+            .field("resources_changed", &self.resources_changed)
+            .field("notified_sessions", &self.notified_sessions)
             .finish()
     }
 }
@@ -221,6 +232,7 @@ impl<S: Vocabulary> ProfileController<S> {
             let Served {
                 profile,
                 tools,
+                content,
                 withheld,
             } = serving.serve(&initial, killed);
             Arc::new(Cell {
@@ -228,6 +240,7 @@ impl<S: Vocabulary> ProfileController<S> {
                 current: ArcSwap::from_pointee(Current {
                     profile,
                     tools,
+                    content,
                     killed,
                     withheld,
                     #[cfg(feature = "runtime-tools")]
@@ -316,6 +329,23 @@ impl<S: Vocabulary> ProfileController<S> {
     /// The profile in force.
     pub fn current(&self) -> Profile<S> {
         self.cell.current().profile.clone()
+    }
+
+    /// The prompts sessions list now (of `#[prompt_group]`s the profile
+    /// enables), sorted by name.
+    pub fn prompts(&self) -> Vec<rmcp::model::Prompt> {
+        self.cell.current().content.prompts.listed.clone()
+    }
+
+    /// The fixed resources sessions list now (of `#[resource_group]`s the
+    /// profile enables), sorted by URI.
+    pub fn resources(&self) -> Vec<rmcp::model::Resource> {
+        self.cell.current().content.resources.listed.0.clone()
+    }
+
+    /// The resource templates sessions list now, sorted by template.
+    pub fn resource_templates(&self) -> Vec<rmcp::model::ResourceTemplate> {
+        self.cell.current().content.resources.listed.1.clone()
     }
 
     /// The registry profiles are assembled from.
@@ -419,9 +449,12 @@ impl<S: Vocabulary> ProfileController<S> {
         let Served {
             profile: new,
             tools,
+            content,
             withheld,
         } = cell.serving.serve(&context, killed);
         let diff = old.diff(&new);
+        let prompts_changed = previous.content.prompts.differs(content.prompts);
+        let resources_changed = previous.content.resources.differs(content.resources);
         #[cfg(feature = "runtime-tools")]
         let catalog = catalog.unwrap_or_else(|| previous.runtime.catalog().cloned());
         #[cfg(not(feature = "runtime-tools"))]
@@ -438,15 +471,20 @@ impl<S: Vocabulary> ProfileController<S> {
         cell.current.store(Arc::new(Current {
             profile: new.clone(),
             tools,
+            content,
             killed,
             withheld,
             #[cfg(feature = "runtime-tools")]
             runtime,
         }));
-        let notified_sessions = if unchanged {
+        let kinds = Kinds::NONE
+            .with(Kinds::TOOLS, !unchanged)
+            .with(Kinds::PROMPTS, prompts_changed)
+            .with(Kinds::RESOURCES, resources_changed);
+        let notified_sessions = if kinds == Kinds::NONE {
             0
         } else {
-            cell.sessions.notify_all()
+            cell.sessions.notify_all(kinds)
         };
         tracing::info!(
             old = %old.context(),
@@ -463,6 +501,8 @@ impl<S: Vocabulary> ProfileController<S> {
             diff,
             #[cfg(feature = "runtime-tools")]
             runtime: runtime_diff,
+            prompts_changed,
+            resources_changed,
             notified_sessions,
         }
     }
@@ -546,6 +586,7 @@ impl<S: Vocabulary> ProfileController<S> {
         cell.current.store(Arc::new(Current {
             profile: previous.profile.clone(),
             tools: previous.tools,
+            content: previous.content,
             killed: previous.killed,
             withheld: previous.withheld.clone(),
             runtime,
@@ -554,7 +595,7 @@ impl<S: Vocabulary> ProfileController<S> {
         let notified_sessions = if diff.is_empty() {
             0
         } else {
-            cell.sessions.notify_all()
+            cell.sessions.notify_all(Kinds::TOOLS)
         };
         drop(guard);
         let (generation, revision) = catalog.map_or(("", 0), |catalog| {

@@ -26,15 +26,18 @@
 ///                              tools capability
 /// complete                     forwarded
 /// set_level                    forwarded (logging is deprecated in rmcp)
-/// get_prompt                   forwarded
-/// list_prompts                 forwarded
-/// list_resources               forwarded
-/// list_resource_templates      forwarded
-/// read_resource                forwarded
+/// get_prompt                   overridden: the profile's prompts when S has prompt
+///                              groups, else forwarded
+/// list_prompts                 overridden: as get_prompt
+/// list_resources               overridden: the profile's resources when S has resource
+///                              groups, else forwarded
+/// list_resource_templates      overridden: as list_resources
+/// read_resource                overridden: as list_resources
 /// accepted_subscription_filter overridden: the handler's filter plus toolsListChanged
 /// listen                       overridden: registers the stream for list_changed, then
 ///                              runs the handler's `listen`
-/// subscribe                    forwarded (deprecated in rmcp)
+/// subscribe                    overridden: refused outside the profile's resources when
+///                              S has resource groups, else forwarded (deprecated in rmcp)
 /// unsubscribe                  forwarded (deprecated in rmcp)
 /// call_tool                    tools: dispatched within the current profile only
 /// list_tools                   tools: the current profile's list
@@ -72,31 +75,6 @@ macro_rules! forward_to_handler {
             #[allow(deprecated)]
             async fn set_level(
                 request: rmcp::model::SetLevelRequestParams,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>,
-            ) -> Result<(), rmcp::ErrorData>;
-            async fn get_prompt(
-                request: rmcp::model::GetPromptRequestParams,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>,
-            ) -> Result<rmcp::model::GetPromptResponse, rmcp::ErrorData>;
-            async fn list_prompts(
-                request: Option<rmcp::model::PaginatedRequestParams>,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>,
-            ) -> Result<rmcp::model::ListPromptsResult, rmcp::ErrorData>;
-            async fn list_resources(
-                request: Option<rmcp::model::PaginatedRequestParams>,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>,
-            ) -> Result<rmcp::model::ListResourcesResult, rmcp::ErrorData>;
-            async fn list_resource_templates(
-                request: Option<rmcp::model::PaginatedRequestParams>,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>,
-            ) -> Result<rmcp::model::ListResourceTemplatesResult, rmcp::ErrorData>;
-            async fn read_resource(
-                request: rmcp::model::ReadResourceRequestParams,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>,
-            ) -> Result<rmcp::model::ReadResourceResponse, rmcp::ErrorData>;
-            #[allow(deprecated)]
-            async fn subscribe(
-                request: rmcp::model::SubscribeRequestParams,
                 context: rmcp::service::RequestContext<rmcp::service::RoleServer>,
             ) -> Result<(), rmcp::ErrorData>;
             #[allow(deprecated)]

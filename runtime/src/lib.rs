@@ -59,6 +59,7 @@ extern crate self as mcp_profiles;
 mod assembly;
 #[cfg(feature = "runtime-tools")]
 mod catalog;
+mod content;
 mod context;
 mod controller;
 mod errors;
@@ -66,8 +67,10 @@ mod forward;
 mod kill;
 mod notification;
 mod policy;
+mod prompts;
 mod registry;
 mod resolve;
+mod resources;
 mod rule;
 mod server;
 mod snapshot;
@@ -93,7 +96,7 @@ pub use rule::{Decision, Rule, TermSet};
 pub use server::{Clipped, ProfiledServer};
 pub use vocabulary::{Term, TermKind, UnknownName, Vocabulary};
 
-pub use mcp_profiles_macros::{tool_group, vocabulary};
+pub use mcp_profiles_macros::{prompt_group, resource_group, tool_group, vocabulary};
 
 /// The rmcp this crate is built against.
 pub use rmcp;
@@ -101,12 +104,16 @@ pub use rmcp;
 /// Items used by generated code; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::content::ContentEntry;
     pub use crate::registry::{GroupEntry, LinkedGroup, TOOL_GROUPS, linked_registry};
+    pub use crate::resources::{ReadFuture, ResourceDef, ResourceRoute};
     pub use crate::rule::RuleMasks;
     pub use crate::vocabulary::sealed::{TermIndex, VocabularySeal};
     pub use crate::vocabulary::serde_term;
     pub use linkme;
     pub use mcp_profiles_macros::__register_tool_group as register_tool_group;
+    pub use rmcp::handler::server::router::prompt::{IntoPromptRoute, PromptRoute};
     pub use rmcp::handler::server::router::tool::{IntoToolRoute, ToolRoute};
+    pub use rmcp::service::{RequestContext, RoleServer};
     pub use serde;
 }

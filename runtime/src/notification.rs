@@ -1,11 +1,13 @@
-//! `notifications/tools/list_changed` delivery to every live session.
+//! `notifications/{tools,prompts,resources}/list_changed` delivery to every
+//! live session.
 //!
-//! A replacement never waits on a client: it bumps a counter per session and,
-//! if that session has no delivery running, starts one; the delivery sends one
-//! notification per bump, in order, and ends when the counter is drained. A
-//! slow or dead peer therefore delays only its own notifications, an idle
-//! session costs a few words and no task, and memory per session stays
-//! constant however far a client falls behind.
+//! A replacement never waits on a client: it bumps a counter per session and
+//! per kind that changed and, if that session has no delivery running,
+//! starts one; the delivery sends one notification per bump, tools before
+//! prompts before resources within one pass, and ends when every counter is
+//! drained. A slow or dead peer therefore delays only its own notifications,
+//! an idle session costs a few words and no task, and memory per session
+//! stays constant however far a client falls behind.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -14,27 +16,70 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use rmcp::service::{Peer, RoleServer, SubscriptionSink};
 use tokio::runtime::Handle;
 
+/// Which lists changed: a set of [`Kinds::TOOLS`], [`Kinds::PROMPTS`] and
+/// [`Kinds::RESOURCES`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Kinds(u8);
+
+impl Kinds {
+    pub const NONE: Kinds = Kinds(0);
+    pub const TOOLS: Kinds = Kinds(1);
+    pub const PROMPTS: Kinds = Kinds(2);
+    pub const RESOURCES: Kinds = Kinds(4);
+    pub const ALL: Kinds = Kinds(7);
+    /// Each kind, in delivery order, with its counter's index.
+    const EACH: [Kinds; KINDS] = [Kinds::TOOLS, Kinds::PROMPTS, Kinds::RESOURCES];
+
+    /// `self`, plus `kind` when `on`.
+    pub fn with(self, kind: Kinds, on: bool) -> Kinds {
+        if on { Kinds(self.0 | kind.0) } else { self }
+    }
+
+    pub fn contains(self, kind: Kinds) -> bool {
+        self.0 & kind.0 == kind.0
+    }
+
+    pub fn intersect(self, other: Kinds) -> Kinds {
+        Kinds(self.0 & other.0)
+    }
+}
+
+/// How many kinds of list there are.
+const KINDS: usize = 3;
+
 /// Where one session's list_changed notifications go.
 enum Target {
-    /// A 2025-era session: unsolicited, to the peer.
+    /// A 2025-era session: unsolicited, to the peer, of every kind.
     Peer(Peer<RoleServer>),
-    /// A 2026-07-28 `subscriptions/listen` stream that asked for
-    /// `toolsListChanged` (boxed: it is several times a peer's size, and
-    /// every idle session pays for the larger variant).
-    Subscription(Box<SubscriptionSink>),
+    /// A 2026-07-28 `subscriptions/listen` stream, of the kinds it asked for
+    /// and this server accepted (boxed: it is several times a peer's size,
+    /// and every idle session pays for the larger variant).
+    Subscription(Box<SubscriptionSink>, Kinds),
 }
 
 impl Target {
-    async fn notify(&self) -> Result<(), String> {
+    /// The kinds this target hears of.
+    fn kinds(&self) -> Kinds {
         match self {
-            Target::Peer(peer) => peer
-                .notify_tool_list_changed()
-                .await
-                .map_err(|e| e.to_string()),
-            Target::Subscription(sink) => sink
-                .notify_tool_list_changed()
-                .await
-                .map_err(|e| e.to_string()),
+            Target::Peer(_) => Kinds::ALL,
+            Target::Subscription(_, kinds) => *kinds,
+        }
+    }
+
+    async fn notify(&self, kind: Kinds) -> Result<(), String> {
+        match self {
+            Target::Peer(peer) => match kind {
+                Kinds::TOOLS => peer.notify_tool_list_changed().await,
+                Kinds::PROMPTS => peer.notify_prompt_list_changed().await,
+                _ => peer.notify_resource_list_changed().await,
+            }
+            .map_err(|e| e.to_string()),
+            Target::Subscription(sink, _) => match kind {
+                Kinds::TOOLS => sink.notify_tool_list_changed().await,
+                Kinds::PROMPTS => sink.notify_prompt_list_changed().await,
+                _ => sink.notify_resource_list_changed().await,
+            }
+            .map_err(|e| e.to_string()),
         }
     }
 }
@@ -66,10 +111,11 @@ pub(crate) struct Sessions {
 struct Live {
     /// Keyed by the queue's address.
     queues: HashMap<usize, Arc<Queue>>,
-    /// The [`CHANGES`] numbers of this cell's latest changes, oldest first;
-    /// kept under the same lock as the queues, so a registering stream
-    /// either is bumped by a change or counts it here, never both or neither.
-    recent: VecDeque<u64>,
+    /// The [`CHANGES`] numbers of this cell's latest changes, oldest first,
+    /// with the kinds each changed; kept under the same lock as the queues,
+    /// so a registering stream either is bumped by a change or counts it
+    /// here, never both or neither.
+    recent: VecDeque<(u64, Kinds)>,
 }
 
 /// How many of a cell's changes a late stream can be owed. More than this
@@ -78,16 +124,22 @@ struct Live {
 const RECENT_CHANGES: usize = 8;
 
 impl Live {
-    /// How many of this cell's changes came after change number `since`.
-    fn changes_after(&self, since: u64) -> u64 {
-        self.recent.iter().filter(|&&change| change > since).count() as u64
+    /// How many of this cell's changes of `kind` came after change number
+    /// `since`.
+    fn changes_after(&self, since: u64, kind: Kinds) -> u64 {
+        self.recent
+            .iter()
+            .filter(|&&(change, kinds)| change > since && kinds.contains(kind))
+            .count() as u64
     }
 }
 
 /// One session's target and pending notifications.
 struct Queue {
     target: Target,
-    pending: AtomicU64,
+    /// Per kind, in [`Kinds::EACH`] order: one counter each, so a change of
+    /// tools and prompts owes one of each and never two of either.
+    pending: [AtomicU64; KINDS],
     /// A delivery task is running for this session.
     draining: AtomicBool,
     /// Set by `notifications/initialized`; nothing is sent before it.
@@ -98,6 +150,13 @@ struct Queue {
 impl Queue {
     fn flag(flag: &AtomicBool) -> bool {
         flag.load(Ordering::SeqCst)
+    }
+
+    /// Whether any counter is positive.
+    fn owed(&self) -> bool {
+        self.pending
+            .iter()
+            .any(|pending| pending.load(Ordering::SeqCst) > 0)
     }
 
     fn close(&self) {
@@ -141,26 +200,29 @@ impl Sessions {
         self.enrol(Target::Peer(peer), None)
     }
 
-    /// Registers a `subscriptions/listen` stream, ready at once: it has been
+    /// Registers a `subscriptions/listen` stream for the `kinds` it asked
+    /// for and this server accepted, ready at once: it has been
     /// acknowledged. `since` is [`changes_so_far`] from before the
     /// acknowledgement; the changes of this cell after it that the stream
-    /// registered too late for are sent now, one each, so none falls in the
-    /// gap.
+    /// registered too late for are sent now, one per kind each, so none
+    /// falls in the gap.
     pub fn register_subscription(
         self: &Arc<Self>,
         sink: SubscriptionSink,
+        kinds: Kinds,
         since: u64,
     ) -> SessionGuard {
-        self.enrol(Target::Subscription(Box::new(sink)), Some(since))
+        self.enrol(Target::Subscription(Box::new(sink), kinds), Some(since))
     }
 
     fn enrol(self: &Arc<Self>, target: Target, since: Option<u64>) -> SessionGuard {
         if let Ok(handle) = Handle::try_current() {
             let _ = self.runtime.get_or_init(|| handle);
         }
+        let kinds = target.kinds();
         let queue = Arc::new(Queue {
             target,
-            pending: AtomicU64::new(0),
+            pending: Default::default(),
             draining: AtomicBool::new(false),
             ready: AtomicBool::new(since.is_some()),
             closed: AtomicBool::new(false),
@@ -169,11 +231,22 @@ impl Sessions {
         let missed = {
             let mut live = self.lock();
             live.queues.insert(id, Arc::clone(&queue));
-            since.map_or(0, |since| live.changes_after(since))
+            since.map(|since| {
+                Kinds::EACH.map(|kind| {
+                    let owed = kinds.contains(kind);
+                    if owed {
+                        live.changes_after(since, kind)
+                    } else {
+                        0
+                    }
+                })
+            })
         };
-        tracing::debug!(session = id, "session registered for tools/list_changed");
-        if missed > 0 {
-            queue.pending.store(missed, Ordering::SeqCst);
+        tracing::debug!(session = id, "session registered for list_changed");
+        if let Some(missed) = missed.filter(|missed| missed.iter().any(|&n| n > 0)) {
+            for (pending, missed) in queue.pending.iter().zip(missed) {
+                pending.store(missed, Ordering::SeqCst);
+            }
             self.kick(&queue);
         }
         SessionGuard {
@@ -182,32 +255,43 @@ impl Sessions {
         }
     }
 
-    /// Queues one list_changed for every live session; returns how many.
+    /// Queues one list_changed of each of `kinds` for every live session
+    /// that hears of it; returns how many sessions hear of one.
     ///
     /// Sessions whose peer has gone are dropped here rather than notified.
-    pub fn notify_all(&self) -> usize {
+    pub fn notify_all(&self, kinds: Kinds) -> usize {
         let (notified, to_start) = {
             let mut live = self.lock();
             let change = CHANGES.fetch_add(1, Ordering::SeqCst) + 1;
             if live.recent.len() == RECENT_CHANGES {
                 live.recent.pop_front();
             }
-            live.recent.push_back(change);
+            live.recent.push_back((change, kinds));
             live.queues.retain(|_, queue| !Queue::flag(&queue.closed));
             // Counted under the lock, so the change is ordered against
             // registrations; the deliveries are claimed here and started
             // after it, so sessions opening or closing meanwhile wait for
             // the counting only, not for a task spawn per session.
+            let mut notified = 0;
             let to_start: Vec<Arc<Queue>> = live
                 .queues
                 .values()
                 .filter(|queue| {
-                    queue.pending.fetch_add(1, Ordering::SeqCst);
+                    let heard = queue.target.kinds().intersect(kinds);
+                    if heard == Kinds::NONE {
+                        return false;
+                    }
+                    notified += 1;
+                    for (index, kind) in Kinds::EACH.into_iter().enumerate() {
+                        if heard.contains(kind) {
+                            queue.pending[index].fetch_add(1, Ordering::SeqCst);
+                        }
+                    }
                     self.claim(queue)
                 })
                 .cloned()
                 .collect();
-            (live.queues.len(), to_start)
+            (notified, to_start)
         };
         for queue in to_start {
             self.start(queue);
@@ -231,9 +315,7 @@ impl Sessions {
     /// Whether `queue` has something to send and no delivery: then this
     /// caller owns starting one.
     fn claim(&self, queue: &Queue) -> bool {
-        let sendable = Queue::flag(&queue.ready)
-            && !Queue::flag(&queue.closed)
-            && queue.pending.load(Ordering::SeqCst) > 0;
+        let sendable = Queue::flag(&queue.ready) && !Queue::flag(&queue.closed) && queue.owed();
         sendable && !queue.draining.swap(true, Ordering::SeqCst)
     }
 
@@ -261,20 +343,30 @@ impl Sessions {
     }
 }
 
-/// Sends one notification per pending bump, then ends; whoever bumps the
-/// counter afterwards starts the next delivery.
+/// Sends one notification per pending bump, then ends; whoever bumps a
+/// counter afterwards starts the next delivery. Each pass takes one of each
+/// kind owed, tools first, so one replacement's notifications go out
+/// together and in a fixed order.
 async fn drain(queue: Arc<Queue>) {
     loop {
-        while !Queue::flag(&queue.closed) && take_one(&queue.pending) {
-            if let Err(error) = queue.target.notify().await {
-                tracing::debug!(%error, "peer gone; stopping tools/list_changed delivery");
-                queue.close();
+        let mut sent = true;
+        while sent && !Queue::flag(&queue.closed) {
+            sent = false;
+            for (pending, kind) in queue.pending.iter().zip(Kinds::EACH) {
+                if Queue::flag(&queue.closed) || !take_one(pending) {
+                    continue;
+                }
+                sent = true;
+                if let Err(error) = queue.target.notify(kind).await {
+                    tracing::debug!(%error, "peer gone; stopping list_changed delivery");
+                    queue.close();
+                }
             }
         }
         queue.draining.store(false, Ordering::SeqCst);
         // A bump that landed after the loop saw zero found `draining` set and
         // left the work to us: take it back unless someone else already did.
-        let more = queue.pending.load(Ordering::SeqCst) > 0 && !Queue::flag(&queue.closed);
+        let more = queue.owed() && !Queue::flag(&queue.closed);
         if !more || queue.draining.swap(true, Ordering::SeqCst) {
             return;
         }

@@ -11,9 +11,12 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use linkme::distributed_slice;
+use rmcp::handler::server::router::prompt::PromptRoute;
 use rmcp::handler::server::router::tool::ToolRoute;
 
+use crate::content::{ContentEntry, ContentGroups};
 use crate::policy::Hints;
+use crate::resources::ResourceRoute;
 use crate::rule::{RuleMasks, Shape, Unsatisfiable, shape_of};
 use crate::vocabulary::TermBits;
 use crate::{Errors, ProfileContext, Rule, Vocabulary};
@@ -82,10 +85,26 @@ impl LinkedGroup {
         }
     }
 
+    /// Links `entry` as a prompt or resource group of server type `S`
+    /// (`R` is the kind's route type).
+    pub const fn content<S: Vocabulary, R: Sync + 'static>(
+        entry: &'static ContentEntry<R>,
+    ) -> Self {
+        LinkedGroup {
+            server: TypeId::of::<S>,
+            entry,
+        }
+    }
+
     fn entry_for<S: Vocabulary>(&self) -> Option<GroupEntry<S>> {
+        self.downcast::<S, GroupEntry<S>>().copied()
+    }
+
+    /// The entry, if it is a `T` of server type `S`.
+    fn downcast<S: Vocabulary, T: 'static>(&self) -> Option<&'static T> {
         if (self.server)() == TypeId::of::<S>() {
-            let entry: &dyn Any = self.entry;
-            entry.downcast_ref::<GroupEntry<S>>().copied()
+            let entry: &'static dyn Any = self.entry;
+            entry.downcast_ref::<T>()
         } else {
             None
         }
@@ -199,18 +218,38 @@ impl<S: Vocabulary> fmt::Debug for Group<S> {
 /// name, not one per context.
 pub struct Registry<S: Vocabulary> {
     groups: Vec<Group<S>>,
+    /// The `#[prompt_group]`s, checked the same way.
+    prompts: ContentGroups<PromptRoute<S>>,
+    /// The `#[resource_group]`s, checked the same way.
+    resources: ContentGroups<ResourceRoute<S>>,
     shape: Shape,
 }
 
 impl<S: Vocabulary> Registry<S> {
     /// Collects `S`'s groups from the program's linked entries and verifies them.
+    ///
+    /// The prompt and resource groups (`#[prompt_group]`,
+    /// `#[resource_group]`) are collected and verified too.
     pub fn linked() -> Result<Self, RegistryErrors> {
-        Self::from_entries(TOOL_GROUPS.iter().filter_map(LinkedGroup::entry_for::<S>))
+        Self::from_parts(
+            TOOL_GROUPS.iter().filter_map(LinkedGroup::entry_for::<S>),
+            ContentGroups::new(TOOL_GROUPS.iter().filter_map(LinkedGroup::downcast::<S, _>)),
+            ContentGroups::new(TOOL_GROUPS.iter().filter_map(LinkedGroup::downcast::<S, _>)),
+        )
     }
 
     /// Builds and verifies a registry from explicit entries.
+    #[cfg(any(test, feature = "testing"))]
     pub(crate) fn from_entries(
         entries: impl IntoIterator<Item = GroupEntry<S>>,
+    ) -> Result<Self, RegistryErrors> {
+        Self::from_parts(entries, ContentGroups::new([]), ContentGroups::new([]))
+    }
+
+    fn from_parts(
+        entries: impl IntoIterator<Item = GroupEntry<S>>,
+        prompts: ContentGroups<PromptRoute<S>>,
+        resources: ContentGroups<ResourceRoute<S>>,
     ) -> Result<Self, RegistryErrors> {
         let mut groups: Vec<Group<S>> = entries
             .into_iter()
@@ -226,6 +265,8 @@ impl<S: Vocabulary> Registry<S> {
         });
         let registry = Registry {
             groups,
+            prompts,
+            resources,
             shape: shape_of::<S>(),
         };
         registry.verify()?;
@@ -307,7 +348,29 @@ impl<S: Vocabulary> Registry<S> {
                 }
             }
         }
+        let describe = |why| self.describe(why);
+        self.prompts.verify::<S>(&self.shape, describe, &mut errors);
+        self.resources
+            .verify::<S>(&self.shape, describe, &mut errors);
         Errors::check(errors)
+    }
+
+    /// The names of the prompt groups (`#[prompt_group]`), sorted.
+    pub fn prompt_groups(&self) -> impl Iterator<Item = &str> {
+        self.prompts.names()
+    }
+
+    /// The names of the resource groups (`#[resource_group]`), sorted.
+    pub fn resource_groups(&self) -> impl Iterator<Item = &str> {
+        self.resources.names()
+    }
+
+    pub(crate) fn prompts(&self) -> &ContentGroups<PromptRoute<S>> {
+        &self.prompts
+    }
+
+    pub(crate) fn resources(&self) -> &ContentGroups<ResourceRoute<S>> {
+        &self.resources
     }
 
     /// The vocabulary's context space, for verifying runtime tools the same way.
@@ -420,6 +483,46 @@ pub enum RegistryError {
         /// A context enabling both, in its JSON form.
         witness: String,
     },
+    /// Two prompt groups (or two resource groups) share a name.
+    DuplicateContentGroupName {
+        /// `prompt` or `resource`.
+        kind: &'static str,
+        /// The shared name.
+        name: String,
+        /// Where the two groups are declared.
+        locations: [String; 2],
+    },
+    /// No valid context enables the prompt (or resource) group.
+    UnreachableContentGroup {
+        /// `prompt` or `resource`.
+        kind: &'static str,
+        /// The group.
+        group: String,
+        /// Where it is declared.
+        location: String,
+        /// Why no context satisfies its rule.
+        reason: String,
+    },
+    /// Two prompt groups that a valid context enables together expose one
+    /// prompt name.
+    PromptCollision {
+        /// The shared prompt name.
+        prompt: String,
+        /// The two groups, in registry order.
+        groups: [String; 2],
+        /// A context enabling both, in its JSON form.
+        witness: String,
+    },
+    /// Two resource groups that a valid context enables together serve one
+    /// URI (or URI template).
+    ResourceCollision {
+        /// The shared URI or template.
+        uri: String,
+        /// The two groups, in registry order.
+        groups: [String; 2],
+        /// A context enabling both, in its JSON form.
+        witness: String,
+    },
 }
 
 impl fmt::Display for RegistryError {
@@ -453,6 +556,45 @@ impl fmt::Display for RegistryError {
                 f,
                 "tool `{tool}` is exposed by both `{}` and `{}`, which the context {witness} \
                  enables together",
+                groups[0], groups[1]
+            ),
+            RegistryError::DuplicateContentGroupName {
+                kind,
+                name,
+                locations,
+            } => write!(
+                f,
+                "two {kind} groups are named `{name}` ({} and {}); give one of them \
+                 `#[{kind}_group(name = \"...\")]`",
+                locations[0], locations[1]
+            ),
+            RegistryError::UnreachableContentGroup {
+                kind,
+                group,
+                location,
+                reason,
+            } => write!(
+                f,
+                "{kind} group `{group}` ({location}) can never be enabled: {reason}"
+            ),
+            RegistryError::PromptCollision {
+                prompt,
+                groups,
+                witness,
+            } => write!(
+                f,
+                "prompt `{prompt}` is exposed by both `{}` and `{}`, which the context \
+                 {witness} enables together",
+                groups[0], groups[1]
+            ),
+            RegistryError::ResourceCollision {
+                uri,
+                groups,
+                witness,
+            } => write!(
+                f,
+                "resource `{uri}` is served by both `{}` and `{}`, which the context \
+                 {witness} enables together",
                 groups[0], groups[1]
             ),
         }

@@ -16,8 +16,8 @@ use rmcp::{ErrorData, ServerHandler};
 
 use crate::controller::Cell;
 use crate::forward::forward_to_handler;
-use crate::notification::{SessionGuard, changes_so_far};
-use crate::{ProfileResolver, Vocabulary};
+use crate::notification::{Kinds, SessionGuard, changes_so_far};
+use crate::{ProfileResolver, Vocabulary, prompts, resources};
 
 /// Serves handler `S` with the tools of its controller's current profile.
 ///
@@ -33,7 +33,19 @@ use crate::{ProfileResolver, Vocabulary};
 /// - the runtime tools of an installed catalog (feature `runtime-tools`) that
 ///   the context enables join both, their arguments checked against their
 ///   input schema before their handler runs;
-/// - everything else (server info, prompts, resources, ...) is `S`'s own.
+/// - when `S` has prompt groups (`#[prompt_group]`), `prompts/list` and
+///   `prompts/get` answer from the profile's prompts only: a prompt outside
+///   it fails with -32602 and no handler runs; `initialize` advertises
+///   `prompts.listChanged: true`, and a replacement that changes the
+///   visible prompts sends one `notifications/prompts/list_changed`;
+/// - likewise, when `S` has resource groups (`#[resource_group]`),
+///   `resources/list`, `resources/templates/list`, `resources/read` and
+///   `resources/subscribe` answer from the profile's resources only (a URI
+///   outside it: -32002, resource not found), with
+///   `notifications/resources/list_changed`; a subscription to a visible
+///   resource is `S`'s own `subscribe`;
+/// - everything else (server info, and prompts or resources when `S` has
+///   no such groups, ...) is `S`'s own.
 ///
 /// Made by [`ProfileController::server`](crate::ProfileController::server)
 /// or [`ProfiledServer::resolving`]. One value serves one session: a
@@ -143,11 +155,43 @@ impl<S: Vocabulary> ProfiledServer<S> {
     }
 }
 
-/// Adds `tools.listChanged: true`, keeping whatever else the handler set.
-fn advertise_tools(capabilities: &mut ServerCapabilities) {
+/// The kinds of list `S`'s profiles decide: tools always, prompts and
+/// resources when `S` has groups of them.
+fn served_kinds<S: Vocabulary>() -> Kinds {
+    let registry = S::registry();
+    Kinds::TOOLS
+        .with(Kinds::PROMPTS, !registry.prompts().is_empty())
+        .with(Kinds::RESOURCES, !registry.resources().is_empty())
+}
+
+/// Adds `listChanged: true` for every kind `S`'s profiles decide, keeping
+/// whatever else the handler set.
+fn advertise_tools<S: Vocabulary>(capabilities: &mut ServerCapabilities) {
     let mut tools = capabilities.tools.take().unwrap_or_default();
     tools.list_changed = Some(true);
     capabilities.tools = Some(tools);
+    let kinds = served_kinds::<S>();
+    if kinds.contains(Kinds::PROMPTS) {
+        let mut prompts = capabilities.prompts.take().unwrap_or_default();
+        prompts.list_changed = Some(true);
+        capabilities.prompts = Some(prompts);
+    }
+    if kinds.contains(Kinds::RESOURCES) {
+        let mut resources = capabilities.resources.take().unwrap_or_default();
+        resources.list_changed = Some(true);
+        capabilities.resources = Some(resources);
+    }
+}
+
+/// The kinds of list a `subscriptions/listen` filter asks for.
+fn requested_kinds(filter: &SubscriptionFilter) -> Kinds {
+    Kinds::NONE
+        .with(Kinds::TOOLS, filter.tools_list_changed == Some(true))
+        .with(Kinds::PROMPTS, filter.prompts_list_changed == Some(true))
+        .with(
+            Kinds::RESOURCES,
+            filter.resources_list_changed == Some(true),
+        )
 }
 
 /// The error for a tool outside the current profile.
@@ -235,7 +279,7 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
 impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     fn get_info(&self) -> ServerConfig {
         let mut info = self.shared.handler.get_info();
-        advertise_tools(&mut info.capabilities);
+        advertise_tools::<S>(&mut info.capabilities);
         info
     }
 
@@ -250,7 +294,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         let cell = self.cell(&context.extensions)?;
         let peer = context.peer.clone();
         let mut result = self.shared.handler.initialize(request, context).await?;
-        advertise_tools(&mut result.capabilities);
+        advertise_tools::<S>(&mut result.capabilities);
         // Registered before the answer leaves, so no replacement can fall
         // between the client's first `tools/list` and its registration.
         let _ = self.session.get_or_init(|| cell.sessions.register(peer));
@@ -262,7 +306,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
         let mut result = self.shared.handler.discover(context).await?;
-        advertise_tools(&mut result.capabilities);
+        advertise_tools::<S>(&mut result.capabilities);
         Ok(result)
     }
 
@@ -339,11 +383,13 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: &InitializeRequestParams,
     ) -> Result<InitializeResult, ErrorData> {
         let mut result = self.shared.handler.negotiate_initialize(request)?;
-        advertise_tools(&mut result.capabilities);
+        advertise_tools::<S>(&mut result.capabilities);
         Ok(result)
     }
 
-    /// Accepts `toolsListChanged` on top of whatever the handler accepts.
+    /// Accepts `toolsListChanged` on top of whatever the handler accepts, and
+    /// `promptsListChanged` and `resourcesListChanged` when `S` has prompt
+    /// or resource groups.
     ///
     /// Always `Some`: this server implements `subscriptions/listen` (it
     /// advertises `tools.listChanged`), so a stream asking only for what the
@@ -358,8 +404,17 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
             .handler
             .accepted_subscription_filter(requested)
             .unwrap_or_default();
-        if requested.tools_list_changed == Some(true) {
+        let ours = requested_kinds(requested).intersect(served_kinds::<S>());
+        if ours.contains(Kinds::TOOLS) {
             accepted.tools_list_changed = Some(true);
+        }
+        if ours.contains(Kinds::PROMPTS) {
+            accepted.prompts_list_changed = Some(true);
+        }
+        if ours.contains(Kinds::RESOURCES) {
+            accepted.resources_list_changed = Some(true);
+        }
+        if ours != Kinds::NONE {
             // rmcp acknowledges next, then calls `listen`: note where the
             // stream starts, so `listen` can make up a change in between.
             // Concurrent streams of one session keep the earliest mark.
@@ -369,11 +424,13 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         Some(accepted)
     }
 
-    /// A stream that accepted `toolsListChanged` gets one list_changed per
-    /// effective replacement of its principal's profile until it closes; the
-    /// handler serves the rest of the stream.
+    /// A stream that accepted `toolsListChanged` (or the prompt or resource
+    /// list of a server with such groups) gets one list_changed of that kind
+    /// per effective replacement of its principal's profile until it closes;
+    /// the handler serves the rest of the stream.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let _subscription = if context.accepted().tools_list_changed == Some(true) {
+        let kinds = requested_kinds(context.accepted()).intersect(served_kinds::<S>());
+        let _subscription = if kinds != Kinds::NONE {
             let cell = self.cell(&context.request_context().extensions)?;
             let since = match self.listen_since.swap(NOT_LISTENING, Ordering::SeqCst) {
                 NOT_LISTENING => changes_so_far(),
@@ -381,12 +438,100 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
             };
             Some(
                 cell.sessions
-                    .register_subscription(context.sink().clone(), since),
+                    .register_subscription(context.sink().clone(), kinds, since),
             )
         } else {
             None
         };
         self.shared.handler.listen(context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        if !served_kinds::<S>().contains(Kinds::PROMPTS) {
+            return self.shared.handler.list_prompts(request, context).await;
+        }
+        let current = self.cell(&context.extensions)?.current();
+        Ok(ListPromptsResult::with_all_items(
+            current.content.prompts.listed.clone(),
+        ))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if !served_kinds::<S>().contains(Kinds::PROMPTS) {
+            return self.shared.handler.get_prompt(request, context).await;
+        }
+        // The prompt runs on the view loaded here, whatever replaces it.
+        let prompts = self.cell(&context.extensions)?.current().content.prompts;
+        prompts::get(prompts, &self.shared.handler, request, context).await
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        if !served_kinds::<S>().contains(Kinds::RESOURCES) {
+            return self.shared.handler.list_resources(request, context).await;
+        }
+        let current = self.cell(&context.extensions)?.current();
+        Ok(ListResourcesResult::with_all_items(
+            current.content.resources.listed.0.clone(),
+        ))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        if !served_kinds::<S>().contains(Kinds::RESOURCES) {
+            return self
+                .shared
+                .handler
+                .list_resource_templates(request, context)
+                .await;
+        }
+        let current = self.cell(&context.extensions)?.current();
+        Ok(ListResourceTemplatesResult::with_all_items(
+            current.content.resources.listed.1.clone(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if !served_kinds::<S>().contains(Kinds::RESOURCES) {
+            return self.shared.handler.read_resource(request, context).await;
+        }
+        let view = self.cell(&context.extensions)?.current().content.resources;
+        resources::read(view, &self.shared.handler, request.uri, context)
+            .await
+            .map(ReadResourceResponse::from)
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if served_kinds::<S>().contains(Kinds::RESOURCES) {
+            let view = self.cell(&context.extensions)?.current().content.resources;
+            if resources::find(view, &request.uri).is_none() {
+                return Err(resources::not_found(&request.uri));
+            }
+        }
+        self.shared.handler.subscribe(request, context).await
     }
 
     // Everything else is the handler's; forward.rs lists every method of the

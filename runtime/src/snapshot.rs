@@ -17,12 +17,15 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
+use rmcp::handler::server::router::prompt::PromptRoute;
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::model::Tool;
 
 use mcp_profiles_rules::BitSet;
 
 use crate::assembly::{GroupSet, ToolSet};
+use crate::content::View;
+use crate::resources::ResourceRoute;
 use crate::{DenyList, Policy, Profile, ProfileContext, Registry, Restrictions, Vocabulary};
 
 /// Every group's routes, indexed `[group][tool]` like the registry, each
@@ -170,10 +173,28 @@ pub(crate) struct Served<S: Vocabulary> {
     pub profile: Profile<S>,
     /// Its snapshot.
     pub tools: &'static ToolSnapshot<S>,
+    /// Its prompts and resources (which policies and the kill list, naming
+    /// tools, leave alone).
+    pub content: Content<S>,
     /// The compiled tools only the kill list removed, sorted: the profile
     /// would serve them otherwise, so a call gets the operator's refusal.
     pub withheld: Arc<[&'static str]>,
 }
+
+/// The prompts and resources a context sees: one view of each kind per
+/// distinct set of enabled groups, shared like tool snapshots.
+pub(crate) struct Content<S: Vocabulary> {
+    pub prompts: &'static View<PromptRoute<S>>,
+    pub resources: &'static View<ResourceRoute<S>>,
+}
+
+impl<S: Vocabulary> Clone for Content<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S: Vocabulary> Copy for Content<S> {}
 
 /// The routes of one server type and its snapshots, built on first use.
 pub(crate) struct Snapshots<S: Vocabulary> {
@@ -237,6 +258,10 @@ impl<S: Vocabulary> Snapshots<S> {
         Served {
             profile: Profile::new(*context, Arc::clone(&tools.set)),
             tools,
+            content: Content {
+                prompts: registry.prompts().view(context),
+                resources: registry.resources().view(context),
+            },
             withheld,
         }
     }

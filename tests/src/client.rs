@@ -1,4 +1,5 @@
-//! A real rmcp client session that counts `notifications/tools/list_changed`.
+//! A real rmcp client session that counts `notifications/tools/list_changed`
+//! (and the prompt and resource lists' list_changed, each on its own).
 
 use std::time::Duration;
 
@@ -9,9 +10,22 @@ use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceErro
 use rmcp::{ClientHandler, ServiceExt};
 use tokio::sync::watch;
 
-/// Counts list_changed notifications as they arrive.
+/// Counts list_changed notifications as they arrive, per list.
 pub struct Recorder {
     count: watch::Sender<usize>,
+    prompts: watch::Sender<usize>,
+    resources: watch::Sender<usize>,
+}
+
+/// Which list a list_changed is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum List {
+    /// `notifications/tools/list_changed`.
+    Tools,
+    /// `notifications/prompts/list_changed`.
+    Prompts,
+    /// `notifications/resources/list_changed`.
+    Resources,
 }
 
 impl ClientHandler for Recorder {
@@ -23,6 +37,14 @@ impl ClientHandler for Recorder {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.count.send_modify(|count| *count += 1);
     }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.prompts.send_modify(|count| *count += 1);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.resources.send_modify(|count| *count += 1);
+    }
 }
 
 /// One connected client session.
@@ -30,6 +52,8 @@ pub struct Session {
     /// The running rmcp client.
     pub service: RunningService<RoleClient, Recorder>,
     count: watch::Receiver<usize>,
+    prompts: watch::Receiver<usize>,
+    resources: watch::Receiver<usize>,
 }
 
 /// How an outcome of `tools/call` looks to a test.
@@ -49,14 +73,43 @@ impl Session {
         E: std::error::Error + Send + Sync + 'static,
     {
         let (count, receiver) = watch::channel(0);
-        let service = Recorder { count }
-            .serve(transport)
-            .await
-            .expect("the MCP handshake succeeds");
+        let (prompts, prompts_receiver) = watch::channel(0);
+        let (resources, resources_receiver) = watch::channel(0);
+        let service = Recorder {
+            count,
+            prompts,
+            resources,
+        }
+        .serve(transport)
+        .await
+        .expect("the MCP handshake succeeds");
         Session {
             service,
             count: receiver,
+            prompts: prompts_receiver,
+            resources: resources_receiver,
         }
+    }
+
+    fn counter(&self, list: List) -> &watch::Receiver<usize> {
+        match list {
+            List::Tools => &self.count,
+            List::Prompts => &self.prompts,
+            List::Resources => &self.resources,
+        }
+    }
+
+    /// list_changed notifications about `list` received so far.
+    pub fn notifications_of(&self, list: List) -> usize {
+        *self.counter(list).borrow()
+    }
+
+    /// Waits until at least `n` notifications about `list` arrived, or
+    /// `limit` passed; returns the count seen.
+    pub async fn wait_for_notifications_of(&self, list: List, n: usize, limit: Duration) -> usize {
+        let mut receiver = self.counter(list).clone();
+        let _ = tokio::time::timeout(limit, receiver.wait_for(|count| *count >= n)).await;
+        self.notifications_of(list)
     }
 
     /// Notifications received so far.

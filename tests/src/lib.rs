@@ -6,6 +6,7 @@
 pub mod client;
 pub mod contexts;
 pub mod groups;
+pub mod library;
 pub mod modern;
 pub mod raw;
 pub mod redis;

@@ -101,16 +101,39 @@ impl ModernSession {
 /// Exactly one tools/list_changed arrives on `subscription`, and no other
 /// notification follows within [`QUIET`].
 pub async fn expect_one_list_changed(subscription: &mut Subscription) {
-    let first = tokio::time::timeout(LIMIT, subscription.next())
-        .await
-        .expect("a list_changed arrives on the subscription")
-        .expect("the subscription is open")
-        .expect("a notification");
-    assert!(
-        matches!(first, ServerNotification::ToolListChangedNotification(_)),
-        "{first:?}"
-    );
+    expect_list_changed(subscription, &[crate::client::List::Tools]).await;
+}
+
+/// Exactly one list_changed per entry of `lists` arrives on
+/// `subscription`, in that order, and no other notification follows
+/// within [`QUIET`].
+pub async fn expect_list_changed(subscription: &mut Subscription, lists: &[crate::client::List]) {
+    use crate::client::List;
+    for list in lists {
+        let next = tokio::time::timeout(LIMIT, subscription.next())
+            .await
+            .expect("a list_changed arrives on the subscription")
+            .expect("the subscription is open")
+            .expect("a notification");
+        let matches = match list {
+            List::Tools => matches!(next, ServerNotification::ToolListChangedNotification(_)),
+            List::Prompts => matches!(next, ServerNotification::PromptListChangedNotification(_)),
+            List::Resources => {
+                matches!(next, ServerNotification::ResourceListChangedNotification(_))
+            }
+        };
+        assert!(matches, "expected {list:?}'s list_changed, got {next:?}");
+    }
     expect_silence(subscription).await;
+}
+
+/// Opens a `subscriptions/listen` stream on `session` with `filter`.
+pub async fn listen(session: &ModernSession, filter: SubscriptionFilter) -> Subscription {
+    session
+        .service
+        .listen(filter)
+        .await
+        .expect("subscriptions/listen")
 }
 
 /// No notification arrives on `subscription` within [`QUIET`].

@@ -1,4 +1,5 @@
-//! Compile-time errors of `#[tool_group]` and `vocabulary!`, as trybuild
+//! Compile-time errors of `#[tool_group]`, `#[prompt_group]`,
+//! `#[resource_group]` and `vocabulary!`, as trybuild
 //! snapshots, one case per file in `fail/`. Regenerate after an intended
 //! change with `TRYBUILD=overwrite cargo test -p mcp-profiles-ui --test ui`
 //! and read every changed `.stderr`.

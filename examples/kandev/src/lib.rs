@@ -7,6 +7,7 @@
 //! catalog. Handlers work on a demo board, in memory or kept in SQLite
 //! ([`db`]), where each session's profile is resolved from the stored task.
 
+mod content;
 pub mod control;
 pub mod db;
 pub mod demo;

@@ -10,6 +10,7 @@
 //!     require_annotations: false,
 //! }
 //! server: Kandev,
+//! kind: tool,
 //! name: ["parent-question"],
 //! surfaces: ["kanban-task"], capabilities: ["parent-question"],
 //! any_capabilities: [], providers: ["github", "gitlab"],
@@ -17,6 +18,11 @@
 //! require_annotations: [require_annotations],
 //! unannotated: ["ask_parent_question_kandev" => { #[tool(...)] } [read_only_hint, destructive_hint]],
 //! ```
+//!
+//! `kind` is `tool`, `prompt` (from `#[prompt_group]`) or `resource` (from
+//! `#[resource_group]`); the last two list `items: ["name" => method, ...]`
+//! (a prompt's name, a resource's URI or URI template) in place of `tools`,
+//! `require_annotations` and `unannotated`.
 //!
 //! `require_annotations` in the group is the user's flag, or nothing;
 //! `unannotated` lists each tool that leaves a hint unstated, with the tokens
@@ -38,15 +44,26 @@ pub(crate) struct VocabularyNames {
     pub require_annotations: bool,
 }
 
-/// The group as `#[tool_group]` wrote it, user spans intact.
+/// What a group serves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Tool,
+    Prompt,
+    Resource,
+}
+
+/// The group as `#[tool_group]` (or `#[prompt_group]`, `#[resource_group]`)
+/// wrote it, user spans intact.
 pub(crate) struct GroupInput {
     pub server: Type,
+    pub kind: Kind,
     pub name: Option<LitStr>,
     pub surfaces: Vec<LitStr>,
     pub capabilities: Vec<LitStr>,
     /// At least one of these; the span is where the user wrote the list.
     pub any_capabilities: (Vec<LitStr>, Span),
     pub providers: Vec<LitStr>,
+    /// The tools (or prompts, or resource URIs) and their methods.
     pub tools: Vec<(LitStr, Ident)>,
     /// The group's `require_annotations` flag, as the user wrote it.
     pub require_annotations: Option<Ident>,
@@ -97,25 +114,45 @@ impl Parse for Input {
         input.parse::<Token![:]>()?;
         let server: Type = input.parse()?;
         input.parse::<Token![,]>()?;
+        label(input, "kind")?;
+        input.parse::<Token![:]>()?;
+        let kind: Ident = input.parse()?;
+        let kind = match kind.to_string().as_str() {
+            "tool" => Kind::Tool,
+            "prompt" => Kind::Prompt,
+            "resource" => Kind::Resource,
+            _ => return Err(syn::Error::new(kind.span(), "expected a group kind")),
+        };
+        input.parse::<Token![,]>()?;
+        let name = field(input, "name")?.into_iter().next();
+        let surfaces = field(input, "surfaces")?;
+        let capabilities = field(input, "capabilities")?;
+        let any_capabilities = field_with_span(input, "any_capabilities")?;
+        let providers = field(input, "providers")?;
+        if kind != Kind::Tool {
+            let group = GroupInput {
+                server,
+                kind,
+                name,
+                surfaces,
+                capabilities,
+                any_capabilities,
+                providers,
+                tools: items(input, "items")?,
+                require_annotations: None,
+                unannotated: Vec::new(),
+            };
+            return Ok(Input { vocabulary, group });
+        }
         let group = GroupInput {
             server,
-            name: field(input, "name")?.into_iter().next(),
-            surfaces: field(input, "surfaces")?,
-            capabilities: field(input, "capabilities")?,
-            any_capabilities: field_with_span(input, "any_capabilities")?,
-            providers: field(input, "providers")?,
-            tools: {
-                label(input, "tools")?;
-                input.parse::<Token![:]>()?;
-                let content;
-                bracketed!(content in input);
-                let tools = Punctuated::<Tool, Token![,]>::parse_terminated(&content)?;
-                input.parse::<Option<Token![,]>>()?;
-                tools
-                    .into_iter()
-                    .map(|tool| (tool.name, tool.method))
-                    .collect()
-            },
+            kind,
+            name,
+            surfaces,
+            capabilities,
+            any_capabilities,
+            providers,
+            tools: items(input, "tools")?,
             require_annotations: {
                 label(input, "require_annotations")?;
                 input.parse::<Token![:]>()?;
@@ -187,6 +224,20 @@ impl Parse for Unannotated {
                 .collect(),
         })
     }
+}
+
+/// `label: ["name" => method, ...],`
+fn items(input: ParseStream, name: &str) -> syn::Result<Vec<(LitStr, Ident)>> {
+    label(input, name)?;
+    input.parse::<Token![:]>()?;
+    let content;
+    bracketed!(content in input);
+    let tools = Punctuated::<Tool, Token![,]>::parse_terminated(&content)?;
+    input.parse::<Option<Token![,]>>()?;
+    Ok(tools
+        .into_iter()
+        .map(|tool| (tool.name, tool.method))
+        .collect())
 }
 
 fn label(input: ParseStream, expected: &str) -> syn::Result<()> {

@@ -5,13 +5,14 @@
 //! bits there; the literals pass through `macro_rules!` with their spans, which
 //! is what puts an unknown-name error on the user's string literal.
 
-use proc_macro2::{Delimiter, Group, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemImpl, LitStr, PathArguments, TypePath};
 
 use super::parse::ToolFn;
-use super::validate::{GroupSpec, missing_hints};
+use super::validate::missing_hints;
+use crate::rule_args::{GroupSpec, rule_fields};
 
 pub(crate) fn expand(
     item: &ItemImpl,
@@ -22,28 +23,10 @@ pub(crate) fn expand(
     // `vocabulary!` defines the registration macro under the server type's
     // name (macros and types live in different namespaces), so the path that
     // names the type here also names the macro.
-    let mut macro_path = self_path.path.clone();
-    for segment in &mut macro_path.segments {
-        segment.arguments = PathArguments::None;
-    }
+    let macro_path = macro_path(self_path);
     let self_ty = &item.self_ty;
-    let GroupSpec {
-        name,
-        surfaces,
-        capabilities,
-        any_capabilities,
-        any_capabilities_span,
-        providers,
-        require_annotations,
-    } = spec;
-    let require_annotations = require_annotations.iter();
-    let name = name.iter();
-    // The list keeps the span of the user's `any_capability` value, which
-    // survives `macro_rules!`, so an unsatisfiable set is reported there.
-    let mut any_capabilities = Group::new(Delimiter::Bracket, quote!(#(#any_capabilities),*));
-    if let Some(span) = any_capabilities_span {
-        any_capabilities.set_span(*span);
-    }
+    let rule = rule_fields(spec);
+    let require_annotations = spec.require_annotations.iter();
     let tool_names = tools
         .iter()
         .map(|tool| LitStr::new(&tool.name, tool.name_span));
@@ -62,15 +45,7 @@ pub(crate) fn expand(
         let missing = missing.into_iter().map(|hint| format_ident!("{hint}"));
         Some(quote!(#name => { #at } [#(#missing),*]))
     });
-    // When no vocabulary is in scope, rustc's own error is only "cannot find
-    // macro"; this bound adds `Vocabulary`'s on_unimplemented message, which
-    // says to declare or import the vocabulary, on the user's type.
-    let has_vocabulary = quote_spanned! {self_ty.span()=>
-        const _: () = {
-            fn has_vocabulary<S: ::mcp_profiles::Vocabulary>() {}
-            let _ = has_vocabulary::<#self_ty>;
-        };
-    };
+    let has_vocabulary = has_vocabulary(self_ty);
     quote! {
         #item
 
@@ -78,14 +53,34 @@ pub(crate) fn expand(
 
         #macro_path! {
             server: #self_ty,
-            name: [#(#name)*],
-            surfaces: [#(#surfaces),*],
-            capabilities: [#(#capabilities),*],
-            any_capabilities: #any_capabilities,
-            providers: [#(#providers),*],
+            kind: tool,
+            #rule
             tools: [#(#tool_names => #methods),*],
             require_annotations: [#(#require_annotations)*],
             unannotated: [#(#unannotated),*],
         }
+    }
+}
+
+/// The registration macro's path: `vocabulary!` defines it under the server
+/// type's name (macros and types live in different namespaces), so the path
+/// that names the type here also names the macro.
+pub(crate) fn macro_path(self_path: &TypePath) -> syn::Path {
+    let mut macro_path = self_path.path.clone();
+    for segment in &mut macro_path.segments {
+        segment.arguments = PathArguments::None;
+    }
+    macro_path
+}
+
+/// When no vocabulary is in scope, rustc's own error is only "cannot find
+/// macro"; this bound adds `Vocabulary`'s on_unimplemented message, which
+/// says to declare or import the vocabulary, on the user's type.
+pub(crate) fn has_vocabulary(self_ty: &syn::Type) -> TokenStream {
+    quote_spanned! {self_ty.span()=>
+        const _: () = {
+            fn has_vocabulary<S: ::mcp_profiles::Vocabulary>() {}
+            let _ = has_vocabulary::<#self_ty>;
+        };
     }
 }

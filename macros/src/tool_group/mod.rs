@@ -1,7 +1,7 @@
 //! `#[tool_group(...)]`: parse, validate, expand.
 
-mod expand;
-mod parse;
+pub(crate) mod expand;
+pub(crate) mod parse;
 mod validate;
 
 use proc_macro2::TokenStream;
@@ -9,6 +9,12 @@ use quote::{ToTokens, quote};
 use syn::Item;
 
 use crate::errors::{Errors, item_with_errors};
+use crate::rule_args::{self, Attribute};
+
+const ATTRIBUTE: Attribute = Attribute {
+    name: "tool_group",
+    annotations: true,
+};
 
 pub(crate) fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
@@ -27,13 +33,7 @@ pub(crate) fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
         // Not an item at all: rustc reports the syntax error itself.
         Err(_) => return item,
     };
-    let spec = match parse::args(attr) {
-        Ok(args) => validate::attribute(args, &mut errors),
-        Err(error) => {
-            errors.push(error);
-            validate::GroupSpec::default()
-        }
-    };
+    let spec = rule_args::spec(attr, &ATTRIBUTE, &mut errors);
     let tools = parse::tool_fns(&item_impl);
     let self_path = validate::item(&item_impl, &tools, &mut errors);
     validate::no_tool_router(&parse::tool_router_traces(&item_impl), &mut errors);
@@ -53,7 +53,7 @@ pub(crate) fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// What the item is, and the tokens that best name it for an error span.
-fn describe(item: &Item) -> (&'static str, TokenStream) {
+pub(crate) fn describe(item: &Item) -> (&'static str, TokenStream) {
     match item {
         Item::Struct(s) => ("a struct", spanning(&s.struct_token, &s.ident)),
         Item::Enum(e) => ("an enum", spanning(&e.enum_token, &e.ident)),

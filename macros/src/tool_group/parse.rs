@@ -5,63 +5,8 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
-use syn::{Ident, ImplItem, ItemImpl, LitStr, Token, bracketed};
-
-/// `key = "value"`, `key = ["a", "b"]`, or a bare `key`.
-pub(crate) struct Arg {
-    pub key: Ident,
-    /// `None` for a bare key such as `always`.
-    pub value: Option<Value>,
-}
-
-pub(crate) enum Value {
-    Str(LitStr),
-    List {
-        span: Span,
-        items: Vec<LitStr>,
-    },
-    /// Any other expression; the validate stage says what was expected.
-    Other(syn::Expr),
-}
-
-impl Parse for Arg {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
-        let key: Ident = input.parse()?;
-        if input.is_empty() || input.peek(Token![,]) {
-            return Ok(Arg { key, value: None });
-        }
-        input.parse::<Token![=]>()?;
-        let value = if input.peek(syn::token::Bracket) {
-            let content;
-            let brackets = bracketed!(content in input);
-            let items = Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?;
-            Value::List {
-                span: brackets.span.join(),
-                items: items.into_iter().collect(),
-            }
-        } else if input.peek(LitStr) {
-            Value::Str(input.parse()?)
-        } else {
-            Value::Other(input.parse().map_err(|_| {
-                input.error(format!(
-                    "expected a string like `{key} = \"kanban-task\"` or a list like `{key} = [\"a\", \"b\"]`"
-                ))
-            })?)
-        };
-        Ok(Arg {
-            key,
-            value: Some(value),
-        })
-    }
-}
-
-/// The comma-separated arguments of `#[tool_group(...)]`.
-pub(crate) fn args(attr: TokenStream) -> syn::Result<Vec<Arg>> {
-    let args = Punctuated::<Arg, Token![,]>::parse_terminated.parse2(attr)?;
-    Ok(args.into_iter().collect())
-}
+use syn::{Ident, ImplItem, ItemImpl, LitStr, Token};
 
 /// One `#[tool]` method of the impl block.
 pub(crate) struct ToolFn {
@@ -101,7 +46,7 @@ pub(crate) fn tool_fns(item: &ItemImpl) -> Vec<ToolFn> {
         .filter_map(|function| {
             let attr = function.attrs.iter().find(|attr| is_tool_attr(attr))?;
             let method = function.sig.ident.clone();
-            let (name, name_span) = match explicit_tool_name(attr) {
+            let (name, name_span) = match explicit_name(attr) {
                 Some(lit) => (lit.value(), lit.span()),
                 None => (method.to_string(), method.span()),
             };
@@ -126,13 +71,25 @@ pub(crate) fn tool_fns(item: &ItemImpl) -> Vec<ToolFn> {
 /// (or the name given by `router = ...`), whose tokens carry the span of the
 /// `#[tool_router]` attribute.
 pub(crate) fn tool_router_traces(item: &ItemImpl) -> Vec<TokenStream> {
+    router_traces(item, "tool_router", "tool", "ToolRouter")
+}
+
+/// Traces of an rmcp router attribute (`tool_router`, `prompt_router`) on
+/// the impl block: the attribute, or the router function it appended,
+/// returning `rmcp::handler::server::router::<module>::<router>`.
+pub(crate) fn router_traces(
+    item: &ItemImpl,
+    attribute: &str,
+    module: &str,
+    router: &str,
+) -> Vec<TokenStream> {
     let attributes = item
         .attrs
         .iter()
-        .filter(|attr| last_segment_is(attr.path(), "tool_router"))
+        .filter(|attr| last_segment_is(attr.path(), attribute))
         .map(|attr| quote!(#attr));
     let router_fns = item.items.iter().filter_map(|item| match item {
-        ImplItem::Fn(function) if is_rmcp_router_fn(function) => {
+        ImplItem::Fn(function) if is_rmcp_router_fn(function, module, router) => {
             let fn_token = function.sig.fn_token;
             Some(quote!(#fn_token))
         }
@@ -144,8 +101,8 @@ pub(crate) fn tool_router_traces(item: &ItemImpl) -> Vec<TokenStream> {
 /// Whether `function` has the signature rmcp's `#[tool_router]` generates:
 /// no receiver or parameters, returning rmcp's `ToolRouter<Self>` by the
 /// path rmcp writes.
-fn is_rmcp_router_fn(function: &syn::ImplItemFn) -> bool {
-    const ROUTER_PATH: [&str; 6] = ["rmcp", "handler", "server", "router", "tool", "ToolRouter"];
+fn is_rmcp_router_fn(function: &syn::ImplItemFn, module: &str, router: &str) -> bool {
+    let router_path = ["rmcp", "handler", "server", "router", module, router];
     if !function.sig.inputs.is_empty() {
         return false;
     }
@@ -158,10 +115,10 @@ fn is_rmcp_router_fn(function: &syn::ImplItemFn) -> bool {
     let segments = &path.path.segments;
     let is_router_path = path.qself.is_none()
         && path.path.leading_colon.is_none()
-        && segments.len() == ROUTER_PATH.len()
+        && segments.len() == router_path.len()
         && segments
             .iter()
-            .zip(ROUTER_PATH)
+            .zip(router_path)
             .all(|(s, name)| s.ident == name);
     let of_self = segments.last().is_some_and(|last| match &last.arguments {
         syn::PathArguments::AngleBracketed(args) => {
@@ -189,15 +146,15 @@ fn is_tool_attr(attr: &syn::Attribute) -> bool {
 }
 
 /// rmcp's own test for its attributes, so `#[rmcp::tool]` counts as well.
-fn last_segment_is(path: &syn::Path, name: &str) -> bool {
+pub(crate) fn last_segment_is(path: &syn::Path, name: &str) -> bool {
     path.segments
         .last()
         .is_some_and(|segment| segment.ident == name)
 }
 
-/// The `name = "..."` of a `#[tool(...)]`; anything unparsable is left for
+/// The `name = "..."` of a `#[tool(...)]` (or `#[prompt(...)]`); anything unparsable is left for
 /// rmcp's own macro to report.
-fn explicit_tool_name(attr: &syn::Attribute) -> Option<LitStr> {
+pub(crate) fn explicit_name(attr: &syn::Attribute) -> Option<LitStr> {
     let syn::Meta::List(list) = &attr.meta else {
         return None;
     };

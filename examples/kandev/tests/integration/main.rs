@@ -8,6 +8,7 @@ mod common;
 mod busy_board;
 mod catalog;
 mod cli;
+mod content;
 mod control;
 mod control_policy;
 mod fuzz_corpus;

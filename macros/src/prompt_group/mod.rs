@@ -1,0 +1,53 @@
+//! `#[prompt_group(...)]`: parse, validate, expand.
+
+mod expand;
+mod parse;
+mod validate;
+
+use proc_macro2::TokenStream;
+use syn::Item;
+
+use crate::errors::{Errors, item_with_errors};
+use crate::rule_args::{self, Attribute};
+use crate::tool_group::describe;
+
+const ATTRIBUTE: Attribute = Attribute {
+    name: "prompt_group",
+    annotations: false,
+};
+
+pub(crate) fn prompt_group(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let item_impl = match syn::parse2::<Item>(item.clone()) {
+        Ok(Item::Impl(item_impl)) => item_impl,
+        Ok(other) => {
+            let (what, head) = describe(&other);
+            errors.spanned(
+                head,
+                format!(
+                    "#[prompt_group] applies to an `impl` block of rmcp #[prompt] methods, \
+                     not to {what}"
+                ),
+            );
+            return item_with_errors(item, &errors);
+        }
+        Err(_) => return item,
+    };
+    let spec = rule_args::spec(attr, &ATTRIBUTE, &mut errors);
+    let prompts = parse::prompt_fns(&item_impl);
+    let self_path = validate::item(&item_impl, &prompts, &mut errors);
+    validate::no_prompt_router(&parse::prompt_router_traces(&item_impl), &mut errors);
+    match self_path {
+        Some(self_path) if errors.is_empty() => {
+            expand::expand(&item_impl, self_path, &spec, &prompts)
+        }
+        _ if item_impl.trait_.is_some() => {
+            // rmcp's #[prompt] cannot expand inside a trait impl; dropping
+            // it leaves our error as the only one.
+            let mut item_impl = item_impl.clone();
+            parse::strip_prompt_attrs(&mut item_impl);
+            item_with_errors(&item_impl, &errors)
+        }
+        _ => item_with_errors(&item_impl, &errors),
+    }
+}

@@ -1,0 +1,54 @@
+//! `#[resource_group(...)]`: parse, validate, expand.
+//!
+//! The group's methods carry a marker, `#[resource(uri = "..." |
+//! uri_template = "...", name = "...", description = "...", mime_type =
+//! "...")]`, which this macro reads and removes (it is no attribute of its
+//! own), and serve `resources/read` for that URI.
+
+mod expand;
+mod parse;
+mod validate;
+
+use proc_macro2::TokenStream;
+use syn::Item;
+
+use crate::errors::{Errors, item_with_errors};
+use crate::rule_args::{self, Attribute};
+use crate::tool_group::describe;
+
+const ATTRIBUTE: Attribute = Attribute {
+    name: "resource_group",
+    annotations: false,
+};
+
+pub(crate) fn resource_group(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let mut item_impl = match syn::parse2::<Item>(item.clone()) {
+        Ok(Item::Impl(item_impl)) => item_impl,
+        Ok(other) => {
+            let (what, head) = describe(&other);
+            errors.spanned(
+                head,
+                format!(
+                    "#[resource_group] applies to an `impl` block of #[resource(...)] methods, \
+                     not to {what}"
+                ),
+            );
+            return item_with_errors(item, &errors);
+        }
+        Err(_) => return item,
+    };
+    let spec = rule_args::spec(attr, &ATTRIBUTE, &mut errors);
+    let markers = parse::resource_fns(&item_impl);
+    let marked = markers.len();
+    let resources = validate::resources(markers, &mut errors);
+    let self_path = validate::item(&item_impl, marked, &resources, &mut errors).cloned();
+    // The markers are ours alone: the item keeps none of them.
+    parse::strip_resource_attrs(&mut item_impl);
+    match self_path {
+        Some(self_path) if errors.is_empty() => {
+            expand::expand(&item_impl, &self_path, &spec, &resources)
+        }
+        _ => item_with_errors(&item_impl, &errors),
+    }
+}

@@ -1,0 +1,28 @@
+//! The rule keys every group attribute takes (`name`, `surface`,
+//! `capability`, `provider`, `always`, ...): parsed and validated once, for
+//! `#[tool_group]`, `#[prompt_group]` and `#[resource_group]` alike, each
+//! error naming the attribute the user wrote.
+
+mod expand;
+mod parse;
+mod validate;
+
+use proc_macro2::TokenStream;
+
+pub(crate) use expand::rule_fields;
+pub(crate) use parse::{Arg, Value, args};
+pub(crate) use validate::{Attribute, GroupSpec};
+
+use crate::errors::Errors;
+
+/// The group's name and rule from the attribute's tokens, every misuse
+/// recorded in `errors`.
+pub(crate) fn spec(attr: TokenStream, attribute: &Attribute, errors: &mut Errors) -> GroupSpec {
+    match parse::args(attr) {
+        Ok(args) => validate::attribute(args, attribute, errors),
+        Err(error) => {
+            errors.push(error);
+            GroupSpec::default()
+        }
+    }
+}
