@@ -4,10 +4,11 @@
 //!
 //! Both kinds share everything but their routes: an entry links into the
 //! same `TOOL_GROUPS` slice as a tool group (its type tells them apart), the
-//! registry verifies names, reachability and collisions the same way, and
-//! each distinct set of enabled groups gets one view, built on first use and
-//! kept for the life of the process, like a tool snapshot. The kind-specific
-//! parts are in `prompts.rs` and `resources.rs`.
+//! registry verifies names, reachability and collisions the same way
+//! ([`ContentGroups`]), and each distinct set of enabled groups gets one
+//! view, built on first use and kept for the life of the process, like a
+//! tool snapshot ([`ContentViews`], held next to the tool snapshots). The
+//! kind-specific parts are in `prompts.rs` and `resources.rs`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -64,8 +65,6 @@ pub(crate) trait Item: Clone + Send + Sync + 'static {
 struct ContentGroup<R: 'static> {
     name: Arc<str>,
     entry: &'static ContentEntry<R>,
-    /// Built when a view first needs them.
-    routes: OnceLock<Vec<R>>,
 }
 
 /// What one set of enabled groups serves: their routes sorted by key, and
@@ -104,11 +103,9 @@ impl<R: Item> View<R> {
     }
 }
 
-/// Every group of one kind of one server type, sorted by name, with the
-/// views built so far.
+/// Every group of one kind of one server type, sorted by name.
 pub(crate) struct ContentGroups<R: Item> {
     groups: Vec<ContentGroup<R>>,
-    views: Mutex<HashMap<BitSet, &'static View<R>>>,
 }
 
 impl<R: Item> ContentGroups<R> {
@@ -118,16 +115,12 @@ impl<R: Item> ContentGroups<R> {
             .map(|entry| ContentGroup {
                 name: default_name(entry),
                 entry,
-                routes: OnceLock::new(),
             })
             .collect();
         groups.sort_by(|a, b| {
             (&a.name, a.entry.file, a.entry.line).cmp(&(&b.name, b.entry.file, b.entry.line))
         });
-        ContentGroups {
-            groups,
-            views: Mutex::default(),
-        }
+        ContentGroups { groups }
     }
 
     /// Whether the server has no group of this kind: then its own handler
@@ -198,45 +191,73 @@ impl<R: Item> ContentGroups<R> {
         }
     }
 
-    /// The view of `context`: one per distinct set of enabled groups, built
-    /// on first use and kept for the life of the process.
+    /// The groups `context` enables.
+    fn enabled<S: Vocabulary>(&self, context: &ProfileContext<S>) -> BitSet {
+        let bits = context.bits();
+        BitSet::from_fn(self.groups.len(), |index| {
+            self.groups[index].entry.rule.matches(&bits)
+        })
+    }
+
+    /// Builds the routes of group `index`.
     ///
     /// # Panics
     ///
-    /// If a group's routes disagree with its declared keys, which only a
-    /// hand-built entry can cause.
+    /// If they disagree with its declared keys, which only a hand-built
+    /// entry can cause.
+    fn build_routes(&self, index: usize) -> Vec<R> {
+        let group = &self.groups[index];
+        let routes = (group.entry.routes)();
+        let keys: Vec<&str> = routes.iter().map(R::key).collect();
+        assert_eq!(
+            keys,
+            group.entry.items,
+            "the routes of {} group `{}` do not match its declared items",
+            R::KIND,
+            group.name
+        );
+        routes
+    }
+}
+
+/// The routes and views of one kind of one server type's content groups,
+/// each built on first use and kept for the life of the process.
+pub(crate) struct ContentViews<R: Item> {
+    groups: &'static ContentGroups<R>,
+    /// Each group's routes, indexed like `groups`.
+    routes: Box<[OnceLock<Vec<R>>]>,
+    /// One view per distinct set of enabled groups.
+    views: Mutex<HashMap<BitSet, &'static View<R>>>,
+}
+
+impl<R: Item> ContentViews<R> {
+    pub fn new(groups: &'static ContentGroups<R>) -> Self {
+        ContentViews {
+            groups,
+            routes: groups.groups.iter().map(|_| OnceLock::new()).collect(),
+            views: Mutex::default(),
+        }
+    }
+
+    /// The view of `context`: one per distinct set of enabled groups.
     pub fn view<S: Vocabulary>(&self, context: &ProfileContext<S>) -> &'static View<R> {
-        let bits = context.bits();
-        let enabled = BitSet::from_fn(self.groups.len(), |index| {
-            self.groups[index].entry.rule.matches(&bits)
-        });
+        let enabled = self.groups.enabled(context);
         let mut views = self.views.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(view) = views.get(&enabled) {
             return view;
         }
         let routes: Vec<R> = enabled
             .iter()
-            .flat_map(|index| self.routes(index).iter().cloned())
+            .flat_map(|index| {
+                self.routes[index]
+                    .get_or_init(|| self.groups.build_routes(index))
+                    .iter()
+                    .cloned()
+            })
             .collect();
         let view: &'static View<R> = Box::leak(Box::new(View::of(routes)));
         views.insert(enabled, view);
         view
-    }
-
-    fn routes(&self, index: usize) -> &[R] {
-        let group = &self.groups[index];
-        group.routes.get_or_init(|| {
-            let routes = (group.entry.routes)();
-            let keys: Vec<&str> = routes.iter().map(R::key).collect();
-            assert_eq!(
-                keys,
-                group.entry.items,
-                "the routes of {} group `{}` do not match its declared items",
-                R::KIND,
-                group.name
-            );
-            routes
-        })
     }
 }
 

@@ -24,7 +24,7 @@ use rmcp::model::Tool;
 use mcp_profiles_rules::BitSet;
 
 use crate::assembly::{GroupSet, ToolSet};
-use crate::content::View;
+use crate::content::{ContentViews, View};
 use crate::resources::ResourceRoute;
 use crate::{DenyList, Policy, Profile, ProfileContext, Registry, Restrictions, Vocabulary};
 
@@ -202,6 +202,10 @@ pub(crate) struct Snapshots<S: Vocabulary> {
     routes: RouteTable<S>,
     /// The snapshots of each distinct set of enabled groups.
     built: Mutex<HashMap<GroupSet, Family<S>>>,
+    /// The prompt views, one per distinct set of enabled prompt groups.
+    prompts: ContentViews<PromptRoute<S>>,
+    /// The resource views, likewise.
+    resources: ContentViews<ResourceRoute<S>>,
 }
 
 impl<S: Vocabulary> Snapshots<S> {
@@ -231,6 +235,8 @@ impl<S: Vocabulary> Snapshots<S> {
             registry,
             routes: RouteTable::new(registry),
             built: Mutex::default(),
+            prompts: ContentViews::new(registry.prompts()),
+            resources: ContentViews::new(registry.resources()),
         }));
         map.insert(TypeId::of::<S>(), built);
         built
@@ -259,8 +265,8 @@ impl<S: Vocabulary> Snapshots<S> {
             profile: Profile::new(*context, Arc::clone(&tools.set)),
             tools,
             content: Content {
-                prompts: registry.prompts().view(context),
-                resources: registry.resources().view(context),
+                prompts: self.prompts.view(context),
+                resources: self.resources.view(context),
             },
             withheld,
         }
@@ -274,7 +280,7 @@ mod tests {
     use rmcp::handler::server::router::tool::ToolRoute;
     use rmcp::model::{CallToolResponse, CallToolResult, Tool, ToolAnnotations};
 
-    use super::{RouteTable, Snapshots};
+    use super::{ContentViews, RouteTable, Snapshots};
     use crate::registry::GroupEntry;
     use crate::{DenyList, Policy, ProfileContext, Registry, Rule};
 
@@ -342,6 +348,8 @@ mod tests {
             registry,
             routes: RouteTable::new(registry),
             built: Mutex::default(),
+            prompts: ContentViews::new(registry.prompts()),
+            resources: ContentViews::new(registry.resources()),
         }))
     }
 
