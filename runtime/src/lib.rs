@@ -59,6 +59,7 @@ extern crate self as mcp_profiles;
 mod assembly;
 #[cfg(feature = "runtime-tools")]
 mod catalog;
+mod clipped;
 mod content;
 mod context;
 mod controller;
@@ -83,6 +84,7 @@ pub use catalog::{
     Catalog, CatalogDecodeError, CatalogDecoder, CatalogError, CatalogErrors, HandlerFuture,
     InstallOutcome, Installation, RuntimeDiff, RuntimeHandler, RuntimeTool,
 };
+pub use clipped::Clipped;
 pub use context::{ContextError, ProfileContext};
 pub use controller::{ProfileController, Replacement};
 pub use errors::Errors;
@@ -93,7 +95,7 @@ pub use registry::RegistryBuilder;
 pub use registry::{Group, Registry, RegistryError, RegistryErrors};
 pub use resolve::{ProfileHandle, ProfileResolver};
 pub use rule::{Decision, Rule, TermSet};
-pub use server::{Clipped, ProfiledServer};
+pub use server::ProfiledServer;
 pub use vocabulary::{Term, TermKind, UnknownName, Vocabulary};
 
 pub use mcp_profiles_macros::{prompt_group, resource_group, tool_group, vocabulary};

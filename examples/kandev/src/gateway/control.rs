@@ -139,26 +139,8 @@ async fn get_agent(
 struct PutBody {
     profile: ProfileContext<Kandev>,
     /// Replace only if the agent is at this version (0: only create).
-    #[serde(default, deserialize_with = "version")]
+    #[serde(default, deserialize_with = "super::requests::version")]
     version: Option<u64>,
-}
-
-/// A `"version"` that is there: a whole number from 0 to `u64::MAX`.
-/// `null` is refused, not read as "any version", which would turn a
-/// compare-and-set into an unconditional write.
-pub(super) fn version<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<u64>, D::Error> {
-    let value = serde_json::Value::deserialize(deserializer)?;
-    value.as_u64().map(Some).ok_or_else(|| {
-        let text = value.to_string();
-        let shown: String = text.chars().take(40).collect();
-        let cut = if shown.len() < text.len() { "…" } else { "" };
-        serde::de::Error::custom(format!(
-            "`version` must be a whole number from 0 to {}, not {shown}{cut}",
-            u64::MAX
-        ))
-    })
 }
 
 async fn put_agent(

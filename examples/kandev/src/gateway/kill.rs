@@ -29,8 +29,7 @@ use mcp_profiles_serve::StoredKillSwitch;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::control::version;
-use super::requests::{Control, failed};
+use super::requests::{Control, failed, version};
 use crate::control::{Refusal, decode};
 
 #[derive(Deserialize)]

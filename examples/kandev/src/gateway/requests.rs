@@ -7,6 +7,7 @@ use axum::extract::Path;
 use axum::extract::rejection::PathRejection;
 use axum::http::StatusCode;
 use mcp_profiles_serve::{AgentStore, StoreError};
+use serde::Deserialize;
 
 use crate::control::Refusal;
 use crate::server::Kandev;
@@ -88,4 +89,22 @@ pub(super) fn path_principal(path: Result<Path<String>, PathRejection>) -> Resul
 /// 404 for a principal without an agent.
 pub(super) fn no_agent(principal: &str) -> Refusal {
     refusal(StatusCode::NOT_FOUND, format!("no agent `{principal}`"))
+}
+
+/// A `"version"` that is there: a whole number from 0 to `u64::MAX`.
+/// `null` is refused, not read as "any version", which would turn a
+/// compare-and-set into an unconditional write.
+pub(super) fn version<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u64>, D::Error> {
+    let value = serde_json::Value::deserialize(deserializer)?;
+    value.as_u64().map(Some).ok_or_else(|| {
+        let text = value.to_string();
+        let shown: String = text.chars().take(40).collect();
+        let cut = if shown.len() < text.len() { "…" } else { "" };
+        serde::de::Error::custom(format!(
+            "`version` must be a whole number from 0 to {}, not {shown}{cut}",
+            u64::MAX
+        ))
+    })
 }
