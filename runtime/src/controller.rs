@@ -10,6 +10,7 @@ use arc_swap::ArcSwap;
 #[cfg(feature = "runtime-tools")]
 use crate::catalog::{Catalog, InstallOutcome, Installation, Runtime, RuntimeDiff};
 use crate::notification::{Kinds, Sessions};
+use crate::presentation::{Presentation, PresentationError};
 use crate::snapshot::{Content, Served, Snapshots, ToolSnapshot};
 use crate::{
     DenyList, Explanation, KillSwitch, Profile, ProfileContext, ProfiledServer, Registry, ToolDiff,
@@ -29,15 +30,73 @@ pub(crate) struct Current<S: Vocabulary> {
     /// The installed catalog and what the profile's context sees of it.
     #[cfg(feature = "runtime-tools")]
     pub runtime: Runtime<S>,
+    /// The attached presentation and `tools/list` under it.
+    presented: Option<Presented>,
+}
+
+/// A presentation and the list it presents.
+struct Presented {
+    presentation: Presentation,
+    list: Arc<[rmcp::model::Tool]>,
 }
 
 impl<S: Vocabulary> Current<S> {
-    /// `tools/list`: the compiled tools, plus the visible runtime ones.
+    /// `tools/list`: the compiled tools, plus the visible runtime ones,
+    /// under the attached presentation.
     pub fn list(&self) -> &[rmcp::model::Tool] {
+        match &self.presented {
+            Some(presented) => &presented.list,
+            None => self.canonical_list(),
+        }
+    }
+
+    /// The listed tools under their canonical names, sorted.
+    fn canonical_list(&self) -> &[rmcp::model::Tool] {
         #[cfg(feature = "runtime-tools")]
         return self.runtime.list(self.tools);
         #[cfg(not(feature = "runtime-tools"))]
         return &self.tools.tools;
+    }
+
+    /// This state under `presentation` (none: canonical names). The
+    /// presented list of a compiled snapshot alone is cached by the
+    /// presentation; one merged with runtime tools is built here, once per
+    /// replacement or install.
+    fn presenting(mut self, presentation: Option<Presentation>) -> Self {
+        #[cfg(feature = "runtime-tools")]
+        let merged = self.runtime.merged();
+        #[cfg(not(feature = "runtime-tools"))]
+        let merged = false;
+        let snapshot = (!merged).then_some(std::ptr::from_ref(self.tools) as usize);
+        self.presented = presentation.map(|presentation| Presented {
+            list: presentation.list(self.canonical_list(), snapshot),
+            presentation,
+        });
+        self
+    }
+
+    /// The attached presentation.
+    fn presentation(&self) -> Option<&Presentation> {
+        self.presented.as_ref().map(|p| &p.presentation)
+    }
+
+    /// The canonical name of the tool a client called `sent` by its
+    /// presented name: `None` without a presentation, or when no name
+    /// presents as `sent` (a canonical name, or an unknown one). Whether
+    /// that tool is served is the caller's to check.
+    pub fn unpresent(&self, sent: &str) -> Option<String> {
+        let presentation = self.presentation()?;
+        let canonical = presentation.unpresent(sent)?;
+        (presentation.present(&canonical) == sent).then_some(canonical)
+    }
+
+    /// Whether a tool is served under the canonical name `name`.
+    pub fn serves(&self, name: &str) -> bool {
+        #[cfg(feature = "runtime-tools")]
+        if self.runtime.entry(name).is_some() {
+            return true;
+        }
+        self.tools.serves(name)
     }
 
     /// Whether only the operator's kill switch keeps `name` from being
@@ -52,12 +111,18 @@ impl<S: Vocabulary> Current<S> {
         return false;
     }
 
-    /// The listed tool called `name`.
+    /// The listed tool called `name`, by its listed (presented) name or
+    /// its canonical one.
     pub fn tool(&self, name: &str) -> Option<&rmcp::model::Tool> {
+        let find = |list: &'_ [rmcp::model::Tool]| {
+            list.binary_search_by(|tool| (*tool.name).cmp(name)).ok()
+        };
         let list = self.list();
-        list.binary_search_by(|tool| (*tool.name).cmp(name))
-            .ok()
-            .map(|index| &list[index])
+        if let Some(index) = find(list) {
+            return Some(&list[index]);
+        }
+        let canonical = self.canonical_list();
+        find(canonical).map(|index| &canonical[index])
     }
 }
 
@@ -185,6 +250,12 @@ pub struct Replacement<S: Vocabulary> {
     pub resources_changed: bool,
     /// How many sessions were sent a list_changed (of any kind).
     pub notified_sessions: usize,
+    /// Why [`replace_with_catalog`](ProfileController::replace_with_catalog)
+    /// refused the catalog, and with it the whole replacement: one of its
+    /// tools collides with another under the attached presentation.
+    /// Nothing changed: `old` and `new` are the profile in force.
+    #[cfg(feature = "runtime-tools")]
+    pub refused: Option<PresentationError>,
 }
 
 impl<S: Vocabulary> std::fmt::Debug for Replacement<S> {
@@ -197,8 +268,10 @@ impl<S: Vocabulary> std::fmt::Debug for Replacement<S> {
         f.field("runtime", &self.runtime);
         f.field("prompts_changed", &self.prompts_changed)
             .field("resources_changed", &self.resources_changed)
-            .field("notified_sessions", &self.notified_sessions)
-            .finish()
+            .field("notified_sessions", &self.notified_sessions);
+        #[cfg(feature = "runtime-tools")]
+        f.field("refused", &self.refused);
+        f.finish()
     }
 }
 
@@ -245,6 +318,7 @@ impl<S: Vocabulary> ProfileController<S> {
                     withheld,
                     #[cfg(feature = "runtime-tools")]
                     runtime: Runtime::empty(),
+                    presented: None,
                 }),
                 replacing: Mutex::new(()),
                 sessions: Arc::default(),
@@ -358,6 +432,74 @@ impl<S: Vocabulary> ProfileController<S> {
         self.cell.sessions.len()
     }
 
+    /// Lists every tool under `presentation`'s name for it, for every
+    /// session of this controller and every clone of it; a call by the
+    /// presented name reaches the tool, and so does one by its canonical
+    /// name (which no other tool can present as). Replacing any earlier
+    /// presentation, and sending one `tools/list_changed` per session when
+    /// the listed names changed.
+    ///
+    /// Refused, changing nothing, unless it is collision-free over every
+    /// compiled tool of the registry and every tool of the installed
+    /// catalog: the error names both tools (see
+    /// [`Presentation::verify`]). Catalogs installed later are checked
+    /// against it likewise. Profiles, diffs, policies, the kill switch
+    /// and [`explain`](Self::explain) keep canonical names.
+    pub fn set_presentation(&self, presentation: Presentation) -> Result<(), PresentationError> {
+        let guard = self.lock();
+        let previous = self.cell.current();
+        let compiled = crate::presentation::compiled_names(self.registry());
+        #[cfg(feature = "runtime-tools")]
+        let runtime = previous.runtime.catalog().map(Catalog::tool_names);
+        #[cfg(not(feature = "runtime-tools"))]
+        let runtime = None::<std::iter::Empty<&str>>;
+        presentation.verify_names(compiled.chain(runtime.into_iter().flatten()))?;
+        drop(previous);
+        self.present_locked(Some(presentation));
+        drop(guard);
+        Ok(())
+    }
+
+    /// Lists canonical names again, with one `tools/list_changed` per
+    /// session when that changed the listed names.
+    pub fn clear_presentation(&self) {
+        let guard = self.lock();
+        self.present_locked(None);
+        drop(guard);
+    }
+
+    /// The attached presentation, if any.
+    pub fn presentation(&self) -> Option<Presentation> {
+        self.cell.current().presentation().cloned()
+    }
+
+    /// Swaps in `presentation`; the caller holds the replacement lock.
+    fn present_locked(&self, presentation: Option<Presentation>) {
+        let cell = &self.cell;
+        let previous = cell.current();
+        let current = Current {
+            profile: previous.profile.clone(),
+            tools: previous.tools,
+            content: previous.content,
+            killed: previous.killed,
+            withheld: previous.withheld.clone(),
+            #[cfg(feature = "runtime-tools")]
+            runtime: previous.runtime.clone(),
+            presented: None,
+        }
+        .presenting(presentation);
+        let (old, new) = (previous.list(), current.list());
+        let changed = old.len() != new.len() || old.iter().zip(new).any(|(a, b)| a.name != b.name);
+        drop(previous);
+        cell.current.store(Arc::new(current));
+        let notified_sessions = if changed {
+            cell.sessions.notify_all(Kinds::TOOLS)
+        } else {
+            0
+        };
+        tracing::info!(changed, notified_sessions, "tool name presentation set");
+    }
+
     /// Replaces the profile with the one `context` assembles into.
     pub fn replace(&self, context: ProfileContext<S>) -> Replacement<S> {
         let guard = self.lock();
@@ -377,6 +519,20 @@ impl<S: Vocabulary> ProfileController<S> {
         catalog: Option<Catalog<S>>,
     ) -> Replacement<S> {
         let guard = self.lock();
+        if let Err(refused) = self.admit(catalog.as_ref()) {
+            drop(guard);
+            let current = self.current();
+            return Replacement {
+                old: current.clone(),
+                new: current,
+                diff: ToolDiff::default(),
+                runtime: RuntimeDiff::default(),
+                prompts_changed: false,
+                resources_changed: false,
+                notified_sessions: 0,
+                refused: Some(refused),
+            };
+        }
         let replacement = self.swap(context, Some(catalog));
         drop(guard);
         replacement
@@ -467,8 +623,9 @@ impl<S: Vocabulary> ProfileController<S> {
         let unchanged = diff.is_empty() && runtime_diff.is_empty();
         #[cfg(not(feature = "runtime-tools"))]
         let unchanged = diff.is_empty();
+        let presentation = previous.presentation().cloned();
         drop(previous);
-        cell.current.store(Arc::new(Current {
+        let current = Current {
             profile: new.clone(),
             tools,
             content,
@@ -476,7 +633,9 @@ impl<S: Vocabulary> ProfileController<S> {
             withheld,
             #[cfg(feature = "runtime-tools")]
             runtime,
-        }));
+            presented: None,
+        };
+        cell.current.store(Arc::new(current.presenting(presentation)));
         let kinds = Kinds::NONE
             .with(Kinds::TOOLS, !unchanged)
             .with(Kinds::PROMPTS, prompts_changed)
@@ -504,6 +663,8 @@ impl<S: Vocabulary> ProfileController<S> {
             prompts_changed,
             resources_changed,
             notified_sessions,
+            #[cfg(feature = "runtime-tools")]
+            refused: None,
         }
     }
 
@@ -538,6 +699,9 @@ impl<S: Vocabulary> ProfileController<S> {
     /// running finish on the catalog they started with.
     pub fn install(&self, catalog: &Catalog<S>) -> Installation {
         let guard = self.lock();
+        if let Err(refused) = self.admit(Some(catalog)) {
+            return self.refuse(catalog, refused);
+        }
         let installed = self.cell.current().runtime.catalog().cloned();
         if let Some(installed) = installed.filter(|old| !old.superseded_by(catalog)) {
             tracing::debug!(
@@ -552,6 +716,7 @@ impl<S: Vocabulary> ProfileController<S> {
                 revision: installed.revision(),
                 diff: RuntimeDiff::default(),
                 notified_sessions: 0,
+                refused: None,
             };
         }
         self.set_catalog_locked(Some(catalog), guard)
@@ -563,7 +728,47 @@ impl<S: Vocabulary> ProfileController<S> {
     /// which catalog is newer; [`install`](Self::install) ignores stale ones.
     pub fn set_catalog(&self, catalog: Option<&Catalog<S>>) -> Installation {
         let guard = self.lock();
+        if let Some(catalog) = catalog
+            && let Err(refused) = self.admit(Some(catalog))
+        {
+            return self.refuse(catalog, refused);
+        }
         self.set_catalog_locked(catalog, guard)
+    }
+
+    /// Whether `catalog` may be installed under the attached presentation:
+    /// none of its tools may present as another tool's name, compiled or
+    /// runtime, nor as the name another tool presents as. The caller holds
+    /// the replacement lock.
+    fn admit(&self, catalog: Option<&Catalog<S>>) -> Result<(), PresentationError> {
+        let current = self.cell.current();
+        let (Some(presentation), Some(catalog)) = (current.presentation(), catalog) else {
+            return Ok(());
+        };
+        let compiled = crate::presentation::compiled_names(self.registry());
+        presentation.verify_names(compiled.chain(catalog.tool_names()))
+    }
+
+    /// The outcome of a catalog [`admit`](Self::admit) refused: nothing
+    /// changed.
+    fn refuse(&self, catalog: &Catalog<S>, refused: PresentationError) -> Installation {
+        tracing::warn!(
+            generation = catalog.generation(),
+            revision = catalog.revision(),
+            %refused,
+            "refused a tool catalog"
+        );
+        let installed = self.catalog();
+        Installation {
+            outcome: InstallOutcome::Refused,
+            generation: installed
+                .as_ref()
+                .map_or_else(String::new, |c| c.generation().to_owned()),
+            revision: installed.map_or(0, |c| c.revision()),
+            diff: RuntimeDiff::default(),
+            notified_sessions: 0,
+            refused: Some(refused),
+        }
     }
 
     fn set_catalog_locked(
@@ -583,14 +788,17 @@ impl<S: Vocabulary> ProfileController<S> {
         // again, so the runtime side keeps to the list it was built under.
         let runtime = Runtime::new(catalog.cloned(), &context, previous.killed, previous.tools);
         let diff = previous.runtime.diff(&runtime);
-        cell.current.store(Arc::new(Current {
+        let current = Current {
             profile: previous.profile.clone(),
             tools: previous.tools,
             content: previous.content,
             killed: previous.killed,
             withheld: previous.withheld.clone(),
             runtime,
-        }));
+            presented: None,
+        };
+        let presentation = previous.presentation().cloned();
+        cell.current.store(Arc::new(current.presenting(presentation)));
         drop(previous);
         let notified_sessions = if diff.is_empty() {
             0
@@ -618,6 +826,7 @@ impl<S: Vocabulary> ProfileController<S> {
             revision,
             diff,
             notified_sessions,
+            refused: None,
         }
     }
 

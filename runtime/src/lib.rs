@@ -68,6 +68,7 @@ mod forward;
 mod kill;
 mod notification;
 mod policy;
+mod presentation;
 mod prompts;
 mod registry;
 mod resolve;
@@ -90,6 +91,7 @@ pub use controller::{ProfileController, Replacement};
 pub use errors::Errors;
 pub use kill::{KillSwitch, KillSwitchChange};
 pub use policy::{DenyList, Policy, PolicyError, Restriction, Restrictions};
+pub use presentation::{Presentation, PresentationError};
 #[cfg(feature = "testing")]
 pub use registry::RegistryBuilder;
 pub use registry::{Group, Registry, RegistryError, RegistryErrors};

@@ -226,6 +226,16 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let current = self.cell(&context.extensions)?.current();
+        // A presented name is called by its canonical one; a canonical name
+        // that is served stays itself (no name presents as another's).
+        // What the client sent is kept for the refusals, which name it.
+        let mut request = request;
+        let sent = match current.unpresent(&request.name) {
+            Some(canonical) if !current.serves(&request.name) => {
+                Some(std::mem::replace(&mut request.name, canonical.into()))
+            }
+            _ => None,
+        };
         if current.tools.serves(&request.name) {
             let call = ToolCallContext::new(&self.shared.handler, request, context);
             return current.tools.router.call(call).await;
@@ -242,12 +252,15 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
                 .await
                 .map(CallToolResponse::from);
         }
-        if current.withheld(&request.name) {
-            tracing::debug!(tool = %Clipped(&request.name), "refused a tool the operator disabled");
-            return Err(disabled_by_operator(&request.name));
+        let withheld = current.withheld(&request.name)
+            || sent.as_deref().is_some_and(|sent| current.withheld(sent));
+        let sent = sent.as_deref().unwrap_or(&request.name);
+        if withheld {
+            tracing::debug!(tool = %Clipped(sent), "refused a tool the operator disabled");
+            return Err(disabled_by_operator(sent));
         }
-        tracing::debug!(tool = %Clipped(&request.name), "refused a tool outside the current profile");
-        Err(not_in_profile(&request.name))
+        tracing::debug!(tool = %Clipped(sent), "refused a tool outside the current profile");
+        Err(not_in_profile(sent))
     }
 }
 

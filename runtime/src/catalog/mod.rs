@@ -316,6 +316,10 @@ pub enum InstallOutcome {
     /// The catalog's tools and rules equal the installed ones: its version
     /// (and handlers) are recorded, and nothing a client sees changed.
     Unchanged,
+    /// The catalog was refused: under the controller's
+    /// [`Presentation`](crate::Presentation), one of its tools would collide
+    /// with another ([`Installation::refused`] names both). Nothing changed.
+    Refused,
 }
 
 /// Runtime tools gained, lost and redefined in what a session sees.
@@ -351,6 +355,9 @@ pub struct Installation {
     pub diff: RuntimeDiff,
     /// How many sessions were sent a list_changed (none when `diff` is empty).
     pub notified_sessions: usize,
+    /// Why the catalog was refused ([`InstallOutcome::Refused`]), naming
+    /// the colliding tools.
+    pub refused: Option<crate::PresentationError>,
 }
 
 impl Installation {

@@ -44,7 +44,23 @@ pub(crate) struct Runtime<S: Vocabulary> {
     withheld: Box<[usize]>,
 }
 
+impl<S: Vocabulary> Clone for Runtime<S> {
+    fn clone(&self) -> Self {
+        Runtime {
+            catalog: self.catalog.clone(),
+            view: self.view.clone(),
+            withheld: self.withheld.clone(),
+        }
+    }
+}
+
 impl<S: Vocabulary> Runtime<S> {
+    /// Whether the list is merged with runtime tools, rather than the
+    /// compiled snapshot's own.
+    pub fn merged(&self) -> bool {
+        self.view.is_some()
+    }
+
     /// No catalog installed.
     pub fn empty() -> Self {
         Runtime {
