@@ -10,6 +10,7 @@ pub mod library;
 pub mod modern;
 pub mod raw;
 pub mod redis;
+pub mod shadow;
 
 /// The migration guide's "before" and "after" servers, compiled as doctests
 /// so the guide cannot drift from the crate.

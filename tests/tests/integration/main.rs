@@ -13,6 +13,7 @@ mod limits;
 mod linked;
 mod modern;
 mod policies;
+mod presentation;
 mod prompts;
 mod redis_store;
 mod registry_model;
