@@ -16,6 +16,7 @@ pub mod gateway;
 pub mod legacy;
 pub mod matrix;
 pub mod model;
+pub mod naming;
 pub mod plugins;
 pub mod policy;
 pub mod resolver;

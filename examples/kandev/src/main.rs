@@ -13,7 +13,7 @@ use kandev_mcp::plugins::{Backend, Plugins};
 use kandev_mcp::resolver::{Launch, LaunchPurpose, Purpose, SessionFacts, resolve};
 use kandev_mcp::served::ServedTask;
 use kandev_mcp::store::Store;
-use kandev_mcp::{Kandev, Provider, control, demo, gateway, legacy, matrix, policy};
+use kandev_mcp::{Kandev, Provider, control, demo, gateway, legacy, matrix, naming, policy};
 use mcp_profiles::{DenyList, ProfileContext, ProfileController, Vocabulary};
 use rmcp::ServiceExt;
 
@@ -92,9 +92,35 @@ struct ToolsArgs {
     profile: ProfileArgs,
     #[command(flatten)]
     policy: PolicyArgs,
+    #[command(flatten)]
+    naming: NamingArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ToolsFormat::Text)]
     format: ToolsFormat,
+}
+
+/// How tool names are presented (`tools` and `serve`).
+#[derive(Args)]
+struct NamingArgs {
+    /// List every tool without the `_kandev` suffix (`list_tasks_kandev`
+    /// as `list_tasks`), for agents that add the MCP server's name to every
+    /// tool themselves; calls by either name reach the tool. Policies and
+    /// --deny still take the full names.
+    #[arg(long)]
+    present_without_suffix: bool,
+}
+
+impl NamingArgs {
+    /// The presentation asked for, proven collision-free; `None`: the full
+    /// names.
+    fn presentation(&self) -> Result<Option<mcp_profiles::Presentation>, Failure> {
+        if !self.present_without_suffix {
+            return Ok(None);
+        }
+        let presentation = naming::without_server_suffix()
+            .map_err(|err| format!("--present-without-suffix: {err}"))?;
+        Ok(Some(presentation))
+    }
 }
 
 /// Restrictions added to the profile's own policy (`tools` and `serve`).
@@ -156,6 +182,8 @@ struct ServeArgs {
     profile: ProfileArgs,
     #[command(flatten)]
     policy: PolicyArgs,
+    #[command(flatten)]
+    naming: NamingArgs,
     #[command(flatten)]
     stored: StoredArgs,
     /// Serve the control API (profile, mode and provider updates; with
@@ -425,15 +453,22 @@ async fn run(command: Command) -> Result<(), Failure> {
                 Failure::Message("give the profile with --profile JSON or --mode MODE".into())
             })?;
             let context = args.policy.apply(context)?;
+            let presentation = args.naming.presentation()?;
             let profile = Kandev::registry().assemble(&context);
+            let mut tools = policy::tools_json(&profile);
+            if let Some(presentation) = &presentation {
+                for tool in &mut tools {
+                    let presented = presentation.present(&tool.name).into_owned();
+                    tool.name = presented.into();
+                }
+                tools.sort_by(|a, b| a.name.cmp(&b.name));
+            }
             emit(|out| match args.format {
-                ToolsFormat::Text => profile
-                    .tool_names()
+                ToolsFormat::Text => tools
                     .iter()
-                    .try_for_each(|tool| writeln!(out, "{tool}")),
+                    .try_for_each(|tool| writeln!(out, "{}", tool.name)),
                 ToolsFormat::Json => {
-                    let tools = serde_json::to_string_pretty(&policy::tools_json(&profile))
-                        .map_err(io::Error::other)?;
+                    let tools = serde_json::to_string_pretty(&tools).map_err(io::Error::other)?;
                     writeln!(out, "{tools}")
                 }
             })
@@ -495,8 +530,9 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         None => None,
     };
     let backend = args.plugins.backend()?;
-    // A bad --policy or --deny starts nothing.
+    // A bad --policy or --deny, or a colliding presentation, starts nothing.
     let (flags, deny) = args.policy.parse()?;
+    let presentation = args.naming.presentation()?;
     // Handlers are installed now, so a signal arriving while we start up is
     // not lost (or fatal).
     let mut signals = Signals::new()?;
@@ -529,6 +565,9 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     };
     let context = policy::restrict(context, &flags, deny)?;
     let controller = ProfileController::<Kandev>::new(context);
+    if let Some(presentation) = presentation {
+        controller.set_presentation(presentation)?;
+    }
     // Changes other processes save to the task reach the live profile too.
     let _following = served
         .as_ref()

@@ -205,8 +205,8 @@ pub fn tool_names() -> impl Iterator<Item = &'static str> {
 /// any).
 #[derive(Clone, Debug, Serialize)]
 pub struct ToolEntry {
-    /// The tool's name.
-    pub name: &'static str,
+    /// The tool's name (as presented, when the caller presents names).
+    pub name: std::borrow::Cow<'static, str>,
     /// Its annotations.
     pub annotations: Option<&'static ToolAnnotations>,
 }
@@ -218,7 +218,7 @@ pub fn tools_json(profile: &Profile<Kandev>) -> Vec<ToolEntry> {
         .tool_names()
         .iter()
         .map(|&name| ToolEntry {
-            name,
+            name: name.into(),
             annotations: annotations(name),
         })
         .collect()

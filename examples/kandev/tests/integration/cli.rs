@@ -155,6 +155,7 @@ fn every_command_is_documented_in_help() {
         "KANDEV_MCP_CONTROL_TOKEN",
         "--policy",
         "--deny",
+        "--present-without-suffix",
     ] {
         assert!(serve.contains(flag), "{flag} missing from serve --help");
     }
@@ -162,6 +163,7 @@ fn every_command_is_documented_in_help() {
     for flag in [
         "--policy",
         "--deny",
+        "--present-without-suffix",
         "--format",
         "read-only",
         "no-destructive",
@@ -467,4 +469,44 @@ fn bad_policy_and_deny_values_exit_2_naming_them() {
         );
         assert!(output.stdout.is_empty(), "{args:?}");
     }
+}
+
+#[test]
+fn tools_present_without_suffix_lists_names_without_kandev() {
+    let full = stdout(&["tools", "--mode", "task"]);
+    let presented = stdout(&["tools", "--mode", "task", "--present-without-suffix"]);
+    let names: Vec<&str> = presented.lines().collect();
+    assert!(full.lines().any(|name| name == "list_tasks_kandev"));
+    assert!(names.contains(&"list_tasks"), "{presented}");
+    assert!(!names.iter().any(|name| name.ends_with("_kandev")), "{presented}");
+    assert_eq!(names.len(), full.lines().count());
+    assert!(names.is_sorted(), "{presented}");
+
+    // The JSON form lists the same names; --deny still takes the full ones.
+    let json = tools_json(&[
+        "--mode",
+        "task",
+        "--present-without-suffix",
+        "--deny",
+        "delete_task_kandev",
+    ]);
+    let listed: Vec<&str> = json.iter().filter_map(|tool| tool["name"].as_str()).collect();
+    assert!(listed.contains(&"list_tasks") && !listed.contains(&"delete_task"));
+    assert_eq!(listed.len(), names.len() - 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_present_without_suffix_serves_and_calls_presented_names() {
+    use mcp_profiles_tests::client::CallOutcome;
+    let server = crate::common::Server::start_with_args(&["--present-without-suffix"]).await;
+    let session = server.connect().await;
+    let tools = session.tool_names().await;
+    assert!(tools.iter().any(|tool| tool == "list_tasks"), "{tools:?}");
+    assert!(!tools.iter().any(|tool| tool.ends_with("_kandev")), "{tools:?}");
+    // By the presented name and by the full one: the same tool answers.
+    let arguments = serde_json::json!({ "workflow_id": "wf-1" });
+    let presented = session.call("list_tasks", Some(arguments.clone())).await;
+    let full = session.call("list_tasks_kandev", Some(arguments)).await;
+    assert!(matches!(&presented, CallOutcome::Ran(texts) if !texts.is_empty()), "{presented:?}");
+    assert_eq!(presented, full);
 }
