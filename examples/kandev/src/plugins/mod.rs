@@ -56,7 +56,8 @@ impl Plugins {
     /// Checks `snapshot`, builds its catalog and installs it on
     /// `controller`: all or nothing, one `list_changed` per session whose
     /// visible tools changed. A revision not newer than the installed one of
-    /// the same generation is ignored.
+    /// the same generation is ignored; a snapshot whose tool names collide
+    /// under the controller's name presentation is refused, naming both.
     ///
     /// Verifying a catalog compiles every schema: call it off the async
     /// runtime's workers (`spawn_blocking`) for large catalogs.
@@ -69,6 +70,10 @@ impl Plugins {
         let catalog = self.catalog(&snapshot)?;
         let mut installed = self.lock();
         let installation = controller.install(&catalog);
+        // Refused under the controller's name presentation: nothing changed.
+        if let Some(refused) = &installation.refused {
+            return Err(SnapshotError::new(vec![refused.to_string()]));
+        }
         if installation.outcome != InstallOutcome::IgnoredStale {
             *installed = Some(snapshot);
         }
