@@ -635,7 +635,8 @@ impl<S: Vocabulary> ProfileController<S> {
             runtime,
             presented: None,
         };
-        cell.current.store(Arc::new(current.presenting(presentation)));
+        cell.current
+            .store(Arc::new(current.presenting(presentation)));
         let kinds = Kinds::NONE
             .with(Kinds::TOOLS, !unchanged)
             .with(Kinds::PROMPTS, prompts_changed)
@@ -798,7 +799,8 @@ impl<S: Vocabulary> ProfileController<S> {
             presented: None,
         };
         let presentation = previous.presentation().cloned();
-        cell.current.store(Arc::new(current.presenting(presentation)));
+        cell.current
+            .store(Arc::new(current.presenting(presentation)));
         drop(previous);
         let notified_sessions = if diff.is_empty() {
             0

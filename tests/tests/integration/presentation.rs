@@ -11,11 +11,11 @@ use mcp_profiles::{
     Catalog, DenyList, InstallOutcome, Presentation, PresentationError, ProfileController, Rule,
     RuntimeTool, Vocabulary,
 };
+use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::client::{CallOutcome, Session, disabled, refused, serve_duplex};
 use mcp_profiles_tests::contexts::{asking, names_of};
 use mcp_profiles_tests::modern::{LIMIT, ModernSession, QUIET, expect_one_list_changed};
 use mcp_profiles_tests::shadow::{self, Shadow};
-use mcp_profiles_tests::TaskServer;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::json;
 
@@ -74,16 +74,23 @@ async fn both_eras_list_and_call_presented_names_over_http() {
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
     };
-    tokio::time::timeout(LIMIT, registered).await.expect("both sessions register");
+    tokio::time::timeout(LIMIT, registered)
+        .await
+        .expect("both sessions register");
     assert_eq!(legacy.tool_names().await, names_of(&asking()));
 
     // Attaching it changes the listed names: one list_changed per session.
-    controller.set_presentation(questions()).expect("collision-free");
+    controller
+        .set_presentation(questions())
+        .expect("collision-free");
     expect_one_list_changed(&mut events).await;
     assert_eq!(legacy.wait_for_notifications(1, LIMIT).await, 1);
     let listed = presented(names_of(&asking()));
     assert!(listed.contains(&"ask_user".to_owned()), "{listed:?}");
-    assert!(!listed.contains(&"ask_user_question".to_owned()), "{listed:?}");
+    assert!(
+        !listed.contains(&"ask_user_question".to_owned()),
+        "{listed:?}"
+    );
     assert_eq!(legacy.tool_names().await, listed);
     assert_eq!(modern.tool_names().await, listed);
     // The controller's own view lists what sessions list; profiles stay canonical.
@@ -92,12 +99,24 @@ async fn both_eras_list_and_call_presented_names_over_http() {
 
     // The presented name reaches the canonical tool, in both eras; so does
     // the canonical name itself.
-    assert_eq!(legacy.call("ask_user", None).await, CallOutcome::Ran(vec![]));
-    assert_eq!(modern.call("ask_user", None).await, CallOutcome::Ran(vec![]));
-    assert_eq!(legacy.call("ask_user_question", None).await, CallOutcome::Ran(vec![]));
+    assert_eq!(
+        legacy.call("ask_user", None).await,
+        CallOutcome::Ran(vec![])
+    );
+    assert_eq!(
+        modern.call("ask_user", None).await,
+        CallOutcome::Ran(vec![])
+    );
+    assert_eq!(
+        legacy.call("ask_user_question", None).await,
+        CallOutcome::Ran(vec![])
+    );
     assert_eq!(handler.calls("ask_user_question"), 3);
     // Tools without the suffix keep their names.
-    assert!(matches!(legacy.call("list_tasks", None).await, CallOutcome::Ran(_)));
+    assert!(matches!(
+        legacy.call("list_tasks", None).await,
+        CallOutcome::Ran(_)
+    ));
 
     // Refusals name what the client sent.
     assert_eq!(modern.call("ask_parent", None).await, refused("ask_parent"));
@@ -139,22 +158,30 @@ fn a_presentation_that_shadows_a_compiled_tool_is_refused() {
 
     // Never on together, yet refused: a presented name means one tool in
     // every profile a session can be moved to.
-    let controller = ProfileController::<Shadow>::new(mcp_profiles::ProfileContext::new(
-        shadow::Surface::Shelf,
-    ));
+    let controller =
+        ProfileController::<Shadow>::new(mcp_profiles::ProfileContext::new(shadow::Surface::Shelf));
     let err = controller.set_presentation(ext).unwrap_err();
     assert_eq!(err, expected);
     let message = err.to_string();
-    assert!(message.contains("`lookup_ext`") && message.contains("`lookup`"), "{message}");
+    assert!(
+        message.contains("`lookup_ext`") && message.contains("`lookup`"),
+        "{message}"
+    );
     assert_eq!(controller.presentation(), None);
-    let names: Vec<String> = controller.tools().iter().map(|t| t.name.to_string()).collect();
+    let names: Vec<String> = controller
+        .tools()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
     assert_eq!(names, ["lookup_ext"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_runtime_tool_colliding_under_the_presentation_is_refused_at_install() {
     let controller = ProfileController::<TaskServer>::new(asking());
-    controller.set_presentation(questions()).expect("collision-free");
+    controller
+        .set_presentation(questions())
+        .expect("collision-free");
     let session = Session::connect(serve_duplex(controller.server(TaskServer::default()))).await;
     let listed = presented(names_of(&asking()));
     assert_eq!(session.tool_names().await, listed);

@@ -478,7 +478,10 @@ fn tools_present_without_suffix_lists_names_without_kandev() {
     let names: Vec<&str> = presented.lines().collect();
     assert!(full.lines().any(|name| name == "list_tasks_kandev"));
     assert!(names.contains(&"list_tasks"), "{presented}");
-    assert!(!names.iter().any(|name| name.ends_with("_kandev")), "{presented}");
+    assert!(
+        !names.iter().any(|name| name.ends_with("_kandev")),
+        "{presented}"
+    );
     assert_eq!(names.len(), full.lines().count());
     assert!(names.is_sorted(), "{presented}");
 
@@ -490,7 +493,10 @@ fn tools_present_without_suffix_lists_names_without_kandev() {
         "--deny",
         "delete_task_kandev",
     ]);
-    let listed: Vec<&str> = json.iter().filter_map(|tool| tool["name"].as_str()).collect();
+    let listed: Vec<&str> = json
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
     assert!(listed.contains(&"list_tasks") && !listed.contains(&"delete_task"));
     assert_eq!(listed.len(), names.len() - 1);
 }
@@ -502,11 +508,17 @@ async fn serve_present_without_suffix_serves_and_calls_presented_names() {
     let session = server.connect().await;
     let tools = session.tool_names().await;
     assert!(tools.iter().any(|tool| tool == "list_tasks"), "{tools:?}");
-    assert!(!tools.iter().any(|tool| tool.ends_with("_kandev")), "{tools:?}");
+    assert!(
+        !tools.iter().any(|tool| tool.ends_with("_kandev")),
+        "{tools:?}"
+    );
     // By the presented name and by the full one: the same tool answers.
     let arguments = serde_json::json!({ "workflow_id": "wf-1" });
     let presented = session.call("list_tasks", Some(arguments.clone())).await;
     let full = session.call("list_tasks_kandev", Some(arguments)).await;
-    assert!(matches!(&presented, CallOutcome::Ran(texts) if !texts.is_empty()), "{presented:?}");
+    assert!(
+        matches!(&presented, CallOutcome::Ran(texts) if !texts.is_empty()),
+        "{presented:?}"
+    );
     assert_eq!(presented, full);
 }
