@@ -219,7 +219,7 @@ pub(crate) fn compiled_names<'a, S: Vocabulary>(
     registry
         .groups()
         .iter()
-        .flat_map(|group| group.tools().iter().map(|&name| name))
+        .flat_map(|group| group.tools().iter().map(|name| &**name))
 }
 
 #[cfg(test)]
