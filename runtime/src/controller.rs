@@ -838,7 +838,8 @@ impl<S: Vocabulary> ProfileController<S> {
     }
 
     /// What a session lists now: the profile's compiled tools and the
-    /// runtime tools its context enables, sorted by name.
+    /// runtime tools its context enables, sorted by name; under the
+    /// attached [`Presentation`], by their presented names.
     pub fn tools(&self) -> Vec<rmcp::model::Tool> {
         self.cell.current().list().to_vec()
     }
