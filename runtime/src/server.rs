@@ -31,6 +31,9 @@ use crate::{ProfileResolver, Vocabulary, prompts, resources};
 /// - `initialize` advertises `tools.listChanged: true`, and every initialised
 ///   session is sent one `notifications/tools/list_changed` per replacement
 ///   that changes the tool set;
+/// - under a [`Presentation`](crate::Presentation) attached to the
+///   controller, `tools/list` shows presented names and `tools/call` takes
+///   a presented name or a canonical one; refusals name what was sent;
 /// - the runtime tools of an installed catalog (feature `runtime-tools`) that
 ///   the context enables join both, their arguments checked against their
 ///   input schema before their handler runs;
