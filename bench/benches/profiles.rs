@@ -15,7 +15,9 @@
 use std::hint::black_box;
 
 use kandev_mcp::Kandev;
-use mcp_profiles::{DenyList, Policy, ProfileContext, ProfileController, Vocabulary};
+use mcp_profiles::{
+    DenyList, Policy, ProfileContext, ProfileController, ProfiledServer, Vocabulary,
+};
 use mcp_profiles_bench::paired::{Comparison, Pairing, Side};
 use mcp_profiles_bench::plain::Plain;
 #[cfg(feature = "synthetic")]
@@ -279,6 +281,88 @@ fn dispatch(
     ]
 }
 
+/// Name presentation (`Presentation::strip_suffix`) against the same
+/// server without it: a call by the presented name and by the canonical
+/// one, Kandev's `tools/list` and a Kandev replacement.
+fn presented(
+    pairing: &Pairing,
+    rt: &Runtime,
+    request: &RequestContext<RoleServer>,
+) -> Vec<Comparison> {
+    use mcp_profiles::Presentation;
+    use mcp_profiles_bench::noop::{Noop, Surface};
+    let presentation = |suffix: &str| Presentation::strip_suffix(suffix).expect("a valid suffix");
+    // `noop` is listed as `no` under the presentation.
+    let noop = ProfileContext::<Noop>::new(Surface::Only);
+    let (plain_noop, presented_noop) = (
+        ProfileController::<Noop>::new(noop),
+        ProfileController::<Noop>::new(noop),
+    );
+    presented_noop
+        .set_presentation(presentation("op"))
+        .expect("no collision");
+    let (plain_server, presented_server) = (plain_noop.server(Noop), presented_noop.server(Noop));
+    let call = |label, server: &'static ProfiledServer<Noop>, name: &'static str| {
+        let params = CallToolRequestParams::new(name);
+        Side::awaiting(label, rt, move || {
+            server.call_tool(params.clone(), request.clone())
+        })
+    };
+    // Leaked: a `Side` borrows its server for the whole comparison.
+    let plain_server: &'static ProfiledServer<Noop> = Box::leak(Box::new(plain_server));
+    let presented_server: &'static ProfiledServer<Noop> = Box::leak(Box::new(presented_server));
+    let without = || call("call_tool, no presentation", plain_server, "noop");
+
+    let case = kandev();
+    let size = tools_in::<Kandev>();
+    let (plain_kandev, presented_kandev) = (
+        ProfileController::<Kandev>::new(case.a),
+        ProfileController::<Kandev>::new(case.a),
+    );
+    presented_kandev
+        .set_presentation(presentation("_kandev"))
+        .expect("Kandev's names do not collide");
+    for controller in [&plain_kandev, &presented_kandev] {
+        controller.replace(case.b);
+        controller.replace(case.a);
+    }
+    let (plain_list, presented_list) = (
+        plain_kandev.server(Kandev::demo()),
+        presented_kandev.server(Kandev::demo()),
+    );
+    let lists = |label, server: &'static ProfiledServer<Kandev>| {
+        Side::awaiting(label, rt, move || server.list_tools(None, request.clone()))
+    };
+    let plain_list: &'static ProfiledServer<Kandev> = Box::leak(Box::new(plain_list));
+    let presented_list: &'static ProfiledServer<Kandev> = Box::leak(Box::new(presented_list));
+    vec![
+        pairing.compare(
+            "presentation",
+            call("call_tool by presented name", presented_server, "no"),
+            without(),
+        ),
+        pairing.compare(
+            "presentation",
+            call("call_tool by canonical name", presented_server, "noop"),
+            without(),
+        ),
+        pairing
+            .compare(
+                "presentation",
+                lists("list_tools, presented", presented_list),
+                lists("list_tools, no presentation", plain_list),
+            )
+            .sized(size),
+        pairing
+            .compare(
+                "presentation",
+                replacing("replace, presented", &presented_kandev, &case),
+                replacing("replace, no presentation", &plain_kandev, &case),
+            )
+            .sized(size),
+    ]
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; other arguments name what to run
     // (`replacement`, `tools/list`, `dispatch`), as criterion's filters do.
@@ -355,6 +439,11 @@ fn main() {
     }
     if wanted("dispatch") {
         dispatch(&pairing, &rt, &request)
+            .into_iter()
+            .for_each(&mut report);
+    }
+    if wanted("presentation") {
+        presented(&pairing, &rt, &request)
             .into_iter()
             .for_each(&mut report);
     }
