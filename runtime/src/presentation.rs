@@ -198,11 +198,13 @@ impl Presentation {
             .iter()
             .map(|tool| {
                 let mut tool = tool.clone();
-                if let Cow::Borrowed(shown) = self.present(&tool.name)
-                    && shown.len() != tool.name.len()
-                {
-                    tool.name = Cow::Owned(shown.to_owned());
-                }
+                // A compiled tool's name is `&'static`, and so is the part
+                // of it a transform shows: borrowing it keeps every clone of
+                // the list (one per `tools/list`) free of name copies.
+                tool.name = match tool.name {
+                    Cow::Borrowed(name) => self.present(name),
+                    Cow::Owned(name) => Cow::Owned(self.present(&name).into_owned()),
+                };
                 tool
             })
             .collect();
