@@ -14,7 +14,8 @@ use mcp_profiles_rules::BitSet;
 use crate::policy::Hints;
 use crate::sorted;
 use crate::{
-    Decision, DenyList, Group, Policy, ProfileContext, Registry, Restrictions, Vocabulary,
+    AllowLists, Decision, DenyList, Group, Policy, ProfileContext, Registry, Restriction,
+    Restrictions, Vocabulary,
 };
 
 /// The sorted tools of one set of enabled groups, maybe less some removed
@@ -30,7 +31,7 @@ pub(crate) struct ToolSet {
 }
 
 /// The tools one context can reach: the enabled groups and their tools,
-/// less those the context's [`Policy`] removes.
+/// less those the context's [`Policy`] and allow lists remove.
 ///
 /// Profiles a server assembled from the same enabled groups share one tool
 /// list; comparing them is a pointer comparison first.
@@ -161,7 +162,8 @@ pub(crate) type GroupSet = BitSet;
 impl<S: Vocabulary> Registry<S> {
     /// Assembles the profile of `context`: its enabled groups and their
     /// tools, less those its [`Policy`] removes (read from each compiled
-    /// tool's annotations and name, and its group's name).
+    /// tool's annotations and name, and its group's name) and those of a
+    /// group's allow-list universe its allow list leaves out.
     ///
     /// Deterministic: tools are sorted by name, and the order in which a
     /// context's capabilities or providers were added cannot matter because
@@ -169,19 +171,26 @@ impl<S: Vocabulary> Registry<S> {
     /// shares one tool list per distinct visible set itself.
     pub fn assemble(&self, context: &ProfileContext<S>) -> Profile<S> {
         let full = self.tool_set(&self.enabled_groups(context));
-        let removed = self.restrictions(&full, context.policy(), DenyList::empty());
+        let removed = self.restrictions(
+            &full,
+            context.policy(),
+            context.allow_lists(),
+            DenyList::empty(),
+        );
         Profile::new(*context, Arc::new(full.without(&removed)))
     }
 
-    /// What `policy` and the operator's `killed` list hold against each
-    /// tool of `set`: the restricted ones only, by position in `set`.
+    /// What `policy`, the `allow` lists (and the defaults of the groups
+    /// they leave alone) and the operator's `killed` list hold against
+    /// each tool of `set`: the restricted ones only, by position in `set`.
     pub(crate) fn restrictions(
         &self,
         set: &ToolSet,
         policy: Policy<S>,
+        allow: AllowLists<S>,
         killed: DenyList<S>,
     ) -> Vec<(usize, Restrictions)> {
-        if policy.is_empty() && killed.is_empty() {
+        if policy.is_empty() && killed.is_empty() && !self.allowing() {
             return Vec::new();
         }
         // Annotations cost a build of the group's routes: read them only
@@ -199,7 +208,13 @@ impl<S: Vocabulary> Registry<S> {
                 } else {
                     Hints::default()
                 };
-                let found = policy.judge(killed, name, Some(group.name()), hints);
+                let mut found = policy.judge(killed, name, Some(group.name()), hints);
+                if let Some(spec) = group.allow_spec() {
+                    let list = allow.get(spec.group).unwrap_or(spec.default);
+                    if !spec.keeps(list, name) {
+                        found = found.with(Restriction::NotAllowed);
+                    }
+                }
                 (!found.is_empty()).then_some((position, found))
             })
             .collect()
@@ -243,8 +258,9 @@ impl<S: Vocabulary> Registry<S> {
     }
 
     /// Explains `context`: every group, on or off, with the deciding
-    /// condition, and every tool of the enabled groups that its policy
-    /// removes, with each part of the policy that removes it.
+    /// condition, and every tool of the enabled groups that its policy or
+    /// an allow list removes, with each part of the policy (or the allow
+    /// list) that removes it.
     pub fn explain(&self, context: &ProfileContext<S>) -> Explanation<'_, S> {
         self.explain_under(context, DenyList::empty())
     }
@@ -257,7 +273,7 @@ impl<S: Vocabulary> Registry<S> {
     ) -> Explanation<'_, S> {
         let full = self.tool_set(&self.enabled_groups(context));
         let removed = self
-            .restrictions(&full, context.policy(), killed)
+            .restrictions(&full, context.policy(), context.allow_lists(), killed)
             .into_iter()
             .map(|(position, restrictions)| RemovedTool {
                 tool: full.tools[position],

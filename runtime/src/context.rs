@@ -11,10 +11,11 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::rule::{ContextBits, mask_below, shape_of};
 use crate::vocabulary::TermBits;
 use crate::vocabulary::sealed::TermIndex;
-use crate::{Policy, Term, Vocabulary};
+use crate::{AllowError, AllowLists, Policy, Term, Vocabulary};
 
 /// One surface, a set of capabilities and a set of attached providers,
-/// and the backend's [`Policy`] over what they enable.
+/// and the backend's [`Policy`] and [allow lists](AllowLists) over what
+/// they enable.
 ///
 /// The backend builds a context from what it knows about a session; the
 /// registry [assembles](crate::Registry::assemble) it into a tool set.
@@ -24,9 +25,12 @@ use crate::{Policy, Term, Vocabulary};
 ///
 /// The JSON form is
 /// `{"surface":"ticket","capabilities":["read-only"],"providers":["jira"]}`,
-/// with a `"policy"` object when the context carries one (see [`Policy`]);
-/// decoding is strict (an unknown name or field is an error naming it), and
-/// `capabilities`, `providers` and `policy` may be omitted when empty.
+/// with a `"policy"` object when the context carries one (see [`Policy`])
+/// and an `"allow"` object of allow lists by group when it sets any
+/// (`{"allow":{"dispatch":["list_jobs"]}}`, see
+/// [`with_allowed`](Self::with_allowed)); decoding is strict (an unknown
+/// name or field is an error naming it), and `capabilities`, `providers`,
+/// `policy` and `allow` may be omitted when empty.
 ///
 /// ```
 /// # mod server { pub struct Demo; }
@@ -62,6 +66,8 @@ pub struct ProfileContext<S: Vocabulary> {
     providers: u64,
     /// Copy like the rest: its deny list is an interned `&'static` slice.
     policy: Policy<S>,
+    /// Copy too: interned like the deny list.
+    allow: AllowLists<S>,
     vocabulary: PhantomData<fn() -> S>,
 }
 
@@ -110,6 +116,7 @@ impl<S: Vocabulary> ProfileContext<S> {
             capabilities: 0,
             providers: 0,
             policy: Policy::none(),
+            allow: AllowLists::empty(),
             vocabulary: PhantomData,
         }
     }
@@ -183,6 +190,49 @@ impl<S: Vocabulary> ProfileContext<S> {
         self.policy
     }
 
+    /// The same context with `group`'s allow list set to `names`: of the
+    /// tools the group's `#[tool_group(allow_list(...))]` may name (its
+    /// universe), only these are served. A group whose list is not set gets
+    /// its declared default.
+    ///
+    /// Strict, as decoding is: an unknown group, a group that declares no
+    /// allow list, a name outside its universe (with a "did you mean"), a
+    /// name given twice or more names than its `max` is an error naming
+    /// it, and nothing is changed. Order does not matter.
+    ///
+    /// # Panics
+    ///
+    /// If `S`'s linked tool groups fail verification (see
+    /// [`Vocabulary::registry`]).
+    pub fn with_allowed<N: AsRef<str>>(
+        mut self,
+        group: &str,
+        names: impl IntoIterator<Item = N>,
+    ) -> Result<Self, AllowError> {
+        self.allow = S::registry().allow(self.allow, group, names)?;
+        Ok(self)
+    }
+
+    /// The tools of `group`'s universe this context serves, sorted: the
+    /// list set with [`with_allowed`](Self::with_allowed), or else the
+    /// group's default; `None` when no group of that name declares an
+    /// allow list.
+    ///
+    /// # Panics
+    ///
+    /// If `S`'s linked tool groups fail verification (see
+    /// [`Vocabulary::registry`]).
+    pub fn allowed(&self, group: &str) -> Option<&'static [&'static str]> {
+        let spec = S::registry().group(group)?.allow_spec()?;
+        Some(self.allow.get(spec.group).unwrap_or(spec.default))
+    }
+
+    /// The allow lists this context sets (not the defaults of the groups
+    /// it leaves alone).
+    pub fn allow_lists(&self) -> AllowLists<S> {
+        self.allow
+    }
+
     /// The base surface.
     pub fn surface(&self) -> S::Surface {
         self.surface
@@ -246,6 +296,7 @@ impl<S: Vocabulary> ProfileContext<S> {
                             capabilities,
                             providers,
                             policy: Policy::none(),
+                            allow: AllowLists::empty(),
                             vocabulary: PhantomData,
                         })
                 })
@@ -267,6 +318,7 @@ impl<S: Vocabulary> ProfileContext<S> {
             capabilities: bits.capabilities,
             providers: bits.providers,
             policy: Policy::none(),
+            allow: AllowLists::empty(),
             vocabulary: PhantomData,
         }
     }
@@ -301,6 +353,7 @@ impl<S: Vocabulary> PartialEq for ProfileContext<S> {
             && self.capabilities == other.capabilities
             && self.providers == other.providers
             && self.policy == other.policy
+            && self.allow == other.allow
     }
 }
 
@@ -310,6 +363,7 @@ impl<S: Vocabulary> Hash for ProfileContext<S> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.bits().hash(state);
         self.policy.hash(state);
+        self.allow.hash(state);
     }
 }
 
@@ -320,6 +374,7 @@ impl<S: Vocabulary> fmt::Debug for ProfileContext<S> {
             .field("capabilities", &self.capabilities().collect::<Vec<_>>())
             .field("providers", &self.providers().collect::<Vec<_>>())
             .field("policy", &self.policy)
+            .field("allow", &self.allow)
             .finish()
     }
 }
@@ -338,6 +393,9 @@ impl<S: Vocabulary> fmt::Display for ProfileContext<S> {
         if !self.policy.is_empty() {
             write!(f, ", policy: {}", self.policy)?;
         }
+        if !self.allow.is_empty() {
+            write!(f, ", allow: {}", self.allow)?;
+        }
         Ok(())
     }
 }
@@ -345,7 +403,8 @@ impl<S: Vocabulary> fmt::Display for ProfileContext<S> {
 impl<S: Vocabulary> Serialize for ProfileContext<S> {
     fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
         let with_policy = !self.policy.is_empty();
-        let fields = 3 + usize::from(with_policy);
+        let with_allow = !self.allow.is_empty();
+        let fields = 3 + usize::from(with_policy) + usize::from(with_allow);
         let mut state = serializer.serialize_struct("ProfileContext", fields)?;
         state.serialize_field("surface", &self.surface)?;
         state.serialize_field("capabilities", &self.capabilities().collect::<Vec<_>>())?;
@@ -357,11 +416,16 @@ impl<S: Vocabulary> Serialize for ProfileContext<S> {
         } else {
             state.skip_field("policy")?;
         }
+        if with_allow {
+            state.serialize_field("allow", &self.allow)?;
+        } else {
+            state.skip_field("allow")?;
+        }
         state.end()
     }
 }
 
-const FIELDS: &[&str] = &["surface", "capabilities", "providers", "policy"];
+const FIELDS: &[&str] = &["surface", "capabilities", "providers", "policy", "allow"];
 
 /// Accepts only a JSON object (serde would also take a sequence for a
 /// derived struct), with each known field at most once.
@@ -379,6 +443,7 @@ impl<'de, S: Vocabulary> Visitor<'de> for ContextVisitor<S> {
         let mut capabilities: Option<Vec<S::Capability>> = None;
         let mut providers: Option<Vec<S::Provider>> = None;
         let mut policy: Option<Policy<S>> = None;
+        let mut allow: Option<AllowLists<S>> = None;
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             match &*key {
                 "surface" if surface.is_none() => surface = Some(map.next_value()?),
@@ -387,10 +452,12 @@ impl<'de, S: Vocabulary> Visitor<'de> for ContextVisitor<S> {
                 }
                 "providers" if providers.is_none() => providers = Some(map.next_value()?),
                 "policy" if policy.is_none() => policy = Some(map.next_value()?),
+                "allow" if allow.is_none() => allow = Some(map.next_value()?),
                 "surface" => return Err(A::Error::duplicate_field("surface")),
                 "capabilities" => return Err(A::Error::duplicate_field("capabilities")),
                 "providers" => return Err(A::Error::duplicate_field("providers")),
                 "policy" => return Err(A::Error::duplicate_field("policy")),
+                "allow" => return Err(A::Error::duplicate_field("allow")),
                 other => return Err(A::Error::unknown_field(other, FIELDS)),
             }
         }
@@ -398,9 +465,11 @@ impl<'de, S: Vocabulary> Visitor<'de> for ContextVisitor<S> {
         ProfileContext::new(surface)
             .with_capabilities(capabilities.unwrap_or_default())
             .map(|context| {
-                context
+                let mut context = context
                     .with_providers(providers.unwrap_or_default())
-                    .with_policy(policy.unwrap_or_default())
+                    .with_policy(policy.unwrap_or_default());
+                context.allow = allow.unwrap_or_default();
+                context
             })
             .map_err(A::Error::custom)
     }

@@ -90,7 +90,9 @@ pub use context::{ContextError, ProfileContext};
 pub use controller::{ProfileController, Replacement};
 pub use errors::Errors;
 pub use kill::{KillSwitch, KillSwitchChange};
-pub use policy::{DenyList, Policy, PolicyError, Restriction, Restrictions};
+pub use policy::{
+    AllowError, AllowLists, DenyList, Policy, PolicyError, Restriction, Restrictions,
+};
 pub use presentation::{Presentation, PresentationError};
 #[cfg(feature = "testing")]
 pub use registry::RegistryBuilder;
@@ -109,6 +111,7 @@ pub use rmcp;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::content::ContentEntry;
+    pub use crate::policy::AllowSpec;
     pub use crate::registry::{GroupEntry, LinkedGroup, TOOL_GROUPS, linked_registry};
     pub use crate::resources::{ReadFuture, ResourceDef, ResourceRoute};
     pub use crate::rule::RuleMasks;

@@ -15,12 +15,13 @@ use rmcp::handler::server::router::prompt::PromptRoute;
 use rmcp::handler::server::router::tool::ToolRoute;
 
 use crate::content::{ContentEntry, ContentGroups};
-use crate::policy::Hints;
+use crate::policy::{AllowSpec, Hints};
 use crate::resources::ResourceRoute;
 use crate::rule::{RuleMasks, Shape, Unsatisfiable, shape_of};
 use crate::vocabulary::TermBits;
 use crate::{Errors, ProfileContext, Rule, Vocabulary};
 
+mod allow;
 #[cfg(feature = "testing")]
 mod builder;
 mod deny;
@@ -99,6 +100,15 @@ impl LinkedGroup {
         }
     }
 
+    /// Links `spec` as the allow list of a `#[tool_group]` of server type
+    /// `S`.
+    pub const fn allow_list<S: Vocabulary>(spec: &'static AllowSpec) -> Self {
+        LinkedGroup {
+            server: TypeId::of::<S>,
+            entry: spec,
+        }
+    }
+
     fn entry_for<S: Vocabulary>(&self) -> Option<GroupEntry<S>> {
         self.downcast::<S, GroupEntry<S>>().copied()
     }
@@ -138,6 +148,8 @@ pub struct Group<S: Vocabulary> {
     /// the routes when a policy first asks, since building them builds
     /// every schema of the group.
     hints: OnceLock<Box<[Hints]>>,
+    /// The allow list it declares, if any.
+    allow: Option<&'static AllowSpec>,
 }
 
 impl<S: Vocabulary> Group<S> {
@@ -159,6 +171,29 @@ impl<S: Vocabulary> Group<S> {
     /// The group's tool names, in source order.
     pub fn tools(&self) -> &'static [&'static str] {
         self.entry.tools
+    }
+
+    /// The allow list the group declares, if any.
+    pub(crate) fn allow_spec(&self) -> Option<&'static AllowSpec> {
+        self.allow
+    }
+
+    /// The tools the group's allow list may name, sorted; `None` when it
+    /// declares no allow list.
+    pub fn allow_universe(&self) -> Option<&'static [&'static str]> {
+        self.allow.map(|spec| spec.universe)
+    }
+
+    /// The allow list a context that sets none gets, sorted; `None` when
+    /// the group declares no allow list.
+    pub fn allow_default(&self) -> Option<&'static [&'static str]> {
+        self.allow.map(|spec| spec.default)
+    }
+
+    /// The most names the group's allow list may hold; `None` when it
+    /// declares no allow list.
+    pub fn allow_max(&self) -> Option<usize> {
+        self.allow.map(|spec| spec.max)
     }
 
     /// Where the group is declared, as `file:line`.
@@ -226,6 +261,9 @@ pub struct Registry<S: Vocabulary> {
     /// The `#[resource_group]`s, checked the same way.
     resources: ContentGroups<ResourceRoute<S>>,
     shape: Shape,
+    /// Whether some group declares an allow list: without one, assembly
+    /// under no policy skips judging tools.
+    allowing: bool,
 }
 
 impl<S: Vocabulary> Registry<S> {
@@ -238,6 +276,10 @@ impl<S: Vocabulary> Registry<S> {
             TOOL_GROUPS.iter().filter_map(LinkedGroup::entry_for::<S>),
             ContentGroups::new(TOOL_GROUPS.iter().filter_map(LinkedGroup::downcast::<S, _>)),
             ContentGroups::new(TOOL_GROUPS.iter().filter_map(LinkedGroup::downcast::<S, _>)),
+            TOOL_GROUPS
+                .iter()
+                .filter_map(LinkedGroup::downcast::<S, AllowSpec>)
+                .collect(),
         )
     }
 
@@ -246,18 +288,37 @@ impl<S: Vocabulary> Registry<S> {
     pub(crate) fn from_entries(
         entries: impl IntoIterator<Item = GroupEntry<S>>,
     ) -> Result<Self, RegistryErrors> {
-        Self::from_parts(entries, ContentGroups::new([]), ContentGroups::new([]))
+        Self::from_parts(
+            entries,
+            ContentGroups::new([]),
+            ContentGroups::new([]),
+            Vec::new(),
+        )
+    }
+
+    /// [`from_entries`](Self::from_entries), with allow lists.
+    #[cfg(test)]
+    pub(crate) fn from_entries_allowing(
+        entries: impl IntoIterator<Item = GroupEntry<S>>,
+        allow: Vec<&'static AllowSpec>,
+    ) -> Result<Self, RegistryErrors> {
+        Self::from_parts(entries, ContentGroups::new([]), ContentGroups::new([]), allow)
     }
 
     fn from_parts(
         entries: impl IntoIterator<Item = GroupEntry<S>>,
         prompts: ContentGroups<PromptRoute<S>>,
         resources: ContentGroups<ResourceRoute<S>>,
+        allow: Vec<&'static AllowSpec>,
     ) -> Result<Self, RegistryErrors> {
         let mut groups: Vec<Group<S>> = entries
             .into_iter()
             .map(|entry| Group {
                 name: default_name(&entry),
+                // The macro requires an explicit name with an allow list.
+                allow: entry
+                    .name
+                    .and_then(|name| allow.iter().copied().find(|spec| spec.group == name)),
                 entry,
                 hints: OnceLock::new(),
             })
@@ -271,6 +332,7 @@ impl<S: Vocabulary> Registry<S> {
             prompts,
             resources,
             shape: shape_of::<S>(),
+            allowing: !allow.is_empty(),
         };
         registry.verify()?;
         Ok(registry)

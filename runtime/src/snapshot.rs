@@ -7,8 +7,8 @@
 //! controller, session and profile of that server type that sees it.
 //!
 //! Snapshots are keyed by the enabled groups' bit set and, within it, by
-//! the positions a policy or the kill switch removed (a bit set too, empty
-//! without restrictions), and kept for the life of the process (one per
+//! the positions a policy, an allow list or the kill switch removed (a bit
+//! set too, empty without restrictions), and kept for the life of the process (one per
 //! distinct visible set, so bounded by the profiles a server serves): a
 //! call holds its snapshot as a plain `&'static`, and a runtime catalog's
 //! views can key on a snapshot's address.
@@ -26,7 +26,9 @@ use mcp_profiles_rules::BitSet;
 use crate::assembly::{GroupSet, ToolSet};
 use crate::content::{ContentViews, View};
 use crate::resources::ResourceRoute;
-use crate::{DenyList, Policy, Profile, ProfileContext, Registry, Restrictions, Vocabulary};
+use crate::{
+    AllowLists, DenyList, Policy, Profile, ProfileContext, Registry, Restrictions, Vocabulary,
+};
 
 /// Every group's routes, indexed `[group][tool]` like the registry, each
 /// group's built when a snapshot first needs it: a server pays for the
@@ -112,12 +114,17 @@ struct Family<S: Vocabulary> {
     /// snapshot is kept for the life of the process anyway, and a
     /// `&'static` lets a call hold it without touching a reference count.
     visible: HashMap<BitSet, &'static ToolSnapshot<S>>,
-    /// What each policy and kill list served from these groups: judging
-    /// every tool against a restriction is most of a restricted
-    /// replacement's cost, and a backend serves few distinct pairs, so
-    /// each is judged once (bounded like the snapshots themselves).
-    restricted: HashMap<(Policy<S>, DenyList<S>), Restricted<S>>,
+    /// What each policy, set of allow lists and kill list served from
+    /// these groups: judging every tool against a restriction is most of
+    /// a restricted replacement's cost, and a backend serves few distinct
+    /// triples, so each is judged once (bounded like the snapshots
+    /// themselves).
+    restricted: HashMap<Restriction<S>, Restricted<S>>,
 }
+
+/// What restricts a family's tools: the context's policy and allow lists,
+/// and the operator's kill list. All interned, so hashing is cheap.
+type Restriction<S> = (Policy<S>, AllowLists<S>, DenyList<S>);
 
 /// One restricted view of a family's tools.
 struct Restricted<S: Vocabulary> {
@@ -135,19 +142,19 @@ impl<S: Vocabulary> Clone for Restricted<S> {
 }
 
 impl<S: Vocabulary> Family<S> {
-    /// The snapshot of these groups under `policy` and `killed`, and the
-    /// compiled tools only `killed` removed; judged and built on first use.
+    /// The snapshot of these groups under `policy`, `allow` and `killed`,
+    /// and the compiled tools only `killed` removed; judged and built on
+    /// first use.
     fn restrict(
         &mut self,
         registry: &Registry<S>,
         routes: &RouteTable<S>,
-        policy: Policy<S>,
-        killed: DenyList<S>,
+        (policy, allow, killed): Restriction<S>,
     ) -> Restricted<S> {
-        if let Some(found) = self.restricted.get(&(policy, killed)) {
+        if let Some(found) = self.restricted.get(&(policy, allow, killed)) {
             return found.clone();
         }
-        let removed = registry.restrictions(&self.full, policy, killed);
+        let removed = registry.restrictions(&self.full, policy, allow, killed);
         let key = BitSet::from_fn(self.full.tools.len(), |position| {
             removed.binary_search_by_key(&position, |(p, _)| *p).is_ok()
         });
@@ -162,7 +169,8 @@ impl<S: Vocabulary> Family<S> {
             .map(|&(position, _)| full.tools[position])
             .collect();
         let found = Restricted { tools, withheld };
-        self.restricted.insert((policy, killed), found.clone());
+        self.restricted
+            .insert((policy, allow, killed), found.clone());
         found
     }
 }
@@ -258,8 +266,8 @@ impl<S: Vocabulary> Snapshots<S> {
             visible: HashMap::new(),
             restricted: HashMap::new(),
         });
-        let Restricted { tools, withheld } =
-            family.restrict(registry, &self.routes, context.policy(), killed);
+        let restriction = (context.policy(), context.allow_lists(), killed);
+        let Restricted { tools, withheld } = family.restrict(registry, &self.routes, restriction);
         drop(built);
         Served {
             profile: Profile::new(*context, Arc::clone(&tools.set)),

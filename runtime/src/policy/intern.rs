@@ -1,4 +1,5 @@
-//! Interned name lists: how a [`DenyList`](super::DenyList) stays `Copy`.
+//! Interned name lists: how a [`DenyList`](super::DenyList) and the
+//! context's [`AllowLists`](super::AllowLists) stay `Copy`.
 //!
 //! A deny list is a sorted, duplicate-free list of tool and group names,
 //! kept once for the life of the process and referred to by a `&'static`
@@ -17,7 +18,12 @@ use std::sync::{Mutex, OnceLock};
 struct Tables {
     names: HashSet<&'static str>,
     lists: HashSet<&'static [&'static str]>,
+    /// Allow lists by group: pairs of an interned group name and list.
+    pairs: HashSet<&'static [Pair]>,
 }
+
+/// A group's name and its interned list.
+pub(super) type Pair = (&'static str, &'static [&'static str]);
 
 fn tables() -> &'static Mutex<Tables> {
     static TABLES: OnceLock<Mutex<Tables>> = OnceLock::new();
@@ -52,9 +58,35 @@ pub(super) fn intern(names: &[&str]) -> &'static [&'static str] {
     list
 }
 
+/// The one process-lived copy of `pairs`, which must be sorted by group
+/// and hold each group once, with interned lists; equal sets of pairs give
+/// the same slice.
+pub(super) fn intern_pairs(pairs: &[Pair]) -> &'static [Pair] {
+    debug_assert!(pairs.windows(2).all(|pair| pair[0].0 < pair[1].0));
+    if pairs.is_empty() {
+        return &[];
+    }
+    let mut tables = tables().lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(found) = tables.pairs.get(pairs) {
+        return found;
+    }
+    let leaked: &'static [Pair] = Box::leak(Box::<[Pair]>::from(pairs));
+    tables.pairs.insert(leaked);
+    leaked
+}
+
 #[cfg(test)]
 mod tests {
-    use super::intern;
+    use super::{intern, intern_pairs};
+
+    #[test]
+    fn equal_pairs_share_one_copy() {
+        let list = intern(&["alpha"]);
+        let a = intern_pairs(&[("group", list)]);
+        let b = intern_pairs(&[("group", intern(&["alpha"]))]);
+        assert!(std::ptr::eq(a, b));
+        assert!(!std::ptr::eq(a, intern_pairs(&[("other", list)])));
+    }
 
     #[test]
     fn equal_lists_share_one_copy() {

@@ -1,6 +1,7 @@
 //! The JSON forms: a policy is `{"read_only":true,"no_destructive":true,
 //! "deny":["delete_task"]}` (each field optional; written with only the
-//! fields that restrict), a deny list is an array of names.
+//! fields that restrict), a deny list is an array of names, allow lists
+//! are an object of arrays by group, `{"dispatch":["list_jobs"]}`.
 //!
 //! Decoding is strict, like the context's: an unknown or repeated field, a
 //! name the registry does not declare, or a name given twice is an error
@@ -15,7 +16,7 @@ use serde::de::{Error as _, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{DenyList, Policy};
+use super::{AllowError, AllowLists, DenyList, Policy};
 use crate::Vocabulary;
 
 const FIELDS: &[&str] = &["read_only", "no_destructive", "deny"];
@@ -94,5 +95,53 @@ impl<'de, S: Vocabulary> Deserialize<'de> for DenyList<S> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let names: Vec<Cow<'de, str>> = Vec::deserialize(deserializer)?;
         S::registry().deny_list(&names).map_err(D::Error::custom)
+    }
+}
+
+impl<S: Vocabulary> Serialize for AllowLists<S> {
+    fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        for (group, names) in self.iter() {
+            map.serialize_entry(group, names)?;
+        }
+        map.end()
+    }
+}
+
+/// An object of name arrays by group, each checked against `S`'s registry
+/// as [`ProfileContext::with_allowed`](crate::ProfileContext::with_allowed)
+/// does; a group given twice is an error too.
+impl<'de, S: Vocabulary> Deserialize<'de> for AllowLists<S> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(AllowVisitor(PhantomData))
+    }
+}
+
+struct AllowVisitor<S>(PhantomData<fn() -> S>);
+
+impl<'de, S: Vocabulary> Visitor<'de> for AllowVisitor<S> {
+    type Value = AllowLists<S>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object of allow lists by tool group")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let registry = S::registry();
+        let mut lists = AllowLists::empty();
+        let mut seen: Vec<Cow<'de, str>> = Vec::new();
+        while let Some(group) = map.next_key::<Cow<'de, str>>()? {
+            let names: Vec<Cow<'de, str>> = map.next_value()?;
+            let checked = if seen.contains(&group) {
+                Err(AllowError::DuplicateGroup {
+                    group: group.clone().into_owned(),
+                })
+            } else {
+                registry.allow(lists, &group, &names)
+            };
+            lists = checked.map_err(|err| A::Error::custom(format_args!("`allow`: {err}")))?;
+            seen.push(group);
+        }
+        Ok(lists)
     }
 }

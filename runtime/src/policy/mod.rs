@@ -1,5 +1,5 @@
-//! Policies and the kill switch's deny list: restrictions that only ever
-//! remove tools, applied after the groups are assembled.
+//! Policies, allow lists and the kill switch's deny list: restrictions
+//! that only ever remove tools, applied after the groups are assembled.
 //!
 //! A [`Policy`] travels in the [`ProfileContext`](crate::ProfileContext),
 //! owned by the backend like the rest of it; the operator's kill switch
@@ -7,11 +7,13 @@
 //! profile of its controllers. Neither can add a tool, so the registry's
 //! exact verification of the groups covers every restricted profile too.
 
+mod allow;
 mod deny;
 mod intern;
 mod json;
 mod restriction;
 
+pub use allow::{AllowError, AllowLists, AllowSpec};
 pub use deny::{DenyList, PolicyError};
 pub(crate) use restriction::Hints;
 pub use restriction::{Restriction, Restrictions};

@@ -1,5 +1,6 @@
 //! What restricts a tool: the annotation hints policies read, and the
-//! reasons (`Restriction`) a policy or the kill switch removed a tool for.
+//! reasons (`Restriction`) a policy, an allow list or the kill switch
+//! removed a tool for.
 
 use std::fmt;
 
@@ -43,16 +44,20 @@ pub enum Restriction {
     KilledTool,
     /// The operator's kill switch names the tool's group.
     KilledGroup,
+    /// The tool is in its group's allow-list universe but not in the
+    /// context's allow list for the group (or the group's default).
+    NotAllowed,
 }
 
 impl Restriction {
-    const ALL: [Restriction; 6] = [
+    const ALL: [Restriction; 7] = [
         Restriction::ReadOnly,
         Restriction::NoDestructive,
         Restriction::DeniedTool,
         Restriction::DeniedGroup,
         Restriction::KilledTool,
         Restriction::KilledGroup,
+        Restriction::NotAllowed,
     ];
 
     /// Whether this is the operator's kill switch rather than the policy.
@@ -76,6 +81,7 @@ impl fmt::Display for Restriction {
             Restriction::DeniedGroup => "its group is denied",
             Restriction::KilledTool => "disabled by the operator",
             Restriction::KilledGroup => "its group is disabled by the operator",
+            Restriction::NotAllowed => "not in its group's allow list",
         })
     }
 }
