@@ -5,6 +5,7 @@
 
 pub mod client;
 pub mod contexts;
+pub mod depot;
 pub mod groups;
 pub mod library;
 pub mod modern;

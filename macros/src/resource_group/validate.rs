@@ -94,6 +94,13 @@ fn resource(marker: ResourceFn, errors: &mut Errors) -> Option<ResourceSpec> {
                 );
                 continue;
             }
+            Some(Value::Nested { span, .. }) => {
+                errors.at(
+                    span,
+                    format!("`{key_name}` takes a string: `{key_name} = \"...\"`"),
+                );
+                continue;
+            }
             None => {
                 errors.spanned(
                     &key,

@@ -26,3 +26,9 @@ pub(crate) fn spec(attr: TokenStream, attribute: &Attribute, errors: &mut Errors
         }
     }
 }
+
+/// [`spec`] from arguments already parsed, for an attribute that takes
+/// keys of its own besides the rule's and set them apart first.
+pub(crate) fn spec_of(args: Vec<Arg>, attribute: &Attribute, errors: &mut Errors) -> GroupSpec {
+    validate::attribute(args, attribute, errors)
+}

@@ -9,7 +9,7 @@ use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Ident, LitStr, Token, bracketed};
 
-/// `key = "value"`, `key = ["a", "b"]`, or a bare `key`.
+/// `key = "value"`, `key = ["a", "b"]`, `key(...)`, or a bare `key`.
 pub(crate) struct Arg {
     pub key: Ident,
     /// `None` for a bare key such as `always`.
@@ -24,6 +24,12 @@ pub(crate) enum Value {
     },
     /// Any other expression; the validate stage says what was expected.
     Other(syn::Expr),
+    /// `key(...)`: arguments of their own, for a key that takes them
+    /// (`#[tool_group(allow_list(...))]`).
+    Nested {
+        span: Span,
+        tokens: TokenStream,
+    },
 }
 
 impl Parse for Arg {
@@ -31,6 +37,17 @@ impl Parse for Arg {
         let key: Ident = input.parse()?;
         if input.is_empty() || input.peek(Token![,]) {
             return Ok(Arg { key, value: None });
+        }
+        if input.peek(syn::token::Paren) {
+            let content;
+            let parens = syn::parenthesized!(content in input);
+            return Ok(Arg {
+                key,
+                value: Some(Value::Nested {
+                    span: parens.span.join(),
+                    tokens: content.parse()?,
+                }),
+            });
         }
         input.parse::<Token![=]>()?;
         let value = if input.peek(syn::token::Bracket) {

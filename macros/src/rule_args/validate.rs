@@ -278,6 +278,7 @@ fn value_span(value: &Value) -> Span {
         Value::Str(lit) => lit.span(),
         Value::List { span, .. } => *span,
         Value::Other(expr) => syn::spanned::Spanned::span(expr),
+        Value::Nested { span, .. } => *span,
     }
 }
 
@@ -286,6 +287,7 @@ fn error_on_value(value: &Value, errors: &mut Errors, message: &str) {
         Value::Str(lit) => errors.spanned(lit, message),
         Value::List { span, .. } => errors.at(*span, message),
         Value::Other(expr) => errors.spanned(expr, message),
+        Value::Nested { span, .. } => errors.at(*span, message),
     }
 }
 
@@ -306,6 +308,10 @@ fn single(key: &syn::Ident, value: Value, errors: &mut Errors) -> Option<LitStr>
             errors.spanned(expr, expected_value(&key.to_string()));
             None
         }
+        Value::Nested { span, .. } => {
+            errors.at(span, expected_value(&key.to_string()));
+            None
+        }
     }
 }
 
@@ -323,6 +329,10 @@ fn list(key: &syn::Ident, value: Value, errors: &mut Errors) -> Vec<LitStr> {
         Value::List { items, .. } => items,
         Value::Other(expr) => {
             errors.spanned(expr, expected_value(&key.to_string()));
+            Vec::new()
+        }
+        Value::Nested { span, .. } => {
+            errors.at(span, expected_value(&key.to_string()));
             Vec::new()
         }
     }

@@ -1,5 +1,6 @@
 //! `#[tool_group(...)]`: parse, validate, expand.
 
+mod allow_list;
 pub(crate) mod expand;
 pub(crate) mod parse;
 mod validate;
@@ -33,13 +34,28 @@ pub(crate) fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
         // Not an item at all: rustc reports the syntax error itself.
         Err(_) => return item,
     };
-    let spec = rule_args::spec(attr, &ATTRIBUTE, &mut errors);
     let tools = parse::tool_fns(&item_impl);
+    let (spec, allow) = match rule_args::args(attr) {
+        Ok(args) => {
+            let (rule, allow) = allow_list::take(args, &mut errors);
+            let spec = rule_args::spec_of(rule, &ATTRIBUTE, &mut errors);
+            let allow = allow_list::validate(allow, spec.name.as_ref(), &tools, &mut errors);
+            (spec, allow)
+        }
+        Err(error) => {
+            errors.push(error);
+            (rule_args::GroupSpec::default(), None)
+        }
+    };
     let self_path = validate::item(&item_impl, &tools, &mut errors);
     validate::no_tool_router(&parse::tool_router_traces(&item_impl), &mut errors);
     match self_path {
         Some(self_path) if errors.is_empty() => {
-            expand::expand(&item_impl, self_path, &spec, &tools)
+            let mut expanded = expand::expand(&item_impl, self_path, &spec, &tools);
+            if let Some(allow) = &allow {
+                expanded.extend(allow_list::expand(&item_impl.self_ty, allow));
+            }
+            expanded
         }
         _ if item_impl.trait_.is_some() => {
             // rmcp's #[tool] cannot expand inside a trait impl; dropping it

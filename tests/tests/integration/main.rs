@@ -6,6 +6,7 @@
 //! `tracing_event.rs` stays a binary of its own: it needs a process where
 //! no other test touches tracing's process-wide callsite cache.
 
+mod allow_lists;
 mod controller;
 mod forwarding;
 mod hostile;
