@@ -117,12 +117,14 @@ pub(crate) fn validate(
         Some((_, max)) => max,
         None => universe.len(),
     };
-    if max > 0 && default_names.len() > max {
+    // Only an explicit `max` can be exceeded: the default is within the
+    // universe, whose size is the implicit one.
+    if keys.max.is_some() && max > 0 && default.len() > max {
         errors.at(
             *default_span,
             format!(
                 "`default` names {} tools, more than `max = {max}`; drop some, or raise `max`",
-                default_names.len()
+                default.len()
             ),
         );
     }
