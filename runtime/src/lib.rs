@@ -17,6 +17,8 @@
 //! [`ProfileController::explain`]: crate::ProfileController::explain
 //! [`Registry::explain`]: crate::Registry::explain
 //! [`Policy`]: crate::Policy
+//! [`AllowError`]: crate::AllowError
+//! [`ProfileContext::with_allowed`]: crate::ProfileContext::with_allowed
 //! [`DenyList`]: crate::DenyList
 //! [`KillSwitch`]: crate::KillSwitch
 //! [`ProfiledServer`]: crate::ProfiledServer
