@@ -227,6 +227,13 @@ impl<S: Vocabulary> ProfileContext<S> {
         Some(self.allow.get(spec.group).unwrap_or(spec.default))
     }
 
+    /// The same context with `lists` (another context's
+    /// [`allow_lists`](Self::allow_lists)) instead of its own.
+    pub fn with_allow_lists(mut self, lists: AllowLists<S>) -> Self {
+        self.allow = lists;
+        self
+    }
+
     /// The allow lists this context sets (not the defaults of the groups
     /// it leaves alone).
     pub fn allow_lists(&self) -> AllowLists<S> {
@@ -465,11 +472,10 @@ impl<'de, S: Vocabulary> Visitor<'de> for ContextVisitor<S> {
         ProfileContext::new(surface)
             .with_capabilities(capabilities.unwrap_or_default())
             .map(|context| {
-                let mut context = context
-                    .with_providers(providers.unwrap_or_default())
-                    .with_policy(policy.unwrap_or_default());
-                context.allow = allow.unwrap_or_default();
                 context
+                    .with_providers(providers.unwrap_or_default())
+                    .with_policy(policy.unwrap_or_default())
+                    .with_allow_lists(allow.unwrap_or_default())
             })
             .map_err(A::Error::custom)
     }

@@ -302,7 +302,12 @@ impl<S: Vocabulary> Registry<S> {
         entries: impl IntoIterator<Item = GroupEntry<S>>,
         allow: Vec<&'static AllowSpec>,
     ) -> Result<Self, RegistryErrors> {
-        Self::from_parts(entries, ContentGroups::new([]), ContentGroups::new([]), allow)
+        Self::from_parts(
+            entries,
+            ContentGroups::new([]),
+            ContentGroups::new([]),
+            allow,
+        )
     }
 
     fn from_parts(

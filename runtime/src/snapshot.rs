@@ -289,8 +289,9 @@ mod tests {
     use rmcp::model::{CallToolResponse, CallToolResult, Tool, ToolAnnotations};
 
     use super::{ContentViews, RouteTable, Snapshots};
+    use crate::policy::AllowSpec;
     use crate::registry::GroupEntry;
-    use crate::{DenyList, Policy, ProfileContext, Registry, Rule};
+    use crate::{AllowLists, DenyList, Policy, ProfileContext, Registry, Rule};
 
     mod server {
         pub struct Till;
@@ -333,23 +334,26 @@ mod tests {
 
     /// Snapshots over a registry of two groups: `sales` everywhere
     /// (`total` read-only, `void_sale` not annotated), `back-office` on
-    /// the back surface.
-    fn snapshots() -> &'static Snapshots<Till> {
+    /// the back surface; `sales` declares `allow` if given.
+    fn snapshots_allowing(allow: Vec<&'static AllowSpec>) -> &'static Snapshots<Till> {
         let registry: &'static Registry<Till> = Box::leak(Box::new(
-            Registry::from_entries([
-                entry("sales", Rule::always(), &["total", "void_sale"], || {
-                    vec![
-                        route("total", ToolAnnotations::new().read_only(true)),
-                        route("void_sale", ToolAnnotations::new()),
-                    ]
-                }),
-                entry(
-                    "back-office",
-                    Rule::on_surface(Surface::Back),
-                    &["close_day"],
-                    || vec![route("close_day", ToolAnnotations::new())],
-                ),
-            ])
+            Registry::from_entries_allowing(
+                [
+                    entry("sales", Rule::always(), &["total", "void_sale"], || {
+                        vec![
+                            route("total", ToolAnnotations::new().read_only(true)),
+                            route("void_sale", ToolAnnotations::new()),
+                        ]
+                    }),
+                    entry(
+                        "back-office",
+                        Rule::on_surface(Surface::Back),
+                        &["close_day"],
+                        || vec![route("close_day", ToolAnnotations::new())],
+                    ),
+                ],
+                allow,
+            )
             .unwrap(),
         ));
         Box::leak(Box::new(Snapshots {
@@ -359,6 +363,10 @@ mod tests {
             prompts: ContentViews::new(registry.prompts()),
             resources: ContentViews::new(registry.resources()),
         }))
+    }
+
+    fn snapshots() -> &'static Snapshots<Till> {
+        snapshots_allowing(Vec::new())
     }
 
     fn deny(registry: &Registry<Till>, names: &[&str]) -> DenyList<Till> {
@@ -409,5 +417,55 @@ mod tests {
             ["close_day", "total", "void_sale"]
         );
         assert!(back.tools.serves("close_day"));
+    }
+
+    #[test]
+    fn allow_lists_share_snapshots_with_any_restriction_of_the_same_set() {
+        static SALES: AllowSpec = AllowSpec {
+            group: "sales",
+            universe: &["total", "void_sale"],
+            default: &["total"],
+            max: 2,
+        };
+        let snapshots = snapshots_allowing(vec![&SALES]);
+        let registry = snapshots.registry();
+        let front = ProfileContext::<Till>::new(Surface::Front);
+        let none = DenyList::empty();
+
+        // The default keeps `total` only: the same set as read-only.
+        let by_default = snapshots.serve(&front, none);
+        assert_eq!(by_default.profile.tool_names(), ["total"]);
+        let read_only = front.with_policy(Policy::none().with_read_only(true));
+        assert!(std::ptr::eq(
+            by_default.tools,
+            snapshots.serve(&read_only, none).tools
+        ));
+        // Not the operator's: nothing withheld.
+        assert!(by_default.withheld.is_empty());
+
+        // Widened to the whole universe: the unrestricted set, served once
+        // for every context that sees it.
+        let all = registry
+            .allow(AllowLists::empty(), "sales", ["total", "void_sale"])
+            .unwrap();
+        let widened = front.with_allow_lists(all);
+        let wide = snapshots.serve(&widened, none);
+        assert_eq!(wide.profile.tool_names(), ["total", "void_sale"]);
+        assert!(std::ptr::eq(
+            wide.tools,
+            snapshots.serve(&widened, none).tools
+        ));
+        let again = registry
+            .allow(AllowLists::empty(), "sales", ["void_sale", "total"])
+            .unwrap();
+        assert_eq!(all, again);
+        assert!(std::ptr::eq(
+            wide.tools,
+            snapshots.serve(&front.with_allow_lists(again), none).tools
+        ));
+        // The kill list still applies on top, and is the operator's.
+        let killed = snapshots.serve(&widened, deny(registry, &["void_sale"]));
+        assert!(std::ptr::eq(by_default.tools, killed.tools));
+        assert_eq!(&*killed.withheld, ["void_sale"]);
     }
 }

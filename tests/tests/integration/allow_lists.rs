@@ -222,7 +222,10 @@ async fn widening_the_allow_list_notifies_once_and_the_same_list_again_not_at_al
     ];
     assert_eq!(session.tool_names().await, listed);
     assert_eq!(modern.tool_names().await, listed);
-    assert_eq!(session.call("close_job", None).await, CallOutcome::Ran(vec![]));
+    assert_eq!(
+        session.call("close_job", None).await,
+        CallOutcome::Ran(vec![])
+    );
 
     // The same allow list again: nothing visible changes, nobody is told.
     let change = controller.replace(all_four());

@@ -70,7 +70,13 @@ pub(crate) fn validate(
                      all the group's tools",
                 );
             }
-            checked(names, "universe", &tool_names, "a tool of this group", errors)
+            checked(
+                names,
+                "universe",
+                &tool_names,
+                "a tool of this group",
+                errors,
+            )
         }
         None => {
             let mut all: Vec<String> = tool_names.iter().map(|name| (*name).to_owned()).collect();
@@ -229,10 +235,7 @@ fn checked(
     for (index, literal) in given.iter().enumerate() {
         let name = literal.value();
         if given[..index].iter().any(|earlier| earlier.value() == name) {
-            errors.spanned(
-                literal,
-                format!("`{name}` is listed twice in `{key}`"),
-            );
+            errors.spanned(literal, format!("`{name}` is listed twice in `{key}`"));
             continue;
         }
         if !known.contains(&name.as_str()) {
