@@ -434,6 +434,16 @@ impl<S: Vocabulary> Serialize for ProfileContext<S> {
 
 const FIELDS: &[&str] = &["surface", "capabilities", "providers", "policy", "allow"];
 
+/// The fields an unknown-field error suggests: `allow` only for a server
+/// with an allow list, where it can mean something.
+fn suggested_fields<S: Vocabulary>() -> &'static [&'static str] {
+    if S::registry().allowing() {
+        FIELDS
+    } else {
+        &FIELDS[..4]
+    }
+}
+
 /// Accepts only a JSON object (serde would also take a sequence for a
 /// derived struct), with each known field at most once.
 struct ContextVisitor<S>(PhantomData<fn() -> S>);
@@ -465,7 +475,7 @@ impl<'de, S: Vocabulary> Visitor<'de> for ContextVisitor<S> {
                 "providers" => return Err(A::Error::duplicate_field("providers")),
                 "policy" => return Err(A::Error::duplicate_field("policy")),
                 "allow" => return Err(A::Error::duplicate_field("allow")),
-                other => return Err(A::Error::unknown_field(other, FIELDS)),
+                other => return Err(A::Error::unknown_field(other, suggested_fields::<S>())),
             }
         }
         let surface = surface.ok_or_else(|| A::Error::missing_field("surface"))?;

@@ -191,6 +191,14 @@ fn json_round_trips_and_decodes_strictly() {
         .unwrap_err()
         .to_string();
     assert!(message.contains("duplicate field `allow`"), "{message}");
+    // A server with an allow list suggests the field.
+    let message = Context::from_json(r#"{"surface":"yard","alow":{}}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("`providers`, `policy`, `allow`"),
+        "{message}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
