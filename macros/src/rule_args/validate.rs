@@ -17,7 +17,9 @@ use crate::names::{closest, is_kebab_case};
 pub(crate) struct Attribute {
     /// Its name, as errors write it: `tool_group`, `prompt_group`, ...
     pub name: &'static str,
-    /// Whether it takes `require_annotations` (only tools have hints).
+    /// Whether it takes `require_annotations` (only tools have hints) and
+    /// `allow_list(...)` (only tool groups have allow lists; set apart
+    /// before these keys are validated, so only a near miss reaches here).
     pub annotations: bool,
 }
 
@@ -38,6 +40,10 @@ const KEYS: [&str; 9] = [
 /// unknown-key error, which lists the rule keys, suggests it only for a near
 /// miss.
 const REQUIRE_ANNOTATIONS: &str = "require_annotations";
+
+/// `#[tool_group]`'s allow list, suggested for a near miss like
+/// `REQUIRE_ANNOTATIONS`.
+const ALLOW_LIST: &str = "allow_list";
 
 /// The meaning of one group attribute's keys. An always-on group has every
 /// condition list empty.
@@ -74,11 +80,19 @@ pub(crate) fn attribute(args: Vec<Arg>, attr: &Attribute, errors: &mut Errors) -
         let key_name = key.to_string();
         let annotations = attr.annotations && key_name == REQUIRE_ANNOTATIONS;
         if !KEYS.contains(&key_name.as_str()) && !annotations {
-            let extra = attr.annotations.then_some(REQUIRE_ANNOTATIONS);
+            let extra = attr
+                .annotations
+                .then_some([REQUIRE_ANNOTATIONS, ALLOW_LIST])
+                .into_iter()
+                .flatten();
             let message = match closest(&key_name, KEYS.into_iter().chain(extra)) {
                 Some(REQUIRE_ANNOTATIONS) => format!(
                     "unknown key `{key_name}` in #[{name}]; did you mean \
                      `{REQUIRE_ANNOTATIONS}` (no value)?"
+                ),
+                Some(ALLOW_LIST) => format!(
+                    "unknown key `{key_name}` in #[{name}]; did you mean \
+                     `{ALLOW_LIST}(default = [...])`?"
                 ),
                 hint => format!(
                     "unknown key `{key_name}` in #[{name}]; {}expected one of: {}",
