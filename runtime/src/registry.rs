@@ -261,9 +261,9 @@ pub struct Registry<S: Vocabulary> {
     /// The `#[resource_group]`s, checked the same way.
     resources: ContentGroups<ResourceRoute<S>>,
     shape: Shape,
-    /// Whether some group declares an allow list: without one, assembly
-    /// under no policy skips judging tools.
-    allowing: bool,
+    /// Every linked allow list: with none, assembly under no policy skips
+    /// judging tools.
+    allow: Vec<&'static AllowSpec>,
 }
 
 impl<S: Vocabulary> Registry<S> {
@@ -337,7 +337,7 @@ impl<S: Vocabulary> Registry<S> {
             prompts,
             resources,
             shape: shape_of::<S>(),
-            allowing: !allow.is_empty(),
+            allow,
         };
         registry.verify()?;
         Ok(registry)
@@ -422,6 +422,7 @@ impl<S: Vocabulary> Registry<S> {
         self.prompts.verify::<S>(&self.shape, describe, &mut errors);
         self.resources
             .verify::<S>(&self.shape, describe, &mut errors);
+        self.verify_allow_lists(&mut errors);
         Errors::check(errors)
     }
 

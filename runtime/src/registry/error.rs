@@ -86,6 +86,15 @@ pub enum RegistryError {
         /// A context enabling both, in its JSON form.
         witness: String,
     },
+    /// An allow list that breaks its own rules (`#[tool_group]` checks
+    /// them at compile time; the registry still refuses rather than
+    /// trusts).
+    InvalidAllowList {
+        /// The group it names.
+        group: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 impl fmt::Display for RegistryError {
@@ -160,6 +169,12 @@ impl fmt::Display for RegistryError {
                  {witness} enables together",
                 groups[0], groups[1]
             ),
+            RegistryError::InvalidAllowList { group, reason } => {
+                write!(
+                    f,
+                    "the allow list of tool group `{group}` is invalid: {reason}"
+                )
+            }
         }
     }
 }

@@ -76,3 +76,47 @@ fn rule_bits_outside_the_vocabulary_make_a_group_unreachable() {
         assert_eq!(reasons, [expected], "{rule:?}");
     }
 }
+
+#[test]
+fn allow_lists_breaking_their_rules_are_refused() {
+    use crate::policy::AllowSpec;
+
+    static UNKNOWN_GROUP: AllowSpec = AllowSpec {
+        group: "nobody",
+        universe: &["note"],
+        default: &[],
+        max: 1,
+    };
+    static OUTSIDE: AllowSpec = AllowSpec {
+        group: "notes",
+        universe: &["note", "shout"],
+        default: &["note"],
+        max: 3,
+    };
+    static FINE: AllowSpec = AllowSpec {
+        group: "notes",
+        universe: &["note"],
+        default: &["note"],
+        max: 1,
+    };
+    let named = entry(Some("notes"), RuleMasks::default());
+    let refused = |allow: Vec<&'static AllowSpec>| {
+        let errors = Registry::from_entries_allowing([named], allow).unwrap_err();
+        errors.iter().map(ToString::to_string).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        refused(vec![&UNKNOWN_GROUP]),
+        ["the allow list of tool group `nobody` is invalid: no tool group has that name"]
+    );
+    assert_eq!(
+        refused(vec![&OUTSIDE]),
+        ["the allow list of tool group `notes` is invalid: `shout` is not a tool of the group"]
+    );
+    assert_eq!(
+        refused(vec![&FINE, &FINE]),
+        ["the allow list of tool group `notes` is invalid: the group declares two"]
+    );
+    let registry = Registry::from_entries_allowing([named], vec![&FINE]).unwrap();
+    assert_eq!(registry.groups()[0].allow_universe(), Some(&["note"][..]));
+    assert_eq!(registry.groups()[0].allow_max(), Some(1));
+}
