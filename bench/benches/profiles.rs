@@ -363,6 +363,56 @@ fn presented(
     ]
 }
 
+/// A group's allow list against the same server without one: replacements
+/// alternating between the front surface (the default 8 of `desk`'s 12
+/// tools) and the back (another 8, plus `back-office`), and a call.
+fn allow_listed(
+    pairing: &Pairing,
+    rt: &Runtime,
+    request: &RequestContext<RoleServer>,
+) -> Vec<Comparison> {
+    use mcp_profiles_bench::allowed::{listed, unlisted};
+    let back_eight = ["t4", "t5", "t6", "t7", "t8", "t9", "t10", "t11"];
+    let listed_case = Case {
+        a: ProfileContext::<listed::Listed>::new(listed::Surface::Front),
+        b: ProfileContext::new(listed::Surface::Back)
+            .with_allowed("desk", back_eight)
+            .expect("in the universe"),
+    };
+    let unlisted_case = Case {
+        a: ProfileContext::<unlisted::Unlisted>::new(unlisted::Surface::Front),
+        b: ProfileContext::new(unlisted::Surface::Back),
+    };
+    let listed_controller = ProfileController::new(listed_case.a);
+    let unlisted_controller = ProfileController::new(unlisted_case.a);
+    listed_controller.replace(listed_case.b);
+    unlisted_controller.replace(unlisted_case.b);
+    let size = tools_in::<listed::Listed>();
+    let listed_server = listed_controller.server(listed::Listed);
+    let unlisted_server = unlisted_controller.server(unlisted::Unlisted);
+    listed_controller.replace(listed_case.a);
+    unlisted_controller.replace(unlisted_case.a);
+    let params = CallToolRequestParams::new("t0");
+    // The call first: `t0` is on the front surface only, where both are now.
+    let call = pairing.compare(
+        "allow list",
+        Side::awaiting("call_tool, allow list", rt, || {
+            listed_server.call_tool(params.clone(), request.clone())
+        }),
+        Side::awaiting("call_tool, none", rt, || {
+            unlisted_server.call_tool(params.clone(), request.clone())
+        }),
+    );
+    let replacement = pairing
+        .compare(
+            "allow list",
+            replacing("replace, allow list", &listed_controller, &listed_case),
+            replacing("replace, none", &unlisted_controller, &unlisted_case),
+        )
+        .sized(size);
+    vec![replacement, call]
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; other arguments name what to run
     // (`replacement`, `tools/list`, `dispatch`), as criterion's filters do.
@@ -439,6 +489,11 @@ fn main() {
     }
     if wanted("dispatch") {
         dispatch(&pairing, &rt, &request)
+            .into_iter()
+            .for_each(&mut report);
+    }
+    if wanted("allow list") {
+        allow_listed(&pairing, &rt, &request)
             .into_iter()
             .for_each(&mut report);
     }

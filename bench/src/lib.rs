@@ -21,6 +21,7 @@ use rmcp::model::{ListToolsResult, PaginatedRequestParams};
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 
+pub mod allowed;
 pub mod noop;
 pub mod paired;
 pub mod per_session;
