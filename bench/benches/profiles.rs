@@ -3,8 +3,9 @@
 //! `mcp_profiles_bench::paired`), at Kandev scale (25 groups) and, with the
 //! `synthetic` feature, on registries of 1,000 and 10,000 tools.
 //!
-//! Policies and the operator's kill switch are compared against the same
-//! replacement without them (`restricted`).
+//! Policies and the operator's kill switch (`restricted`), a group's allow
+//! list (`allow list`) and name presentation (`presentation`) are each
+//! compared against the same work without them.
 //!
 //! `cargo bench -p mcp-profiles-bench --bench profiles [-- dispatch]`
 //! (`PAIRS`, `BATCH_MS` change the pairing; default 21 pairs of 40 ms
