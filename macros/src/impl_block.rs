@@ -3,10 +3,11 @@
 //! method and no item key given twice. The words of each error come from the
 //! attribute ([`Marker`]), so each names what the user wrote.
 
-use proc_macro2::Span;
-use syn::{Ident, ItemImpl, Type, TypePath};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
+use syn::{Ident, Item, ItemImpl, Type, TypePath};
 
-use crate::errors::Errors;
+use crate::errors::{Errors, item_with_errors};
 
 /// What a group attribute collects and how its errors say it.
 pub(crate) struct Marker {
@@ -94,4 +95,38 @@ pub(crate) fn check<'a>(
         }
     }
     self_path
+}
+
+/// `item` as the impl block a group attribute is on. Anything else comes
+/// back as an error: the item with one error, `applies_to` (what the
+/// attribute applies to) and what the item is instead, or, when it is not
+/// an item at all, the item alone for rustc to report.
+pub(crate) fn parse(item: TokenStream, applies_to: &str) -> Result<ItemImpl, TokenStream> {
+    match syn::parse2::<Item>(item.clone()) {
+        Ok(Item::Impl(item_impl)) => Ok(item_impl),
+        Ok(other) => {
+            let (what, head) = describe(&other);
+            let mut errors = Errors::default();
+            errors.spanned(head, format!("{applies_to}, not to {what}"));
+            Err(item_with_errors(item, &errors))
+        }
+        Err(_) => Err(item),
+    }
+}
+
+/// What the item is, and the tokens that best name it for an error span.
+pub(crate) fn describe(item: &Item) -> (&'static str, TokenStream) {
+    match item {
+        Item::Struct(s) => ("a struct", spanning(&s.struct_token, &s.ident)),
+        Item::Enum(e) => ("an enum", spanning(&e.enum_token, &e.ident)),
+        Item::Fn(f) => ("a function", spanning(&f.sig.fn_token, &f.sig.ident)),
+        Item::Trait(t) => ("a trait", spanning(&t.trait_token, &t.ident)),
+        Item::Mod(m) => ("a module", spanning(&m.mod_token, &m.ident)),
+        Item::Union(u) => ("a union", spanning(&u.union_token, &u.ident)),
+        other => ("this item", other.to_token_stream()),
+    }
+}
+
+fn spanning(keyword: &impl ToTokens, ident: &syn::Ident) -> TokenStream {
+    quote!(#keyword #ident)
 }

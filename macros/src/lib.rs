@@ -9,6 +9,7 @@
 
 mod errors;
 mod impl_block;
+mod marked;
 mod names;
 mod prompt_group;
 mod register;

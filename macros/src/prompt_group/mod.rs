@@ -5,11 +5,10 @@ mod parse;
 mod validate;
 
 use proc_macro2::TokenStream;
-use syn::Item;
 
 use crate::errors::{Errors, item_with_errors};
+use crate::impl_block;
 use crate::rule_args::{self, Attribute};
-use crate::tool_group::describe;
 
 const ATTRIBUTE: Attribute = Attribute {
     name: "prompt_group",
@@ -18,20 +17,12 @@ const ATTRIBUTE: Attribute = Attribute {
 
 pub(crate) fn prompt_group(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let item_impl = match syn::parse2::<Item>(item.clone()) {
-        Ok(Item::Impl(item_impl)) => item_impl,
-        Ok(other) => {
-            let (what, head) = describe(&other);
-            errors.spanned(
-                head,
-                format!(
-                    "#[prompt_group] applies to an `impl` block of rmcp #[prompt] methods, \
-                     not to {what}"
-                ),
-            );
-            return item_with_errors(item, &errors);
-        }
-        Err(_) => return item,
+    let item_impl = match impl_block::parse(
+        item,
+        "#[prompt_group] applies to an `impl` block of rmcp #[prompt] methods",
+    ) {
+        Ok(item_impl) => item_impl,
+        Err(tokens) => return tokens,
     };
     let spec = rule_args::spec(attr, &ATTRIBUTE, &mut errors);
     let prompts = parse::prompt_fns(&item_impl);

@@ -1,9 +1,10 @@
 //! Parse stage: the `#[prompt]` methods of the impl block.
 
 use proc_macro2::{Span, TokenStream};
-use syn::{Ident, ImplItem, ItemImpl};
+use syn::{Ident, ItemImpl};
 
-use crate::tool_group::parse::{explicit_name, last_segment_is, router_traces};
+use crate::marked;
+use crate::tool_group::parse::router_traces;
 
 /// One `#[prompt]` method of the impl block.
 pub(crate) struct PromptFn {
@@ -17,24 +18,14 @@ pub(crate) struct PromptFn {
 /// The `#[prompt]` methods of `item`, in source order; a method counts when
 /// an attribute's last path segment is `prompt`, rmcp's own test.
 pub(crate) fn prompt_fns(item: &ItemImpl) -> Vec<PromptFn> {
-    item.items
-        .iter()
-        .filter_map(|item| match item {
-            ImplItem::Fn(function) => Some(function),
-            _ => None,
-        })
-        .filter_map(|function| {
-            let attr = function.attrs.iter().find(|attr| is_prompt_attr(attr))?;
-            let method = function.sig.ident.clone();
-            let (name, name_span) = match explicit_name(attr) {
-                Some(lit) => (lit.value(), lit.span()),
-                None => (method.to_string(), method.span()),
-            };
-            Some(PromptFn {
+    marked::marked_fns(item, "prompt")
+        .map(|(function, attr)| {
+            let (name, name_span) = marked::name_of(function, attr);
+            PromptFn {
                 name,
                 name_span,
-                method,
-            })
+                method: function.sig.ident.clone(),
+            }
         })
         .collect()
 }
@@ -47,13 +38,5 @@ pub(crate) fn prompt_router_traces(item: &ItemImpl) -> Vec<TokenStream> {
 
 /// Removes every `#[prompt]` attribute, for an item rmcp could not expand.
 pub(crate) fn strip_prompt_attrs(item: &mut ItemImpl) {
-    for item in &mut item.items {
-        if let ImplItem::Fn(function) = item {
-            function.attrs.retain(|attr| !is_prompt_attr(attr));
-        }
-    }
-}
-
-fn is_prompt_attr(attr: &syn::Attribute) -> bool {
-    last_segment_is(attr.path(), "prompt")
+    marked::strip(item, "prompt");
 }

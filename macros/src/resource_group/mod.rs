@@ -10,11 +10,10 @@ mod parse;
 mod validate;
 
 use proc_macro2::TokenStream;
-use syn::Item;
 
 use crate::errors::{Errors, item_with_errors};
+use crate::impl_block;
 use crate::rule_args::{self, Attribute};
-use crate::tool_group::describe;
 
 const ATTRIBUTE: Attribute = Attribute {
     name: "resource_group",
@@ -23,20 +22,12 @@ const ATTRIBUTE: Attribute = Attribute {
 
 pub(crate) fn resource_group(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let mut item_impl = match syn::parse2::<Item>(item.clone()) {
-        Ok(Item::Impl(item_impl)) => item_impl,
-        Ok(other) => {
-            let (what, head) = describe(&other);
-            errors.spanned(
-                head,
-                format!(
-                    "#[resource_group] applies to an `impl` block of #[resource(...)] methods, \
-                     not to {what}"
-                ),
-            );
-            return item_with_errors(item, &errors);
-        }
-        Err(_) => return item,
+    let mut item_impl = match impl_block::parse(
+        item,
+        "#[resource_group] applies to an `impl` block of #[resource(...)] methods",
+    ) {
+        Ok(item_impl) => item_impl,
+        Err(tokens) => return tokens,
     };
     let spec = rule_args::spec(attr, &ATTRIBUTE, &mut errors);
     let markers = parse::resource_fns(&item_impl);

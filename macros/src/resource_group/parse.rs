@@ -2,10 +2,10 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{Ident, ImplItem, ItemImpl};
+use syn::{Ident, ItemImpl};
 
+use crate::marked;
 use crate::rule_args::{Arg, args};
-use crate::tool_group::parse::last_segment_is;
 
 /// One method marked `#[resource(...)]`.
 pub(crate) struct ResourceFn {
@@ -18,36 +18,22 @@ pub(crate) struct ResourceFn {
 
 /// The marked methods of `item`, in source order.
 pub(crate) fn resource_fns(item: &ItemImpl) -> Vec<ResourceFn> {
-    item.items
-        .iter()
-        .filter_map(|item| match item {
-            ImplItem::Fn(function) => Some(function),
-            _ => None,
-        })
-        .filter_map(|function| {
-            let attr = function.attrs.iter().find(|attr| is_resource_attr(attr))?;
+    marked::marked_fns(item, "resource")
+        .map(|(function, attr)| {
             let args = match &attr.meta {
                 syn::Meta::List(list) => args(list.tokens.clone()),
                 _ => Ok(Vec::new()),
             };
-            Some(ResourceFn {
+            ResourceFn {
                 method: function.sig.ident.clone(),
                 marker: quote!(#attr),
                 args,
-            })
+            }
         })
         .collect()
 }
 
 /// Removes every `#[resource]` marker: no such attribute exists for rustc.
 pub(crate) fn strip_resource_attrs(item: &mut ItemImpl) {
-    for item in &mut item.items {
-        if let ImplItem::Fn(function) = item {
-            function.attrs.retain(|attr| !is_resource_attr(attr));
-        }
-    }
-}
-
-fn is_resource_attr(attr: &syn::Attribute) -> bool {
-    last_segment_is(attr.path(), "resource")
+    marked::strip(item, "resource");
 }

@@ -6,10 +6,9 @@ pub(crate) mod parse;
 mod validate;
 
 use proc_macro2::TokenStream;
-use quote::{ToTokens, quote};
-use syn::Item;
 
 use crate::errors::{Errors, item_with_errors};
+use crate::impl_block;
 use crate::rule_args::{self, Attribute};
 
 const ATTRIBUTE: Attribute = Attribute {
@@ -19,20 +18,12 @@ const ATTRIBUTE: Attribute = Attribute {
 
 pub(crate) fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let item_impl = match syn::parse2::<Item>(item.clone()) {
-        Ok(Item::Impl(item_impl)) => item_impl,
-        Ok(other) => {
-            let (what, head) = describe(&other);
-            errors.spanned(
-                head,
-                format!(
-                    "#[tool_group] applies to an `impl` block of rmcp #[tool] methods, not to {what}"
-                ),
-            );
-            return item_with_errors(item, &errors);
-        }
-        // Not an item at all: rustc reports the syntax error itself.
-        Err(_) => return item,
+    let item_impl = match impl_block::parse(
+        item,
+        "#[tool_group] applies to an `impl` block of rmcp #[tool] methods",
+    ) {
+        Ok(item_impl) => item_impl,
+        Err(tokens) => return tokens,
     };
     let tools = parse::tool_fns(&item_impl);
     let (spec, allow) = match rule_args::args(attr) {
@@ -66,21 +57,4 @@ pub(crate) fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
         _ => item_with_errors(&item_impl, &errors),
     }
-}
-
-/// What the item is, and the tokens that best name it for an error span.
-pub(crate) fn describe(item: &Item) -> (&'static str, TokenStream) {
-    match item {
-        Item::Struct(s) => ("a struct", spanning(&s.struct_token, &s.ident)),
-        Item::Enum(e) => ("an enum", spanning(&e.enum_token, &e.ident)),
-        Item::Fn(f) => ("a function", spanning(&f.sig.fn_token, &f.sig.ident)),
-        Item::Trait(t) => ("a trait", spanning(&t.trait_token, &t.ident)),
-        Item::Mod(m) => ("a module", spanning(&m.mod_token, &m.ident)),
-        Item::Union(u) => ("a union", spanning(&u.union_token, &u.ident)),
-        other => ("this item", other.to_token_stream()),
-    }
-}
-
-fn spanning(keyword: &impl ToTokens, ident: &syn::Ident) -> TokenStream {
-    quote!(#keyword #ident)
 }

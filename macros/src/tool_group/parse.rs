@@ -6,7 +6,9 @@
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::punctuated::Punctuated;
-use syn::{Ident, ImplItem, ItemImpl, LitStr, Token};
+use syn::{Ident, ImplItem, ItemImpl, Token};
+
+use crate::marked::{self, last_segment_is};
 
 /// One `#[tool]` method of the impl block.
 pub(crate) struct ToolFn {
@@ -37,25 +39,15 @@ pub(crate) struct Hints {
 /// A method counts as a tool when an attribute's last path segment is `tool`,
 /// the same test rmcp's `#[tool_router]` applies.
 pub(crate) fn tool_fns(item: &ItemImpl) -> Vec<ToolFn> {
-    item.items
-        .iter()
-        .filter_map(|item| match item {
-            ImplItem::Fn(function) => Some(function),
-            _ => None,
-        })
-        .filter_map(|function| {
-            let attr = function.attrs.iter().find(|attr| is_tool_attr(attr))?;
-            let method = function.sig.ident.clone();
-            let (name, name_span) = match explicit_name(attr) {
-                Some(lit) => (lit.value(), lit.span()),
-                None => (method.to_string(), method.span()),
-            };
-            Some(ToolFn {
+    marked::marked_fns(item, "tool")
+        .map(|(function, attr)| {
+            let (name, name_span) = marked::name_of(function, attr);
+            ToolFn {
                 name,
                 name_span,
-                method,
+                method: function.sig.ident.clone(),
                 hints: hints(attr),
-            })
+            }
         })
         .collect()
 }
@@ -134,43 +126,7 @@ fn is_rmcp_router_fn(function: &syn::ImplItemFn, module: &str, router: &str) -> 
 
 /// Removes every `#[tool]` attribute, for an item rmcp could not expand.
 pub(crate) fn strip_tool_attrs(item: &mut ItemImpl) {
-    for item in &mut item.items {
-        if let ImplItem::Fn(function) = item {
-            function.attrs.retain(|attr| !is_tool_attr(attr));
-        }
-    }
-}
-
-fn is_tool_attr(attr: &syn::Attribute) -> bool {
-    last_segment_is(attr.path(), "tool")
-}
-
-/// rmcp's own test for its attributes, so `#[rmcp::tool]` counts as well.
-pub(crate) fn last_segment_is(path: &syn::Path, name: &str) -> bool {
-    path.segments
-        .last()
-        .is_some_and(|segment| segment.ident == name)
-}
-
-/// The `name = "..."` of a `#[tool(...)]` (or `#[prompt(...)]`); anything unparsable is left for
-/// rmcp's own macro to report.
-pub(crate) fn explicit_name(attr: &syn::Attribute) -> Option<LitStr> {
-    let syn::Meta::List(list) = &attr.meta else {
-        return None;
-    };
-    let metas = list
-        .parse_args_with(Punctuated::<syn::Meta, Token![,]>::parse_terminated)
-        .ok()?;
-    metas.into_iter().find_map(|meta| match meta {
-        syn::Meta::NameValue(pair) if pair.path.is_ident("name") => match pair.value {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(lit),
-                ..
-            }) => Some(lit),
-            _ => None,
-        },
-        _ => None,
-    })
+    marked::strip(item, "tool");
 }
 
 /// The hints a `#[tool]` attribute states, read the way rmcp's macro reads
