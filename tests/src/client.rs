@@ -112,6 +112,24 @@ impl Session {
         self.notifications_of(list)
     }
 
+    /// Asserts that exactly `expected` list_changed notifications arrive
+    /// per list: waits for each count (up to [`LIMIT`](crate::modern::LIMIT)),
+    /// then for [`QUIET`](crate::modern::QUIET) to see that no more follow.
+    pub async fn expect_exactly(&self, expected: &[(List, usize)]) {
+        use crate::modern::{LIMIT, QUIET};
+        for &(list, n) in expected {
+            assert_eq!(
+                self.wait_for_notifications_of(list, n, LIMIT).await,
+                n,
+                "{list:?}"
+            );
+        }
+        tokio::time::sleep(QUIET).await;
+        for &(list, n) in expected {
+            assert_eq!(self.notifications_of(list), n, "{list:?}");
+        }
+    }
+
     /// Notifications received so far.
     pub fn notifications(&self) -> usize {
         *self.count.borrow()

@@ -10,7 +10,7 @@ use mcp_profiles_tests::client::{List, Session, serve_duplex};
 use mcp_profiles_tests::library::clash::Clash;
 use mcp_profiles_tests::library::{Library, desk, lending, shelf};
 use mcp_profiles_tests::modern::{
-    LIMIT, ModernSession, QUIET, expect_list_changed, expect_silence, listen,
+    LIMIT, ModernSession, expect_list_changed, expect_silence, listen,
 };
 use rmcp::model::{ErrorCode, GetPromptRequestParams, JsonObject, SubscriptionFilter};
 use rmcp::service::ServiceError;
@@ -76,22 +76,9 @@ async fn prompts_follow_the_profile_with_one_notification_per_change() {
     // Lending adds a prompt and a resource template: one of each.
     let change = controller.replace(lending());
     assert!(change.prompts_changed && change.resources_changed);
-    assert_eq!(
-        session
-            .wait_for_notifications_of(List::Resources, 1, LIMIT)
-            .await,
-        1
-    );
-    assert_eq!(
-        session
-            .wait_for_notifications_of(List::Prompts, 2, LIMIT)
-            .await,
-        2
-    );
-    tokio::time::sleep(QUIET).await;
-    assert_eq!(session.notifications_of(List::Prompts), 2);
-    assert_eq!(session.notifications_of(List::Resources), 1);
-    assert_eq!(session.notifications_of(List::Tools), 0);
+    session
+        .expect_exactly(&[(List::Prompts, 2), (List::Resources, 1), (List::Tools, 0)])
+        .await;
     assert_eq!(
         prompt_names(&session).await,
         ["lend_book", "summarise_book"]

@@ -11,7 +11,7 @@ use mcp_profiles_tests::client::{List, Session, serve_duplex};
 use mcp_profiles_tests::library::clash::Clash;
 use mcp_profiles_tests::library::{Library, desk, lending, shelf};
 use mcp_profiles_tests::modern::{
-    LIMIT, ModernSession, QUIET, expect_list_changed, expect_silence, listen,
+    LIMIT, ModernSession, expect_list_changed, expect_silence, listen,
 };
 use rmcp::model::{
     ErrorCode, ReadResourceRequestParams, ResourceContents, SubscribeRequestParams,
@@ -118,15 +118,9 @@ async fn resources_follow_the_profile_with_one_notification_per_change() {
 
     // Back to the shelf: the template goes, one more notification.
     assert!(controller.replace(shelf()).resources_changed);
-    assert_eq!(
-        session
-            .wait_for_notifications_of(List::Resources, 2, LIMIT)
-            .await,
-        2
-    );
-    tokio::time::sleep(QUIET).await;
-    assert_eq!(session.notifications_of(List::Resources), 2);
-    assert_eq!(session.notifications_of(List::Tools), 0);
+    session
+        .expect_exactly(&[(List::Resources, 2), (List::Tools, 0)])
+        .await;
     assert_eq!(
         read(&session, "library://loan/7").await,
         not_found("library://loan/7")

@@ -4,7 +4,6 @@
 //! with the profile the control API puts, with one list_changed per list.
 
 use mcp_profiles_tests::client::{List, Session};
-use mcp_profiles_tests::modern::QUIET;
 use rmcp::model::{
     ErrorCode, GetPromptRequestParams, JsonObject, ReadResourceRequestParams, ResourceContents,
 };
@@ -105,21 +104,9 @@ async fn the_plan_and_the_review_prompt_follow_the_profile() {
     server
         .replace(&http, r#"{"surface":"configuration"}"#)
         .await;
-    assert_eq!(
-        session
-            .wait_for_notifications_of(List::Resources, 1, LIMIT)
-            .await,
-        1
-    );
-    assert_eq!(
-        session
-            .wait_for_notifications_of(List::Prompts, 2, LIMIT)
-            .await,
-        2
-    );
-    tokio::time::sleep(QUIET).await;
-    assert_eq!(session.notifications_of(List::Prompts), 2);
-    assert_eq!(session.notifications_of(List::Resources), 1);
+    session
+        .expect_exactly(&[(List::Prompts, 2), (List::Resources, 1)])
+        .await;
     assert!(templates(&session).await.is_empty());
     assert_eq!(
         read_plan(&session).await,
