@@ -113,10 +113,10 @@ impl Session {
     }
 
     /// Asserts that exactly `expected` list_changed notifications arrive
-    /// per list: waits for each count (up to [`LIMIT`](crate::modern::LIMIT)),
-    /// then for [`QUIET`](crate::modern::QUIET) to see that no more follow.
+    /// per list: waits for each count (up to [`LIMIT`](crate::waits::LIMIT)),
+    /// then for [`QUIET`](crate::waits::QUIET) to see that no more follow.
     pub async fn expect_exactly(&self, expected: &[(List, usize)]) {
-        use crate::modern::{LIMIT, QUIET};
+        use crate::waits::{LIMIT, QUIET};
         for &(list, n) in expected {
             assert_eq!(
                 self.wait_for_notifications_of(list, n, LIMIT).await,

@@ -12,6 +12,7 @@ pub mod modern;
 pub mod raw;
 pub mod redis;
 pub mod shadow;
+pub mod waits;
 
 /// The migration guide's "before" and "after" servers, compiled as doctests
 /// so the guide cannot drift from the crate.

@@ -1,17 +1,12 @@
 //! A real 2026-07-28 rmcp client session: discover lifecycle, list_changed
 //! only on a `subscriptions/listen` stream that asked for it.
 
-use std::time::Duration;
-
 use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
 use rmcp::service::{NotificationContext, RoleClient, RunningService, Subscription};
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt};
 use tokio::sync::watch;
 
-/// How long a test waits for something that must happen.
-pub const LIMIT: Duration = Duration::from_secs(10);
-/// How long a test listens to prove that nothing more arrives.
-pub const QUIET: Duration = Duration::from_millis(500);
+pub use crate::waits::{LIMIT, QUIET};
 
 /// A 2026-07-28 client that counts list_changed reaching its handler, which
 /// only unsolicited (never subscribed) notifications would.

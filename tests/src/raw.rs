@@ -1,10 +1,8 @@
 //! A 2025-era streamable-HTTP session driven by hand with reqwest, for tests
 //! that need its session id or hold its standalone SSE stream themselves.
 
-use std::time::Duration;
-
 /// How long it waits for something that must happen.
-const LIMIT: Duration = Duration::from_secs(10);
+use crate::waits::LIMIT;
 
 /// A 2025-era session driven by hand, so the test knows its session id and
 /// holds its standalone SSE stream.
