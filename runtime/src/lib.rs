@@ -62,6 +62,7 @@ mod assembly;
 #[cfg(feature = "runtime-tools")]
 mod catalog;
 mod clipped;
+mod compose;
 mod content;
 mod context;
 mod controller;
@@ -112,6 +113,9 @@ pub use rmcp;
 /// Items used by generated code; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::compose::{
+        Composed, GroupShape, Part, compose, exposed_by, has, routes as composed_routes,
+    };
     pub use crate::content::ContentEntry;
     pub use crate::policy::AllowSpec;
     pub use crate::registry::{GroupEntry, LinkedGroup, TOOL_GROUPS, linked_registry};

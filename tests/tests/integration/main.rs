@@ -23,6 +23,7 @@ mod rmcp_surface;
 mod rule_forms;
 mod runtime_tools;
 mod serving;
+mod shared_tools;
 mod store_catalogs;
 mod store_conformance;
 mod store_kill;

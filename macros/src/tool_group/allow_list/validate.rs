@@ -9,7 +9,6 @@ use super::parse::Written;
 use crate::errors::Errors;
 use crate::names::closest;
 use crate::rule_args::{Arg, Value};
-use crate::tool_group::parse::ToolFn;
 
 /// The keys inside `allow_list(...)`.
 const KEYS: [&str; 3] = ["default", "universe", "max"];
@@ -40,7 +39,7 @@ struct Keys {
 pub(crate) fn validate(
     written: Vec<Written>,
     name: Option<&LitStr>,
-    tools: &[ToolFn],
+    tool_names: &[&str],
     errors: &mut Errors,
 ) -> Option<AllowList> {
     let mut written = written.into_iter();
@@ -60,7 +59,6 @@ pub(crate) fn validate(
         );
     }
     let keys = keys(first.args?, errors);
-    let tool_names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
     let universe = match &keys.universe {
         Some((span, names)) => {
             if names.is_empty() {
