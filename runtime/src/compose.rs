@@ -116,11 +116,13 @@ impl Composed {
         out
     }
 
-    /// Panics (a compile error in const evaluation) if two different
-    /// definitions share a name.
-    pub const fn assert_one_definition_per_name(&self) {
-        if let Some(message) = &self.conflict {
-            panic!("{}", message.as_str());
+    /// What is wrong if two different definitions share a name: the
+    /// registration macro panics with it in const evaluation, a compile
+    /// error on the user's `include`.
+    pub const fn conflict(&self) -> Option<&str> {
+        match &self.conflict {
+            Some(message) => Some(message.as_str()),
+            None => None,
         }
     }
 
@@ -394,9 +396,8 @@ mod tests {
             },
         ];
         let composed = compose("desk", &[], &[], &parts, &[]);
-        let message = composed.conflict.as_ref().map(Message::as_str);
         assert_eq!(
-            message,
+            composed.conflict(),
             Some(
                 "two different definitions of tool `list` would be on together: `tickets`'s \
                  (method `list`) and `archive`'s (method `list_archived`); include the tool \

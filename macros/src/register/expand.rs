@@ -267,7 +267,9 @@ fn composition(
     });
     let exclude = &includes.exclude;
     let one_definition = quote_spanned! {includes.key.span()=>
-        const _: () = COMPOSED.assert_one_definition_per_name();
+        const _: () = if let ::core::option::Option::Some(message) = COMPOSED.conflict() {
+            ::core::panic!("{}", message)
+        };
     };
     quote! {
         const PARTS: &[#private::Part<#server>] = &[#(#parts),*];

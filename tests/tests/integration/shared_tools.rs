@@ -90,3 +90,26 @@ async fn a_composed_group_serves_the_included_definitions_and_nothing_excluded()
         refused("delete_patient")
     );
 }
+
+#[test]
+fn a_shared_tool_stays_while_any_group_exposing_it_keeps_it() {
+    let registry = Clinic::registry();
+    let denying = |deny: &str| {
+        let json = format!(
+            r#"{{"surface":"desk","capabilities":["billing"],"policy":{{"deny":{deny}}}}}"#
+        );
+        registry.assemble(&Context::from_json(&json).unwrap())
+    };
+    // `billing` still grants `list_patients` when `records` is denied.
+    assert_eq!(
+        denying(r#"["records"]"#).tool_names(),
+        ["list_invoices", "list_patients"]
+    );
+    // Denied through both groups, it is gone, and `explain` says so once.
+    assert_eq!(denying(r#"["records","billing"]"#).tool_names(), [""; 0]);
+    let json =
+        r#"{"surface":"desk","capabilities":["billing"],"policy":{"deny":["list_patients"]}}"#;
+    let explanation = registry.explain(&Context::from_json(json).unwrap());
+    let removed: Vec<&str> = explanation.removed().iter().map(|r| r.tool()).collect();
+    assert_eq!(removed, ["list_patients"]);
+}
