@@ -111,6 +111,22 @@ pub fn vocabulary(input: TokenStream) -> TokenStream {
 /// - `name = "..."`: the group's kebab-case name; by default the last segment
 ///   of the module path (`tools/plan.rs` gives `plan`).
 ///
+/// Not conditions but what the group holds besides its own `#[tool]`s:
+///
+/// - `include("group", "group": ["tool", ...])`: the tools of other named
+///   groups of the server, all of them or those listed; the same
+///   definitions, so groups that are on together may share them (two
+///   *different* definitions of one name on together are an error);
+/// - `exclude = ["tool", ...]`: included names left out;
+/// - `allow_list(default = [...], universe = [...], max = N)`: which of the
+///   group's tools (its own and those listed in `include`) a context may
+///   pick; needs `name`.
+///
+/// ```ignore
+/// #[tool_group(name = "night", surface = "night", include("tickets", "refunds"), exclude = ["delete_ticket"])]
+/// impl HelpDesk {}
+/// ```
+///
 /// Not a condition but a requirement on the group's tools:
 ///
 /// - `require_annotations` (no value): every `#[tool]` of the group states
@@ -172,6 +188,10 @@ pub fn vocabulary(input: TokenStream) -> TokenStream {
 /// `annotations(...)` when written), naming the tool and the hints and
 /// saying what to add; `require_annotations` with a value or given twice is
 /// an error too. These are checked once the attribute is otherwise valid.
+/// With `include`: an included group nobody declared, a listed tool the
+/// group lacks, an excluded name no included group exposes, and two
+/// different definitions of one name among what the group includes are
+/// compile errors on the literal (const evaluation of the group's entry).
 #[proc_macro_attribute]
 pub fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool_group::tool_group(attr.into(), item.into()).into()
