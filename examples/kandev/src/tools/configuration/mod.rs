@@ -1,11 +1,16 @@
 //! Board configuration for configuration chats and outside clients:
 //! `configuration-workflows`, `configuration-agents`, `configuration-mcp`,
-//! `configuration-executors` and `configuration-tasks`.
+//! `configuration-prompts`, `configuration-executors`,
+//! `configuration-tasks` and `configuration-settings`; and, for
+//! configuration chats only, `configuration-automations`.
 //!
 //! One file per concern; the helpers below are shared by several of them.
 
 mod agents;
+mod automations;
 mod executors;
+mod prompts;
+mod settings;
 mod tasks;
 mod workflows;
 
