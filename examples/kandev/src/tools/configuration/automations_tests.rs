@@ -4,13 +4,11 @@
 use serde_json::{from_value, json};
 
 use super::*;
+use crate::tools::configuration::with_arguments;
 
 fn automation(arguments: Value) -> CreateAutomation {
-    let mut base = json!({ "workspace_id": "ws-1", "name": "Nightly triage" });
-    base.as_object_mut()
-        .unwrap()
-        .extend(arguments.as_object().unwrap().clone());
-    from_value(base).expect("valid arguments")
+    let base = json!({ "workspace_id": "ws-1", "name": "Nightly triage" });
+    from_value(with_arguments(base, arguments)).expect("valid arguments")
 }
 
 /// The field `arguments` are refused for; the board is left as it was.

@@ -34,3 +34,13 @@ fn required_text(field: &'static str, value: String) -> Result<String, BadField>
 fn unless_blank(value: String) -> Option<String> {
     (!value.trim().is_empty()).then_some(value)
 }
+
+/// `base` with the keys of `extra` added or replaced: test arguments as a
+/// valid call plus what one case changes.
+#[cfg(test)]
+fn with_arguments(mut base: serde_json::Value, extra: serde_json::Value) -> serde_json::Value {
+    if let (Some(base), serde_json::Value::Object(extra)) = (base.as_object_mut(), extra) {
+        base.extend(extra);
+    }
+    base
+}

@@ -192,18 +192,28 @@ fn search_settings(args: SearchSettings) -> Result<Value, BadField> {
     page(found, args.limit, args.cursor.as_deref())
 }
 
-/// The workspace a describe `context` confines the caller to, if any.
-fn context_workspace(board: &Board, context: Option<&Object>) -> Result<Option<String>, BadField> {
-    let Some(context) = context else {
+/// The one key an object argument (`context`, `options`) may hold, if it
+/// is there; any other key is refused naming `field`.
+fn only_key<'a>(
+    field: &'static str,
+    object: Option<&'a Object>,
+    key: &str,
+) -> Result<Option<&'a Value>, BadField> {
+    let Some(object) = object else {
         return Ok(None);
     };
-    if let Some(other) = context.keys().find(|key| *key != "workspace_id") {
+    if let Some(other) = object.keys().find(|other| *other != key) {
         return Err(BadField::new(
-            "context",
-            format!("unknown key `{other}`; the only one is `workspace_id`"),
+            field,
+            format!("unknown key `{other}`; the only one is `{key}`"),
         ));
     }
-    match context.get("workspace_id") {
+    Ok(object.get(key))
+}
+
+/// The workspace a describe `context` confines the caller to, if any.
+fn context_workspace(board: &Board, context: Option<&Object>) -> Result<Option<String>, BadField> {
+    match only_key("context", context, "workspace_id")? {
         None => Ok(None),
         Some(Value::String(id)) => Ok(Some(board.workspace("context", id.trim())?.id.clone())),
         Some(other) => Err(BadField::new(
@@ -352,16 +362,7 @@ fn get_settings(board: &Board, args: GetSettings) -> Result<Value, BadField> {
 
 /// `options.dry_run`, refusing any other option.
 fn dry_run(options: Option<&Object>) -> Result<bool, BadField> {
-    let Some(options) = options else {
-        return Ok(false);
-    };
-    if let Some(other) = options.keys().find(|key| *key != "dry_run") {
-        return Err(BadField::new(
-            "options",
-            format!("unknown option `{other}`; the only one is `dry_run`"),
-        ));
-    }
-    match options.get("dry_run") {
+    match only_key("options", options, "dry_run")? {
         None => Ok(false),
         Some(Value::Bool(dry_run)) => Ok(*dry_run),
         Some(other) => Err(BadField::new(

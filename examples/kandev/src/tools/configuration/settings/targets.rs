@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::registry::ResourceType;
-use crate::store::{BadField, Board, Repository, Workspace};
+use crate::store::{AgentProfile, BadField, Board, Repository, Workspace};
 
 /// The record whose settings to read or change.
 #[derive(Deserialize, JsonSchema)]
@@ -101,12 +101,7 @@ pub(super) fn resolve(board: &Board, given: &SettingsTarget) -> Result<Target, B
                 .agent_profiles
                 .get(id)
                 .ok_or_else(|| BadField::missing("target.resource_id", "agent profile", id))?;
-            Target {
-                resource_type,
-                resource_id: profile.id.clone(),
-                workspace_id: None,
-                name: profile.name.clone(),
-            }
+            profile_target(profile)
         }
     };
     Ok(target)
@@ -127,6 +122,15 @@ fn repository_target(repository: &Repository) -> Target {
         resource_id: repository.id.clone(),
         workspace_id: Some(repository.workspace_id.clone()),
         name: repository.name.clone(),
+    }
+}
+
+fn profile_target(profile: &AgentProfile) -> Target {
+    Target {
+        resource_type: ResourceType::AgentProfile,
+        resource_id: profile.id.clone(),
+        workspace_id: None,
+        name: profile.name.clone(),
     }
 }
 
@@ -160,16 +164,7 @@ pub(super) fn targets_of(
             .filter(|repository| in_scope(&repository.workspace_id))
             .map(repository_target)
             .collect(),
-        ResourceType::AgentProfile => board
-            .agent_profiles
-            .values()
-            .map(|profile| Target {
-                resource_type,
-                resource_id: profile.id.clone(),
-                workspace_id: None,
-                name: profile.name.clone(),
-            })
-            .collect(),
+        ResourceType::AgentProfile => board.agent_profiles.values().map(profile_target).collect(),
     };
     Ok(targets)
 }

@@ -4,13 +4,11 @@
 use serde_json::from_value;
 
 use super::*;
+use crate::tools::configuration::with_arguments;
 
 fn create(arguments: Value) -> CreateWorkflowStep {
-    let mut base = json!({ "workflow_id": "wf-1", "name": "Deploy" });
-    base.as_object_mut()
-        .unwrap()
-        .extend(arguments.as_object().unwrap().clone());
-    from_value(base).expect("valid arguments")
+    let base = json!({ "workflow_id": "wf-1", "name": "Deploy" });
+    from_value(with_arguments(base, arguments)).expect("valid arguments")
 }
 
 fn update(arguments: Value) -> UpdateWorkflowStep {
