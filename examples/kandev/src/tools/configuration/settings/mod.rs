@@ -2,6 +2,7 @@
 //! and agent profiles, found by their definitions and read or changed one
 //! record (target) at a time. Secrets are written, never read back.
 
+mod listing;
 mod registry;
 mod targets;
 
@@ -9,15 +10,16 @@ use mcp_profiles::tool_group;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::tool;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use registry::{DEFINITIONS, Definition, definition, definition_for, domains, resource_schema};
+use listing::{list_settings_resources, search_settings};
+use registry::{Definition, definition, definition_for, resource_schema};
 pub(super) use registry::{ResourceType, check_settings};
-use targets::{SettingsTarget, Target, resolve, targets_of};
+use targets::{SettingsTarget, Target, resolve};
 
 use crate::server::Kandev;
-use crate::store::{BadField, Board, Object, check_name};
+use crate::store::{BadField, Board, Object};
 use crate::tools::numbers::{MAX_SETTINGS_PAGE, settings_limit};
 use crate::tools::{ToolResult, respond};
 
@@ -60,7 +62,7 @@ pub struct DescribeSetting {
 }
 
 /// What a caller means to do with a setting.
-#[derive(Clone, Copy, Default, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Operation {
     #[default]
@@ -112,85 +114,6 @@ pub struct ListSettingsResources {
 // ---------------------------------------------------------------------------
 // Settings
 // ---------------------------------------------------------------------------
-
-/// Results per page when `limit` is omitted.
-const DEFAULT_PAGE: usize = 20;
-
-/// The page of `items` after `cursor`, and the cursor of the next one.
-fn page(items: Vec<Value>, limit: Option<u64>, cursor: Option<&str>) -> Result<Value, BadField> {
-    let start = match cursor.map(str::trim) {
-        None | Some("") => 0,
-        Some(cursor) => cursor
-            .parse::<usize>()
-            .ok()
-            .filter(|start| *start <= items.len())
-            .ok_or_else(|| {
-                BadField::new(
-                    "cursor",
-                    format!("`{cursor}` is not a cursor of these results"),
-                )
-            })?,
-    };
-    // In range by the argument's deserializer.
-    let size = limit.map_or(DEFAULT_PAGE, |limit| limit as usize);
-    let end = start.saturating_add(size).min(items.len());
-    let next = (end < items.len()).then(|| end.to_string());
-    let total = items.len();
-    let items: Vec<Value> = items.into_iter().skip(start).take(end - start).collect();
-    Ok(json!({ "items": items, "total": total, "next_cursor": next }))
-}
-
-/// A `query` argument, checked and lowered for a case-insensitive match.
-fn query_text(query: Option<&String>) -> Result<Option<String>, BadField> {
-    match query.map(|query| query.trim()) {
-        None | Some("") => Ok(None),
-        Some(query) => {
-            check_name("query", query)?;
-            Ok(Some(query.to_lowercase()))
-        }
-    }
-}
-
-fn contains(haystacks: &[&str], needle: &Option<String>) -> bool {
-    needle.as_ref().is_none_or(|needle| {
-        haystacks
-            .iter()
-            .any(|haystack| haystack.to_lowercase().contains(needle))
-    })
-}
-
-fn search_settings(args: SearchSettings) -> Result<Value, BadField> {
-    let query = query_text(args.query.as_ref())?;
-    let domain = match args.domain.as_deref().map(str::trim) {
-        None => None,
-        Some(domain) => {
-            let known = domains();
-            if !known.contains(&domain) {
-                return Err(BadField::new(
-                    "domain",
-                    format!(
-                        "no domain `{domain}`; expected one of: {}",
-                        known.join(", ")
-                    ),
-                ));
-            }
-            Some(domain)
-        }
-    };
-    let resource_type = args
-        .resource_type
-        .as_deref()
-        .map(|given| ResourceType::parse("resource_type", given))
-        .transpose()?;
-    let found: Vec<Value> = DEFINITIONS
-        .iter()
-        .filter(|definition| domain.is_none_or(|domain| definition.domain == domain))
-        .filter(|definition| resource_type.is_none_or(|kind| definition.resource_type == kind))
-        .filter(|d| contains(&[d.key, d.domain, d.summary], &query))
-        .map(Definition::summary_json)
-        .collect();
-    page(found, args.limit, args.cursor.as_deref())
-}
 
 /// The one key an object argument (`context`, `options`) may hold, if it
 /// is there; any other key is refused naming `field`.
@@ -262,11 +185,6 @@ fn authority(
             "get_settings_kandev says whether it is set, never its value".to_owned(),
         ),
         (Operation::Read, _) => (true, "get_settings_kandev".to_owned()),
-    };
-    let operation = match operation {
-        Operation::Read => "read",
-        Operation::Update => "update",
-        Operation::Create => "create",
     };
     json!({ "operation": operation, "allowed": allowed, "reason": reason })
 }
@@ -405,18 +323,6 @@ fn update_settings(board: &mut Board, args: UpdateSettings) -> Result<Value, Bad
         }
     }
     Ok(json!({ "target": target.to_json(), "dry_run": dry_run, "settings": settings }))
-}
-
-fn list_settings_resources(board: &Board, args: ListSettingsResources) -> Result<Value, BadField> {
-    let resource_type = ResourceType::parse("resource_type", &args.resource_type)?;
-    let query = query_text(args.query.as_ref())?;
-    let workspace_id = args.workspace_id.as_deref().map(str::trim);
-    let found: Vec<Value> = targets_of(board, resource_type, workspace_id)?
-        .iter()
-        .filter(|target| contains(&[&target.name, &target.resource_id], &query))
-        .map(Target::to_json)
-        .collect();
-    page(found, args.limit, args.cursor.as_deref())
 }
 
 // ---------------------------------------------------------------------------

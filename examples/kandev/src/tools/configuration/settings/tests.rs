@@ -2,6 +2,7 @@
 
 use serde_json::{from_value, json};
 
+use super::registry::DEFINITIONS;
 use super::*;
 
 fn target(resource_type: &str, resource_id: &str) -> SettingsTarget {
