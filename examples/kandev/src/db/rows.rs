@@ -110,6 +110,11 @@ pub(super) fn sync(saved: &mut Board, now: &Board) -> Vec<Change> {
     keyed(out, "executors", &mut saved.executors, &now.executors, text);
     let profiles = (&mut saved.executor_profiles, &now.executor_profiles);
     keyed(out, "executor_profiles", profiles.0, profiles.1, text);
+    let automations = (&mut saved.automations, &now.automations);
+    keyed(out, "automations", automations.0, automations.1, text);
+    let prompts = (&mut saved.shared_prompts, &now.shared_prompts);
+    keyed(out, "shared_prompts", prompts.0, prompts.1, text);
+    keyed(out, "settings", &mut saved.settings, &now.settings, json);
     keyed(out, "plans", &mut saved.plans, &now.plans, text);
     keyed(out, "documents", &mut saved.documents, &now.documents, json);
     keyed(
@@ -335,6 +340,9 @@ impl Records {
             mcp_configs: self.keyed("mcp_configs")?,
             executors: self.keyed("executors")?,
             executor_profiles: self.keyed("executor_profiles")?,
+            automations: self.keyed("automations")?,
+            shared_prompts: self.keyed("shared_prompts")?,
+            settings: self.json_keyed("settings")?,
             plans: self.keyed("plans")?,
             documents: self.json_keyed("documents")?,
             walkthroughs: self.keyed("walkthroughs")?,

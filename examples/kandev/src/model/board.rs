@@ -28,6 +28,12 @@ pub struct Board {
     pub mcp_configs: BTreeMap<String, McpConfig>,
     pub executors: BTreeMap<String, Executor>,
     pub executor_profiles: BTreeMap<String, ExecutorProfile>,
+    pub automations: BTreeMap<String, Automation>,
+    /// Keyed by name.
+    pub shared_prompts: BTreeMap<String, SharedPrompt>,
+    /// Setting values by target: (resource type, resource id). Kept apart
+    /// from the records they configure so that no listing shows a secret.
+    pub settings: BTreeMap<(String, String), Object>,
     /// Keyed by task.
     pub plans: BTreeMap<String, Plan>,
     /// Keyed by (task, document key).
@@ -73,6 +79,9 @@ impl Board {
             self.mcp_configs.len(),
             self.executors.len(),
             self.executor_profiles.len(),
+            self.automations.len(),
+            self.shared_prompts.len(),
+            self.settings.len(),
             self.plans.len(),
             self.documents.len(),
             self.walkthroughs.len(),

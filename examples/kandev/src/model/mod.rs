@@ -1,10 +1,10 @@
 //! What a Kandev board is made of: workspaces, workflows, tasks, plans,
-//! documents, agents and executors ([`Board`]), the checks on what tools
-//! write into it, and a small demo: a workspace with a repository, a
-//! workflow with four steps, an autopilot parent task with two children, a
-//! normal, an office and a title-owned task, a plan, a document, an agent
-//! and an executor. It knows no storage: `crate::db` saves it and
-//! `crate::store` serves it.
+//! documents, agents, executors, automations, shared prompts and settings
+//! ([`Board`]), the checks on what tools write into it, and a small demo: a
+//! workspace with a repository, a workflow with four steps, an autopilot
+//! parent task with two children, a normal, an office and a title-owned
+//! task, a plan, a document, an agent, an executor and two shared prompts.
+//! It knows no storage: `crate::db` saves it and `crate::store` serves it.
 
 mod board;
 mod checks;

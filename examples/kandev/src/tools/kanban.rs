@@ -275,7 +275,7 @@ impl Kandev {
         annotations(
             read_only_hint = false,
             destructive_hint = true,
-            idempotent_hint = true,
+            idempotent_hint = false,
             open_world_hint = false
         )
     )]
@@ -288,7 +288,7 @@ impl Kandev {
         description = "Archive a task: off the active board, record kept.",
         annotations(
             read_only_hint = false,
-            destructive_hint = true,
+            destructive_hint = false,
             idempotent_hint = true,
             open_world_hint = false
         )

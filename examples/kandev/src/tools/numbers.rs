@@ -81,3 +81,21 @@ pub(crate) fn limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::E
 pub(crate) fn wip_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     whole(d, "wip_limit", 0, MAX_COUNT)
 }
+
+/// The largest page the settings tools answer with.
+pub(crate) const MAX_SETTINGS_PAGE: u64 = 50;
+
+/// `limit` of a settings page: 1 to [`MAX_SETTINGS_PAGE`].
+pub(crate) fn settings_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "limit", 1, MAX_SETTINGS_PAGE)
+}
+
+/// The most runs of one automation at a time.
+pub(crate) const MAX_CONCURRENT_RUNS: u64 = 100;
+
+/// `max_concurrent_runs`: 1 to [`MAX_CONCURRENT_RUNS`].
+pub(crate) fn max_concurrent_runs<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<u64>, D::Error> {
+    whole(d, "max_concurrent_runs", 1, MAX_CONCURRENT_RUNS)
+}

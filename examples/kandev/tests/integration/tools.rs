@@ -1,6 +1,7 @@
 //! Handlers doing the real, small thing, called by a real rmcp client over an
-//! in-process connection: parent questions and their answers, titles, and
-//! bad arguments reported as tool errors naming the field.
+//! in-process connection: parent questions and their answers, titles, a
+//! configuration chat's prompts, settings, steps and automations, and bad
+//! arguments reported as tool errors naming the field.
 
 use std::sync::Arc;
 
@@ -207,4 +208,172 @@ async fn bad_arguments_are_tool_errors_naming_the_field() {
         ),
         "invalid `workflow_step_id`: no workflow step `step-nowhere`"
     );
+}
+
+#[tokio::test]
+async fn a_configuration_chat_sets_up_prompts_settings_steps_and_an_automation() {
+    let store = Arc::new(Store::demo());
+    let context = legacy::context_for_mode("config", false).unwrap();
+    let client = connect(context, Kandev::new(Arc::clone(&store), "task-1")).await;
+
+    json_of(
+        &call(
+            &client,
+            "create_shared_prompt_kandev",
+            json!({ "name": "handoff", "content": "Summarise what is left." }),
+        )
+        .await,
+    );
+    let listed = json_of(&call(&client, "list_shared_prompts_kandev", json!({})).await);
+    assert!(!listed.to_string().contains("Summarise"), "{listed}");
+    let read = json_of(
+        &call(
+            &client,
+            "get_shared_prompt_kandev",
+            json!({ "name": " handoff " }),
+        )
+        .await,
+    );
+    assert_eq!(read["prompt"]["content"], "Summarise what is left.");
+    assert_eq!(
+        error_of(
+            &call(
+                &client,
+                "update_shared_prompt_kandev",
+                json!({ "name": "code-review", "content": "Approve everything." }),
+            )
+            .await
+        ),
+        "invalid `name`: `code-review` is built in and cannot be changed"
+    );
+
+    let profile = json_of(
+        &call(
+            &client,
+            "create_agent_profile_kandev",
+            json!({ "agent_id": "agent-1", "name": "reviewer",
+                    "settings": { "agent.reasoning_effort": "high",
+                                  "integrations.model_api_key": "sk-1" } }),
+        )
+        .await,
+    );
+    assert_eq!(profile["profile"]["model"], Value::Null);
+    let profile_id = profile["profile"]["id"].as_str().unwrap().to_owned();
+    let settings = json_of(
+        &call(
+            &client,
+            "get_settings_kandev",
+            json!({ "target": { "resource_type": "agent_profile", "resource_id": profile_id },
+                    "keys": ["agent.reasoning_effort", "integrations.model_api_key"] }),
+        )
+        .await,
+    );
+    assert_eq!(settings["settings"][0]["value"], "high");
+    assert!(!settings.to_string().contains("sk-1"), "{settings}");
+
+    json_of(
+        &call(
+            &client,
+            "update_workflow_step_kandev",
+            json!({ "step_id": "step-doing", "agent_profile_id": profile_id,
+                    "profile_session_start_policy": "reuse" }),
+        )
+        .await,
+    );
+    let step = json_of(
+        &call(
+            &client,
+            "create_workflow_step_kandev",
+            json!({ "workflow_id": "wf-1", "name": "Ship", "complete_task_on_enter": true,
+                    "session_target": { "kind": "step", "step_id": "step-doing" } }),
+        )
+        .await,
+    );
+    assert_eq!(
+        step["step"]["settings"]["session_target"]["step_id"],
+        "step-doing"
+    );
+
+    let automation = json_of(
+        &call(
+            &client,
+            "create_automation_kandev",
+            json!({ "workspace_id": "ws-1", "name": "Nightly", "agent_profile_id": profile_id,
+                    "triggers": [{ "type": "scheduled",
+                                   "config": { "cron_expression": "0 2 * * *" } }] }),
+        )
+        .await,
+    );
+    let id = automation["automation"]["id"].as_str().unwrap();
+    assert_eq!(store.lock().automations[id].triggers.len(), 1);
+}
+
+#[tokio::test]
+async fn configuration_tools_refuse_bad_input_naming_the_field() {
+    let store = Arc::new(Store::demo());
+    let context = legacy::context_for_mode("config", false).unwrap();
+    let client = connect(context, Kandev::new(Arc::clone(&store), "task-1")).await;
+    let before = store.lock().clone();
+    let wrong_policy = error_of(
+        &call(
+            &client,
+            "create_workflow_step_kandev",
+            json!({ "workflow_id": "wf-1", "name": "Ship",
+                    "profile_session_end_policy": "archive" }),
+        )
+        .await,
+    );
+    assert!(
+        wrong_policy.contains("unknown variant `archive`"),
+        "{wrong_policy}"
+    );
+    let wrong_mode = error_of(
+        &call(
+            &client,
+            "create_automation_kandev",
+            json!({ "workspace_id": "ws-1", "name": "x", "task_mode": "hidden" }),
+        )
+        .await,
+    );
+    assert!(
+        wrong_mode.contains("unknown variant `hidden`"),
+        "{wrong_mode}"
+    );
+    assert_eq!(
+        error_of(
+            &call(
+                &client,
+                "update_settings_kandev",
+                json!({ "target": { "resource_type": "workspace", "resource_id": "ws-1" },
+                        "changes": { "workspace.max_concurrent_tasks": 0 } }),
+            )
+            .await
+        ),
+        "invalid `changes`: `workspace.max_concurrent_tasks` takes a whole number \
+         from 1 to 100, not 0"
+    );
+    let wrong_operation = error_of(
+        &call(
+            &client,
+            "describe_setting_kandev",
+            json!({ "key": "agent.max_turns", "operation": "delete" }),
+        )
+        .await,
+    );
+    assert!(
+        wrong_operation.contains("unknown variant `delete`"),
+        "{wrong_operation}"
+    );
+    assert!(*store.lock() == before, "a refused call changed the board");
+}
+
+#[tokio::test]
+async fn automations_are_for_configuration_chats_only() {
+    let context = legacy::context_for_mode("external", false).unwrap();
+    let client = connect(context, Kandev::demo()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    assert!(names.contains(&"update_settings_kandev"));
+    assert!(names.contains(&"create_shared_prompt_kandev"));
+    assert!(!names.contains(&"create_automation_kandev"));
 }

@@ -79,7 +79,7 @@ impl Kandev {
         annotations(
             read_only_hint = false,
             destructive_hint = true,
-            idempotent_hint = true,
+            idempotent_hint = false,
             open_world_hint = false
         )
     )]
@@ -92,7 +92,7 @@ impl Kandev {
         description = "Archive a task: it leaves the boards but its record is kept.",
         annotations(
             read_only_hint = false,
-            destructive_hint = true,
+            destructive_hint = false,
             idempotent_hint = true,
             open_world_hint = false
         )
