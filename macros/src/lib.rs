@@ -17,6 +17,7 @@ mod resource_group;
 mod rule_args;
 pub(crate) mod tool_group;
 mod vocabulary;
+mod whole_number;
 
 use proc_macro::TokenStream;
 

@@ -80,6 +80,7 @@ mod rule;
 mod server;
 mod snapshot;
 mod sorted;
+mod tool_name;
 mod vocabulary;
 
 pub use assembly::{Explanation, Profile, RemovedTool, ToolDiff};
