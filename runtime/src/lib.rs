@@ -19,6 +19,8 @@
 //! [`Policy`]: crate::Policy
 //! [`AllowError`]: crate::AllowError
 //! [`ProfileContext::with_allowed`]: crate::ProfileContext::with_allowed
+//! [`ProfileContext::with_runtime_allowed`]: crate::ProfileContext::with_runtime_allowed
+//! [`Replacement`]: crate::Replacement
 //! [`DenyList`]: crate::DenyList
 //! [`KillSwitch`]: crate::KillSwitch
 //! [`ProfiledServer`]: crate::ProfiledServer
