@@ -286,9 +286,9 @@ impl<S: Vocabulary> ProfileContext<S> {
 
     /// Every valid context of the vocabulary: each surface, each capability
     /// set free of exclusive pairs, each provider set; all without a policy,
-    /// allow lists or a runtime allow list of their own (a policy only removes tools, so these
-    /// contexts reach every tool any context without an allow list can;
-    /// groups with one serve their defaults).
+    /// allow lists or a runtime allow list of their own (a policy only
+    /// removes tools, so these contexts reach every tool any context
+    /// without an allow list can; groups with one serve their defaults).
     ///
     /// The space is finite but exponential in the number of capabilities and
     /// providers; it is meant for tests, matrices and audits of vocabularies

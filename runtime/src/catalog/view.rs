@@ -6,9 +6,9 @@
 //! the enabled runtime tools merged by name. A runtime tool is enabled when
 //! its rule matches the context and neither the context's policy (through
 //! the tool's own annotations and name), its runtime allow list nor the
-//! operator's kill list removes it. Views are cached in the catalog by (compiled snapshot, enabled
-//! runtime tools), so every controller and session with the same visible
-//! set shares one list.
+//! operator's kill list removes it. Views are cached in the catalog by
+//! (compiled snapshot, enabled runtime tools), so every controller and
+//! session with the same visible set shares one list.
 
 use std::sync::Arc;
 
