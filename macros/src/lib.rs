@@ -17,6 +17,7 @@ mod resource_group;
 mod rule_args;
 pub(crate) mod tool_group;
 mod vocabulary;
+mod whole_number;
 
 use proc_macro::TokenStream;
 
@@ -65,16 +66,26 @@ use proc_macro::TokenStream;
 /// `#[require_annotations]` before `server` requires annotations in every
 /// group of the server, as if each group said `require_annotations` (see
 /// [`macro@tool_group`]): every `#[tool]` must state `read_only_hint`, and
-/// `destructive_hint` unless it is read-only. It takes no value and is the
-/// only attribute the `server` line accepts.
+/// `destructive_hint` unless it is read-only. It takes no value.
+///
+/// `#[runtime_allow_list(max = N)]` before `server` lets a context limit the
+/// runtime tools it serves to a list of at most `N` names
+/// (`ProfileContext::with_runtime_allowed`, or `"runtime_allow"` in its
+/// JSON form); without it, no context can set one. It sets
+/// `Vocabulary::RUNTIME_ALLOW_MAX` to `Some(N)`. `max` is required and at
+/// least 1, and is the only key.
 ///
 /// ```ignore
 /// mcp_profiles::vocabulary! {
 ///     #[require_annotations]
+///     #[runtime_allow_list(max = 16)]
 ///     server HelpDesk;
 ///     // ...
 /// }
 /// ```
+///
+/// These are the only attributes the `server` line accepts, each at most
+/// once; any misuse is an error on what was written.
 ///
 /// The server type gets `mcp_profiles::Vocabulary`. Invoke the macro in the
 /// module that defines the server type: it also defines a hidden macro under

@@ -19,6 +19,8 @@
 //! [`Policy`]: crate::Policy
 //! [`AllowError`]: crate::AllowError
 //! [`ProfileContext::with_allowed`]: crate::ProfileContext::with_allowed
+//! [`ProfileContext::with_runtime_allowed`]: crate::ProfileContext::with_runtime_allowed
+//! [`Replacement`]: crate::Replacement
 //! [`DenyList`]: crate::DenyList
 //! [`KillSwitch`]: crate::KillSwitch
 //! [`ProfiledServer`]: crate::ProfiledServer
@@ -80,6 +82,7 @@ mod rule;
 mod server;
 mod snapshot;
 mod sorted;
+mod tool_name;
 mod vocabulary;
 
 pub use assembly::{Explanation, Profile, RemovedTool, ToolDiff};

@@ -21,6 +21,7 @@ mod registry_model;
 mod resources;
 mod rmcp_surface;
 mod rule_forms;
+mod runtime_allow;
 mod runtime_tools;
 mod serving;
 mod shared_tools;
