@@ -27,3 +27,4 @@ mod shared_tools;
 mod store_catalogs;
 mod store_conformance;
 mod store_kill;
+mod store_presentation;

@@ -48,6 +48,24 @@ impl Instance {
             }
         }
         .expect("the store connects");
+        Self::serve(store).await
+    }
+
+    /// An instance whose local copy is `profiles`, with its settings.
+    pub(crate) async fn start_over(
+        redis: &RedisServer,
+        grace: Duration,
+        profiles: ProfileStore<TaskServer>,
+    ) -> Instance {
+        let options = RedisOptions::default().with_grace(grace);
+        let store = RedisStore::connect_with_profiles(&redis.url(), options, profiles)
+            .await
+            .expect("the store connects");
+        Self::serve(store).await
+    }
+
+    /// `store` served over HTTP on 127.0.0.1.
+    async fn serve(store: RedisStore<TaskServer>) -> Instance {
         let http = mcp_profiles_serve::http::serve_multi_agent(
             store.profiles(),
             TaskServer::default(),
