@@ -174,7 +174,8 @@ impl Presentation {
     /// use mcp_profiles::rmcp::model::CallToolResult;
     ///
     /// let tool = |name: &str| {
-    ///     RuntimeTool::<Desk>::new(name, "A plugin", Default::default(), Rule::always(), |_, _| async {
+    ///     let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap_or_default();
+    ///     RuntimeTool::<Desk>::new(name, "A plugin", schema, Rule::always(), |_, _| async {
     ///         Ok(CallToolResult::success(vec![]))
     ///     })
     /// };
