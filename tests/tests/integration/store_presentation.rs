@@ -13,7 +13,7 @@ use std::time::Duration;
 use mcp_profiles::{Presentation, PresentationError};
 use mcp_profiles_serve::{AgentStore, ProfileStore, StoreError};
 use mcp_profiles_tests::TaskServer;
-use mcp_profiles_tests::client::{CallOutcome, Session, http_transport};
+use mcp_profiles_tests::client::{CallOutcome, Session, http_transport, serve_agents};
 use mcp_profiles_tests::contexts::{asking, names_of};
 use mcp_profiles_tests::modern::{LIMIT, QUIET};
 use mcp_profiles_tests::redis::RedisServer;
@@ -55,14 +55,7 @@ async fn a_store_presents_every_agents_names_and_refuses_a_colliding_catalog() {
     let store = Arc::new(presenting());
     store.put_agent("alice", asking()).await.unwrap();
     store.grant_token("alice-token", "alice").await.unwrap();
-    let http = mcp_profiles_serve::http::serve_multi_agent(
-        &store,
-        TaskServer::default(),
-        "127.0.0.1:0".parse().unwrap(),
-    )
-    .await
-    .unwrap();
-    let uri = format!("http://{}/mcp", http.local_addr());
+    let (http, uri) = serve_agents(&store, TaskServer::default()).await;
     let session = Session::connect(http_transport(&uri, Some("alice-token"))).await;
     let listed = listing(&[]);
     assert!(listed.contains(&"ask_user".to_owned()), "{listed:?}");
