@@ -39,7 +39,8 @@ pub struct CatalogChange {
     /// The agent's version now.
     pub version: u64,
     /// What the agent's sessions list now, sorted: the profile's compiled
-    /// tools and the catalog's tools it enables.
+    /// tools and the catalog's tools it enables, by their presented names
+    /// under the store's name presentation.
     pub tools: Vec<String>,
     /// Whether that list changed.
     pub changed: bool,
@@ -78,7 +79,7 @@ pub(crate) fn presentable<S: Vocabulary>(
 /// The refusal of a catalog whose tools collide under the store's name
 /// presentation, as its caller gets it.
 pub(crate) fn not_presentable(refused: &PresentationError) -> StoreError {
-    StoreError::InvalidCatalog(format!("under the store's name presentation, {refused}"))
+    StoreError::InvalidCatalog(format!("under the agent's name presentation, {refused}"))
 }
 
 /// What a session of `context` lists with `after` installed instead of
