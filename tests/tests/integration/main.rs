@@ -28,3 +28,4 @@ mod shared_tools;
 mod store_catalogs;
 mod store_conformance;
 mod store_kill;
+mod store_presentation;

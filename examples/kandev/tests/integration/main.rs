@@ -16,6 +16,7 @@ mod gateway;
 mod gateway_hostile;
 mod gateway_kill;
 mod gateway_plugins;
+mod gateway_presentation;
 mod hostile;
 mod invariants;
 mod legacy;
