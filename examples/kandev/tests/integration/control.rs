@@ -83,7 +83,7 @@ async fn an_authorised_put_notifies_once_and_errors_change_nothing() {
             bearer(),
             Some(r#"{"surface":"kanban-task","capabilities":["parent-quesiton"]}"#.into()),
             400,
-            "unknown capability `parent-quesiton`; expected one of: user-question, parent-question, task-title at line 1 column 58",
+            "unknown capability `parent-quesiton`; expected one of: user-question, parent-question, task-title, canvas-authoring at line 1 column 58",
         ),
         (
             "/api/v1/mcp/profile",
