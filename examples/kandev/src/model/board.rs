@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::checks::{BadField, MAX_RECORDS};
+use super::coordinator::{Proposal, Stall, Turn};
 use super::entities::*;
 
 /// Everything the tools read and write.
@@ -48,6 +49,12 @@ pub struct Board {
     pub sources: BTreeMap<String, Vec<Object>>,
     /// Paths of diagnostic bundles written.
     pub diagnostics: Vec<String>,
+    /// Coordinator proposals awaiting or past a manager's decision.
+    pub coordinator_proposals: BTreeMap<String, Proposal>,
+    /// Stall records, keyed by the stalled task.
+    pub coordinator_stalls: BTreeMap<String, Stall>,
+    /// The turn ledger of every coordinator.
+    pub coordinator_turns: BTreeMap<String, Turn>,
 }
 
 impl Board {
@@ -86,6 +93,9 @@ impl Board {
             self.rich_outputs.len(),
             self.sources.values().map(Vec::len).sum(),
             self.diagnostics.len(),
+            self.coordinator_proposals.len(),
+            self.coordinator_stalls.len(),
+            self.coordinator_turns.len(),
         ]
         .iter()
         .sum()

@@ -16,7 +16,9 @@ impl Board {
     /// | `task-6` | a task whose title `session-2` owns |
     ///
     /// `session-1` runs on `task-2`, `session-2` on `task-6`; a plan and a
-    /// document on `task-1`, an agent, an executor and a pending permission.
+    /// document on `task-1`, an agent, an executor and a pending permission;
+    /// the coordinator ledger of `task-1` (proposals, a stall of `task-3`,
+    /// turns), for sessions on the `coordinator` surface bound to it.
     pub(crate) fn demo() -> Self {
         let mut board = Board {
             // Fresh ids count from here, past the seeded `task-1`..`task-6`,
@@ -205,6 +207,7 @@ impl Board {
             options: vec!["allow".into(), "deny".into()],
             chosen: None,
         });
+        super::coordinator::seed(&mut board);
         board
     }
 }

@@ -2,15 +2,17 @@
 //! documents, agents and executors ([`Board`]), the checks on what tools
 //! write into it, and a small demo: a workspace with a repository, a
 //! workflow with four steps, an autopilot parent task with two children, a
-//! normal, an office and a title-owned task, a plan, a document, an agent
-//! and an executor. It knows no storage: `crate::db` saves it and
-//! `crate::store` serves it.
+//! normal, an office and a title-owned task, a plan, a document, an agent,
+//! an executor and a coordinator's ledger. It knows no storage: `crate::db`
+//! saves it and `crate::store` serves it.
 
 mod board;
 mod checks;
+mod coordinator;
 mod demo;
 mod entities;
 
 pub use board::Board;
 pub use checks::*;
+pub use coordinator::*;
 pub use entities::*;

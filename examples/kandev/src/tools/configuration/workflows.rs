@@ -23,14 +23,6 @@ use crate::tools::{ToolResult, ok, respond};
 // Parameters
 // ---------------------------------------------------------------------------
 
-/// The workspace whose repositories to list.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListRepositories {
-    /// The workspace's ID (see list_workspaces_kandev).
-    pub workspace_id: String,
-}
-
 /// A new workflow.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -391,16 +383,6 @@ fn apply_settings(board: &mut Board, workflow_id: &str, step_id: &str, patch: Ob
 // ---------------------------------------------------------------------------
 // Workflows and steps
 // ---------------------------------------------------------------------------
-
-fn list_repositories(board: &Board, args: ListRepositories) -> Result<Value, BadField> {
-    board.workspace("workspace_id", &args.workspace_id)?;
-    let repositories: Vec<_> = board
-        .repositories
-        .values()
-        .filter(|repository| repository.workspace_id == args.workspace_id)
-        .collect();
-    Ok(json!({ "repositories": repositories }))
-}
 
 fn create_workflow(board: &mut Board, args: CreateWorkflow) -> Result<Value, BadField> {
     board.workspace("workspace_id", &args.workspace_id)?;
@@ -831,9 +813,9 @@ impl Kandev {
     )]
     async fn config_list_repositories(
         &self,
-        Parameters(args): Parameters<ListRepositories>,
+        Parameters(args): Parameters<WorkspaceRef>,
     ) -> ToolResult {
-        respond(list_repositories(&self.store.lock(), args))
+        respond(self.list_repositories(args))
     }
 
     #[tool(
