@@ -50,6 +50,18 @@ pub async fn in_process(
     mcp_profiles::ProfileController<kandev_mcp::Kandev>,
 ) {
     let context = kandev_mcp::legacy::context_for_mode("task", false).expect("task mode");
+    in_process_with(store, task_id, context).await
+}
+
+/// Like [`in_process`], for a session with profile `context`.
+pub async fn in_process_with(
+    store: Arc<kandev_mcp::store::Store>,
+    task_id: &str,
+    context: mcp_profiles::ProfileContext<kandev_mcp::Kandev>,
+) -> (
+    RunningService<RoleClient, ()>,
+    mcp_profiles::ProfileController<kandev_mcp::Kandev>,
+) {
     let controller = mcp_profiles::ProfileController::new(context);
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
     let server = controller.server(kandev_mcp::Kandev::new(store, task_id));
