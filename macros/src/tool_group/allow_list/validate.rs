@@ -71,7 +71,7 @@ pub(crate) fn validate(
             checked(
                 names,
                 "universe",
-                &tool_names,
+                tool_names,
                 "a tool of this group",
                 errors,
             )
