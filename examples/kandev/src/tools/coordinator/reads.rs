@@ -63,11 +63,11 @@ pub struct ListCoordinatorTurns {
 
 /// At most `limit` of `rows` (sorted newest first), and the ID of the last
 /// one returned when more remain.
-fn page<'a, T>(
-    mut rows: Vec<&'a T>,
+fn page<T>(
+    mut rows: Vec<&T>,
     limit: Option<u64>,
     id: impl Fn(&T) -> &str,
-) -> (Vec<&'a T>, Option<String>) {
+) -> (Vec<&T>, Option<String>) {
     // In range by the argument's deserializer.
     let limit = limit.map_or(DEFAULT_PAGE, |limit| limit as usize);
     let next = (rows.len() > limit).then(|| id(rows[limit - 1]).to_owned());
