@@ -152,6 +152,33 @@ impl Board {
             .ok_or_else(|| BadField::missing(field, "workflow step", id))
     }
 
+    /// `coordinator`'s proposal `id`; another coordinator's is not found
+    /// either.
+    pub fn proposal_of(
+        &self,
+        field: &'static str,
+        coordinator: &str,
+        id: &str,
+    ) -> Result<&Proposal, BadField> {
+        self.coordinator_proposals
+            .get(id)
+            .filter(|proposal| proposal.coordinator_id == coordinator)
+            .ok_or_else(|| BadField::new(field, format!("no proposal `{id}` of this coordinator")))
+    }
+
+    /// `coordinator`'s turn `id`; another coordinator's is not found either.
+    pub fn turn_of(
+        &self,
+        field: &'static str,
+        coordinator: &str,
+        id: &str,
+    ) -> Result<&Turn, BadField> {
+        self.coordinator_turns
+            .get(id)
+            .filter(|turn| turn.coordinator_id == coordinator)
+            .ok_or_else(|| BadField::new(field, format!("no turn `{id}` of this coordinator")))
+    }
+
     /// The steps of a workflow, in board order.
     pub fn steps_of(&self, workflow_id: &str) -> Vec<&WorkflowStep> {
         let mut steps: Vec<&WorkflowStep> = self

@@ -207,7 +207,7 @@ impl Board {
             options: vec!["allow".into(), "deny".into()],
             chosen: None,
         });
-        super::coordinator::seed(&mut board);
+        super::demo_coordinator::seed(&mut board);
         board
     }
 }

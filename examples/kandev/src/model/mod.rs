@@ -10,6 +10,7 @@ mod board;
 mod checks;
 mod coordinator;
 mod demo;
+mod demo_coordinator;
 mod entities;
 
 pub use board::Board;

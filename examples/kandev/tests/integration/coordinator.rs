@@ -7,11 +7,10 @@ use std::sync::Arc;
 use kandev_mcp::Kandev;
 use kandev_mcp::store::Store;
 use mcp_profiles::ProfileContext;
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::{RoleClient, RunningService};
+use mcp_profiles_tests::client::{CallOutcome, Session};
 use serde_json::{Value, json};
 
-use crate::common::{self, call};
+use crate::common::{call, serve_in_process};
 
 /// The phase-1 tools, sorted.
 const PHASE_ONE: [&str; 7] = [
@@ -42,30 +41,19 @@ const ALL: [&str; 13] = [
 ];
 
 /// A session of the demo coordinator (bound to `task-1`) with `context`.
-async fn coordinator(store: Arc<Store>, context: Value) -> RunningService<RoleClient, ()> {
+async fn coordinator(store: Arc<Store>, context: Value) -> Session {
     let context = ProfileContext::<Kandev>::from_json(&context.to_string()).expect("a context");
-    common::in_process_with(store, "task-1", context).await.0
+    let (client_io, _controller) = serve_in_process(store, "task-1", context);
+    Session::connect(client_io).await
 }
 
 fn every_tool() -> Value {
     json!({ "surface": "coordinator", "allow": { "coordinator": ALL } })
 }
 
-async fn listed(client: &RunningService<RoleClient, ()>) -> Vec<String> {
-    let mut names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .expect("tools/list")
-        .into_iter()
-        .map(|tool| tool.name.to_string())
-        .collect();
-    names.sort();
-    names
-}
-
 /// The JSON a successful call answered with.
-async fn answer(client: &RunningService<RoleClient, ()>, tool: &str, arguments: Value) -> Value {
-    let (failed, text) = call(client, tool, arguments).await;
+async fn answer(session: &Session, tool: &str, arguments: Value) -> Value {
+    let (failed, text) = call(&session.service, tool, arguments).await;
     assert!(!failed, "{tool}: {text}");
     serde_json::from_str(&text).expect("handlers answer JSON")
 }
@@ -74,9 +62,9 @@ async fn answer(client: &RunningService<RoleClient, ()>, tool: &str, arguments: 
 async fn a_coordinator_gets_the_phase_one_seven_unless_its_allow_list_says_more() {
     let store = Arc::new(Store::demo());
     let plain = coordinator(store.clone(), json!({ "surface": "coordinator" })).await;
-    assert_eq!(listed(&plain).await, PHASE_ONE);
+    assert_eq!(plain.tool_names().await, PHASE_ONE);
     let full = coordinator(store, every_tool()).await;
-    assert_eq!(listed(&full).await, ALL);
+    assert_eq!(full.tool_names().await, ALL);
 }
 
 #[tokio::test]
@@ -84,19 +72,15 @@ async fn a_tool_outside_the_allow_list_is_refused() {
     let store = Arc::new(Store::demo());
     let plain = coordinator(store.clone(), json!({ "surface": "coordinator" })).await;
     let arguments = json!({ "task_id": "task-3", "text": "Start, please." });
-    let refused = plain
-        .call_tool(
-            CallToolRequestParams::new("propose_message_kandev")
-                .with_arguments(arguments.as_object().unwrap().clone()),
-        )
-        .await;
-    match refused {
-        Err(error) => assert!(
-            error.to_string().contains("propose_message_kandev"),
-            "{error}"
-        ),
-        Ok(result) => panic!("a tool outside the allow list answered: {result:?}"),
-    }
+    let CallOutcome::Refused(_, message) =
+        plain.call("propose_message_kandev", Some(arguments)).await
+    else {
+        panic!("a tool outside the allow list answered");
+    };
+    assert_eq!(
+        message,
+        "tool `propose_message_kandev` is not available in the current profile"
+    );
     assert!(
         store.lock().coordinator_proposals.len() == 2,
         "nothing was filed"
@@ -136,7 +120,7 @@ async fn a_proposal_is_filed_and_shows_in_the_activity() {
     assert_eq!(store.lock().tasks.len(), Store::demo().lock().tasks.len());
 
     let (failed, text) = call(
-        &client,
+        &client.service,
         "propose_move_kandev",
         json!({ "task_id": "task-2", "step_id": "step-nowhere" }),
     )
@@ -158,7 +142,7 @@ async fn proposals_outlive_a_restart() {
             json!({ "task_id": "task-3", "text": "Start, please." }),
         )
         .await;
-        client.cancel().await.expect("the session closes");
+        client.service.cancel().await.expect("the session closes");
         filed["proposal"]["id"].as_str().unwrap().to_owned()
     };
     let reopened = Arc::new(Store::open(&path).expect("the database reopens"));

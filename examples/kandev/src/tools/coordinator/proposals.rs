@@ -151,7 +151,7 @@ fn title(value: &str) -> Result<String, BadField> {
 }
 
 /// An optional rationale; a blank one is none.
-fn rationale(value: Option<String>) -> Result<Option<String>, BadField> {
+fn rationale_of(value: Option<String>) -> Result<Option<String>, BadField> {
     let Some(value) = value else { return Ok(None) };
     let value = bounded("rationale", &value, MAX_REASON_CHARS, false)?;
     Ok((!value.is_empty()).then_some(value))
@@ -219,6 +219,25 @@ struct Filing<'a> {
     standing_order_ids: Vec<String>,
     /// The argument a full board is reported against.
     field: &'static str,
+}
+
+impl<'a> Filing<'a> {
+    /// A message, move or resume proposal's: its optional rationale and
+    /// standing orders checked; a full board is reported against `task_id`.
+    fn on_task(
+        coordinator: &'a str,
+        now: DateTime<Utc>,
+        rationale: Option<String>,
+        standing_order_ids: Option<Vec<String>>,
+    ) -> Result<Self, BadField> {
+        Ok(Filing {
+            coordinator,
+            now,
+            rationale: rationale_of(rationale)?,
+            standing_order_ids: standing_orders(standing_order_ids)?,
+            field: "task_id",
+        })
+    }
 }
 
 /// Stores `spec` as a new pending proposal, or answers the open duplicate.
@@ -359,13 +378,7 @@ pub(super) fn propose_message(
 ) -> Result<Value, BadField> {
     live_task(board, &args.task_id)?;
     let text = bounded("text", &args.text, MAX_MESSAGE_CHARS, true)?;
-    let filing = Filing {
-        coordinator,
-        now,
-        rationale: rationale(args.rationale)?,
-        standing_order_ids: standing_orders(args.standing_order_ids)?,
-        field: "task_id",
-    };
+    let filing = Filing::on_task(coordinator, now, args.rationale, args.standing_order_ids)?;
     let spec = ProposalSpec::Message {
         task_id: args.task_id,
         text,
@@ -397,13 +410,7 @@ pub(super) fn propose_move(
         ));
     }
     let from_step_id = task.workflow_step_id.clone();
-    let filing = Filing {
-        coordinator,
-        now,
-        rationale: rationale(args.rationale)?,
-        standing_order_ids: standing_orders(args.standing_order_ids)?,
-        field: "task_id",
-    };
+    let filing = Filing::on_task(coordinator, now, args.rationale, args.standing_order_ids)?;
     let spec = ProposalSpec::Move {
         task_id: args.task_id,
         from_step_id,
@@ -435,13 +442,7 @@ pub(super) fn propose_resume(
         ));
     }
     let session_id = session.id.clone();
-    let filing = Filing {
-        coordinator,
-        now,
-        rationale: rationale(args.rationale)?,
-        standing_order_ids: standing_orders(args.standing_order_ids)?,
-        field: "task_id",
-    };
+    let filing = Filing::on_task(coordinator, now, args.rationale, args.standing_order_ids)?;
     let spec = ProposalSpec::Resume {
         task_id: args.task_id,
         session_id,

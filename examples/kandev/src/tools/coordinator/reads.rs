@@ -118,10 +118,12 @@ pub(super) fn list_activity(
     coordinator: &str,
     args: ListCoordinatorActivity,
 ) -> Result<Value, BadField> {
-    let cursor = match &args.before {
-        Some(id) => Some(board.proposal_of("before", coordinator, id)?.sequence),
-        None => None,
-    };
+    let cursor = args
+        .before
+        .as_deref()
+        .map(|id| board.proposal_of("before", coordinator, id))
+        .transpose()?
+        .map(|proposal| proposal.sequence);
     let mut rows: Vec<&Proposal> = board
         .coordinator_proposals
         .values()
@@ -143,31 +145,35 @@ pub(super) fn list_turns(
     coordinator: &str,
     args: ListCoordinatorTurns,
 ) -> Result<Value, BadField> {
-    let since = match &args.since {
-        Some(since) => Some(
-            DateTime::parse_from_rfc3339(since)
-                .map_err(|err| {
-                    BadField::new("since", format!("`{since}` is not an RFC 3339 time: {err}"))
-                })?
-                .with_timezone(&Utc),
-        ),
-        None => None,
-    };
-    let verdict: Option<Verdict> = match &args.verdict {
-        Some(verdict) => Some(one_of("verdict", verdict, Verdict::NAMES)?),
-        None => None,
-    };
-    let trigger: Option<Trigger> = match &args.trigger {
-        Some(trigger) => Some(one_of("trigger", trigger, Trigger::NAMES)?),
-        None => None,
-    };
+    let since = args
+        .since
+        .as_deref()
+        .map(|since| {
+            DateTime::parse_from_rfc3339(since).map_err(|err| {
+                BadField::new("since", format!("`{since}` is not an RFC 3339 time: {err}"))
+            })
+        })
+        .transpose()?
+        .map(|since| since.with_timezone(&Utc));
+    let verdict = args
+        .verdict
+        .as_deref()
+        .map(|verdict| one_of::<Verdict>("verdict", verdict, Verdict::NAMES))
+        .transpose()?;
+    let trigger = args
+        .trigger
+        .as_deref()
+        .map(|trigger| one_of::<Trigger>("trigger", trigger, Trigger::NAMES))
+        .transpose()?;
     if let Some(task) = &args.task {
         board.task("task", task)?;
     }
-    let cursor = match &args.before {
-        Some(id) => Some(turn_key(board.turn_of("before", coordinator, id)?)),
-        None => None,
-    };
+    let cursor = args
+        .before
+        .as_deref()
+        .map(|id| board.turn_of("before", coordinator, id))
+        .transpose()?
+        .map(turn_key);
     let mut rows: Vec<&Turn> = board
         .coordinator_turns
         .values()
