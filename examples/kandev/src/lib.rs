@@ -1,10 +1,11 @@
 //! Kandev's MCP tool surface on mcp-profiles.
 //!
-//! 25 tool groups over four surfaces (`kanban-task`, `office-task`,
-//! `configuration`, `external`), three capabilities (`user-question`,
-//! `parent-question`, `task-title`) and two providers (`github`, `gitlab`),
-//! with the group names, rules, tool names and parameters of Kandev's
-//! catalog. Handlers work on a demo board, in memory or kept in SQLite
+//! Kandev's tool groups over seven surfaces (`kanban-task`, `office-task`,
+//! `configuration`, `external`, `automation`, `coordinator`,
+//! `managed-conversation`), four capabilities (`user-question`,
+//! `parent-question`, `task-title`, `canvas-authoring`) and two providers
+//! (`github`, `gitlab`), with the group names, rules, tool names and
+//! parameters of Kandev's catalog. Handlers work on a demo board, in memory or kept in SQLite
 //! ([`db`]), where each session's profile is resolved from the stored task.
 
 mod content;

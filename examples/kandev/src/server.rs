@@ -48,7 +48,10 @@ mcp_profiles::vocabulary! {
     #[require_annotations]
     server Kandev;
 
-    /// The base surface of a Kandev agent session.
+    /// The base surface of a Kandev agent session. An unknown name is an
+    /// error (Kandev's `normalizeSurface` maps it to `kanban-task`: failing
+    /// closed here). Kandev's `managed-task` is left out: its server
+    /// references it nowhere.
     #[surfaces]
     pub enum Surface {
         /// A coding task on the kanban board.
@@ -59,6 +62,15 @@ mcp_profiles::vocabulary! {
         Configuration,
         /// An outside client driving Kandev.
         External,
+        /// An automation run: board and configuration work with no person
+        /// watching, so never a question to the user.
+        Automation,
+        /// A coordinator conversation, which proposes board changes for a
+        /// person to accept instead of making them.
+        Coordinator,
+        /// A conversation a plugin manages: no built-in tool, only the
+        /// plugin tools its policy allows.
+        ManagedConversation,
     }
 
     /// Additive capabilities the backend grants a session.
@@ -71,6 +83,8 @@ mcp_profiles::vocabulary! {
         ParentQuestion,
         /// Owns the task's title and may set it.
         TaskTitle,
+        /// May author the task's canvases (small apps shown in the Kandev UI).
+        CanvasAuthoring,
     }
 
     /// Code hosts whose tools a session gets when attached.

@@ -151,6 +151,12 @@ pub(super) fn sync(saved: &mut Board, now: &Board) -> Vec<Change> {
     );
     keyed(out, "sources", &mut saved.sources, &now.sources, text);
     listed(out, "diagnostics", &mut saved.diagnostics, &now.diagnostics);
+    let proposals = (&mut saved.coordinator_proposals, &now.coordinator_proposals);
+    keyed(out, "coordinator_proposals", proposals.0, proposals.1, text);
+    let stalls = (&mut saved.coordinator_stalls, &now.coordinator_stalls);
+    keyed(out, "coordinator_stalls", stalls.0, stalls.1, text);
+    let turns = (&mut saved.coordinator_turns, &now.coordinator_turns);
+    keyed(out, "coordinator_turns", turns.0, turns.1, text);
     changes
 }
 
@@ -356,6 +362,9 @@ impl Records {
             rich_outputs: self.listed("rich_outputs")?,
             sources: self.keyed("sources")?,
             diagnostics: self.listed("diagnostics")?,
+            coordinator_proposals: self.keyed("coordinator_proposals")?,
+            coordinator_stalls: self.keyed("coordinator_stalls")?,
+            coordinator_turns: self.keyed("coordinator_turns")?,
         };
         let edges: BTreeMap<(String, String), serde_json::Value> =
             self.json_keyed("dependencies")?;

@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::checks::{BadField, MAX_RECORDS};
+use super::coordinator::{Proposal, Stall, Turn};
 use super::entities::*;
 
 /// Everything the tools read and write.
@@ -54,6 +55,12 @@ pub struct Board {
     pub sources: BTreeMap<String, Vec<Object>>,
     /// Paths of diagnostic bundles written.
     pub diagnostics: Vec<String>,
+    /// Coordinator proposals awaiting or past a manager's decision.
+    pub coordinator_proposals: BTreeMap<String, Proposal>,
+    /// Stall records, keyed by the stalled task.
+    pub coordinator_stalls: BTreeMap<String, Stall>,
+    /// The turn ledger of every coordinator.
+    pub coordinator_turns: BTreeMap<String, Turn>,
 }
 
 impl Board {
@@ -95,6 +102,9 @@ impl Board {
             self.rich_outputs.len(),
             self.sources.values().map(Vec::len).sum(),
             self.diagnostics.len(),
+            self.coordinator_proposals.len(),
+            self.coordinator_stalls.len(),
+            self.coordinator_turns.len(),
         ]
         .iter()
         .sum()
@@ -149,6 +159,33 @@ impl Board {
         self.steps
             .get(id)
             .ok_or_else(|| BadField::missing(field, "workflow step", id))
+    }
+
+    /// `coordinator`'s proposal `id`; another coordinator's is not found
+    /// either.
+    pub fn proposal_of(
+        &self,
+        field: &'static str,
+        coordinator: &str,
+        id: &str,
+    ) -> Result<&Proposal, BadField> {
+        self.coordinator_proposals
+            .get(id)
+            .filter(|proposal| proposal.coordinator_id == coordinator)
+            .ok_or_else(|| BadField::new(field, format!("no proposal `{id}` of this coordinator")))
+    }
+
+    /// `coordinator`'s turn `id`; another coordinator's is not found either.
+    pub fn turn_of(
+        &self,
+        field: &'static str,
+        coordinator: &str,
+        id: &str,
+    ) -> Result<&Turn, BadField> {
+        self.coordinator_turns
+            .get(id)
+            .filter(|turn| turn.coordinator_id == coordinator)
+            .ok_or_else(|| BadField::new(field, format!("no turn `{id}` of this coordinator")))
     }
 
     /// The steps of a workflow, in board order.

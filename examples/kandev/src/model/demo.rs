@@ -17,8 +17,10 @@ impl Board {
     ///
     /// `session-1` runs on `task-2`, `session-2` on `task-6`; a plan and a
     /// document on `task-1`, an agent, an executor, two shared prompts (the
-    /// built-in `code-review` and the editable `release-notes`) and a
-    /// pending permission.
+    /// built-in `code-review` and the editable `release-notes`), a pending
+    /// permission, and the coordinator ledger of `task-1` (proposals, a
+    /// stall of `task-3`, turns), for sessions on the `coordinator` surface
+    /// bound to it.
     pub(crate) fn demo() -> Self {
         let mut board = Board {
             // Fresh ids count from here, past the seeded `task-1`..`task-6`,
@@ -229,6 +231,7 @@ impl Board {
             options: vec!["allow".into(), "deny".into()],
             chosen: None,
         });
+        super::demo_coordinator::seed(&mut board);
         board
     }
 }

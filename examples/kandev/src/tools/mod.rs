@@ -7,6 +7,7 @@
 //! read or written fails the call with an internal error instead.
 
 mod configuration;
+mod coordinator;
 mod external;
 mod kanban;
 mod numbers;

@@ -77,6 +77,14 @@ pub(crate) fn limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::E
     whole(d, "limit", 1, MAX_COUNT)
 }
 
+/// The largest page a coordinator listing returns.
+pub(crate) const MAX_PAGE: u64 = 50;
+
+/// `limit` of a coordinator listing: 1 to [`MAX_PAGE`].
+pub(crate) fn page_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "limit", 1, MAX_PAGE)
+}
+
 /// `wip_limit`: 0 to [`MAX_COUNT`].
 pub(crate) fn wip_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     whole(d, "wip_limit", 0, MAX_COUNT)

@@ -103,7 +103,7 @@ fn bad_input_exits_2_with_one_line_naming_it() {
     let cases: [(&[&str], &str); 5] = [
         (
             &["tools", "--profile", r#"{"surface":"kanban"}"#],
-            "error: unknown surface `kanban`; expected one of: kanban-task, office-task, configuration, external at line 1 column 19\n",
+            "error: unknown surface `kanban`; expected one of: kanban-task, office-task, configuration, external, automation, coordinator, managed-conversation at line 1 column 19\n",
         ),
         (
             &["tools", "--mode", "planning"],
@@ -123,7 +123,7 @@ fn bad_input_exits_2_with_one_line_naming_it() {
                 "--profile",
                 "{\"surface\":\"external\",\"capabilities\":[\"task\"]}",
             ],
-            "error: unknown capability `task`; expected one of: user-question, parent-question, task-title at line 1 column 44\n",
+            "error: unknown capability `task`; expected one of: user-question, parent-question, task-title, canvas-authoring at line 1 column 44\n",
         ),
     ];
     for (args, expected) in cases {

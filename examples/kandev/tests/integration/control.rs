@@ -83,14 +83,14 @@ async fn an_authorised_put_notifies_once_and_errors_change_nothing() {
             bearer(),
             Some(r#"{"surface":"kanban-task","capabilities":["parent-quesiton"]}"#.into()),
             400,
-            "unknown capability `parent-quesiton`; expected one of: user-question, parent-question, task-title at line 1 column 58",
+            "unknown capability `parent-quesiton`; expected one of: user-question, parent-question, task-title, canvas-authoring at line 1 column 58",
         ),
         (
             "/api/v1/mcp/profile",
             bearer(),
             Some(r#"{"surface":"kanban-task","mode":"task"}"#.into()),
             400,
-            "unknown field `mode`, expected one of `surface`, `capabilities`, `providers`, `policy` at line 1 column 31",
+            "unknown field `mode`, expected one of `surface`, `capabilities`, `providers`, `policy`, `allow` at line 1 column 31",
         ),
         (
             "/api/v1/mcp/mode",

@@ -11,6 +11,7 @@ mod cli;
 mod content;
 mod control;
 mod control_policy;
+mod coordinator;
 mod fuzz_corpus;
 mod gateway;
 mod gateway_hostile;

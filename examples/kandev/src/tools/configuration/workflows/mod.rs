@@ -27,14 +27,6 @@ use steps::{
 // Parameters
 // ---------------------------------------------------------------------------
 
-/// The workspace whose repositories to list.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListRepositories {
-    /// The workspace's ID (see list_workspaces_kandev).
-    pub workspace_id: String,
-}
-
 /// A new workflow.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -132,16 +124,6 @@ fn check_workflow_name(
 // ---------------------------------------------------------------------------
 // Workflows and steps
 // ---------------------------------------------------------------------------
-
-fn list_repositories(board: &Board, args: ListRepositories) -> Result<Value, BadField> {
-    board.workspace("workspace_id", &args.workspace_id)?;
-    let repositories: Vec<_> = board
-        .repositories
-        .values()
-        .filter(|repository| repository.workspace_id == args.workspace_id)
-        .collect();
-    Ok(json!({ "repositories": repositories }))
-}
 
 fn create_workflow(board: &mut Board, args: CreateWorkflow) -> Result<Value, BadField> {
     board.workspace("workspace_id", &args.workspace_id)?;
@@ -263,9 +245,9 @@ impl Kandev {
     )]
     async fn config_list_repositories(
         &self,
-        Parameters(args): Parameters<ListRepositories>,
+        Parameters(args): Parameters<WorkspaceRef>,
     ) -> ToolResult {
-        respond(list_repositories(&self.store.lock(), args))
+        respond(self.list_repositories(args))
     }
 
     #[tool(
