@@ -128,7 +128,7 @@ fn every_collection_round_trips() {
             _ => None,
         })
         .collect();
-    assert_eq!(collections.len(), 29, "{collections:?}");
+    assert_eq!(collections.len(), 32, "{collections:?}");
     assert!(read == board, "the board read back differs");
 }
 
