@@ -24,6 +24,7 @@ pub mod resolver;
 pub mod served;
 pub mod server;
 pub mod store;
+pub mod tool_policies;
 mod tools;
 
 pub use server::{Capability, Kandev, Provider, Surface};

@@ -13,7 +13,9 @@ use kandev_mcp::plugins::{Backend, Plugins};
 use kandev_mcp::resolver::{Launch, LaunchPurpose, Purpose, SessionFacts, resolve};
 use kandev_mcp::served::ServedTask;
 use kandev_mcp::store::Store;
-use kandev_mcp::{Kandev, Provider, control, demo, gateway, legacy, matrix, naming, policy};
+use kandev_mcp::{
+    Kandev, Provider, control, demo, gateway, legacy, matrix, naming, policy, tool_policies,
+};
 use mcp_profiles::{DenyList, ProfileContext, ProfileController, Vocabulary};
 use rmcp::ServiceExt;
 
@@ -65,7 +67,7 @@ enum Command {
     /// Print each tool group, on or off for a profile, and the condition
     /// that decided it.
     Explain {
-        /// The profile context as JSON.
+        /// The profile context as JSON (as `tools --profile` takes it).
         #[arg(long, value_name = "JSON")]
         profile: String,
     },
@@ -155,7 +157,10 @@ impl PolicyArgs {
 #[group(multiple = true)]
 struct ProfileArgs {
     /// The profile context as JSON, e.g.
-    /// '{"surface":"kanban-task","capabilities":["user-question"],"providers":["github"]}'.
+    /// '{"surface":"kanban-task","capabilities":["user-question"],"providers":["github"]}';
+    /// Kandev's "coordinator_tool_policy" (a coordinator binding) or
+    /// "managed_tool_policy" (a managed conversation's plugin tools) may
+    /// ride along, as in its launch metadata.
     #[arg(long, value_name = "JSON", conflicts_with = "mode")]
     profile: Option<String>,
     /// A legacy mode: task, task-title-pending, config, office or external.
@@ -481,7 +486,7 @@ async fn run(command: Command) -> Result<(), Failure> {
             Format::Json => writeln!(out, "{}", matrix::json()),
         }),
         Command::Explain { profile } => {
-            let context = ProfileContext::<Kandev>::from_json(&profile)?;
+            let context = tool_policies::context_from_json(&profile)?;
             emit(|out| write!(out, "{}", Kandev::registry().explain(&context)))
         }
     }
@@ -504,7 +509,7 @@ fn context_of(args: &ProfileArgs) -> Result<Option<ProfileContext<Kandev>>, Fail
         ));
     }
     if let Some(json) = &args.profile {
-        return Ok(Some(ProfileContext::from_json(json)?));
+        return Ok(Some(tool_policies::context_from_json(json)?));
     }
     let Some(mode) = &args.mode else {
         return Ok(None);

@@ -46,6 +46,9 @@ mcp_profiles::vocabulary! {
     // Every tool states its behaviour hints: policies (read-only,
     // no-destructive) and clients sort tools by them.
     #[require_annotations]
+    // A managed conversation sees at most 16 plugin tools, by name
+    // (Kandev's `ManagedToolPolicy`).
+    #[runtime_allow_list(max = 16)]
     server Kandev;
 
     /// The base surface of a Kandev agent session. An unknown name is an

@@ -43,7 +43,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, put};
 use axum::{Json, Router};
-use mcp_profiles::{Profile, ProfileContext, ProfileController, Replacement};
+use mcp_profiles::{Profile, ProfileController, Replacement};
 use serde::Deserialize;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{DeserializeOwned, Deserializer, MapAccess, Visitor};
@@ -339,7 +339,12 @@ async fn put_profile(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
-    let context: ProfileContext<Kandev> = decode(&headers, body)?;
+    // Kandev's form: ours plus a coordinator binding or a managed policy.
+    let bytes = json_body(&headers, body, MAX_BODY_BYTES)?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|error| Refusal(StatusCode::BAD_REQUEST, error.to_string()))?;
+    let context = crate::tool_policies::context_from_json(text)
+        .map_err(|error| Refusal(StatusCode::BAD_REQUEST, error.to_string()))?;
     let change = control.controller.replace(context);
     Ok(answer_change(&control.controller, &change))
 }
