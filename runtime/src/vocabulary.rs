@@ -172,6 +172,13 @@ pub trait Vocabulary: sealed::VocabularySeal + Sized + Send + Sync + 'static {
     /// one (see [`ProfileContext::with_runtime_allowed`](crate::ProfileContext::with_runtime_allowed)).
     const RUNTIME_ALLOW_MAX: Option<usize> = None;
 
+    /// The surfaces on which a context that sets no runtime allow list
+    /// serves no runtime tool (rather than every one its rules enable), as
+    /// `#[runtime_allow_list(max = N, required_on = [...])]` declares: a
+    /// surface whose sessions must be granted their runtime tools one by
+    /// one fails closed when the grant is missing.
+    const RUNTIME_ALLOW_REQUIRED_ON: &'static [Self::Surface] = &[];
+
     /// The verified registry of every tool group linked into the program.
     ///
     /// Built and verified on first use.

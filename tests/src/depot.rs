@@ -3,8 +3,10 @@
 //! two, every tool in its universe), `crew` (an explicit universe of three
 //! with a `max` of two; `roster` outside it, never governed) and `ledger`,
 //! which declares none. Its vocabulary declares a runtime allow list of at
-//! most three names (`#[runtime_allow_list(max = 3)]`), and [`plugins`] is
-//! a catalog of three runtime tools for it.
+//! most three names, required on the office surface
+//! (`#[runtime_allow_list(max = 3, required_on = ["office"])]`: an office
+//! context without a list serves no runtime tool), and [`plugins`] is a
+//! catalog of three runtime tools for it.
 
 use mcp_profiles::{Catalog, Rule, RuntimeTool, tool_group};
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -17,7 +19,7 @@ pub struct Depot;
 impl rmcp::ServerHandler for Depot {}
 
 mcp_profiles::vocabulary! {
-    #[runtime_allow_list(max = 3)]
+    #[runtime_allow_list(max = 3, required_on = ["office"])]
     server Depot;
 
     #[surfaces]

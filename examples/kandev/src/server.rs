@@ -47,8 +47,8 @@ mcp_profiles::vocabulary! {
     // no-destructive) and clients sort tools by them.
     #[require_annotations]
     // A managed conversation sees at most 16 plugin tools, by name
-    // (Kandev's `ManagedToolPolicy`).
-    #[runtime_allow_list(max = 16)]
+    // (Kandev's `ManagedToolPolicy`), and none without a policy.
+    #[runtime_allow_list(max = 16, required_on = ["managed-conversation"])]
     server Kandev;
 
     /// The base surface of a Kandev agent session. An unknown name is an

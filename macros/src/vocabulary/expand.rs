@@ -27,6 +27,20 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
                 ::core::option::Option::Some(#max);
         }
     });
+    let required_on = (!line.runtime_allow_required_on.is_empty()).then(|| {
+        let surface = &surfaces.item.ident;
+        let variants = line.runtime_allow_required_on.iter().filter_map(|name| {
+            let term = surfaces
+                .terms
+                .iter()
+                .find(|term| term.wire_name == name.value())?;
+            let variant = &term.variant;
+            Some(quote!(#surface::#variant))
+        });
+        quote! {
+            const RUNTIME_ALLOW_REQUIRED_ON: &'static [Self::Surface] = &[#(#variants),*];
+        }
+    });
     let enums = [
         (Role::Surfaces, surfaces),
         (Role::Capabilities, capabilities),
@@ -75,6 +89,7 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
                 &[#(#exclusive_values),*];
 
             #runtime_allow_max
+            #required_on
 
             fn registry() -> &'static ::mcp_profiles::Registry<Self> {
                 static REGISTRY: ::std::sync::OnceLock<::mcp_profiles::Registry<#server>> =

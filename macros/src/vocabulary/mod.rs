@@ -20,7 +20,10 @@ pub(crate) fn vocabulary(input: TokenStream) -> TokenStream {
     let line = server_line::read(&input.server_attrs, &mut line_errors);
     let mut errors = Errors::default();
     let mut tokens = match validate::validate(input, line, &mut errors) {
-        Ok(vocabulary) => expand::expand(&vocabulary),
+        Ok(mut vocabulary) => {
+            server_line::check_required_on(&mut vocabulary, &mut line_errors);
+            expand::expand(&vocabulary)
+        }
         Err(enums) => expand::plain_enums(&enums),
     };
     tokens.extend(line_errors.to_compile_errors());

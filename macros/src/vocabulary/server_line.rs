@@ -2,11 +2,12 @@
 //! `#[runtime_allow_list(max = N)]`, each at most once, every misuse an
 //! error on what the user wrote.
 
-use syn::{Attribute, Meta};
+use syn::{Attribute, LitStr, Meta};
 
+use super::validate::Vocabulary;
 use crate::errors::Errors;
 use crate::names::closest;
-use crate::rule_args::{self, Arg};
+use crate::rule_args::{self, Arg, Value};
 use crate::whole_number::whole_number;
 
 /// What the `server` line declares.
@@ -17,13 +18,18 @@ pub(crate) struct ServerLine {
     /// `#[runtime_allow_list(max = N)]`: contexts may limit the runtime
     /// tools they serve to a list of at most `N` names.
     pub runtime_allow_max: Option<usize>,
+    /// Its `required_on = [...]`: surfaces on which a context without a
+    /// list serves no runtime tool. Checked against the surfaces by the
+    /// caller, which knows them.
+    pub runtime_allow_required_on: Vec<LitStr>,
 }
 
 const REQUIRE_ANNOTATIONS: &str = "require_annotations";
 const RUNTIME_ALLOW_LIST: &str = "runtime_allow_list";
 
-/// The one key `#[runtime_allow_list(...)]` takes.
+/// The keys `#[runtime_allow_list(...)]` takes.
 const MAX: &str = "max";
+const REQUIRED_ON: &str = "required_on";
 
 /// Reads the `server` line's attributes. A misused attribute counts as
 /// absent: its error already stops the build, and errors it might cause
@@ -32,6 +38,7 @@ pub(crate) fn read(attrs: &[Attribute], errors: &mut Errors) -> ServerLine {
     let mut require_annotations = Seen::default();
     let mut runtime_allow = Seen::default();
     let mut runtime_allow_max = None;
+    let mut runtime_allow_required_on = Vec::new();
     for attr in attrs {
         let path = attr.path();
         if path.is_ident(REQUIRE_ANNOTATIONS) {
@@ -46,9 +53,12 @@ pub(crate) fn read(attrs: &[Attribute], errors: &mut Errors) -> ServerLine {
             }
             require_annotations.record(attr, flag, errors);
         } else if path.is_ident(RUNTIME_ALLOW_LIST) {
-            let max = runtime_allow_list(attr, errors);
-            runtime_allow.record(attr, max.is_some(), errors);
-            runtime_allow_max = runtime_allow_max.or(max);
+            let declared = runtime_allow_list(attr, errors);
+            runtime_allow.record(attr, declared.is_some(), errors);
+            if let Some((max, required_on)) = declared {
+                runtime_allow_max = runtime_allow_max.or(Some(max));
+                runtime_allow_required_on = required_on;
+            }
         } else {
             unknown(attr, errors);
         }
@@ -56,6 +66,7 @@ pub(crate) fn read(attrs: &[Attribute], errors: &mut Errors) -> ServerLine {
     ServerLine {
         require_annotations: require_annotations.valid(),
         runtime_allow_max: runtime_allow_max.filter(|_| runtime_allow.valid()),
+        runtime_allow_required_on,
     }
 }
 
@@ -84,8 +95,9 @@ impl Seen {
     }
 }
 
-/// The `max` of `#[runtime_allow_list(max = N)]`, if it is written so.
-fn runtime_allow_list(attr: &Attribute, errors: &mut Errors) -> Option<usize> {
+/// The `max` and `required_on` of `#[runtime_allow_list(max = N,
+/// required_on = [...])]`, if it is written so.
+fn runtime_allow_list(attr: &Attribute, errors: &mut Errors) -> Option<(usize, Vec<LitStr>)> {
     let Meta::List(list) = &attr.meta else {
         errors.spanned(
             attr,
@@ -104,19 +116,34 @@ fn runtime_allow_list(attr: &Attribute, errors: &mut Errors) -> Option<usize> {
     let before = errors.len();
     let mut max = None;
     let mut max_written = false;
+    let mut required_on: Option<Vec<LitStr>> = None;
     // A misspelt `max` is already an error saying what the key is.
     let mut unknown_key = false;
     for Arg { key, value } in args {
-        if key != MAX {
+        if key == REQUIRED_ON {
+            match value {
+                _ if required_on.is_some() => errors.spanned(
+                    &key,
+                    "`required_on` is given twice in `#[runtime_allow_list(...)]`",
+                ),
+                Some(Value::List { items, .. }) => required_on = Some(items),
+                _ => errors.spanned(
+                    &key,
+                    "`required_on` takes surfaces: write `required_on = [\"surface\", ...]`",
+                ),
+            }
+        } else if key != MAX {
             unknown_key = true;
-            let hint = closest(&key.to_string(), [MAX])
-                .map(|_| "did you mean `max`? ")
+            let hint = closest(&key.to_string(), [MAX, REQUIRED_ON])
+                .map(|close| format!("did you mean `{close}`? "))
                 .unwrap_or_default();
             errors.spanned(
                 &key,
                 format!(
-                    "unknown key `{key}` in `#[runtime_allow_list(...)]`; {hint}it takes only \
-                     `max = N`, the most runtime tools a context's runtime allow list may name"
+                    "unknown key `{key}` in `#[runtime_allow_list(...)]`; {hint}it takes \
+                     `max = N`, the most runtime tools a context's runtime allow list may name, \
+                     and optionally `required_on = [\"surface\", ...]`, the surfaces on which a \
+                     context without a list serves no runtime tool"
                 ),
             );
         } else if max_written {
@@ -140,7 +167,42 @@ fn runtime_allow_list(attr: &Attribute, errors: &mut Errors) -> Option<usize> {
         ),
         _ => {}
     }
-    max.map(|(_, max)| max).filter(|_| errors.len() == before)
+    max.map(|(_, max)| (max, required_on.unwrap_or_default()))
+        .filter(|_| errors.len() == before)
+}
+
+/// Keeps the `required_on` surfaces the vocabulary declares; each other
+/// one is an error on its literal, naming the declared surfaces.
+pub(crate) fn check_required_on(vocabulary: &mut Vocabulary, errors: &mut Errors) {
+    let surfaces: Vec<&str> = vocabulary
+        .surfaces
+        .terms
+        .iter()
+        .map(|term| term.wire_name.as_str())
+        .collect();
+    let mut seen = Vec::new();
+    for surface in &vocabulary.line.runtime_allow_required_on {
+        let name = surface.value();
+        if !surfaces.contains(&name.as_str()) {
+            let hint = closest(&name, surfaces.iter().copied())
+                .map(|close| format!("did you mean `{close}`? "))
+                .unwrap_or_default();
+            errors.spanned(
+                surface,
+                format!(
+                    "unknown surface `{name}` in `required_on`; {hint}expected one of: {}",
+                    surfaces.join(", ")
+                ),
+            );
+        } else if seen.contains(&name) {
+            errors.spanned(surface, format!("surface `{name}` is listed twice"));
+        }
+        seen.push(name);
+    }
+    vocabulary
+        .line
+        .runtime_allow_required_on
+        .retain(|surface| surfaces.contains(&surface.value().as_str()));
 }
 
 /// An attribute the `server` line does not take: an error naming the ones

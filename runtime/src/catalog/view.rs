@@ -190,6 +190,15 @@ impl<S: Vocabulary> Catalog<S> {
     fn judge(&self, context: &ProfileContext<S>, killed: DenyList<S>) -> Vec<Option<Restrictions>> {
         let (bits, policy) = (context.bits(), context.policy());
         let allowed = context.runtime_allow_list();
+        // Where the vocabulary requires a list, none set means none allowed.
+        let required = S::RUNTIME_ALLOW_REQUIRED_ON.contains(&context.surface());
+        let keeps = |name: &str| {
+            if allowed.names().is_some() || !required {
+                allowed.keeps(name)
+            } else {
+                false
+            }
+        };
         self.inner
             .entries
             .iter()
@@ -200,7 +209,7 @@ impl<S: Vocabulary> Catalog<S> {
                     // A runtime tool belongs to no group a list could name;
                     // only the context's runtime allow list governs it.
                     let found = policy.judge(killed, &definition.name, None, hints);
-                    if allowed.keeps(&definition.name) {
+                    if keeps(&definition.name) {
                         found
                     } else {
                         found.with(Restriction::NotAllowed)

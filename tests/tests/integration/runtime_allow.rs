@@ -145,3 +145,21 @@ async fn a_name_no_installed_tool_has_waits_for_it_and_lists_apply_per_controlle
     assert_eq!(open_session.notifications(), 0);
     assert_eq!(open.tools().len(), listed(&PLUGINS).len());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn where_a_list_is_required_none_set_serves_no_runtime_tool() {
+    let office = Context::new(Surface::Office);
+    let controller = ProfileController::new(office);
+    controller.install(&plugins());
+    let session = Session::connect(serve_duplex(controller.server(Depot))).await;
+    // `required_on = ["office"]`: no list, no runtime tool (fail closed).
+    assert_eq!(session.tool_names().await, ["read_ledger"]);
+    assert_eq!(
+        session.call("plugin_alpha", None).await,
+        refused("plugin_alpha")
+    );
+    // Granted one by one, they are served.
+    let granted = office.with_runtime_allowed(["plugin_alpha"]).unwrap();
+    controller.replace(granted);
+    assert_eq!(session.tool_names().await, ["plugin_alpha", "read_ledger"]);
+}

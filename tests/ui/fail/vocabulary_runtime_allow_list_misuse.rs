@@ -1,6 +1,7 @@
-// `#[runtime_allow_list(max = N)]` on the `server` line takes exactly one
-// key, `max`, a whole number of at least 1, and is given once. Each
-// vocabulary below misuses it one way; each error is on what was written.
+// `#[runtime_allow_list(max = N)]` on the `server` line takes `max`, a
+// whole number of at least 1, and optionally `required_on`, declared
+// surfaces; it is given once. Each vocabulary below misuses it one way;
+// each error is on what was written.
 
 mod without_arguments {
     #[derive(Clone)]
@@ -134,3 +135,29 @@ mod misspelt {
 }
 
 fn main() {}
+
+mod required_on_an_unknown_surface {
+    #[derive(Clone)]
+    pub struct Tracker;
+
+    mcp_profiles::vocabulary! {
+        #[runtime_allow_list(max = 4, required_on = ["bord", "board", "board"])]
+        server Tracker;
+        #[surfaces] pub enum Surface { Board }
+        #[capabilities] pub enum Capability {}
+        #[providers] pub enum Provider {}
+    }
+}
+
+mod required_on_not_a_list {
+    #[derive(Clone)]
+    pub struct Tracker;
+
+    mcp_profiles::vocabulary! {
+        #[runtime_allow_list(max = 4, required_on = "board")]
+        server Tracker;
+        #[surfaces] pub enum Surface { Board }
+        #[capabilities] pub enum Capability {}
+        #[providers] pub enum Provider {}
+    }
+}
