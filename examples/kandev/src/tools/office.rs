@@ -89,7 +89,7 @@ fn is_self_or_ancestor(board: &Board, from: &str, task_id: &str) -> bool {
 impl Kandev {
     #[tool(
         name = "list_task_documents_kandev",
-        description = "List a task's documents (keys, titles and types, no content).",
+        description = "Lists document metadata, without contents, for the current or a related task.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -116,7 +116,7 @@ impl Kandev {
 
     #[tool(
         name = "get_task_document_kandev",
-        description = "Read one of a task's documents, content included.",
+        description = "Reads one document, including its content, from the current or a related task.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -138,7 +138,7 @@ impl Kandev {
 
     #[tool(
         name = "write_task_document_kandev",
-        description = "Create or overwrite a document on this task or one of its ancestors.",
+        description = "Creates or overwrites a document on the current task or an ancestor.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,

@@ -243,7 +243,7 @@ fn plan_of<'a>(board: &'a mut Board, task_id: &str) -> Result<&'a mut Plan, BadF
 impl Kandev {
     #[tool(
         name = "create_task_plan_kandev",
-        description = "Save a new markdown plan for this task or another one; fails if it already has a plan.",
+        description = "Writes a full markdown plan, version-checked when one already exists.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -279,7 +279,7 @@ impl Kandev {
 
     #[tool(
         name = "get_task_plan_kandev",
-        description = "Read a task's plan as it stands now, user edits included.",
+        description = "Reads a task's plan with its version, whole or as a character range.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -294,7 +294,7 @@ impl Kandev {
 
     #[tool(
         name = "update_task_plan_kandev",
-        description = "Replace the content, and optionally the title, of a task's existing plan.",
+        description = "Replaces a plan (version-checked) or appends a fragment to it.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -320,7 +320,7 @@ impl Kandev {
 
     #[tool(
         name = "delete_task_plan_kandev",
-        description = "Remove a task's plan.",
+        description = "Removes a task's plan.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -344,7 +344,7 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "show_rich_output_kandev",
-        description = "Render file previews, metric groups or charts natively in the Kandev UI.",
+        description = "Renders native file previews, metric groups or charts (inline or CSV) in the Kandev UI.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -390,7 +390,7 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "show_walkthrough_kandev",
-        description = "Save an ordered, line-anchored code tour for a task, replacing the previous one.",
+        description = "Saves an ordered, line-anchored code tour for a task, replacing any earlier one.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -434,7 +434,7 @@ impl Kandev {
 
     #[tool(
         name = "get_walkthrough_kandev",
-        description = "Read the code tour currently saved for a task.",
+        description = "Reads a task's current code tour.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -459,7 +459,7 @@ impl Kandev {
 
     #[tool(
         name = "delete_walkthrough_kandev",
-        description = "Remove the code tour saved for a task.",
+        description = "Removes a task's code tour.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -488,7 +488,7 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "publish_review_findings_kandev",
-        description = "Publish review defects as inline comments anchored on the task's changed code.",
+        description = "Posts review defects as anchored inline comments on the task's changed code.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -543,7 +543,7 @@ fn related(task: &Task, verbose: bool) -> Value {
 impl Kandev {
     #[tool(
         name = "list_related_tasks_kandev",
-        description = "List a task's parent, children, siblings, blockers and the tasks it blocks.",
+        description = "Shows the tasks around a given one: hierarchy neighbours, blockers and blocked tasks.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -606,7 +606,7 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "add_branch_to_task_kandev",
-        description = "Attach a worktree on a branch of another repository to a task.",
+        description = "Attaches a worktree for another repository branch to the current task.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -672,7 +672,7 @@ impl Kandev {
 
     #[tool(
         name = "add_workspace_sources_kandev",
-        description = "Add repository or folder sources to an idle task's workspace.",
+        description = "Adds repository or folder sources to a task that is currently idle.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -703,7 +703,7 @@ impl Kandev {
 
     #[tool(
         name = "update_repository_base_branch_kandev",
-        description = "Change the branch a task's repository diff is compared against.",
+        description = "Changes the branch a task's diff is compared against.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -745,7 +745,7 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "step_complete_kandev",
-        description = "Mark the current workflow step's work as done, with a summary for what follows.",
+        description = "Signals that the current workflow step's work is done, with a summary.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -793,7 +793,7 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "get_diagnostic_bundle_kandev",
-        description = "Collect a size-bounded backend and/or frontend diagnostics ZIP into the workspace.",
+        description = "Gathers a bounded backend and/or frontend diagnostic ZIP into the workspace.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,

@@ -45,7 +45,9 @@ fn moved(group: &str) -> bool {
 /// accept. Kandev's `any` (no `type` key) is a schema without a type here
 /// too.
 fn same_type(ours: &str, catalog: &str) -> bool {
-    ours == catalog || (ours == "integer" && catalog == "number") || (ours, catalog) == ("none", "any")
+    ours == catalog
+        || (ours == "integer" && catalog == "number")
+        || (ours, catalog) == ("none", "any")
 }
 
 /// Ours limits user-question to live-session surfaces, so `external` (and
@@ -126,7 +128,11 @@ fn every_group_has_the_catalog_name_rule_and_tools() {
     assert_eq!(ours, expected.keys().collect::<Vec<_>>());
     for (name, (rule, tools)) in &expected {
         let group = registry.group(name).expect("compared above");
-        assert_eq!(group.tools(), tools.as_slice(), "tools of group {name}, in order");
+        assert_eq!(
+            group.tools(),
+            tools.as_slice(),
+            "tools of group {name}, in order"
+        );
         if name == "user-question" {
             assert_eq!(group.rule().to_string(), USER_QUESTION_RULE);
             continue;
