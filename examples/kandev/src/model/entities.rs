@@ -67,7 +67,8 @@ pub struct Task {
     pub repository_id: Option<String>,
     pub base_branch: Option<String>,
     /// How the task was asked to launch: workspace mode, agent and executor
-    /// profiles, local path or repository URL, outside ID, auto-start.
+    /// profiles, local path or repository URL, outside ID, auto-start; and
+    /// the one-shot entry overrides of its latest move.
     pub launch: Object,
 }
 

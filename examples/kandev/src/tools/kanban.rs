@@ -8,8 +8,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::shared::{
-    CreateTask, ExecutorRef, MoveTask, TaskConversation, TaskRef, WorkflowRef, WorkspaceRef,
+    CreateTask, ExecutorRef, TaskConversation, TaskRef, WorkflowRef, WorkspaceRef,
 };
+use super::task_moves::MoveTask;
 use super::{ToolResult, ok, respond};
 use crate::server::Kandev;
 use crate::store::{Asked, BadField, Board, Message, TaskSession, check_name, check_text};

@@ -15,6 +15,7 @@ mod providers;
 mod questions;
 mod session;
 pub(crate) mod shared;
+pub(crate) mod task_moves;
 
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock};

@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 use super::required_text;
 use crate::server::Kandev;
 use crate::store::{BadField, Board};
-use crate::tools::shared::{MoveTask, TaskConversation, TaskRef, WorkflowRef};
+use crate::tools::shared::{TaskConversation, TaskRef, WorkflowRef};
+use crate::tools::task_moves::MoveTask;
 use crate::tools::{ToolResult, respond};
 
 // ---------------------------------------------------------------------------
