@@ -48,16 +48,22 @@ fn full_board() -> Board {
         ))
         .unwrap(),
     );
-    board
-        .pr_automation
-        .insert("task-1".into(), from_value(json!({ "a": 1 })).unwrap());
-    board
-        .mr_automation
-        .insert("task-1".into(), from_value(json!({ "b": 2 })).unwrap());
-    board.decisions.push(
+    board.change_requests.insert(
+        ("task-1".into(), "github".into(), "repo-1".into(), 7),
         from_value(task(
-            json!({ "workflow_step_id": "step-done", "decision": "approve",
-            "reason": "ok" }),
+            json!({ "provider": "github", "repository_id": "repo-1",
+            "number": 7, "auto_fix_enabled": true, "auto_merge_enabled": false,
+            "prompt_on_review_requested": true, "prompt_on_merged": true,
+            "prompt_on_closed": false }),
+        ))
+        .unwrap(),
+    );
+    board
+        .auto_fix_prompts
+        .insert(("task-1".into(), "gitlab".into()), "Fix it.".into());
+    board.auto_fix_outcomes.push(
+        from_value(task(
+            json!({ "outcome": "blocked", "summary": "no access" }),
         ))
         .unwrap(),
     );

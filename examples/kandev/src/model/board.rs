@@ -37,11 +37,11 @@ pub struct Board {
     pub reviews: Vec<ReviewSubmission>,
     pub questions: BTreeMap<String, Question>,
     pub permissions: Vec<PermissionPrompt>,
-    /// GitHub PR automation settings, keyed by task.
-    pub pr_automation: BTreeMap<String, Object>,
-    /// GitLab MR automation settings, keyed by task.
-    pub mr_automation: BTreeMap<String, Object>,
-    pub decisions: Vec<StepDecision>,
+    /// Linked pull and merge requests with their automation switches.
+    pub change_requests: BTreeMap<ChangeRequestKey, ChangeRequest>,
+    /// Custom auto-fix prompts, keyed by (task, provider).
+    pub auto_fix_prompts: BTreeMap<(String, String), String>,
+    pub auto_fix_outcomes: Vec<AutoFixOutcome>,
     pub completions: Vec<StepCompletion>,
     pub rich_outputs: Vec<Object>,
     /// Extra repository or folder sources attached to tasks, keyed by task.
@@ -79,9 +79,9 @@ impl Board {
             self.reviews.len(),
             self.questions.len(),
             self.permissions.len(),
-            self.pr_automation.len(),
-            self.mr_automation.len(),
-            self.decisions.len(),
+            self.change_requests.len(),
+            self.auto_fix_prompts.len(),
+            self.auto_fix_outcomes.len(),
             self.completions.len(),
             self.rich_outputs.len(),
             self.sources.values().map(Vec::len).sum(),

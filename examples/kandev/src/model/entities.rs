@@ -203,12 +203,33 @@ pub struct PermissionPrompt {
     pub chosen: Option<String>,
 }
 
+/// A pull request (GitHub) or merge request (GitLab) linked to a task,
+/// with its automation switches.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StepDecision {
+pub struct ChangeRequest {
     pub task_id: String,
-    pub workflow_step_id: String,
-    pub decision: String,
-    pub reason: String,
+    /// `github` or `gitlab`.
+    pub provider: String,
+    pub repository_id: String,
+    /// The PR number or MR IID.
+    pub number: u64,
+    pub auto_fix_enabled: bool,
+    pub auto_merge_enabled: bool,
+    pub prompt_on_review_requested: bool,
+    pub prompt_on_merged: bool,
+    pub prompt_on_closed: bool,
+}
+
+/// Where a [`ChangeRequest`] is kept: (task, provider, repository, number).
+pub type ChangeRequestKey = (String, String, String, u64);
+
+/// The reported result of a Kandev-dispatched auto-fix turn.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AutoFixOutcome {
+    pub task_id: String,
+    /// `action_taken`, `non_actionable` or `blocked`.
+    pub outcome: String,
+    pub summary: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

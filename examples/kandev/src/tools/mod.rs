@@ -6,12 +6,12 @@
 //! A change is answered only once it is saved: a database that cannot be
 //! read or written fails the call with an internal error instead.
 
+mod change_requests;
 mod configuration;
 mod external;
 mod kanban;
 mod numbers;
 mod office;
-mod providers;
 mod questions;
 mod session;
 pub(crate) mod shared;

@@ -57,14 +57,28 @@ fn whole<'de, D: Deserializer<'de>>(
     }
 }
 
-/// `pr_number`: 1 to [`MAX_HOST_NUMBER`].
-pub(crate) fn pr_number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    whole(d, "pr_number", 1, MAX_HOST_NUMBER)
+/// `value`, which a required field must have.
+fn present<E: Error>(value: Option<u64>, field: &str) -> Result<u64, E> {
+    value.ok_or_else(|| {
+        E::custom(format!(
+            "invalid `{field}`: expected a whole number, got null"
+        ))
+    })
 }
 
-/// `mr_iid`: 1 to [`MAX_HOST_NUMBER`].
-pub(crate) fn mr_iid<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    whole(d, "mr_iid", 1, MAX_HOST_NUMBER)
+/// `number` (a PR number or MR IID), required: 1 to [`MAX_HOST_NUMBER`].
+pub(crate) fn host_number<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    present(whole(d, "number", 1, MAX_HOST_NUMBER)?, "number")
+}
+
+/// `number` (a PR number or MR IID), optional: 1 to [`MAX_HOST_NUMBER`].
+pub(crate) fn maybe_host_number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "number", 1, MAX_HOST_NUMBER)
+}
+
+/// `old_number` (the replaced request's number): 1 to [`MAX_HOST_NUMBER`].
+pub(crate) fn old_host_number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "old_number", 1, MAX_HOST_NUMBER)
 }
 
 /// `position`: 0 to [`MAX_COUNT`].

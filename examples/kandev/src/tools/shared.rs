@@ -156,11 +156,24 @@ impl Kandev {
             .values()
             .filter(|task| task.workflow_id == args.workflow_id && !task.archived)
             .map(|task| {
-                let pull_request = board
-                    .pr_automation
-                    .get(&task.id)
-                    .and_then(|s| s.get("pr_number"));
-                json!({ "task": task, "pull_request": pull_request })
+                let links: Vec<_> = super::change_requests::links_of(&board, &task.id).collect();
+                let change_requests: Vec<Value> = links
+                    .iter()
+                    .map(|link| {
+                        json!({
+                            "provider": link.provider,
+                            "repository_id": link.repository_id,
+                            "number": link.number,
+                        })
+                    })
+                    .collect();
+                // Kandev keeps `prs`, GitHub only, for older callers.
+                let prs: Vec<u64> = links
+                    .iter()
+                    .filter(|link| link.provider == "github")
+                    .map(|link| link.number)
+                    .collect();
+                json!({ "task": task, "change_requests": change_requests, "prs": prs })
             })
             .collect();
         Ok(json!({ "tasks": tasks }))
