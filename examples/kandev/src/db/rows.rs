@@ -111,6 +111,8 @@ pub(super) fn sync(saved: &mut Board, now: &Board) -> Vec<Change> {
     let profiles = (&mut saved.executor_profiles, &now.executor_profiles);
     keyed(out, "executor_profiles", profiles.0, profiles.1, text);
     keyed(out, "plans", &mut saved.plans, &now.plans, text);
+    let revisions = (&mut saved.plan_revisions, &now.plan_revisions);
+    keyed(out, "plan_revisions", revisions.0, revisions.1, text);
     keyed(out, "documents", &mut saved.documents, &now.documents, json);
     keyed(
         out,
@@ -327,6 +329,7 @@ impl Records {
             executors: self.keyed("executors")?,
             executor_profiles: self.keyed("executor_profiles")?,
             plans: self.keyed("plans")?,
+            plan_revisions: self.keyed("plan_revisions")?,
             documents: self.json_keyed("documents")?,
             walkthroughs: self.keyed("walkthroughs")?,
             reviews: self.listed("reviews")?,

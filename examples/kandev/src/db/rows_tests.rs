@@ -29,6 +29,14 @@ fn full_board() -> Board {
         "profile-1".into(),
         from_value(json!({ "enabled": true, "servers": { "a": {} } })).unwrap(),
     );
+    board.plan_revisions.insert(
+        "plan-revision-1".into(),
+        from_value(task(
+            json!({ "id": "plan-revision-1", "number": 1, "title": "Plan",
+            "content": "1. Registry", "restored_from": null }),
+        ))
+        .unwrap(),
+    );
     board.walkthroughs.insert(
         "task-1".into(),
         from_value(task(json!({ "title": "Tour", "steps": [{ "file": "a" }] }))).unwrap(),
@@ -116,7 +124,7 @@ fn every_collection_round_trips() {
             _ => None,
         })
         .collect();
-    assert_eq!(collections.len(), 26, "{collections:?}");
+    assert_eq!(collections.len(), 27, "{collections:?}");
     assert!(read == board, "the board read back differs");
 }
 

@@ -30,6 +30,9 @@ pub struct Board {
     pub executor_profiles: BTreeMap<String, ExecutorProfile>,
     /// Keyed by task.
     pub plans: BTreeMap<String, Plan>,
+    /// Every written state of the plans, keyed by revision id; kept when a
+    /// plan is deleted.
+    pub plan_revisions: BTreeMap<String, PlanRevision>,
     /// Keyed by (task, document key).
     pub documents: BTreeMap<(String, String), Document>,
     /// Keyed by task.
@@ -74,6 +77,7 @@ impl Board {
             self.executors.len(),
             self.executor_profiles.len(),
             self.plans.len(),
+            self.plan_revisions.len(),
             self.documents.len(),
             self.walkthroughs.len(),
             self.reviews.len(),

@@ -140,6 +140,31 @@ pub struct Plan {
     pub task_id: String,
     pub title: String,
     pub content: String,
+    /// Opaque; changes on every write. Writers pass it back as
+    /// `expected_version`, so that no write lands on a plan its writer has
+    /// not seen. Plans saved before versions existed read as `v0`.
+    #[serde(default = "Plan::first_version")]
+    pub version: String,
+}
+
+impl Plan {
+    /// The version of a plan no tool has written yet.
+    pub fn first_version() -> String {
+        "v0".into()
+    }
+}
+
+/// One written state of a task's plan, kept when the plan changes again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanRevision {
+    pub id: String,
+    pub task_id: String,
+    /// 1, 2, ... per task, in writing order.
+    pub number: u64,
+    pub title: String,
+    pub content: String,
+    /// The revision this one brought back, when it is a restore.
+    pub restored_from: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

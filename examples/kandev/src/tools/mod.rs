@@ -12,6 +12,7 @@ mod external;
 mod kanban;
 mod numbers;
 mod office;
+mod plans;
 mod questions;
 mod session;
 pub(crate) mod shared;

@@ -95,3 +95,32 @@ pub(crate) fn limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::E
 pub(crate) fn wip_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     whole(d, "wip_limit", 0, MAX_COUNT)
 }
+
+/// The most characters one `get_task_plan_kandev` page holds.
+pub(crate) const MAX_PLAN_PAGE: u64 = 8192;
+
+/// The furthest a plan read may start: a plan is at most this long.
+pub(crate) const MAX_PLAN_OFFSET: u64 = crate::store::MAX_TEXT_CHARS as u64;
+
+/// The most revisions one `list_task_plan_revisions_kandev` page holds.
+pub(crate) const MAX_REVISION_PAGE: u64 = 100;
+
+/// `offset` (a plan read's first character): 0 to [`MAX_PLAN_OFFSET`].
+pub(crate) fn plan_offset<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "offset", 0, MAX_PLAN_OFFSET)
+}
+
+/// `limit` (a plan read's length in characters): 1 to [`MAX_PLAN_PAGE`].
+pub(crate) fn plan_page<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "limit", 1, MAX_PLAN_PAGE)
+}
+
+/// `before_revision_number` (an exclusive cursor): 1 to [`MAX_COUNT`].
+pub(crate) fn before_revision<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "before_revision_number", 1, MAX_COUNT)
+}
+
+/// `limit` (revisions per page): 1 to [`MAX_REVISION_PAGE`].
+pub(crate) fn revision_page<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "limit", 1, MAX_REVISION_PAGE)
+}

@@ -1,6 +1,6 @@
-//! The agent's own session on a task: `plan`, `rich-output`, `walkthrough`,
+//! The agent's own session on a task: `rich-output`, `walkthrough`,
 //! `review`, `related-tasks`, `task-branch-sources`, `step-completion` and
-//! `diagnostics`.
+//! `diagnostics` (`plan` is in `plans/`).
 
 use std::borrow::Cow;
 
@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 use super::{ToolResult, respond};
 use crate::server::Kandev;
 use crate::store::{
-    BadField, Board, Object, Plan, ReviewSubmission, StepCompletion, Task, Walkthrough,
-    check_document, check_items, check_name, check_text,
+    BadField, Object, ReviewSubmission, StepCompletion, Task, Walkthrough, check_document,
+    check_items, check_name, check_text,
 };
 
 /// A task to look at; the bound task when omitted.
@@ -24,18 +24,6 @@ use crate::store::{
 pub struct MaybeTask {
     /// The task's ID; defaults to the task this session works on.
     pub task_id: Option<String>,
-}
-
-/// A plan to save or overwrite.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PlanWrite {
-    /// The task the plan belongs to; defaults to the task this session works on.
-    pub task_id: Option<String>,
-    /// The plan itself, in markdown.
-    pub content: String,
-    /// A heading for the plan.
-    pub title: Option<String>,
 }
 
 /// The only rich-output format version there is: 1.
@@ -219,124 +207,6 @@ fn non_empty(field: &'static str, items: &[Object]) -> Result<(), BadField> {
         Err(BadField::new(field, "give at least one entry"))
     } else {
         Ok(())
-    }
-}
-
-/// The plan of a task that must have one.
-/// Checks a plan's title and content.
-fn check_plan(title: Option<&str>, content: &str) -> Result<(), BadField> {
-    if let Some(title) = title {
-        check_name("title", title)?;
-    }
-    check_text("content", content)
-}
-
-fn plan_of<'a>(board: &'a mut Board, task_id: &str) -> Result<&'a mut Plan, BadField> {
-    board.task("task_id", task_id)?;
-    board
-        .plans
-        .get_mut(task_id)
-        .ok_or_else(|| BadField::new("task_id", format!("task `{task_id}` has no plan")))
-}
-
-#[tool_group(name = "plan", surfaces = ["kanban-task", "office-task"])]
-impl Kandev {
-    #[tool(
-        name = "create_task_plan_kandev",
-        description = "Writes a full markdown plan, version-checked when one already exists.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn plan_create(&self, Parameters(args): Parameters<PlanWrite>) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.begin()?;
-        let result = check_plan(args.title.as_deref(), &args.content)
-            .and_then(|()| board.task("task_id", &task_id).map(drop))
-            .and_then(|()| {
-                board.make_room("task_id", 1)?;
-                if board.plans.contains_key(&task_id) {
-                    return Err(BadField::new(
-                        "task_id",
-                        format!("task `{task_id}` already has a plan; use update_task_plan_kandev"),
-                    ));
-                }
-                let plan = Plan {
-                    task_id: task_id.clone(),
-                    title: args.title.unwrap_or_else(|| "Plan".into()),
-                    content: args.content,
-                };
-                let reply = json!({ "created": true, "plan": &plan });
-                board.plans.insert(task_id, plan);
-                Ok(reply)
-            });
-        board.commit()?;
-        respond(result)
-    }
-
-    #[tool(
-        name = "get_task_plan_kandev",
-        description = "Reads a task's plan with its version, whole or as a character range.",
-        annotations(
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn plan_get(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id);
-        self.on_board(|board| plan_of(board, &task_id).map(|plan| json!({ "plan": plan })))
-    }
-
-    #[tool(
-        name = "update_task_plan_kandev",
-        description = "Replaces a plan (version-checked) or appends a fragment to it.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = true,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn plan_update(&self, Parameters(args): Parameters<PlanWrite>) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.begin()?;
-        let result = check_plan(args.title.as_deref(), &args.content)
-            .and_then(|()| plan_of(&mut board, &task_id))
-            .map(|plan| {
-                plan.content = args.content;
-                if let Some(title) = args.title {
-                    plan.title = title;
-                }
-                json!({ "updated": true, "plan": plan })
-            });
-        board.commit()?;
-        respond(result)
-    }
-
-    #[tool(
-        name = "delete_task_plan_kandev",
-        description = "Removes a task's plan.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = true,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn plan_delete(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.begin()?;
-        let result = plan_of(&mut board, &task_id).map(|_| ()).map(|()| {
-            board.plans.remove(&task_id);
-            json!({ "deleted": true, "task_id": task_id })
-        });
-        board.commit()?;
-        respond(result)
     }
 }
 
