@@ -130,6 +130,7 @@ pub(super) fn sync(saved: &mut Board, now: &Board) -> Vec<Change> {
     keyed(out, "auto_fix_prompts", prompts.0, prompts.1, json);
     let outcomes = (&mut saved.auto_fix_outcomes, &now.auto_fix_outcomes);
     listed(out, "auto_fix_outcomes", outcomes.0, outcomes.1);
+    keyed(out, "canvases", &mut saved.canvases, &now.canvases, text);
     listed(out, "completions", &mut saved.completions, &now.completions);
     listed(
         out,
@@ -338,6 +339,7 @@ impl Records {
             change_requests: self.json_keyed("change_requests")?,
             auto_fix_prompts: self.json_keyed("auto_fix_prompts")?,
             auto_fix_outcomes: self.listed("auto_fix_outcomes")?,
+            canvases: self.keyed("canvases")?,
             completions: self.listed("completions")?,
             rich_outputs: self.listed("rich_outputs")?,
             sources: self.keyed("sources")?,

@@ -75,6 +75,16 @@ fn full_board() -> Board {
         ))
         .unwrap(),
     );
+    board.canvases.insert(
+        "canvas-1".into(),
+        from_value(task(
+            json!({ "id": "canvas-1", "title": "Board", "summary": "s",
+            "source_root": ".kandev/canvases/canvas-1",
+            "releases": [{ "number": 1, "source_path": ".kandev/canvases/canvas-1" }],
+            "state": { "filter": "open" }, "state_revision": 1 }),
+        ))
+        .unwrap(),
+    );
     board.completions.push(
         from_value(task(
             json!({ "workflow_step_id": "step-done", "summary": "done",
@@ -124,7 +134,7 @@ fn every_collection_round_trips() {
             _ => None,
         })
         .collect();
-    assert_eq!(collections.len(), 27, "{collections:?}");
+    assert_eq!(collections.len(), 28, "{collections:?}");
     assert!(read == board, "the board read back differs");
 }
 

@@ -45,6 +45,7 @@ pub struct Board {
     /// Custom auto-fix prompts, keyed by (task, provider).
     pub auto_fix_prompts: BTreeMap<(String, String), String>,
     pub auto_fix_outcomes: Vec<AutoFixOutcome>,
+    pub canvases: BTreeMap<String, Canvas>,
     pub completions: Vec<StepCompletion>,
     pub rich_outputs: Vec<Object>,
     /// Extra repository or folder sources attached to tasks, keyed by task.
@@ -86,6 +87,7 @@ impl Board {
             self.change_requests.len(),
             self.auto_fix_prompts.len(),
             self.auto_fix_outcomes.len(),
+            self.canvases.len(),
             self.completions.len(),
             self.rich_outputs.len(),
             self.sources.values().map(Vec::len).sum(),

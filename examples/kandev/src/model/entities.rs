@@ -248,6 +248,31 @@ pub struct ChangeRequest {
 /// Where a [`ChangeRequest`] is kept: (task, provider, repository, number).
 pub type ChangeRequestKey = (String, String, String, u64);
 
+/// A small app a task's agent authors, shown in the Kandev UI.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Canvas {
+    pub id: String,
+    /// The task that owns it.
+    pub task_id: String,
+    pub title: String,
+    pub summary: String,
+    /// Where its source lives, relative to the task's workspace.
+    pub source_root: String,
+    /// Published so far, oldest first; the last one is live. None: a draft.
+    pub releases: Vec<CanvasRelease>,
+    /// The app's shared state, by key.
+    pub state: Object,
+    /// Moves on with every state write.
+    pub state_revision: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CanvasRelease {
+    /// 1, 2, ... per canvas.
+    pub number: u64,
+    pub source_path: String,
+}
+
 /// The reported result of a Kandev-dispatched auto-fix turn.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AutoFixOutcome {

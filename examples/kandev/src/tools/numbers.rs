@@ -124,3 +124,8 @@ pub(crate) fn before_revision<'de, D: Deserializer<'de>>(d: D) -> Result<Option<
 pub(crate) fn revision_page<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     whole(d, "limit", 1, MAX_REVISION_PAGE)
 }
+
+/// `expected_revision` (a canvas state revision): 0 to [`MAX_COUNT`].
+pub(crate) fn state_revision<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "expected_revision", 0, MAX_COUNT)
+}

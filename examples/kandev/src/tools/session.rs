@@ -611,7 +611,7 @@ impl Kandev {
     }
 }
 
-#[tool_group(name = "step-completion", surface = "kanban-task")]
+#[tool_group(name = "step-completion", surfaces = ["kanban-task", "office-task"])]
 impl Kandev {
     #[tool(
         name = "step_complete_kandev",

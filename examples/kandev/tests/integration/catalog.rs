@@ -358,13 +358,13 @@ fn reference_profiles_have_the_catalog_counts() {
     use Provider::*;
     use Surface::*;
     let cases = [
-        (with(KanbanTask, &[UserQuestion], &[Github, Gitlab]), 38),
-        (with(KanbanTask, &[ParentQuestion], &[]), 34),
-        (with(KanbanTask, &[], &[]), 33),
-        (with(KanbanTask, &[TaskTitle, UserQuestion], &[]), 35),
-        (with(KanbanTask, &[UserQuestion], &[Gitlab]), 36),
-        (with(OfficeTask, &[UserQuestion], &[]), 11),
-        (with(OfficeTask, &[], &[]), 10),
+        (with(KanbanTask, &[UserQuestion], &[Github, Gitlab]), 42),
+        (with(KanbanTask, &[ParentQuestion], &[]), 38),
+        (with(KanbanTask, &[], &[]), 37),
+        (with(KanbanTask, &[TaskTitle, UserQuestion], &[]), 39),
+        (with(KanbanTask, &[UserQuestion], &[Gitlab]), 41),
+        (with(OfficeTask, &[UserQuestion], &[]), 15),
+        (with(OfficeTask, &[], &[]), 14),
         (with(Configuration, &[UserQuestion], &[]), 34),
         (with(Configuration, &[], &[]), 33),
         (with(External, &[], &[]), 40),
