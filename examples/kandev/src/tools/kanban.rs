@@ -276,7 +276,7 @@ impl Kandev {
         annotations(
             read_only_hint = false,
             destructive_hint = true,
-            idempotent_hint = true,
+            idempotent_hint = false,
             open_world_hint = false
         )
     )]
@@ -289,7 +289,7 @@ impl Kandev {
         description = "Hides a task from active boards while keeping its record.",
         annotations(
             read_only_hint = false,
-            destructive_hint = true,
+            destructive_hint = false,
             idempotent_hint = true,
             open_world_hint = false
         )

@@ -1,6 +1,6 @@
 //! The agent's own session on a task: `rich-output`, `walkthrough`,
-//! `review`, `related-tasks`, `task-branch-sources`, `step-completion` and
-//! `diagnostics` (`plan` is in `plans/`).
+//! `review`, `related-tasks`, `step-completion` and `diagnostics` (`plan`
+//! is in `plans/`, `task-branch-sources` in `branch_sources.rs`).
 
 use std::borrow::Cow;
 
@@ -112,46 +112,6 @@ pub struct RelatedTasks {
     pub verbose: Option<bool>,
 }
 
-/// A repository branch to attach as an extra worktree.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BranchSource {
-    /// The task to attach it to; defaults to the task this session works on.
-    pub task_id: Option<String>,
-    /// A repository known to the workspace.
-    pub repository_id: Option<String>,
-    /// A repository by clone URL.
-    pub repository_url: Option<String>,
-    /// A repository already on disk.
-    pub local_path: Option<String>,
-    /// The branch to check out; the repository's default branch when omitted.
-    pub checkout_branch: Option<String>,
-    /// The branch the worktree's diff is compared against.
-    pub base_branch: Option<String>,
-}
-
-/// Repository or folder sources to add.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WorkspaceSources {
-    /// The task to add them to; defaults to the task this session works on.
-    pub task_id: Option<String>,
-    /// One or more sources, each describing a repository or a folder.
-    pub sources: Vec<Object>,
-}
-
-/// A new base branch for one of a task's repositories.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BaseBranch {
-    /// The task; defaults to the task this session works on.
-    pub task_id: Option<String>,
-    /// The task's repository whose base changes (required).
-    pub task_repository_id: Option<String>,
-    /// The branch to compare against from now on (required).
-    pub base_branch: Option<String>,
-}
-
 /// The end of the current workflow step.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -192,7 +152,7 @@ pub struct DiagnosticBundle {
 }
 
 /// `field`'s value, trimmed, or an error naming it when absent or blank.
-fn required(field: &'static str, value: Option<String>) -> Result<String, BadField> {
+pub(super) fn required(field: &'static str, value: Option<String>) -> Result<String, BadField> {
     let value = value.map(|v| v.trim().to_owned()).unwrap_or_default();
     if value.is_empty() {
         Err(BadField::new(field, "give a non-empty value"))
@@ -202,7 +162,7 @@ fn required(field: &'static str, value: Option<String>) -> Result<String, BadFie
 }
 
 /// An error unless `items` has at least one entry.
-fn non_empty(field: &'static str, items: &[Object]) -> Result<(), BadField> {
+pub(super) fn non_empty(field: &'static str, items: &[Object]) -> Result<(), BadField> {
     if items.is_empty() {
         Err(BadField::new(field, "give at least one entry"))
     } else {
@@ -216,7 +176,7 @@ impl Kandev {
         name = "show_rich_output_kandev",
         description = "Renders native file previews, metric groups or charts (inline or CSV) in the Kandev UI.",
         annotations(
-            read_only_hint = false,
+            read_only_hint = true,
             destructive_hint = false,
             idempotent_hint = false,
             open_world_hint = false
@@ -468,145 +428,6 @@ impl Kandev {
                 "blocking": show(linked(false)),
             })
         });
-        respond(result)
-    }
-}
-
-#[tool_group(name = "task-branch-sources", surface = "kanban-task")]
-impl Kandev {
-    #[tool(
-        name = "add_branch_to_task_kandev",
-        description = "Attaches a worktree for another repository branch to the current task.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            idempotent_hint = false,
-            open_world_hint = true
-        )
-    )]
-    async fn branch_sources_add_branch(
-        &self,
-        Parameters(args): Parameters<BranchSource>,
-    ) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.begin()?;
-        let result = (|| {
-            board.task("task_id", &task_id)?;
-            for (field, value) in [
-                ("repository_url", &args.repository_url),
-                ("local_path", &args.local_path),
-                ("checkout_branch", &args.checkout_branch),
-                ("base_branch", &args.base_branch),
-            ] {
-                if let Some(value) = value {
-                    check_name(field, value)?;
-                }
-            }
-            board.make_room("task_id", 1)?;
-            if args.repository_id.is_none()
-                && args.repository_url.is_none()
-                && args.local_path.is_none()
-            {
-                return Err(BadField::new(
-                    "repository_id",
-                    "give repository_id, repository_url or local_path",
-                ));
-            }
-            let default_branch = match &args.repository_id {
-                Some(id) => Some(
-                    board
-                        .repositories
-                        .get(id)
-                        .ok_or_else(|| BadField::missing("repository_id", "repository", id))?
-                        .default_branch
-                        .clone(),
-                ),
-                None => None,
-            };
-            let checkout_branch = args.checkout_branch.or(default_branch.clone());
-            let base_branch = args.base_branch.or(default_branch);
-            let mut source = Object::new();
-            source.insert("kind".into(), json!("branch"));
-            source.insert("repository_id".into(), json!(args.repository_id));
-            source.insert("repository_url".into(), json!(args.repository_url));
-            source.insert("local_path".into(), json!(args.local_path));
-            source.insert("checkout_branch".into(), json!(checkout_branch));
-            source.insert("base_branch".into(), json!(base_branch));
-            let sources = board.sources.entry(task_id.clone()).or_default();
-            sources.push(source.clone());
-            Ok(json!({ "task_id": task_id, "source": source, "sources": sources.len() }))
-        })();
-        board.commit()?;
-        respond(result)
-    }
-
-    #[tool(
-        name = "add_workspace_sources_kandev",
-        description = "Adds repository or folder sources to a task that is currently idle.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            idempotent_hint = false,
-            open_world_hint = true
-        )
-    )]
-    async fn branch_sources_add_workspace(
-        &self,
-        Parameters(args): Parameters<WorkspaceSources>,
-    ) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.begin()?;
-        let result = non_empty("sources", &args.sources)
-            .and_then(|()| check_items("sources", args.sources.len()))
-            .and_then(|()| check_document("sources", &args.sources))
-            .and_then(|()| board.task("task_id", &task_id).map(|_| ()))
-            .and_then(|()| board.make_room("sources", args.sources.len()))
-            .map(|()| {
-                let added = args.sources.len();
-                let sources = board.sources.entry(task_id.clone()).or_default();
-                sources.extend(args.sources);
-                json!({ "task_id": task_id, "added": added, "sources": sources.len() })
-            });
-        board.commit()?;
-        respond(result)
-    }
-
-    #[tool(
-        name = "update_repository_base_branch_kandev",
-        description = "Changes the branch a task's diff is compared against.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn branch_sources_update_base(
-        &self,
-        Parameters(args): Parameters<BaseBranch>,
-    ) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.begin()?;
-        let result = (|| {
-            let task = board.task_mut("task_id", &task_id)?;
-            let repository_id = required("task_repository_id", args.task_repository_id)?;
-            let base_branch = required("base_branch", args.base_branch)?;
-            check_name("base_branch", &base_branch)?;
-            if task.repository_id.as_deref() != Some(repository_id.as_str()) {
-                return Err(BadField::new(
-                    "task_repository_id",
-                    format!("task `{task_id}` has no repository `{repository_id}`"),
-                ));
-            }
-            let previous = task.base_branch.replace(base_branch.clone());
-            Ok(json!({
-                "task_id": task_id,
-                "task_repository_id": repository_id,
-                "base_branch": base_branch,
-                "previous_base_branch": previous,
-            }))
-        })();
-        board.commit()?;
         respond(result)
     }
 }

@@ -14,6 +14,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use kandev_mcp::kandev_hints::{KANDEV_HINTS, KandevHints, kandev_hints};
 use kandev_mcp::{Capability, Kandev, Provider, Surface};
 use mcp_profiles::{ProfileContext, Term, Vocabulary};
 use serde_json::Value;
@@ -61,6 +62,8 @@ struct Row {
     tool: String,
     params: String,
     purpose: String,
+    /// The hints Kandev's source sets: `ro=1 de=0 id=1 ow=0`, any subset.
+    annotations: String,
 }
 
 fn catalog() -> Vec<Row> {
@@ -76,6 +79,7 @@ fn catalog() -> Vec<Row> {
                 tool: cells[2].to_owned(),
                 params: cells[3].to_owned(),
                 purpose: cells[4].to_owned(),
+                annotations: cells.get(5).copied().unwrap_or_default().to_owned(),
             }
         })
         .collect()
@@ -412,4 +416,93 @@ fn external_never_reaches_a_question_tool() {
     let profile = Kandev::registry().assemble(&external);
     assert!(!profile.contains("ask_user_question_kandev"));
     assert!(!profile.contains("ask_parent_question_kandev"));
+}
+
+/// A row's annotations cell as hints.
+fn catalog_hints(tool: &'static str, cell: &str) -> KandevHints {
+    let mut hints = KandevHints {
+        tool,
+        read_only: None,
+        destructive: None,
+        idempotent: None,
+        open_world: None,
+    };
+    for setting in cell.split_whitespace() {
+        let (hint, value) = setting.split_once('=').expect(setting);
+        let value = match value {
+            "1" => Some(true),
+            "0" => Some(false),
+            _ => panic!("`{setting}` of {tool}: a hint is 1 or 0"),
+        };
+        let slot = match hint {
+            "ro" => &mut hints.read_only,
+            "de" => &mut hints.destructive,
+            "id" => &mut hints.idempotent,
+            "ow" => &mut hints.open_world,
+            _ => panic!("`{setting}` of {tool}: unknown hint"),
+        };
+        *slot = value;
+    }
+    hints
+}
+
+#[test]
+fn the_kandev_hints_table_is_the_catalogs_annotations_column() {
+    let mut from_catalog: BTreeMap<String, String> = BTreeMap::new();
+    for row in catalog()
+        .into_iter()
+        .filter(|row| !row.annotations.is_empty())
+    {
+        let earlier = from_catalog.insert(row.tool.clone(), row.annotations.clone());
+        assert!(
+            earlier.is_none_or(|earlier| earlier == row.annotations),
+            "{}: the catalog's rows disagree",
+            row.tool
+        );
+    }
+    let table: Vec<&str> = KANDEV_HINTS.iter().map(|hints| hints.tool).collect();
+    assert_eq!(
+        table,
+        from_catalog.keys().collect::<Vec<_>>(),
+        "tools, by name"
+    );
+    for hints in KANDEV_HINTS {
+        assert_eq!(*hints, catalog_hints(hints.tool, &from_catalog[hints.tool]));
+    }
+}
+
+#[test]
+fn our_annotations_are_kandevs_wherever_kandev_sets_one() {
+    let registry = Kandev::registry();
+    let mut compared = 0;
+    for group in registry.groups().iter().filter(|group| moved(group.name())) {
+        for route in group.routes() {
+            let name = route.name().to_string();
+            let Some(kandev) = kandev_hints(&name) else {
+                continue;
+            };
+            let ours = route
+                .attr
+                .annotations
+                .clone()
+                .expect("every tool states its hints");
+            for (hint, ours, kandevs) in [
+                ("readOnlyHint", ours.read_only_hint, kandev.read_only),
+                ("destructiveHint", ours.destructive_hint, kandev.destructive),
+                ("idempotentHint", ours.idempotent_hint, kandev.idempotent),
+                ("openWorldHint", ours.open_world_hint, kandev.open_world),
+            ] {
+                if kandevs.is_some() {
+                    assert_eq!(ours, kandevs, "{hint} of {name} in {}", group.name());
+                }
+            }
+            compared += 1;
+        }
+    }
+    // Every annotated row of the moved groups was compared.
+    let annotated = moved_rows()
+        .iter()
+        .filter(|row| !row.annotations.is_empty())
+        .count();
+    assert_eq!(compared, annotated);
 }
