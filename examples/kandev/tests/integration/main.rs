@@ -21,6 +21,7 @@ mod invariants;
 mod legacy;
 mod load;
 mod matrix;
+mod plugin_surfaces;
 mod plugins;
 mod resolver;
 mod saturation;
