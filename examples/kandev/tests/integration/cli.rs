@@ -107,7 +107,7 @@ fn bad_input_exits_2_with_one_line_naming_it() {
         ),
         (
             &["tools", "--mode", "planning"],
-            "error: unknown mode `planning`; expected one of: task, task-title-pending, config, office, external\n",
+            "error: unknown mode `planning`; expected one of: task, task-title-pending, config, office, external, automation, coordinator\n",
         ),
         (
             &["tools", "--mode", "task", "--providers", "github,bitbucket"],
