@@ -17,6 +17,7 @@ mod resource_group;
 mod rule_args;
 pub(crate) mod tool_group;
 mod vocabulary;
+mod whole_number;
 
 use proc_macro::TokenStream;
 
@@ -65,16 +66,26 @@ use proc_macro::TokenStream;
 /// `#[require_annotations]` before `server` requires annotations in every
 /// group of the server, as if each group said `require_annotations` (see
 /// [`macro@tool_group`]): every `#[tool]` must state `read_only_hint`, and
-/// `destructive_hint` unless it is read-only. It takes no value and is the
-/// only attribute the `server` line accepts.
+/// `destructive_hint` unless it is read-only. It takes no value.
+///
+/// `#[runtime_allow_list(max = N)]` before `server` lets a context limit the
+/// runtime tools it serves to a list of at most `N` names
+/// (`ProfileContext::with_runtime_allowed`, or `"runtime_allow"` in its
+/// JSON form); without it, no context can set one. It sets
+/// `Vocabulary::RUNTIME_ALLOW_MAX` to `Some(N)`. `max` is required and at
+/// least 1, and is the only key.
 ///
 /// ```ignore
 /// mcp_profiles::vocabulary! {
 ///     #[require_annotations]
+///     #[runtime_allow_list(max = 16)]
 ///     server HelpDesk;
 ///     // ...
 /// }
 /// ```
+///
+/// These are the only attributes the `server` line accepts, each at most
+/// once; any misuse is an error on what was written.
 ///
 /// The server type gets `mcp_profiles::Vocabulary`. Invoke the macro in the
 /// module that defines the server type: it also defines a hidden macro under
@@ -110,6 +121,22 @@ pub fn vocabulary(input: TokenStream) -> TokenStream {
 /// - `always` (no value, no other condition): on in every context;
 /// - `name = "..."`: the group's kebab-case name; by default the last segment
 ///   of the module path (`tools/plan.rs` gives `plan`).
+///
+/// Not conditions but what the group holds besides its own `#[tool]`s:
+///
+/// - `include("group", "group": ["tool", ...])`: the tools of other named
+///   groups of the server, all of them or those listed; the same
+///   definitions, so groups that are on together may share them (two
+///   *different* definitions of one name on together are an error);
+/// - `exclude = ["tool", ...]`: included names left out;
+/// - `allow_list(default = [...], universe = [...], max = N)`: which of the
+///   group's tools (its own and those listed in `include`) a context may
+///   pick; needs `name`.
+///
+/// ```ignore
+/// #[tool_group(name = "night", surface = "night", include("tickets", "refunds"), exclude = ["delete_ticket"])]
+/// impl HelpDesk {}
+/// ```
 ///
 /// Not a condition but a requirement on the group's tools:
 ///
@@ -172,6 +199,10 @@ pub fn vocabulary(input: TokenStream) -> TokenStream {
 /// `annotations(...)` when written), naming the tool and the hints and
 /// saying what to add; `require_annotations` with a value or given twice is
 /// an error too. These are checked once the attribute is otherwise valid.
+/// With `include`: an included group nobody declared, a listed tool the
+/// group lacks, an excluded name no included group exposes, and two
+/// different definitions of one name among what the group includes are
+/// compile errors on the literal (const evaluation of the group's entry).
 #[proc_macro_attribute]
 pub fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool_group::tool_group(attr.into(), item.into()).into()

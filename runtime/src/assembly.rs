@@ -26,8 +26,13 @@ pub(crate) struct ToolSet {
     pub groups: Box<[Arc<str>]>,
     /// Every tool name of those groups, sorted.
     pub tools: Box<[&'static str]>,
-    /// Where each tool of `tools` comes from: (group index, tool index).
+    /// Where each tool of `tools` comes from: (group index, tool index),
+    /// the first enabled group exposing it in registry order.
     pub origins: Box<[(usize, usize)]>,
+    /// The further exposures of a tool several enabled groups share (one
+    /// definition, so the same route), by position in `tools`, sorted:
+    /// group-scoped restrictions judge every exposure.
+    pub also: Box<[(usize, (usize, usize))]>,
 }
 
 /// The tools one context can reach: the enabled groups and their tools,
@@ -197,25 +202,36 @@ impl<S: Vocabulary> Registry<S> {
         // when the policy asks about them.
         let by_annotations = policy.read_only() || policy.no_destructive();
         let groups = self.groups();
+        let judge = |(group, tool): (usize, usize), name: &str| {
+            let group = &groups[group];
+            let hints = if by_annotations {
+                group.hints()[tool]
+            } else {
+                Hints::default()
+            };
+            let mut found = policy.judge(killed, name, Some(group.name()), hints);
+            if let Some(spec) = group.allow_spec() {
+                let list = allow.get(spec.group).unwrap_or(spec.default);
+                if !spec.keeps(list, name) {
+                    found = found.with(Restriction::NotAllowed);
+                }
+            }
+            found
+        };
         set.origins
             .iter()
             .zip(&set.tools)
             .enumerate()
-            .filter_map(|(position, (&(group, tool), name))| {
-                let group = &groups[group];
-                let hints = if by_annotations {
-                    group.hints()[tool]
-                } else {
-                    Hints::default()
+            .filter_map(|(position, (&origin, name))| {
+                let found = judge(origin, name);
+                // A tool shared by several enabled groups stays if any of
+                // them keeps it: denying one group does not take away what
+                // another grants.
+                let kept_elsewhere = || {
+                    set.also_of(position)
+                        .any(|origin| judge(origin, name).is_empty())
                 };
-                let mut found = policy.judge(killed, name, Some(group.name()), hints);
-                if let Some(spec) = group.allow_spec() {
-                    let list = allow.get(spec.group).unwrap_or(spec.default);
-                    if !spec.keeps(list, name) {
-                        found = found.with(Restriction::NotAllowed);
-                    }
-                }
-                (!found.is_empty()).then_some((position, found))
+                (!found.is_empty() && !kept_elsewhere()).then_some((position, found))
             })
             .collect()
     }
@@ -246,14 +262,23 @@ impl<S: Vocabulary> Registry<S> {
             })
             .collect();
         tools.sort_unstable();
-        // Verification rules out two co-enabled groups sharing a tool name.
-        tools.dedup_by_key(|(name, _)| *name);
+        // Verification leaves two co-enabled groups sharing a name only
+        // when they share its definition: one tool, several exposures.
+        let mut also = Vec::new();
+        let mut unique: Vec<(&'static str, (usize, usize))> = Vec::with_capacity(tools.len());
+        for (name, origin) in tools {
+            match unique.last() {
+                Some((last, _)) if *last == name => also.push((unique.len() - 1, origin)),
+                _ => unique.push((name, origin)),
+            }
+        }
         ToolSet {
             groups: enabled_groups()
                 .map(|(_, group)| Arc::clone(group.shared_name()))
                 .collect(),
-            tools: tools.iter().map(|(name, _)| *name).collect(),
-            origins: tools.iter().map(|(_, origin)| *origin).collect(),
+            tools: unique.iter().map(|(name, _)| *name).collect(),
+            origins: unique.iter().map(|(_, origin)| *origin).collect(),
+            also: also.into(),
         }
     }
 
@@ -306,6 +331,14 @@ impl ToolSet {
                 kept.push(position);
             }
         }
+        let also = self
+            .also
+            .iter()
+            .filter_map(|(position, origin)| {
+                let at = kept.binary_search(position).ok()?;
+                Some((at, *origin))
+            })
+            .collect();
         ToolSet {
             groups: self.groups,
             tools: kept.iter().map(|&position| self.tools[position]).collect(),
@@ -313,7 +346,17 @@ impl ToolSet {
                 .iter()
                 .map(|&position| self.origins[position])
                 .collect(),
+            also,
         }
+    }
+
+    /// The further exposures of the tool at `position`.
+    fn also_of(&self, position: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let start = self.also.partition_point(|(at, _)| *at < position);
+        self.also[start..]
+            .iter()
+            .take_while(move |(at, _)| *at == position)
+            .map(|(_, origin)| *origin)
     }
 }
 

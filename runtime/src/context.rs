@@ -1,5 +1,7 @@
 //! [`ProfileContext`]: the typed input of profile assembly.
 
+mod runtime_allow;
+
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
@@ -8,14 +10,15 @@ use serde::de::{Error as _, MapAccess, Visitor};
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::policy::RuntimeAllowList;
 use crate::rule::{ContextBits, mask_below, shape_of};
 use crate::vocabulary::TermBits;
 use crate::vocabulary::sealed::TermIndex;
 use crate::{AllowError, AllowLists, Policy, Term, Vocabulary};
 
 /// One surface, a set of capabilities and a set of attached providers,
-/// and the backend's [`Policy`] and [allow lists](AllowLists) over what
-/// they enable.
+/// and the backend's [`Policy`], [allow lists](AllowLists) and
+/// [runtime allow list](Self::with_runtime_allowed) over what they enable.
 ///
 /// The backend builds a context from what it knows about a session; the
 /// registry [assembles](crate::Registry::assemble) it into a tool set.
@@ -28,9 +31,12 @@ use crate::{AllowError, AllowLists, Policy, Term, Vocabulary};
 /// with a `"policy"` object when the context carries one (see [`Policy`])
 /// and an `"allow"` object of allow lists by group when it sets any
 /// (`{"allow":{"dispatch":["list_jobs"]}}`, see
-/// [`with_allowed`](Self::with_allowed)); decoding is strict (an unknown
-/// name or field is an error naming it), and `capabilities`, `providers`,
-/// `policy` and `allow` may be omitted when empty.
+/// [`with_allowed`](Self::with_allowed)), and a `"runtime_allow"` array
+/// when it sets a runtime allow list (`{"runtime_allow":["plugin_search"]}`,
+/// see [`with_runtime_allowed`](Self::with_runtime_allowed)); decoding is
+/// strict (an unknown name or field is an error naming it), `capabilities`,
+/// `providers`, `policy` and `allow` may be omitted when empty, and
+/// `runtime_allow` is omitted when runtime tools are unrestricted.
 ///
 /// ```
 /// # mod server { pub struct Demo; }
@@ -68,6 +74,8 @@ pub struct ProfileContext<S: Vocabulary> {
     policy: Policy<S>,
     /// Copy too: interned like the deny list.
     allow: AllowLists<S>,
+    /// Which runtime tools are served; interned too.
+    runtime_allow: RuntimeAllowList,
     vocabulary: PhantomData<fn() -> S>,
 }
 
@@ -117,6 +125,7 @@ impl<S: Vocabulary> ProfileContext<S> {
             providers: 0,
             policy: Policy::none(),
             allow: AllowLists::empty(),
+            runtime_allow: RuntimeAllowList::UNRESTRICTED,
             vocabulary: PhantomData,
         }
     }
@@ -276,10 +285,10 @@ impl<S: Vocabulary> ProfileContext<S> {
     }
 
     /// Every valid context of the vocabulary: each surface, each capability
-    /// set free of exclusive pairs, each provider set; all without a policy
-    /// or allow lists of their own (a policy only removes tools, so these
-    /// contexts reach every tool any context without an allow list can;
-    /// groups with one serve their defaults).
+    /// set free of exclusive pairs, each provider set; all without a policy,
+    /// allow lists or a runtime allow list of their own (a policy only
+    /// removes tools, so these contexts reach every tool any context
+    /// without an allow list can; groups with one serve their defaults).
     ///
     /// The space is finite but exponential in the number of capabilities and
     /// providers; it is meant for tests, matrices and audits of vocabularies
@@ -305,6 +314,7 @@ impl<S: Vocabulary> ProfileContext<S> {
                             providers,
                             policy: Policy::none(),
                             allow: AllowLists::empty(),
+                            runtime_allow: RuntimeAllowList::UNRESTRICTED,
                             vocabulary: PhantomData,
                         })
                 })
@@ -327,6 +337,7 @@ impl<S: Vocabulary> ProfileContext<S> {
             providers: bits.providers,
             policy: Policy::none(),
             allow: AllowLists::empty(),
+            runtime_allow: RuntimeAllowList::UNRESTRICTED,
             vocabulary: PhantomData,
         }
     }
@@ -362,6 +373,7 @@ impl<S: Vocabulary> PartialEq for ProfileContext<S> {
             && self.providers == other.providers
             && self.policy == other.policy
             && self.allow == other.allow
+            && self.runtime_allow == other.runtime_allow
     }
 }
 
@@ -372,6 +384,7 @@ impl<S: Vocabulary> Hash for ProfileContext<S> {
         self.bits().hash(state);
         self.policy.hash(state);
         self.allow.hash(state);
+        self.runtime_allow.hash(state);
     }
 }
 
@@ -383,11 +396,12 @@ impl<S: Vocabulary> fmt::Debug for ProfileContext<S> {
             .field("providers", &self.providers().collect::<Vec<_>>())
             .field("policy", &self.policy)
             .field("allow", &self.allow)
+            .field("runtime_allow", &self.runtime_allow)
             .finish()
     }
 }
 
-/// `ticket +refund, providers: jira, zendesk, policy: read-only, deny: close_ticket`
+/// `ticket +refund, providers: jira, zendesk, policy: read-only, deny: close_ticket, runtime allow: plugin_search`
 impl<S: Vocabulary> fmt::Display for ProfileContext<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.surface)?;
@@ -404,6 +418,11 @@ impl<S: Vocabulary> fmt::Display for ProfileContext<S> {
         if !self.allow.is_empty() {
             write!(f, ", allow: {}", self.allow)?;
         }
+        match self.runtime_allow.names() {
+            Some([]) => f.write_str(", runtime allow: none")?,
+            Some(names) => write!(f, ", runtime allow: {}", names.join(", "))?,
+            None => {}
+        }
         Ok(())
     }
 }
@@ -412,7 +431,11 @@ impl<S: Vocabulary> Serialize for ProfileContext<S> {
     fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
         let with_policy = !self.policy.is_empty();
         let with_allow = !self.allow.is_empty();
-        let fields = 3 + usize::from(with_policy) + usize::from(with_allow);
+        let runtime_allow = self.runtime_allow.names();
+        let fields = 3
+            + usize::from(with_policy)
+            + usize::from(with_allow)
+            + usize::from(runtime_allow.is_some());
         let mut state = serializer.serialize_struct("ProfileContext", fields)?;
         state.serialize_field("surface", &self.surface)?;
         state.serialize_field("capabilities", &self.capabilities().collect::<Vec<_>>())?;
@@ -429,19 +452,42 @@ impl<S: Vocabulary> Serialize for ProfileContext<S> {
         } else {
             state.skip_field("allow")?;
         }
+        // Left out when unrestricted; an empty list is written, since it
+        // means "no runtime tool".
+        match runtime_allow {
+            Some(names) => state.serialize_field("runtime_allow", names)?,
+            None => state.skip_field("runtime_allow")?,
+        }
         state.end()
     }
 }
 
-const FIELDS: &[&str] = &["surface", "capabilities", "providers", "policy", "allow"];
+const FIELDS: &[&str] = &[
+    "surface",
+    "capabilities",
+    "providers",
+    "policy",
+    "allow",
+    "runtime_allow",
+];
 
 /// The fields an unknown-field error suggests: `allow` only for a server
-/// with an allow list, where it can mean something.
+/// with a group that declares an allow list, and `runtime_allow` only for
+/// one whose vocabulary declares a runtime allow list, where each can mean
+/// something.
 fn suggested_fields<S: Vocabulary>() -> &'static [&'static str] {
-    if S::registry().allowing() {
-        FIELDS
-    } else {
-        &FIELDS[..4]
+    const WITHOUT_ALLOW: &[&str] = &[
+        "surface",
+        "capabilities",
+        "providers",
+        "policy",
+        "runtime_allow",
+    ];
+    match (S::registry().allowing(), S::RUNTIME_ALLOW_MAX.is_some()) {
+        (true, true) => FIELDS,
+        (true, false) => &FIELDS[..5],
+        (false, true) => WITHOUT_ALLOW,
+        (false, false) => &FIELDS[..4],
     }
 }
 
@@ -462,6 +508,7 @@ impl<'de, S: Vocabulary> Visitor<'de> for ContextVisitor<S> {
         let mut providers: Option<Vec<S::Provider>> = None;
         let mut policy: Option<Policy<S>> = None;
         let mut allow: Option<AllowLists<S>> = None;
+        let mut runtime_allow: Option<RuntimeAllowList> = None;
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             match &*key {
                 "surface" if surface.is_none() => surface = Some(map.next_value()?),
@@ -471,11 +518,18 @@ impl<'de, S: Vocabulary> Visitor<'de> for ContextVisitor<S> {
                 "providers" if providers.is_none() => providers = Some(map.next_value()?),
                 "policy" if policy.is_none() => policy = Some(map.next_value()?),
                 "allow" if allow.is_none() => allow = Some(map.next_value()?),
+                "runtime_allow" if runtime_allow.is_none() => {
+                    let names: Vec<std::borrow::Cow<'de, str>> = map.next_value()?;
+                    let list = RuntimeAllowList::new::<S, _>(&names)
+                        .map_err(|err| A::Error::custom(format_args!("`runtime_allow`: {err}")))?;
+                    runtime_allow = Some(list);
+                }
                 "surface" => return Err(A::Error::duplicate_field("surface")),
                 "capabilities" => return Err(A::Error::duplicate_field("capabilities")),
                 "providers" => return Err(A::Error::duplicate_field("providers")),
                 "policy" => return Err(A::Error::duplicate_field("policy")),
                 "allow" => return Err(A::Error::duplicate_field("allow")),
+                "runtime_allow" => return Err(A::Error::duplicate_field("runtime_allow")),
                 other => return Err(A::Error::unknown_field(other, suggested_fields::<S>())),
             }
         }
@@ -487,6 +541,7 @@ impl<'de, S: Vocabulary> Visitor<'de> for ContextVisitor<S> {
                     .with_providers(providers.unwrap_or_default())
                     .with_policy(policy.unwrap_or_default())
                     .with_allow_lists(allow.unwrap_or_default())
+                    .with_runtime_allow_list(runtime_allow.unwrap_or_default())
             })
             .map_err(A::Error::custom)
     }

@@ -746,8 +746,7 @@ impl<S: Vocabulary> ProfileController<S> {
         let (Some(presentation), Some(catalog)) = (current.presentation(), catalog) else {
             return Ok(());
         };
-        let compiled = crate::presentation::compiled_names(self.registry());
-        presentation.verify_names(compiled.chain(catalog.tool_names()))
+        presentation.verify_catalog(catalog)
     }
 
     /// The outcome of a catalog [`admit`](Self::admit) refused: nothing

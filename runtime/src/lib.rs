@@ -19,6 +19,8 @@
 //! [`Policy`]: crate::Policy
 //! [`AllowError`]: crate::AllowError
 //! [`ProfileContext::with_allowed`]: crate::ProfileContext::with_allowed
+//! [`ProfileContext::with_runtime_allowed`]: crate::ProfileContext::with_runtime_allowed
+//! [`Replacement`]: crate::Replacement
 //! [`DenyList`]: crate::DenyList
 //! [`KillSwitch`]: crate::KillSwitch
 //! [`ProfiledServer`]: crate::ProfiledServer
@@ -62,6 +64,7 @@ mod assembly;
 #[cfg(feature = "runtime-tools")]
 mod catalog;
 mod clipped;
+mod compose;
 mod content;
 mod context;
 mod controller;
@@ -79,6 +82,7 @@ mod rule;
 mod server;
 mod snapshot;
 mod sorted;
+mod tool_name;
 mod vocabulary;
 
 pub use assembly::{Explanation, Profile, RemovedTool, ToolDiff};
@@ -112,6 +116,9 @@ pub use rmcp;
 /// Items used by generated code; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::compose::{
+        Composed, GroupShape, Part, compose, exposed_by, has, routes as composed_routes,
+    };
     pub use crate::content::ContentEntry;
     pub use crate::policy::AllowSpec;
     pub use crate::registry::{GroupEntry, LinkedGroup, TOOL_GROUPS, linked_registry};

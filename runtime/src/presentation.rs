@@ -154,6 +154,48 @@ impl Presentation {
         self.verify_names(compiled_names(registry))
     }
 
+    /// [`verify`](Self::verify) over the compiled tools of `S`'s registry
+    /// and the tools of `catalog` together: whether a controller under this
+    /// presentation would install `catalog`, or refuse it
+    /// ([`InstallOutcome::Refused`](crate::InstallOutcome::Refused)) with
+    /// this error, naming both tools. For a store that must refuse a
+    /// catalog before it keeps it, when the controllers that will serve it
+    /// are elsewhere.
+    ///
+    /// ```
+    /// # #[derive(Clone)] pub struct Desk;
+    /// # mcp_profiles::vocabulary! {
+    /// #     server Desk;
+    /// #     #[surfaces] pub enum Surface { Ticket }
+    /// #     #[capabilities] pub enum Capability {}
+    /// #     #[providers] pub enum Provider {}
+    /// # }
+    /// use mcp_profiles::{Catalog, Presentation, Rule, RuntimeTool};
+    /// use mcp_profiles::rmcp::model::CallToolResult;
+    ///
+    /// let tool = |name: &str| {
+    ///     let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap_or_default();
+    ///     RuntimeTool::<Desk>::new(name, "A plugin", schema, Rule::always(), |_, _| async {
+    ///         Ok(CallToolResult::success(vec![]))
+    ///     })
+    /// };
+    /// let presentation = Presentation::strip_suffix("_desk")?;
+    /// let fine = Catalog::new("plugins", 1, [tool("export_desk")]).expect("valid");
+    /// assert!(presentation.verify_catalog(&fine).is_ok());
+    /// // `export_desk` would be listed as `export`, another tool's name.
+    /// let rival = Catalog::new("plugins", 2, [tool("export"), tool("export_desk")]).expect("valid");
+    /// let err = presentation.verify_catalog(&rival).unwrap_err();
+    /// assert!(err.to_string().contains("`export_desk`") && err.to_string().contains("`export`"));
+    /// # Ok::<(), mcp_profiles::PresentationError>(())
+    /// ```
+    #[cfg(feature = "runtime-tools")]
+    pub fn verify_catalog<S: Vocabulary>(
+        &self,
+        catalog: &crate::Catalog<S>,
+    ) -> Result<(), PresentationError> {
+        self.verify_names(compiled_names(S::registry()).chain(catalog.tool_names()))
+    }
+
     /// The same check over any set of canonical names (repeats are one
     /// tool).
     pub(crate) fn verify_names<'a>(

@@ -47,6 +47,10 @@ pub struct GroupEntry<S: Vocabulary> {
     pub rule: RuleMasks,
     /// The group's tool names, in source order.
     pub tools: &'static [&'static str],
+    /// The method defining each tool, indexed like `tools` (a tool
+    /// included from another group names that group's method); empty for
+    /// a group built in code, whose tools are its own definitions.
+    pub definitions: &'static [&'static str],
     /// Builds the group's rmcp routes, in the order of `tools`.
     pub routes: fn() -> Vec<ToolRoute<S>>,
 }
@@ -227,6 +231,20 @@ impl<S: Vocabulary> Group<S> {
         })
     }
 
+    /// The method defining `tool`, if the group has it and says.
+    fn definition(&self, tool: &str) -> Option<&'static str> {
+        let index = self.entry.tools.iter().position(|name| *name == tool)?;
+        self.entry.definitions.get(index).copied()
+    }
+
+    /// Whether both groups expose `tool` through one definition.
+    fn same_definition(&self, other: &Group<S>, tool: &str) -> bool {
+        matches!(
+            (self.definition(tool), other.definition(tool)),
+            (Some(a), Some(b)) if a == b
+        )
+    }
+
     /// Sets the hints a group built in code declares instead of routes.
     #[cfg(feature = "testing")]
     pub(crate) fn set_hints(&mut self, hints: Box<[Hints]>) {
@@ -405,6 +423,10 @@ impl<S: Vocabulary> Registry<S> {
                         continue;
                     }
                     let (first, second) = (&self.groups[a], &self.groups[b]);
+                    // One definition shared by several groups is one tool.
+                    if first.same_definition(second, tool) {
+                        continue;
+                    }
                     if let Some(witness) = self
                         .shape
                         .joint_witness(&first.entry.rule, &second.entry.rule)

@@ -328,6 +328,7 @@ mod tests {
             line: line!(),
             rule: *rule.masks(),
             tools,
+            definitions: &[],
             routes,
         }
     }

@@ -166,6 +166,12 @@ pub trait Vocabulary: sealed::VocabularySeal + Sized + Send + Sync + 'static {
     /// Pairs of capabilities that no context may hold together.
     const EXCLUSIVE: &'static [(Self::Capability, Self::Capability)];
 
+    /// The most runtime tools a context's runtime allow list may name, as
+    /// `#[runtime_allow_list(max = N)]` on the vocabulary's `server` line
+    /// declares; `None` when it declares none, and then no context can set
+    /// one (see [`ProfileContext::with_runtime_allowed`](crate::ProfileContext::with_runtime_allowed)).
+    const RUNTIME_ALLOW_MAX: Option<usize> = None;
+
     /// The verified registry of every tool group linked into the program.
     ///
     /// Built and verified on first use.

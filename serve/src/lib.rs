@@ -8,6 +8,7 @@
 //! [`ProfileStore`]: crate::ProfileStore
 //! [`ProfileStore::back_with`]: crate::ProfileStore::back_with
 //! [`ProfileStore::apply`]: crate::ProfileStore::apply
+//! [`ProfileStore::with_presentation`]: crate::ProfileStore::with_presentation
 //! [`http`]: crate::http
 //! [`http::serve`]: crate::http::serve
 //! [`http::router`]: crate::http::router

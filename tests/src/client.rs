@@ -208,6 +208,27 @@ pub fn http_transport(
     rmcp::transport::StreamableHttpClientTransport::from_config(config)
 }
 
+/// Serves `store`'s agents (each request with its bearer token's
+/// principal's profile) over streamable HTTP on 127.0.0.1, with `handler`;
+/// returns the server and its MCP endpoint, for [`http_transport`].
+pub async fn serve_agents<S>(
+    store: &std::sync::Arc<mcp_profiles_serve::ProfileStore<S>>,
+    handler: S,
+) -> (mcp_profiles_serve::http::HttpServer, String)
+where
+    S: mcp_profiles::Vocabulary + rmcp::ServerHandler,
+{
+    let http = mcp_profiles_serve::http::serve_multi_agent(
+        store,
+        handler,
+        "127.0.0.1:0".parse().expect("a socket address"),
+    )
+    .await
+    .expect("127.0.0.1 binds");
+    let uri = format!("http://{}/mcp", http.local_addr());
+    (http, uri)
+}
+
 /// Serves `server` over an in-process duplex pipe and returns the client's
 /// end, for [`Session::connect`] (or any client) to take.
 pub fn serve_duplex<S>(server: mcp_profiles::ProfiledServer<S>) -> tokio::io::DuplexStream

@@ -2,10 +2,12 @@
 //! (`#[tool_group(allow_list(...))]`): `dispatch` (four tools, a default of
 //! two, every tool in its universe), `crew` (an explicit universe of three
 //! with a `max` of two; `roster` outside it, never governed) and `ledger`,
-//! which declares none.
+//! which declares none. Its vocabulary declares a runtime allow list of at
+//! most three names (`#[runtime_allow_list(max = 3)]`), and [`plugins`] is
+//! a catalog of three runtime tools for it.
 
-use mcp_profiles::tool_group;
-use rmcp::model::CallToolResult;
+use mcp_profiles::{Catalog, Rule, RuntimeTool, tool_group};
+use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, tool};
 
 /// The depot; its handlers do nothing.
@@ -15,6 +17,7 @@ pub struct Depot;
 impl rmcp::ServerHandler for Depot {}
 
 mcp_profiles::vocabulary! {
+    #[runtime_allow_list(max = 3)]
     server Depot;
 
     #[surfaces]
@@ -91,4 +94,34 @@ impl Depot {
     async fn read_ledger(&self) -> Result<CallToolResult, ErrorData> {
         done()
     }
+}
+
+/// The runtime tools of [`plugins`], sorted.
+pub const PLUGINS: [&str; 3] = ["plugin_alpha", "plugin_beta", "plugin_gamma"];
+
+/// A catalog of the three [`PLUGINS`] at revision 1.
+pub fn plugins() -> Catalog<Depot> {
+    plugin_catalog(1, &PLUGINS)
+}
+
+/// A catalog of one generation, `plugins`, at `revision`: a runtime tool
+/// per name, each on every surface and answering with its own name, so a
+/// test sees which one ran.
+pub fn plugin_catalog(revision: u64, names: &[&str]) -> Catalog<Depot> {
+    let schema = serde_json::json!({"type": "object"});
+    let tools = names.iter().map(|name| {
+        let schema = schema.as_object().cloned().unwrap_or_default();
+        let answer = (*name).to_owned();
+        RuntimeTool::new(
+            *name,
+            "A plugin tool",
+            schema,
+            Rule::always(),
+            move |_, _| {
+                let answer = answer.clone();
+                async move { Ok(CallToolResult::success(vec![ContentBlock::text(answer)])) }
+            },
+        )
+    });
+    Catalog::new("plugins", revision, tools).expect("a valid catalog")
 }

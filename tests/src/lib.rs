@@ -4,6 +4,7 @@
 //! `notifications/tools/list_changed`.
 
 pub mod client;
+pub mod clinic;
 pub mod contexts;
 pub mod depot;
 pub mod groups;

@@ -131,6 +131,21 @@ pub async fn listen(session: &ModernSession, filter: SubscriptionFilter) -> Subs
         .expect("subscriptions/listen")
 }
 
+/// No further tools/list_changed reaches either era within [`QUIET`]: the
+/// 2025-era `legacy` session has still heard exactly `heard`, nothing
+/// arrives on the 2026-07-28 `subscription`, and `modern` got none
+/// unsolicited.
+pub async fn expect_no_further_tools_list_changed(
+    legacy: &crate::client::Session,
+    heard: usize,
+    modern: &ModernSession,
+    subscription: &mut Subscription,
+) {
+    expect_silence(subscription).await;
+    assert_eq!(legacy.notifications(), heard);
+    assert_eq!(modern.unsolicited(), 0);
+}
+
 /// No notification arrives on `subscription` within [`QUIET`].
 pub async fn expect_silence(subscription: &mut Subscription) {
     if let Ok(next) = tokio::time::timeout(QUIET, subscription.next()).await {

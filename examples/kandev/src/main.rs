@@ -99,7 +99,7 @@ struct ToolsArgs {
     format: ToolsFormat,
 }
 
-/// How tool names are presented (`tools` and `serve`).
+/// How tool names are presented (`tools`, `serve` and `gateway`).
 #[derive(Args)]
 struct NamingArgs {
     /// List every tool without the `_kandev` suffix (`list_tasks_kandev`
@@ -258,6 +258,9 @@ struct GatewayArgs {
     plugins: PluginArgs,
     #[command(flatten)]
     limits: LimitArgs,
+    /// Every agent's tool names (start every gateway of one store alike).
+    #[command(flatten)]
+    naming: NamingArgs,
 }
 
 /// A `redis://` (or `rediss://`) URL, else an error naming it.
@@ -658,6 +661,8 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
         None => generated_token(),
     };
     let plugin_backend = args.plugins.backend()?;
+    // A colliding presentation starts nothing.
+    let presentation = args.naming.presentation()?;
     let mut signals = Signals::new()?;
     init_logging();
     let uses = Uses {
@@ -676,6 +681,7 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
         plugin_backend,
         limits,
         drain: DRAIN,
+        presentation,
     };
     Ok(gateway::run(config, signals.next()).await?)
 }

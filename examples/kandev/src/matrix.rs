@@ -59,8 +59,8 @@ fn vocabulary_section(out: &mut String) {
          - Kandev's `managed-task` surface is left out: its server references it \
          nowhere, so no group or plugin tool could serve it.\n\n\
          `coordinator` is assumed to be `SurfaceCoordinator`'s value (not verified: no \
-         stored profile.go defines it). The `automation` and `coordinator` groups are \
-         not built yet; until they are, those surfaces expose no tool.\n\n\
+         stored profile.go defines it). The `automation` group is not built yet; until \
+         it is, that surface exposes no tool.\n\n\
          Plugin tools (run-time tools the backend installs; not in the table above) \
          may declare the surfaces `kanban-task`, `office-task` and \
          `managed-conversation`. The last is Kandev's `SurfaceManaged`, whose value is \

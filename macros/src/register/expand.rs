@@ -2,10 +2,12 @@
 //! registry entry, and the link of that entry into the program's group slice.
 
 use mcp_profiles_rules::RuleMasks;
+use proc_macro2::Ident;
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
+use syn::LitStr;
 
-use super::parse::{GroupInput, Kind};
+use super::parse::{GroupInput, Includes, Kind};
 
 pub(crate) fn expand(group: &GroupInput, masks: &RuleMasks) -> TokenStream {
     match group.kind {
@@ -112,50 +114,76 @@ fn content(group: &GroupInput, masks: &RuleMasks) -> TokenStream {
 }
 
 fn tools(group: &GroupInput, masks: &RuleMasks) -> TokenStream {
-    let GroupInput {
-        server,
-        name,
-        tools,
-        ..
-    } = group;
-    let name = match name {
-        Some(name) => quote!(::core::option::Option::Some(#name)),
-        None => quote!(::core::option::Option::None),
-    };
-    let RuleMasks {
-        surfaces,
-        capabilities,
-        any_capabilities,
-        providers,
-    } = masks;
-    let tool_names = tools.iter().map(|(name, _)| name);
-    let routes = tools.iter().map(|(_, method)| {
+    let GroupInput { server, tools, .. } = group;
+    let private = quote!(::mcp_profiles::__private);
+    let own_names: Vec<_> = tools.iter().map(|(name, _)| name).collect();
+    let own_definitions: Vec<_> = tools
+        .iter()
+        .map(|(_, method)| LitStr::new(&method.to_string(), method.span()))
+        .collect();
+    let own_routes = tools.iter().map(|(_, method)| {
         let attr_fn = format_ident!("{}_tool_attr", method);
         quote! {
-            ::mcp_profiles::__private::IntoToolRoute::into_tool_route(
+            #private::IntoToolRoute::into_tool_route(
                 (<#server>::#attr_fn(), <#server>::#method)
             )
         }
     });
-    let private = quote!(::mcp_profiles::__private);
+    let group_name = group
+        .name
+        .as_ref()
+        .map_or_else(|| quote!(::core::module_path!()), |name| quote!(#name));
+    // A group that includes others computes its tools at compile time from
+    // their shapes; any other lists its own.
+    let (lists, routes) = match &group.includes {
+        None => (
+            quote! {
+                const TOOLS: &[&str] = &[#(#own_names),*];
+                const DEFINITIONS: &[&str] = &[#(#own_definitions),*];
+            },
+            quote!(own_routes()),
+        ),
+        Some(includes) => (
+            composition(group, includes, &own_names, &own_definitions, &group_name),
+            quote!(#private::composed_routes(own_routes, PARTS, TOOLS)),
+        ),
+    };
+    // Other groups of the crate reach a named group's tools through this
+    // constant on the server type.
+    let shape = group.name.as_ref().map(|name| {
+        let shape = shape_ident(name);
+        quote! {
+            impl #server {
+                #[doc(hidden)]
+                #[allow(non_upper_case_globals)]
+                pub(crate) const #shape: #private::GroupShape<#server> = #private::GroupShape {
+                    name: #name,
+                    tools: TOOLS,
+                    definitions: DEFINITIONS,
+                    routes,
+                };
+            }
+        }
+    });
+    let name_and_rule = name_and_rule(group, masks);
     quote! {
         const _: () = {
-            fn routes() -> ::std::vec::Vec<#private::ToolRoute<#server>> {
-                ::std::vec![#(#routes),*]
+            fn own_routes() -> ::std::vec::Vec<#private::ToolRoute<#server>> {
+                ::std::vec![#(#own_routes),*]
             }
 
+            #lists
+
+            fn routes() -> ::std::vec::Vec<#private::ToolRoute<#server>> {
+                #routes
+            }
+
+            #shape
+
             static ENTRY: #private::GroupEntry<#server> = #private::GroupEntry {
-                name: #name,
-                module_path: ::core::module_path!(),
-                file: ::core::file!(),
-                line: ::core::line!(),
-                rule: #private::RuleMasks {
-                    surfaces: #surfaces,
-                    capabilities: #capabilities,
-                    any_capabilities: #any_capabilities,
-                    providers: #providers,
-                },
-                tools: &[#(#tool_names),*],
+                #name_and_rule
+                tools: TOOLS,
+                definitions: DEFINITIONS,
                 routes,
             };
 
@@ -163,5 +191,99 @@ fn tools(group: &GroupInput, masks: &RuleMasks) -> TokenStream {
             #[linkme(crate = #private::linkme)]
             static LINK: #private::LinkedGroup = #private::LinkedGroup::new(&ENTRY);
         };
+    }
+}
+
+/// The hidden constant through which other groups include the group
+/// `name`: `__MCP_GROUP_` and the name with every other character than a
+/// letter or digit written `_`, spanned on the literal, so that including
+/// a group nobody declared is rustc's "no associated item" on it.
+fn shape_ident(name: &LitStr) -> Ident {
+    let tail: String = name
+        .value()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    Ident::new(&format!("__MCP_GROUP_{tail}"), name.span())
+}
+
+/// `TOOLS`, `DEFINITIONS` and `PARTS` of a group that includes others,
+/// with a const check per thing that can be wrong, each failing on the
+/// literal that is wrong.
+fn composition(
+    group: &GroupInput,
+    includes: &Includes,
+    own_names: &[&LitStr],
+    own_definitions: &[LitStr],
+    group_name: &TokenStream,
+) -> TokenStream {
+    let server = &group.server;
+    let private = quote!(::mcp_profiles::__private);
+    let parts = includes.parts.iter().map(|part| {
+        let shape = shape_ident(&part.group);
+        let only = match &part.only {
+            Some(tools) => quote!(::core::option::Option::Some(&[#(#tools),*])),
+            None => quote!(::core::option::Option::None),
+        };
+        quote!(#private::Part { shape: <#server>::#shape, only: #only })
+    });
+    let included: Vec<String> = includes
+        .parts
+        .iter()
+        .map(|part| format!("`{}`", part.group.value()))
+        .collect();
+    let this = group.name.as_ref().map_or_else(
+        || "this group".to_owned(),
+        |name| format!("`{}`", name.value()),
+    );
+    let excluded = includes.exclude.iter().map(|tool| {
+        let message = format!(
+            "`{}` is excluded from {this}, but none of the groups it includes ({}) exposes it: \
+             remove it from `exclude`",
+            tool.value(),
+            included.join(", ")
+        );
+        quote_spanned! {tool.span()=>
+            const _: () = if !#private::exposed_by(PARTS, #tool) {
+                ::core::panic!(#message)
+            };
+        }
+    });
+    let (this, private) = (&this, &private);
+    let listed = includes.parts.iter().flat_map(|part| {
+        let shape = shape_ident(&part.group);
+        let group_literal = part.group.value();
+        part.only.iter().flatten().map(move |tool| {
+            let message = format!(
+                "`{}` is not a tool of group `{group_literal}`, so {this} cannot include it",
+                tool.value()
+            );
+            quote_spanned! {tool.span()=>
+                const _: () = if !#private::has(&<#server>::#shape, #tool) {
+                    ::core::panic!(#message)
+                };
+            }
+        })
+    });
+    let exclude = &includes.exclude;
+    let one_definition = quote_spanned! {includes.key.span()=>
+        const _: () = if let ::core::option::Option::Some(message) = COMPOSED.conflict() {
+            ::core::panic!("{}", message)
+        };
+    };
+    quote! {
+        const PARTS: &[#private::Part<#server>] = &[#(#parts),*];
+        const COMPOSED: #private::Composed = #private::compose(
+            #group_name,
+            &[#(#own_names),*],
+            &[#(#own_definitions),*],
+            PARTS,
+            &[#(#exclude),*],
+        );
+        const TOOLS: &[&str] = &COMPOSED.names::<{ COMPOSED.len() }>();
+        const DEFINITIONS: &[&str] = &COMPOSED.definitions::<{ COMPOSED.len() }>();
+        #one_definition
+        #(#excluded)*
+        #(#listed)*
     }
 }

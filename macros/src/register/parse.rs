@@ -24,6 +24,10 @@
 //! (a prompt's name, a resource's URI or URI template) in place of `tools`,
 //! `require_annotations` and `unannotated`.
 //!
+//! A group with `include(...)` ends with
+//! `includes: include ["kanban-task", "workflows": ["list_workflows"]] exclude ["delete_task"],`
+//! (`include` is the user's key, kept for its span).
+//!
 //! `require_annotations` in the group is the user's flag, or nothing;
 //! `unannotated` lists each tool that leaves a hint unstated, with the tokens
 //! where the user would state it (for the error's span).
@@ -68,6 +72,62 @@ pub(crate) struct GroupInput {
     /// The group's `require_annotations` flag, as the user wrote it.
     pub require_annotations: Option<Ident>,
     pub unannotated: Vec<Unannotated>,
+    /// `include(...)` and `exclude = [...]`, when the group has them.
+    pub includes: Option<Includes>,
+}
+
+/// The groups a tool group includes tools of, and the names it leaves out.
+pub(crate) struct Includes {
+    /// The user's `include` key: where a conflict between included
+    /// definitions is reported.
+    pub key: Ident,
+    pub parts: Vec<IncludedPart>,
+    pub exclude: Vec<LitStr>,
+}
+
+/// `"group"` (all its tools) or `"group": ["tool", ...]`.
+pub(crate) struct IncludedPart {
+    pub group: LitStr,
+    pub only: Option<Vec<LitStr>>,
+}
+
+impl Parse for IncludedPart {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let group = input.parse()?;
+        let only = if input.parse::<Option<Token![:]>>()?.is_some() {
+            let content;
+            bracketed!(content in input);
+            let tools = Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?;
+            Some(tools.into_iter().collect())
+        } else {
+            None
+        };
+        Ok(IncludedPart { group, only })
+    }
+}
+
+/// `includes: include ["group", "group": ["tool"]] exclude ["tool"],` when
+/// the group includes others.
+fn includes(input: ParseStream) -> syn::Result<Option<Includes>> {
+    if input.is_empty() {
+        return Ok(None);
+    }
+    label(input, "includes")?;
+    input.parse::<Token![:]>()?;
+    let key: Ident = input.parse()?;
+    let content;
+    bracketed!(content in input);
+    let parts = Punctuated::<IncludedPart, Token![,]>::parse_terminated(&content)?;
+    label(input, "exclude")?;
+    let content;
+    bracketed!(content in input);
+    let exclude = Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?;
+    input.parse::<Option<Token![,]>>()?;
+    Ok(Some(Includes {
+        key,
+        parts: parts.into_iter().collect(),
+        exclude: exclude.into_iter().collect(),
+    }))
 }
 
 /// A tool that leaves at least one hint unstated.
@@ -141,6 +201,7 @@ impl Parse for Input {
                 tools: items(input, "items")?,
                 require_annotations: None,
                 unannotated: Vec::new(),
+                includes: None,
             };
             return Ok(Input { vocabulary, group });
         }
@@ -171,6 +232,7 @@ impl Parse for Input {
                 input.parse::<Option<Token![,]>>()?;
                 tools.into_iter().collect()
             },
+            includes: includes(input)?,
         };
         Ok(Input { vocabulary, group })
     }

@@ -10,6 +10,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemImpl, LitStr, PathArguments, TypePath};
 
+use super::compose::Compose;
 use super::parse::ToolFn;
 use super::validate::missing_hints;
 use crate::rule_args::{GroupSpec, rule_fields};
@@ -19,6 +20,7 @@ pub(crate) fn expand(
     self_path: &TypePath,
     spec: &GroupSpec,
     tools: &[ToolFn],
+    compose: Option<&Compose>,
 ) -> TokenStream {
     // `vocabulary!` defines the registration macro under the server type's
     // name (macros and types live in different namespaces), so the path that
@@ -46,6 +48,7 @@ pub(crate) fn expand(
         Some(quote!(#name => { #at } [#(#missing),*]))
     });
     let has_vocabulary = has_vocabulary(self_ty);
+    let includes = compose.map(super::compose::expand);
     quote! {
         #item
 
@@ -58,6 +61,7 @@ pub(crate) fn expand(
             tools: [#(#tool_names => #methods),*],
             require_annotations: [#(#require_annotations)*],
             unannotated: [#(#unannotated),*],
+            #includes
         }
     }
 }

@@ -1,6 +1,7 @@
 //! `#[tool_group(...)]`: parse, validate, expand.
 
 mod allow_list;
+mod compose;
 pub(crate) mod expand;
 pub(crate) mod parse;
 mod validate;
@@ -10,6 +11,7 @@ use proc_macro2::TokenStream;
 use crate::errors::{Errors, item_with_errors};
 use crate::impl_block;
 use crate::rule_args::{self, Attribute};
+use compose::Compose;
 
 const ATTRIBUTE: Attribute = Attribute {
     name: "tool_group",
@@ -26,23 +28,36 @@ pub(crate) fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
         Err(tokens) => return tokens,
     };
     let tools = parse::tool_fns(&item_impl);
-    let (spec, allow) = match rule_args::args(attr) {
+    let own_tools: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
+    let (spec, allow, compose) = match rule_args::args(attr) {
         Ok(args) => {
-            let (rule, allow) = allow_list::take(args, &mut errors);
+            let (args, allow) = allow_list::take(args, &mut errors);
+            let (rule, compose) = compose::take(args, &mut errors);
             let spec = rule_args::spec_of(rule, &ATTRIBUTE, &mut errors);
-            let allow = allow_list::validate(allow, spec.name.as_ref(), &tools, &mut errors);
-            (spec, allow)
+            let compose = compose::validate(compose, spec.name.as_ref(), &own_tools, &mut errors);
+            // An allow list may name the group's own tools and those it
+            // lists in `include`; whole included groups are not known here.
+            let mut named = own_tools.clone();
+            let listed: Vec<String> = compose
+                .iter()
+                .flat_map(Compose::listed)
+                .map(syn::LitStr::value)
+                .collect();
+            named.extend(listed.iter().map(String::as_str));
+            let allow = allow_list::validate(allow, spec.name.as_ref(), &named, &mut errors);
+            (spec, allow, compose)
         }
         Err(error) => {
             errors.push(error);
-            (rule_args::GroupSpec::default(), None)
+            (rule_args::GroupSpec::default(), None, None)
         }
     };
-    let self_path = validate::item(&item_impl, &tools, &mut errors);
+    let self_path = validate::item(&item_impl, &tools, compose.is_some(), &mut errors);
     validate::no_tool_router(&parse::tool_router_traces(&item_impl), &mut errors);
     match self_path {
         Some(self_path) if errors.is_empty() => {
-            let mut expanded = expand::expand(&item_impl, self_path, &spec, &tools);
+            let mut expanded =
+                expand::expand(&item_impl, self_path, &spec, &tools, compose.as_ref());
             if let Some(allow) = &allow {
                 expanded.extend(allow_list::expand(&item_impl.self_ty, allow));
             }

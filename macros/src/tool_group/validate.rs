@@ -35,11 +35,13 @@ const MARKER: Marker = Marker {
     keys: "tool names",
 };
 
-/// Checks the impl block: inherent, concrete, with uniquely named tools.
-/// Returns the self type's path when the block is usable.
+/// Checks the impl block: inherent, concrete, with uniquely named tools
+/// (none needed when the group includes others'). Returns the self type's
+/// path when the block is usable.
 pub(crate) fn item<'a>(
     item: &'a ItemImpl,
     tools: &[ToolFn],
+    includes: bool,
     errors: &mut Errors,
 ) -> Option<&'a TypePath> {
     let keyed: Vec<Keyed<'_>> = tools
@@ -50,7 +52,13 @@ pub(crate) fn item<'a>(
             method: &tool.method,
         })
         .collect();
-    check(item, &MARKER, keyed.len(), &keyed, errors)
+    check(
+        item,
+        &MARKER,
+        keyed.len() + usize::from(includes),
+        &keyed,
+        errors,
+    )
 }
 
 /// An impl block that is both a tool group and an rmcp `#[tool_router]`: the

@@ -15,8 +15,18 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
         capabilities,
         providers,
         exclusive,
-        require_annotations,
+        line,
     } = vocabulary;
+    let require_annotations = line.require_annotations;
+    // Left to the trait's default (`None`) when not declared, so a
+    // vocabulary without the attribute expands as it always did.
+    let runtime_allow_max = line.runtime_allow_max.map(|max| {
+        let max = proc_macro2::Literal::usize_unsuffixed(max);
+        quote! {
+            const RUNTIME_ALLOW_MAX: ::core::option::Option<usize> =
+                ::core::option::Option::Some(#max);
+        }
+    });
     let enums = [
         (Role::Surfaces, surfaces),
         (Role::Capabilities, capabilities),
@@ -63,6 +73,8 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
 
             const EXCLUSIVE: &'static [(Self::Capability, Self::Capability)] =
                 &[#(#exclusive_values),*];
+
+            #runtime_allow_max
 
             fn registry() -> &'static ::mcp_profiles::Registry<Self> {
                 static REGISTRY: ::std::sync::OnceLock<::mcp_profiles::Registry<#server>> =

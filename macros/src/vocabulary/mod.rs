@@ -2,6 +2,7 @@
 
 mod expand;
 mod parse;
+mod server_line;
 mod validate;
 
 use proc_macro2::TokenStream;
@@ -16,9 +17,9 @@ pub(crate) fn vocabulary(input: TokenStream) -> TokenStream {
     // An error on the `server` line does not stop the expansion: the
     // vocabulary is still usable, so its groups add no errors of their own.
     let mut line_errors = Errors::default();
-    let require_annotations = validate::server_attributes(&input.server_attrs, &mut line_errors);
+    let line = server_line::read(&input.server_attrs, &mut line_errors);
     let mut errors = Errors::default();
-    let mut tokens = match validate::validate(input, require_annotations, &mut errors) {
+    let mut tokens = match validate::validate(input, line, &mut errors) {
         Ok(vocabulary) => expand::expand(&vocabulary),
         Err(enums) => expand::plain_enums(&enums),
     };

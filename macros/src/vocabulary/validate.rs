@@ -1,10 +1,11 @@
-//! Validate stage of `vocabulary!`: the `server` line's attributes, three
-//! role-marked enums of unit variants, unique kebab-case wire names, and
-//! exclusivity between known capabilities.
+//! Validate stage of `vocabulary!`: three role-marked enums of unit
+//! variants, unique kebab-case wire names, and exclusivity between known
+//! capabilities. The `server` line's attributes are `server_line.rs`'s.
 
 use syn::{Attribute, Fields, Ident, Item, ItemEnum, LitStr, Meta, Token, punctuated::Punctuated};
 
 use super::parse::Input;
+use super::server_line::ServerLine;
 use crate::errors::Errors;
 use crate::names::{is_kebab_case, kebab_case};
 
@@ -58,60 +59,15 @@ pub(crate) struct Vocabulary {
     pub providers: TermEnum,
     /// Index pairs into `capabilities.terms`, each pair once.
     pub exclusive: Vec<(usize, usize)>,
-    /// `#[require_annotations]` on the `server` line.
-    pub require_annotations: bool,
-}
-
-/// The one attribute the `server` line takes.
-const REQUIRE_ANNOTATIONS: &str = "require_annotations";
-
-/// Reads the `server` line's attributes: whether `#[require_annotations]` is
-/// given, with an error on any other attribute, a value, or a repeat. A
-/// misused attribute counts as absent: its error already stops the build, and
-/// tool errors it might cause would only be noise.
-pub(crate) fn server_attributes(attrs: &[Attribute], errors: &mut Errors) -> bool {
-    let mut seen = false;
-    let mut valid = true;
-    for attr in attrs {
-        let path = attr.path();
-        if !path.is_ident(REQUIRE_ANNOTATIONS) {
-            let name = quote::quote!(#path).to_string().replace(' ', "");
-            let hint = crate::names::closest(&name, [REQUIRE_ANNOTATIONS])
-                .map(|_| "did you mean `#[require_annotations]`? ")
-                .unwrap_or_default();
-            errors.spanned(
-                attr,
-                format!(
-                    "unknown attribute `#[{name}]` on the `server` line; {hint}the only one it \
-                     takes is `#[require_annotations]`, which requires every tool of every \
-                     group to state `read_only_hint` and `destructive_hint`"
-                ),
-            );
-            valid = false;
-            continue;
-        }
-        if !matches!(attr.meta, Meta::Path(_)) {
-            errors.spanned(
-                attr,
-                "`#[require_annotations]` takes no value; write `#[require_annotations]` \
-                 before `server` to require annotations in every group, and leave it out \
-                 otherwise",
-            );
-            valid = false;
-        } else if seen {
-            errors.spanned(attr, "`#[require_annotations]` is given twice");
-            valid = false;
-        }
-        seen = true;
-    }
-    seen && valid
+    /// What the `server` line's attributes declare.
+    pub line: ServerLine,
 }
 
 /// Validates the input; on any error returns the enums found so far, cleaned
 /// of our attributes, so that code naming them still compiles.
 pub(crate) fn validate(
     input: Input,
-    require_annotations: bool,
+    line: ServerLine,
     errors: &mut Errors,
 ) -> Result<Vocabulary, Vec<ItemEnum>> {
     let mut found: [Option<TermEnum>; 3] = [None, None, None];
@@ -185,7 +141,7 @@ pub(crate) fn validate(
         capabilities,
         providers,
         exclusive,
-        require_annotations,
+        line,
     })
 }
 

@@ -8,10 +8,8 @@ use rmcp::model::JsonObject;
 use serde_json::Value;
 
 use super::{Entry, RuntimeTool};
+use crate::tool_name::{MAX_NAME, check_name};
 use crate::{Errors, ProfileContext, Registry, Vocabulary};
-
-/// The longest tool name MCP allows.
-const MAX_NAME: usize = 128;
 
 /// Checks every tool of a catalog against `registry`; the verified entries
 /// are sorted by name.
@@ -76,29 +74,6 @@ pub(super) fn verify<S: Vocabulary>(
     Errors::check(errors)?;
     entries.sort_by(|a, b| a.tool.name().cmp(b.tool.name()));
     Ok(entries)
-}
-
-/// MCP's tool-name rules (2025-11-25): 1 to 128 characters, each an ASCII
-/// letter or digit, `_`, `-` or `.`.
-fn check_name(name: &str) -> Result<(), String> {
-    if name.is_empty() {
-        return Err("it is empty; a tool name has 1 to 128 characters".to_owned());
-    }
-    let length = name.chars().count();
-    if length > MAX_NAME {
-        return Err(format!(
-            "it has {length} characters; a tool name has at most {MAX_NAME}"
-        ));
-    }
-    if let Some(bad) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-    {
-        return Err(format!(
-            "it contains {bad:?}; a tool name uses only A-Z, a-z, 0-9, `_`, `-` and `.`"
-        ));
-    }
-    Ok(())
 }
 
 #[derive(Clone, Copy)]
@@ -264,25 +239,3 @@ impl fmt::Display for CatalogError {
 /// Every reason a catalog was refused, one per line when displayed; its
 /// [`iter`](Errors::iter) goes in catalog order.
 pub type CatalogErrors = Errors<CatalogError>;
-
-#[cfg(test)]
-mod tests {
-    use super::check_name;
-
-    #[test]
-    fn tool_names_follow_the_mcp_rules() {
-        for good in [
-            "a",
-            "getUser",
-            "DATA_EXPORT_v2",
-            "admin.tools.list",
-            "a-b",
-            &"x".repeat(128),
-        ] {
-            assert!(check_name(good).is_ok(), "{good}");
-        }
-        for bad in ["", "a b", "a/b", "a,b", "é", &"x".repeat(129)] {
-            assert!(check_name(bad).is_err(), "{bad}");
-        }
-    }
-}

@@ -5,10 +5,10 @@
 //! snapshot sharing. Otherwise its list is a `View`: the compiled tools and
 //! the enabled runtime tools merged by name. A runtime tool is enabled when
 //! its rule matches the context and neither the context's policy (through
-//! the tool's own annotations and name) nor the operator's kill list removes
-//! it. Views are cached in the catalog by (compiled snapshot, enabled
-//! runtime tools), so every controller and session with the same visible
-//! set shares one list.
+//! the tool's own annotations and name), its runtime allow list nor the
+//! operator's kill list removes it. Views are cached in the catalog by
+//! (compiled snapshot, enabled runtime tools), so every controller and
+//! session with the same visible set shares one list.
 
 use std::sync::Arc;
 
@@ -19,7 +19,7 @@ use super::{Catalog, Entry, RuntimeDiff};
 use crate::policy::Hints;
 use crate::snapshot::ToolSnapshot;
 use crate::sorted::{self, Side};
-use crate::{DenyList, ProfileContext, Restrictions, Vocabulary};
+use crate::{DenyList, ProfileContext, Restriction, Restrictions, Vocabulary};
 
 /// A view's cache key: the compiled snapshot's address (snapshots live as
 /// long as the process, so it is never reused) and the bit set of enabled
@@ -189,14 +189,23 @@ impl<S: Vocabulary> Catalog<S> {
     /// leaves it off, else what restricts it (nothing: it is visible).
     fn judge(&self, context: &ProfileContext<S>, killed: DenyList<S>) -> Vec<Option<Restrictions>> {
         let (bits, policy) = (context.bits(), context.policy());
+        let allowed = context.runtime_allow_list();
         self.inner
             .entries
             .iter()
             .map(|entry| {
                 let definition = entry.tool.definition();
                 let hints = Hints::of(definition.annotations.as_ref());
-                // A runtime tool belongs to no group a list could name.
-                let verdict = || policy.judge(killed, &definition.name, None, hints);
+                let verdict = || {
+                    // A runtime tool belongs to no group a list could name;
+                    // only the context's runtime allow list governs it.
+                    let found = policy.judge(killed, &definition.name, None, hints);
+                    if allowed.keeps(&definition.name) {
+                        found
+                    } else {
+                        found.with(Restriction::NotAllowed)
+                    }
+                };
                 entry.rule.matches(&bits).then(verdict)
             })
             .collect()

@@ -112,9 +112,7 @@ impl<S: Vocabulary> Copy for AllowLists<S> {}
 
 impl<S: Vocabulary> PartialEq for AllowLists<S> {
     fn eq(&self, other: &Self) -> bool {
-        // Interned: equal non-empty sets are one slice.
-        self.pairs.len() == other.pairs.len()
-            && (self.pairs.is_empty() || std::ptr::eq(self.pairs, other.pairs))
+        intern::same(self.pairs, other.pairs)
     }
 }
 
@@ -122,12 +120,7 @@ impl<S: Vocabulary> Eq for AllowLists<S> {}
 
 impl<S: Vocabulary> Hash for AllowLists<S> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        let address = if self.pairs.is_empty() {
-            0
-        } else {
-            self.pairs.as_ptr() as usize
-        };
-        address.hash(state);
+        intern::address(self.pairs).hash(state);
     }
 }
 
@@ -196,6 +189,33 @@ pub enum AllowError {
         /// The group.
         group: String,
     },
+    /// A runtime allow list for a server whose vocabulary declares none
+    /// (`#[runtime_allow_list(max = N)]` on its `server` line).
+    NoRuntimeAllowList {
+        /// The server type, by its name.
+        server: &'static str,
+    },
+    /// A name in a runtime allow list that is not a valid MCP tool name,
+    /// so that no runtime tool can have it.
+    InvalidRuntimeName {
+        /// The name given.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A name given twice in a runtime allow list.
+    DuplicateRuntimeName {
+        /// The repeated name.
+        name: String,
+    },
+    /// A runtime allow list longer than the vocabulary's
+    /// `#[runtime_allow_list(max = N)]`.
+    TooManyRuntimeNames {
+        /// How many names were given.
+        given: usize,
+        /// The vocabulary's `max`.
+        max: usize,
+    },
 }
 
 impl fmt::Display for AllowError {
@@ -243,6 +263,27 @@ impl fmt::Display for AllowError {
             AllowError::DuplicateGroup { group } => {
                 write!(f, "the allow list of `{group}` is given twice")
             }
+            AllowError::NoRuntimeAllowList { server } => write!(
+                f,
+                "the vocabulary of `{server}` declares no runtime allow list; add \
+                 `#[runtime_allow_list(max = N)]` before its `server` line to let a context \
+                 limit the runtime tools it serves"
+            ),
+            AllowError::InvalidRuntimeName { name, reason } => write!(
+                f,
+                "{:?} in the runtime allow list is not a valid MCP tool name: {reason}",
+                Clipped(name).to_string()
+            ),
+            AllowError::DuplicateRuntimeName { name } => write!(
+                f,
+                "`{}` is listed twice in the runtime allow list",
+                Clipped(name)
+            ),
+            AllowError::TooManyRuntimeNames { given, max } => write!(
+                f,
+                "the runtime allow list names {given} tools; it may name at most {max} \
+                 (the vocabulary's `#[runtime_allow_list(max = {max})]`)"
+            ),
         }
     }
 }

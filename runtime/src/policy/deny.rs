@@ -110,10 +110,7 @@ impl<S: Vocabulary> Copy for DenyList<S> {}
 
 impl<S: Vocabulary> PartialEq for DenyList<S> {
     fn eq(&self, other: &Self) -> bool {
-        // Interned: equal non-empty lists are one slice. Empty slices may
-        // have any address, so they compare by length alone.
-        self.names.len() == other.names.len()
-            && (self.names.is_empty() || std::ptr::eq(self.names, other.names))
+        intern::same(self.names, other.names)
     }
 }
 
@@ -121,12 +118,7 @@ impl<S: Vocabulary> Eq for DenyList<S> {}
 
 impl<S: Vocabulary> Hash for DenyList<S> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        let address = if self.names.is_empty() {
-            0
-        } else {
-            self.names.as_ptr() as usize
-        };
-        address.hash(state);
+        intern::address(self.names).hash(state);
     }
 }
 

@@ -6,9 +6,12 @@
 //! slice, as snapshots are (`snapshot.rs`): a context that carries one is
 //! still a few words, copied and compared without touching a heap.
 //!
-//! Only names a registry declares are interned (decoding refuses the
-//! rest), so the tables are bounded by the distinct lists a backend uses,
-//! never by what an agent sends.
+//! Deny lists and group allow lists hold only names a registry declares
+//! (decoding refuses the rest). A runtime allow list names runtime tools,
+//! which no registry knows, so any valid MCP tool name is interned, at
+//! most the vocabulary's `max` of them per list. Contexts are the
+//! backend's (no MCP request can set one), so the tables are bounded by
+//! the distinct lists a backend uses, never by what an agent sends.
 
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
@@ -73,6 +76,23 @@ pub(super) fn intern_pairs(pairs: &[Pair]) -> &'static [Pair] {
     let leaked: &'static [Pair] = Box::leak(Box::<[Pair]>::from(pairs));
     tables.pairs.insert(leaked);
     leaked
+}
+
+/// Whether two interned slices hold the same items, without reading them:
+/// equal non-empty slices are one slice, and empty slices (which may have
+/// any address) are all equal.
+pub(super) fn same<T>(a: &'static [T], b: &'static [T]) -> bool {
+    a.len() == b.len() && (a.is_empty() || std::ptr::eq(a, b))
+}
+
+/// What an interned slice hashes as, consistent with [`same`]: its address,
+/// or 0 for any empty slice.
+pub(super) fn address<T>(list: &'static [T]) -> usize {
+    if list.is_empty() {
+        0
+    } else {
+        list.as_ptr() as usize
+    }
 }
 
 #[cfg(test)]

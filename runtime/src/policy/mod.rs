@@ -1,5 +1,7 @@
-//! Policies, allow lists and the kill switch's deny list: restrictions
-//! that only ever remove tools, applied after the groups are assembled.
+//! Policies, allow lists (of groups, and the runtime allow list) and the
+//! kill switch's deny list: restrictions that only ever remove tools,
+//! applied after the groups are assembled (or, for runtime tools, when
+//! they are judged).
 //!
 //! A [`Policy`] travels in the [`ProfileContext`](crate::ProfileContext),
 //! owned by the backend like the rest of it; the operator's kill switch
@@ -12,11 +14,13 @@ mod deny;
 mod intern;
 mod json;
 mod restriction;
+mod runtime_allow;
 
 pub use allow::{AllowError, AllowLists, AllowSpec};
 pub use deny::{DenyList, PolicyError};
 pub(crate) use restriction::Hints;
 pub use restriction::{Restriction, Restrictions};
+pub(crate) use runtime_allow::RuntimeAllowList;
 
 use std::fmt;
 use std::hash::{Hash, Hasher};

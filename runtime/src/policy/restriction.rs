@@ -45,7 +45,9 @@ pub enum Restriction {
     /// The operator's kill switch names the tool's group.
     KilledGroup,
     /// The tool is in its group's allow-list universe but not in the
-    /// context's allow list for the group (or the group's default).
+    /// context's allow list for the group (or the group's default); or,
+    /// for a runtime tool, the context's runtime allow list does not name
+    /// it.
     NotAllowed,
 }
 

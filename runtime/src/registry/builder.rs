@@ -84,6 +84,7 @@ impl<S: Vocabulary> RegistryBuilder<S> {
             line: location.line(),
             rule: *rule.masks(),
             tools,
+            definitions: &[],
             routes: Vec::new,
         });
         self

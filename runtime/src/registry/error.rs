@@ -37,7 +37,9 @@ pub enum RegistryError {
         /// Why no context satisfies its rule.
         reason: String,
     },
-    /// Two groups that a valid context enables together expose one tool name.
+    /// Two groups that a valid context enables together expose one tool
+    /// name through two different definitions (one definition shared with
+    /// `include` is one tool, and allowed).
     ToolCollision {
         /// The shared tool name.
         tool: String,
@@ -127,8 +129,9 @@ impl fmt::Display for RegistryError {
             } => write!(
                 f,
                 "tool `{tool}` is exposed by both `{}` and `{}`, which the context {witness} \
-                 enables together",
-                groups[0], groups[1]
+                 enables together, with two different definitions; let one group share the \
+                 other's (`include(\"{}\": [\"{tool}\"])`) or rename one",
+                groups[0], groups[1], groups[1]
             ),
             RegistryError::DuplicateContentGroupName {
                 kind,

@@ -25,6 +25,7 @@ fn entry(name: Option<&'static str>, rule: RuleMasks) -> GroupEntry<Desk> {
         line: 3,
         rule,
         tools: &["note"],
+        definitions: &["note"],
         routes: Vec::new,
     }
 }

@@ -11,3 +11,4 @@ mod policy;
 mod registry;
 mod restriction;
 mod rule;
+mod runtime_allow;

@@ -46,7 +46,8 @@ fn a_tool_shared_by_co_enableable_groups_is_rejected_with_a_witness() {
         errors.to_string(),
         "- tool `list_tickets` is exposed by both `refunds` and `tickets`, which the context \
          {\"surface\":\"ticket\",\"capabilities\":[\"refund\"],\"providers\":[]} \
-         enables together"
+         enables together, with two different definitions; let one group share the other's \
+         (`include(\"tickets\": [\"list_tickets\"])`) or rename one"
     );
 }
 

@@ -9,7 +9,7 @@ use std::pin::Pin;
 use std::sync::Weak;
 
 #[cfg(feature = "runtime-tools")]
-use mcp_profiles::{Catalog, CatalogDecoder, Installation};
+use mcp_profiles::{Catalog, CatalogDecoder, Installation, PresentationError};
 use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
 
 use super::{Agent, ProfileStore};
@@ -101,6 +101,9 @@ pub(crate) enum CatalogRefusal {
     NoAgent,
     /// The agent is at this version, not the one expected.
     Conflict(u64),
+    /// Under the agent's name presentation, one of the catalog's tools
+    /// would collide with another; the error names both.
+    Presented(PresentationError),
 }
 
 impl<S: Vocabulary> ProfileStore<S> {
@@ -108,6 +111,15 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// backed yet (a store is backed at most once).
     pub fn back_with(&self, backing: Weak<dyn Backing>) -> bool {
         self.backing.set(backing).is_ok()
+    }
+
+    /// Whether this store holds no agent and no token and mirrors no shared
+    /// store yet: fit to become one's local copy.
+    #[cfg(feature = "redis")]
+    pub(crate) fn is_new(&self) -> bool {
+        let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
+        let tokens = self.tokens.read().unwrap_or_else(|e| e.into_inner());
+        agents.is_empty() && tokens.is_empty() && self.backing.get().is_none()
     }
 
     /// The decoder of stored catalogs, if this store takes them.
@@ -146,7 +158,10 @@ impl<S: Vocabulary> ProfileStore<S> {
                     let (Some(update), Apply::Load | Apply::Reset) = (update, how) else {
                         return false;
                     };
-                    agents.insert(key, Agent::new(self.whole_controller(update), version));
+                    agents.insert(
+                        key,
+                        Agent::new(self.whole_controller(principal, update), version),
+                    );
                     return true;
                 }
                 Some(agent) => {
@@ -172,7 +187,13 @@ impl<S: Vocabulary> ProfileStore<S> {
             }
             #[cfg(feature = "runtime-tools")]
             Some((controller, AgentUpdate::Whole(context, catalog))) => {
-                controller.replace_with_catalog(context, catalog);
+                let replacement = controller.replace_with_catalog(context, catalog);
+                if let Some(refused) = replacement.refused {
+                    // The profile still applies; the catalog this instance
+                    // cannot present is not served (fail closed).
+                    not_presentable(principal, &refused);
+                    controller.replace_with_catalog(context, None);
+                }
             }
             None => {
                 self.remove_locked(principal);
@@ -182,8 +203,9 @@ impl<S: Vocabulary> ProfileStore<S> {
     }
 
     /// Installs `catalog`, whose wire form is `wire`, on `principal`'s agent,
-    /// bumping its version, if its version is `expected` (`None`: any):
-    /// its controller, the installation and the version now in force.
+    /// bumping its version, if its version is `expected` (`None`: any) and
+    /// the agent's name presentation admits it: its controller, the
+    /// installation and the version now in force. A refusal changes nothing.
     #[cfg(feature = "runtime-tools")]
     pub(crate) fn install_catalog_if(
         &self,
@@ -192,21 +214,31 @@ impl<S: Vocabulary> ProfileStore<S> {
         catalog: &Catalog<S>,
         expected: Option<u64>,
     ) -> Result<(ProfileController<S>, Installation, u64), CatalogRefusal> {
+        // Held throughout: no other change of the agent falls between the
+        // check of its version, the install and the bump.
         let _writing = self.write_lock();
-        let (controller, version) = {
-            let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
-            let agent = agents
-                .get_mut(&Principal::new(principal))
-                .ok_or(CatalogRefusal::NoAgent)?;
+        let key = Principal::new(principal);
+        let controller = {
+            let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
+            let agent = agents.get(&key).ok_or(CatalogRefusal::NoAgent)?;
             if expected.is_some_and(|expected| expected != agent.version) {
                 return Err(CatalogRefusal::Conflict(agent.version));
             }
-            agent.version += 1;
-            agent.catalog = Some(wire);
-            (agent.controller.clone(), agent.version)
+            agent.controller.clone()
         };
-        // Installed outside the agents' lock: installing notifies sessions.
+        // Installed outside the agents' lock (installing notifies sessions)
+        // and before the version moves, so a catalog the presentation
+        // refuses leaves the version and the stored wire form as they were.
         let installation = controller.set_catalog(Some(catalog));
+        if let Some(refused) = installation.refused {
+            return Err(CatalogRefusal::Presented(refused));
+        }
+        let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
+        let agent = agents.get_mut(&key).ok_or(CatalogRefusal::NoAgent)?;
+        agent.version += 1;
+        agent.catalog = Some(wire);
+        let version = agent.version;
+        drop(agents);
         Ok((controller, installation, version))
     }
 
@@ -221,19 +253,34 @@ impl<S: Vocabulary> ProfileStore<S> {
 }
 
 impl<S: Vocabulary> ProfileStore<S> {
-    /// A controller for an agent first seen whole, its catalog installed
-    /// before any session can see it.
-    fn whole_controller(&self, update: AgentUpdate<S>) -> ProfileController<S> {
+    /// A controller for `principal`'s agent first seen whole, its catalog
+    /// installed before any session can see it.
+    #[cfg_attr(not(feature = "runtime-tools"), expect(unused_variables))]
+    fn whole_controller(&self, principal: &str, update: AgentUpdate<S>) -> ProfileController<S> {
         match update {
             AgentUpdate::Context(context) => self.new_controller(context),
             #[cfg(feature = "runtime-tools")]
             AgentUpdate::Whole(context, catalog) => {
                 let controller = self.new_controller(context);
-                if catalog.is_some() {
-                    controller.set_catalog(catalog.as_ref());
+                if catalog.is_some()
+                    && let Some(refused) = controller.set_catalog(catalog.as_ref()).refused
+                {
+                    not_presentable(principal, &refused);
                 }
                 controller
             }
         }
     }
+}
+
+/// Reports a stored catalog of `principal` this instance's name
+/// presentation refuses: the agent is served without it. Only a deployment
+/// whose instances present names differently stores one.
+#[cfg(feature = "runtime-tools")]
+fn not_presentable(principal: &str, refused: &PresentationError) {
+    tracing::error!(
+        principal,
+        %refused,
+        "stored catalog collides under this instance's name presentation; not serving it"
+    );
 }

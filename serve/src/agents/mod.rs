@@ -18,12 +18,15 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 #[cfg(feature = "runtime-tools")]
 use mcp_profiles::CatalogDecoder;
-use mcp_profiles::{ProfileContext, ProfileController, ProfileHandle, Replacement, Vocabulary};
+use mcp_profiles::{
+    Presentation, ProfileContext, ProfileController, ProfileHandle, Replacement, Vocabulary,
+};
 
 use crate::identity::{Grant, Principal, SessionBook, UnknownPrincipal};
 
 mod kill;
 mod mirror;
+mod presentation;
 
 pub use kill::KillSwitchOutcome;
 #[cfg(feature = "runtime-tools")]
@@ -40,7 +43,11 @@ pub use mirror::{AgentUpdate, Apply, Backing, Unreachable};
 ///   does so for all of a principal's tokens;
 /// - [`apply_kill_switch`](Self::apply_kill_switch) puts the operator's
 ///   deny list in force over every agent at once: each agent's controller
-///   is attached to the store's one [`KillSwitch`](mcp_profiles::KillSwitch).
+///   is attached to the store's one [`KillSwitch`](mcp_profiles::KillSwitch);
+/// - [`with_presentation`](Self::with_presentation), when the store is
+///   built, lists every agent's tools under one
+///   [`Presentation`](mcp_profiles::Presentation) (`list_tasks_kandev` as
+///   `list_tasks`, say).
 ///
 /// ```
 /// # mod server {
@@ -86,6 +93,8 @@ pub struct ProfileStore<S: Vocabulary> {
     /// Turns stored catalogs into installable ones; `None`: no catalogs.
     #[cfg(feature = "runtime-tools")]
     catalogs: Option<CatalogDecoder<S>>,
+    /// The tool names every agent's sessions list; `None`: canonical names.
+    presentation: Option<Presentation>,
 }
 
 /// An empty store, serving no agent and taking no catalogs.
@@ -100,6 +109,7 @@ impl<S: Vocabulary> Default for ProfileStore<S> {
             kill: kill::Kill::default(),
             #[cfg(feature = "runtime-tools")]
             catalogs: None,
+            presentation: None,
         }
     }
 }
@@ -113,6 +123,7 @@ impl<S: Vocabulary> std::fmt::Debug for ProfileStore<S> {
             .field("agents", &agents)
             .field("tokens", &tokens)
             .field("backed", &self.backing.get().is_some())
+            .field("presentation", &self.presentation)
             .finish_non_exhaustive()
     }
 }
@@ -239,9 +250,12 @@ impl<S: Vocabulary> ProfileStore<S> {
         Ok((controller, Some(replacement), version))
     }
 
-    /// A controller for a new agent, under the store's kill switch.
+    /// A controller for a new agent, under the store's kill switch and
+    /// name presentation.
     fn new_controller(&self, context: ProfileContext<S>) -> ProfileController<S> {
-        ProfileController::with_kill_switch(context, &self.kill.switch)
+        let controller = ProfileController::with_kill_switch(context, &self.kill.switch);
+        self.present(&controller);
+        controller
     }
 
     /// The version of `principal`'s profile, if it has an agent here.

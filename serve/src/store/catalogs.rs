@@ -11,9 +11,11 @@
 use serde_json::Value;
 
 use super::StoreError;
-use mcp_profiles::{Catalog, CatalogDecoder, ProfileController, Vocabulary};
 #[cfg(feature = "redis")]
-use mcp_profiles::{DenyList, KillSwitch, ProfileContext};
+use crate::ProfileStore;
+use mcp_profiles::{Catalog, CatalogDecoder, PresentationError, ProfileController, Vocabulary};
+#[cfg(feature = "redis")]
+use mcp_profiles::{DenyList, KillSwitch, Presentation, ProfileContext};
 
 /// A principal's catalog as the store holds it.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,7 +39,8 @@ pub struct CatalogChange {
     /// The agent's version now.
     pub version: u64,
     /// What the agent's sessions list now, sorted: the profile's compiled
-    /// tools and the catalog's tools it enables.
+    /// tools and the catalog's tools it enables, by their presented names
+    /// under the store's name presentation.
     pub tools: Vec<String>,
     /// Whether that list changed.
     pub changed: bool,
@@ -57,25 +60,55 @@ pub(crate) fn decode_catalog<S: Vocabulary>(
     decoder(principal, wire).map_err(|error| StoreError::InvalidCatalog(error.to_string()))
 }
 
+/// `catalog`, if `store`'s name presentation admits it; else why not,
+/// naming both colliding tools. For a store that keeps a catalog before
+/// the controllers serving it install it.
+#[cfg(feature = "redis")]
+pub(crate) fn presentable<S: Vocabulary>(
+    store: &ProfileStore<S>,
+    catalog: &Catalog<S>,
+) -> Result<(), StoreError> {
+    match store.presentation() {
+        Some(presentation) => presentation
+            .verify_catalog(catalog)
+            .map_err(|refused| not_presentable(&refused)),
+        None => Ok(()),
+    }
+}
+
+/// The refusal of a catalog whose tools collide under the store's name
+/// presentation, as its caller gets it.
+pub(crate) fn not_presentable(refused: &PresentationError) -> StoreError {
+    StoreError::InvalidCatalog(format!("under the agent's name presentation, {refused}"))
+}
+
 /// What a session of `context` lists with `after` installed instead of
-/// `before`, under the operator's `killed` list: its tool names and whether
-/// they changed. Computed on a controller of its own, so no session is told.
+/// `before`, under the operator's `killed` list and `presentation`: its
+/// tool names and whether they changed. Computed on a controller of its
+/// own, so no session is told.
 #[cfg(feature = "redis")]
 pub(crate) fn listed_change<S: Vocabulary>(
     context: ProfileContext<S>,
     killed: DenyList<S>,
+    presentation: Option<&Presentation>,
     before: Option<&Catalog<S>>,
     after: Option<&Catalog<S>>,
 ) -> (Vec<String>, bool) {
     let switch = KillSwitch::new();
     switch.set(killed);
     let controller = ProfileController::with_kill_switch(context, &switch);
+    if let Some(presentation) = presentation {
+        // Proven over the registry when the store took it; `after` was
+        // checked against it before it was stored.
+        let _ = controller.set_presentation(presentation.clone());
+    }
     controller.set_catalog(before);
     let installation = controller.set_catalog(after);
     (tool_names(&controller), installation.changed())
 }
 
-/// What `controller`'s sessions list, by name.
+/// What `controller`'s sessions list, by name (presented, under a name
+/// presentation).
 pub(crate) fn tool_names<S: Vocabulary>(controller: &ProfileController<S>) -> Vec<String> {
     controller
         .tools()

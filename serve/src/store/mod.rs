@@ -33,10 +33,10 @@ use mcp_profiles::{PolicyError, Profile, ProfileContext, Vocabulary};
 
 #[cfg(feature = "runtime-tools")]
 pub(crate) use self::catalogs::decode_catalog;
-#[cfg(feature = "redis")]
-pub(crate) use self::catalogs::listed_change;
 #[cfg(feature = "runtime-tools")]
 pub use self::catalogs::{CatalogChange, StoredCatalog};
+#[cfg(feature = "redis")]
+pub(crate) use self::catalogs::{listed_change, presentable};
 pub use self::kill::StoredKillSwitch;
 #[cfg(feature = "redis")]
 pub use self::redis::{RedisOptions, RedisStore};
@@ -108,7 +108,10 @@ pub enum StoreError {
     /// naming terms it does not know); the message names it.
     Corrupt(String),
     /// A catalog was refused by the store's [`CatalogDecoder`](mcp_profiles::CatalogDecoder) (or the
-    /// store takes no catalogs); nothing was changed. The message says why.
+    /// store takes no catalogs), or because two of its tools, or one of
+    /// its tools and a compiled one, would collide under the store's name
+    /// presentation (see [`ProfileStore::with_presentation`]); nothing was
+    /// changed. The message says why, naming both tools of a collision.
     InvalidCatalog(String),
     /// A kill switch naming something that is neither a tool nor a tool
     /// group of the server, or naming one twice; nothing was changed. The
@@ -327,6 +330,7 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
                         principal: principal.to_owned(),
                         current,
                     },
+                    CatalogRefusal::Presented(refused) => catalogs::not_presentable(&refused),
                 })?;
             Ok(CatalogChange {
                 principal: principal.to_owned(),

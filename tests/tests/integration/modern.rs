@@ -9,7 +9,7 @@ use std::time::Duration;
 use mcp_profiles::ProfileController;
 use mcp_profiles_serve::ProfileStore;
 use mcp_profiles_tests::TaskServer;
-use mcp_profiles_tests::client::Session;
+use mcp_profiles_tests::client::{Session, serve_agents};
 use mcp_profiles_tests::contexts::{asking, child, names_of};
 use mcp_profiles_tests::modern::{
     LIMIT, Modern, ModernSession, QUIET, expect_one_list_changed, expect_silence,
@@ -224,14 +224,7 @@ async fn stateless_http_serves_both_eras_from_one_cell() {
 async fn principals_hold_their_own_profiles_on_one_http_server() {
     let (store, alice, bob) = alice_and_bob();
     assert!(store.grant("carol-token", "carol").is_err());
-    let http = mcp_profiles_serve::http::serve_multi_agent(
-        &store,
-        TaskServer::default(),
-        "127.0.0.1:0".parse().unwrap(),
-    )
-    .await
-    .unwrap();
-    let uri = format!("http://{}/mcp", http.local_addr());
+    let (http, uri) = serve_agents(&store, TaskServer::default()).await;
 
     let alice_client = ModernSession::connect(http_transport(&uri, Some("alice-token"))).await;
     let mut alice_events = alice_client.subscribe().await;
@@ -306,22 +299,6 @@ fn alice_and_bob() -> (
     (store, alice, bob)
 }
 
-/// Serves `store` over streamable HTTP on 127.0.0.1; returns the server and
-/// its MCP endpoint.
-async fn serve_store(
-    store: &Arc<ProfileStore<TaskServer>>,
-) -> (mcp_profiles_serve::http::HttpServer, String) {
-    let http = mcp_profiles_serve::http::serve_multi_agent(
-        store,
-        TaskServer::default(),
-        "127.0.0.1:0".parse().unwrap(),
-    )
-    .await
-    .unwrap();
-    let uri = format!("http://{}/mcp", http.local_addr());
-    (http, uri)
-}
-
 /// Waits until `controller` has `n` sessions registered for list_changed.
 async fn wait_for_sessions(controller: &ProfileController<TaskServer>, n: usize) {
     let settled = async {
@@ -340,7 +317,7 @@ async fn wait_for_sessions(controller: &ProfileController<TaskServer>, n: usize)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn re_adding_a_principal_keeps_its_sessions_notified() {
     let (store, alice, bob) = alice_and_bob();
-    let (http, uri) = serve_store(&store).await;
+    let (http, uri) = serve_agents(&store, TaskServer::default()).await;
 
     let alice_modern = ModernSession::connect(http_transport(&uri, Some("alice-token"))).await;
     let mut alice_events = alice_modern.subscribe().await;
@@ -381,7 +358,7 @@ async fn re_adding_a_principal_keeps_its_sessions_notified() {
 async fn revoking_a_token_ends_its_sessions_and_streams() {
     let (store, alice, bob) = alice_and_bob();
     store.grant("alice-phone", "alice").unwrap();
-    let (http, uri) = serve_store(&store).await;
+    let (http, uri) = serve_agents(&store, TaskServer::default()).await;
 
     let mut alice_raw = RawSession::open(&uri, "alice-token").await;
     assert_eq!(alice_raw.list_status("alice-token").await, 200);
@@ -437,7 +414,7 @@ async fn revoking_a_token_ends_its_sessions_and_streams() {
 async fn removing_an_agent_ends_all_its_tokens_sessions() {
     let (store, alice, bob) = alice_and_bob();
     store.grant("alice-phone", "alice").unwrap();
-    let (http, uri) = serve_store(&store).await;
+    let (http, uri) = serve_agents(&store, TaskServer::default()).await;
 
     let mut laptop = RawSession::open(&uri, "alice-token").await;
     let mut phone = RawSession::open(&uri, "alice-phone").await;

@@ -20,12 +20,12 @@ use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::json;
 
 /// The presentation under test: the question tools lose `_question`.
-fn questions() -> Presentation {
+pub(crate) fn questions() -> Presentation {
     Presentation::strip_suffix("_question").expect("a valid suffix")
 }
 
 /// `names` as the presentation lists them, sorted.
-fn presented(names: Vec<String>) -> Vec<String> {
+pub(crate) fn presented(names: Vec<String>) -> Vec<String> {
     let presentation = questions();
     let mut names: Vec<String> = names
         .iter()
@@ -36,7 +36,7 @@ fn presented(names: Vec<String>) -> Vec<String> {
 }
 
 /// A runtime tool on the kanban surface that echoes `text`, counting calls.
-fn echo(name: &str, calls: &Arc<AtomicUsize>) -> RuntimeTool<TaskServer> {
+pub(crate) fn echo(name: &str, calls: &Arc<AtomicUsize>) -> RuntimeTool<TaskServer> {
     let calls = Arc::clone(calls);
     let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
     let schema: JsonObject = schema.as_object().cloned().unwrap_or_default();
@@ -51,7 +51,7 @@ fn echo(name: &str, calls: &Arc<AtomicUsize>) -> RuntimeTool<TaskServer> {
     })
 }
 
-fn catalog(revision: u64, tools: Vec<RuntimeTool<TaskServer>>) -> Catalog<TaskServer> {
+pub(crate) fn catalog(revision: u64, tools: Vec<RuntimeTool<TaskServer>>) -> Catalog<TaskServer> {
     Catalog::new("gen-1", revision, tools).expect("a valid catalog")
 }
 

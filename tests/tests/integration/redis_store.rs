@@ -11,7 +11,7 @@ use mcp_profiles::{CatalogDecoder, ProfileContext};
 use mcp_profiles_serve::http::HttpServer;
 use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, RedisStore};
 use mcp_profiles_tests::TaskServer;
-use mcp_profiles_tests::client::{CallOutcome, Session, http_transport};
+use mcp_profiles_tests::client::{CallOutcome, Session, http_transport, serve_agents};
 use mcp_profiles_tests::contexts::{asking, child, names_of};
 use mcp_profiles_tests::modern::{
     LIMIT, ModernSession, QUIET, expect_one_list_changed, expect_silence,
@@ -48,14 +48,25 @@ impl Instance {
             }
         }
         .expect("the store connects");
-        let http = mcp_profiles_serve::http::serve_multi_agent(
-            store.profiles(),
-            TaskServer::default(),
-            "127.0.0.1:0".parse().unwrap(),
-        )
-        .await
-        .unwrap();
-        let uri = format!("http://{}/mcp", http.local_addr());
+        Self::serve(store).await
+    }
+
+    /// An instance whose local copy is `profiles`, with its settings.
+    pub(crate) async fn start_over(
+        redis: &RedisServer,
+        grace: Duration,
+        profiles: ProfileStore<TaskServer>,
+    ) -> Instance {
+        let options = RedisOptions::default().with_grace(grace);
+        let store = RedisStore::connect_with_profiles(&redis.url(), options, profiles)
+            .await
+            .expect("the store connects");
+        Self::serve(store).await
+    }
+
+    /// `store` served over HTTP on 127.0.0.1.
+    async fn serve(store: RedisStore<TaskServer>) -> Instance {
+        let (http, uri) = serve_agents(store.profiles(), TaskServer::default()).await;
         Instance { store, http, uri }
     }
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 use mcp_profiles::DenyList;
 use mcp_profiles_serve::{AgentStore, Apply, KillSwitchOutcome, ProfileStore, StoredKillSwitch};
 use mcp_profiles_tests::TaskServer;
-use mcp_profiles_tests::client::{CallOutcome, Session, disabled, http_transport};
+use mcp_profiles_tests::client::{CallOutcome, Session, disabled, http_transport, serve_agents};
 use mcp_profiles_tests::contexts::{asking, child, names_of};
 use mcp_profiles_tests::modern::{LIMIT, QUIET};
 use mcp_profiles_tests::redis::RedisServer;
@@ -42,14 +42,7 @@ async fn the_in_memory_store_applies_each_kill_switch_version_once() {
     store.add_agent("bob", child());
     store.grant("alice-token", "alice").unwrap();
     store.grant("bob-token", "bob").unwrap();
-    let http = mcp_profiles_serve::http::serve_multi_agent(
-        &store,
-        TaskServer::default(),
-        "127.0.0.1:0".parse().unwrap(),
-    )
-    .await
-    .unwrap();
-    let uri = format!("http://{}/mcp", http.local_addr());
+    let (http, uri) = serve_agents(&store, TaskServer::default()).await;
     let alice = Session::connect(http_transport(&uri, Some("alice-token"))).await;
     let bob = Session::connect(http_transport(&uri, Some("bob-token"))).await;
     assert_eq!(alice.call(KILLED, None).await, CallOutcome::Ran(vec![]));

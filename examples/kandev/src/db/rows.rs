@@ -110,6 +110,11 @@ pub(super) fn sync(saved: &mut Board, now: &Board) -> Vec<Change> {
     keyed(out, "executors", &mut saved.executors, &now.executors, text);
     let profiles = (&mut saved.executor_profiles, &now.executor_profiles);
     keyed(out, "executor_profiles", profiles.0, profiles.1, text);
+    let automations = (&mut saved.automations, &now.automations);
+    keyed(out, "automations", automations.0, automations.1, text);
+    let prompts = (&mut saved.shared_prompts, &now.shared_prompts);
+    keyed(out, "shared_prompts", prompts.0, prompts.1, text);
+    keyed(out, "settings", &mut saved.settings, &now.settings, json);
     keyed(out, "plans", &mut saved.plans, &now.plans, text);
     let revisions = (&mut saved.plan_revisions, &now.plan_revisions);
     keyed(out, "plan_revisions", revisions.0, revisions.1, text);
@@ -140,6 +145,12 @@ pub(super) fn sync(saved: &mut Board, now: &Board) -> Vec<Change> {
     );
     keyed(out, "sources", &mut saved.sources, &now.sources, text);
     listed(out, "diagnostics", &mut saved.diagnostics, &now.diagnostics);
+    let proposals = (&mut saved.coordinator_proposals, &now.coordinator_proposals);
+    keyed(out, "coordinator_proposals", proposals.0, proposals.1, text);
+    let stalls = (&mut saved.coordinator_stalls, &now.coordinator_stalls);
+    keyed(out, "coordinator_stalls", stalls.0, stalls.1, text);
+    let turns = (&mut saved.coordinator_turns, &now.coordinator_turns);
+    keyed(out, "coordinator_turns", turns.0, turns.1, text);
     changes
 }
 
@@ -329,6 +340,9 @@ impl Records {
             mcp_configs: self.keyed("mcp_configs")?,
             executors: self.keyed("executors")?,
             executor_profiles: self.keyed("executor_profiles")?,
+            automations: self.keyed("automations")?,
+            shared_prompts: self.keyed("shared_prompts")?,
+            settings: self.json_keyed("settings")?,
             plans: self.keyed("plans")?,
             plan_revisions: self.keyed("plan_revisions")?,
             documents: self.json_keyed("documents")?,
@@ -344,6 +358,9 @@ impl Records {
             rich_outputs: self.listed("rich_outputs")?,
             sources: self.keyed("sources")?,
             diagnostics: self.listed("diagnostics")?,
+            coordinator_proposals: self.keyed("coordinator_proposals")?,
+            coordinator_stalls: self.keyed("coordinator_stalls")?,
+            coordinator_turns: self.keyed("coordinator_turns")?,
         };
         let edges: BTreeMap<(String, String), serde_json::Value> =
             self.json_keyed("dependencies")?;

@@ -100,6 +100,24 @@ fn full_board() -> Board {
         vec![from_value(json!({ "path": "/x" })).unwrap()],
     );
     board.diagnostics.push("/tmp/bundle".into());
+    board.automations.insert(
+        "automation-1".into(),
+        from_value(json!({ "id": "automation-1", "workspace_id": "ws-1",
+            "name": "Nightly", "description": "", "enabled": true,
+            "workflow_id": null, "workflow_step_id": null, "agent_profile_id": null,
+            "executor_profile_id": null,
+            "repositories": [{ "repository_id": "repo-1", "base_branch": null }],
+            "repository_mode": "selected", "prompt": "", "task_title_template": null,
+            "max_concurrent_runs": 1, "continuation_policy": "new_task",
+            "task_mode": "automation_run",
+            "triggers": [{ "id": "trigger-1", "type": "scheduled", "enabled": false,
+                "config": { "cron_expression": "0 3 * * *" } }] }))
+        .unwrap(),
+    );
+    board.settings.insert(
+        ("workspace".into(), "ws-1".into()),
+        from_value(json!({ "workspace.max_concurrent_tasks": 2 })).unwrap(),
+    );
     board
 }
 
@@ -134,7 +152,7 @@ fn every_collection_round_trips() {
             _ => None,
         })
         .collect();
-    assert_eq!(collections.len(), 28, "{collections:?}");
+    assert_eq!(collections.len(), 34, "{collections:?}");
     assert!(read == board, "the board read back differs");
 }
 

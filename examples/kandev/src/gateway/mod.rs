@@ -7,7 +7,9 @@
 //! balancer serve the same agents and a change through any one's control
 //! API reaches every session of that principal on all of them, once. The
 //! operator's kill switch (`/api/v1/kill-switch`) is one deny list over
-//! every agent, shared the same way.
+//! every agent, shared the same way. With a name presentation
+//! (`--present-without-suffix`) every agent's sessions list Kandev's tools
+//! without `_kandev`; every gateway sharing a store should be started alike.
 
 pub mod control;
 mod kill;
@@ -20,6 +22,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_profiles::Presentation;
 use mcp_profiles_serve::http::Limits;
 use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, RedisStore};
 
@@ -45,20 +48,29 @@ pub struct Config {
     pub limits: Limits,
     /// The most time shutdown may take.
     pub drain: Duration,
+    /// How every agent's sessions see tool names (see
+    /// [`crate::naming`]); `None`: Kandev's own names.
+    pub presentation: Option<Presentation>,
 }
 
 /// The store `config` names, connected. Its agents' plugin-tool snapshots
 /// are installed as runtime catalogs whose calls go to
-/// `config.plugin_backend`.
+/// `config.plugin_backend`, and their sessions list tool names under
+/// `config.presentation`; one that collides over Kandev's tools is an error
+/// naming both, and nothing is served.
 pub async fn store(config: &Config) -> io::Result<Arc<dyn AgentStore<Kandev>>> {
     let decoder = catalog_decoder(config.plugin_backend.clone());
+    let mut profiles = ProfileStore::<Kandev>::default().with_catalogs(decoder);
+    if let Some(presentation) = &config.presentation {
+        profiles = profiles
+            .with_presentation(presentation.clone())
+            .map_err(io::Error::other)?;
+    }
     Ok(match &config.store {
-        None => Arc::new(Arc::new(
-            ProfileStore::<Kandev>::default().with_catalogs(decoder),
-        )),
+        None => Arc::new(Arc::new(profiles)),
         Some(url) => {
             let options = RedisOptions::default().with_grace(config.grace);
-            let store = RedisStore::connect_with_catalogs(url, options, decoder)
+            let store = RedisStore::connect_with_profiles(url, options, profiles)
                 .await
                 .map_err(io::Error::other)?;
             Arc::new(store)

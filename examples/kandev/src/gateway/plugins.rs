@@ -5,12 +5,15 @@
 //! The bodies, checks and answers are `serve`'s (`control/plugins.rs`):
 //! `PUT` takes Kandev's snapshot and answers `{"principal", "generation",
 //! "revision", "tools", "changed", "version"}`, where `tools` is what the
-//! agent's sessions list now and `version` the agent's version (profile
+//! agent's sessions list now (without `_kandev` under
+//! `--present-without-suffix`) and `version` the agent's version (profile
 //! replacements and snapshots count alike); a stale revision of the
 //! installed generation is ignored (`"changed": false`, the installed
 //! version in the answer). `GET` answers the installed snapshot, or
 //! `{"generation": null, "revision": null, "tools": []}` before the first.
-//! 404 for an agent that does not exist.
+//! 404 for an agent that does not exist; 400 naming both tools for a
+//! snapshot whose names would collide under the gateway's name
+//! presentation, and nothing is stored.
 
 use axum::Json;
 use axum::body::Bytes;
@@ -132,10 +135,16 @@ async fn stale(
         .await
         .map_err(failed)?
         .ok_or_else(|| no_agent(principal))?;
-    // Under the kill switch in force, as the agent's sessions list.
+    // Under the kill switch and name presentation in force, as the agent's
+    // sessions list.
     let switch = KillSwitch::new();
     switch.set(store.profiles().killed());
     let controller = ProfileController::with_kill_switch(*agent.profile.context(), &switch);
+    if let Some(presentation) = store.profiles().presentation() {
+        controller
+            .set_presentation(presentation.clone())
+            .map_err(|err| Refusal(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))?;
+    }
     // Listing only: no call reaches this catalog's backend.
     let catalog = Plugins::new(Backend::none())
         .catalog(&installed)

@@ -30,9 +30,11 @@ pub(super) fn refusal(status: StatusCode, message: impl Into<String>) -> Refusal
 /// A store failure as the caller sees it.
 pub(super) fn failed(error: StoreError) -> Refusal {
     let status = match error {
-        StoreError::UnknownPrincipal(_) | StoreError::InvalidKillSwitch(_) => {
-            StatusCode::BAD_REQUEST
-        }
+        // A snapshot the store refused (one whose tool names collide under
+        // the gateway's name presentation, say) is the caller's to fix.
+        StoreError::UnknownPrincipal(_)
+        | StoreError::InvalidKillSwitch(_)
+        | StoreError::InvalidCatalog(_) => StatusCode::BAD_REQUEST,
         StoreError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         StoreError::Conflict { .. } | StoreError::KillSwitchConflict { .. } => StatusCode::CONFLICT,
         _ => StatusCode::INTERNAL_SERVER_ERROR,

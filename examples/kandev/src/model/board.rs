@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::checks::{BadField, MAX_RECORDS};
+use super::coordinator::{Proposal, Stall, Turn};
 use super::entities::*;
 
 /// Everything the tools read and write.
@@ -28,6 +29,12 @@ pub struct Board {
     pub mcp_configs: BTreeMap<String, McpConfig>,
     pub executors: BTreeMap<String, Executor>,
     pub executor_profiles: BTreeMap<String, ExecutorProfile>,
+    pub automations: BTreeMap<String, Automation>,
+    /// Keyed by name.
+    pub shared_prompts: BTreeMap<String, SharedPrompt>,
+    /// Setting values by target: (resource type, resource id). Kept apart
+    /// from the records they configure so that no listing shows a secret.
+    pub settings: BTreeMap<(String, String), Object>,
     /// Keyed by task.
     pub plans: BTreeMap<String, Plan>,
     /// Every written state of the plans, keyed by revision id; kept when a
@@ -52,6 +59,12 @@ pub struct Board {
     pub sources: BTreeMap<String, Vec<Object>>,
     /// Paths of diagnostic bundles written.
     pub diagnostics: Vec<String>,
+    /// Coordinator proposals awaiting or past a manager's decision.
+    pub coordinator_proposals: BTreeMap<String, Proposal>,
+    /// Stall records, keyed by the stalled task.
+    pub coordinator_stalls: BTreeMap<String, Stall>,
+    /// The turn ledger of every coordinator.
+    pub coordinator_turns: BTreeMap<String, Turn>,
 }
 
 impl Board {
@@ -77,6 +90,9 @@ impl Board {
             self.mcp_configs.len(),
             self.executors.len(),
             self.executor_profiles.len(),
+            self.automations.len(),
+            self.shared_prompts.len(),
+            self.settings.len(),
             self.plans.len(),
             self.plan_revisions.len(),
             self.documents.len(),
@@ -92,6 +108,9 @@ impl Board {
             self.rich_outputs.len(),
             self.sources.values().map(Vec::len).sum(),
             self.diagnostics.len(),
+            self.coordinator_proposals.len(),
+            self.coordinator_stalls.len(),
+            self.coordinator_turns.len(),
         ]
         .iter()
         .sum()
@@ -146,6 +165,33 @@ impl Board {
         self.steps
             .get(id)
             .ok_or_else(|| BadField::missing(field, "workflow step", id))
+    }
+
+    /// `coordinator`'s proposal `id`; another coordinator's is not found
+    /// either.
+    pub fn proposal_of(
+        &self,
+        field: &'static str,
+        coordinator: &str,
+        id: &str,
+    ) -> Result<&Proposal, BadField> {
+        self.coordinator_proposals
+            .get(id)
+            .filter(|proposal| proposal.coordinator_id == coordinator)
+            .ok_or_else(|| BadField::new(field, format!("no proposal `{id}` of this coordinator")))
+    }
+
+    /// `coordinator`'s turn `id`; another coordinator's is not found either.
+    pub fn turn_of(
+        &self,
+        field: &'static str,
+        coordinator: &str,
+        id: &str,
+    ) -> Result<&Turn, BadField> {
+        self.coordinator_turns
+            .get(id)
+            .filter(|turn| turn.coordinator_id == coordinator)
+            .ok_or_else(|| BadField::new(field, format!("no turn `{id}` of this coordinator")))
     }
 
     /// The steps of a workflow, in board order.

@@ -16,7 +16,11 @@ impl Board {
     /// | `task-6` | a task whose title `session-2` owns |
     ///
     /// `session-1` runs on `task-2`, `session-2` on `task-6`; a plan and a
-    /// document on `task-1`, an agent, an executor and a pending permission.
+    /// document on `task-1`, an agent, an executor, two shared prompts (the
+    /// built-in `code-review` and the editable `release-notes`), a pending
+    /// permission, and the coordinator ledger of `task-1` (proposals, a
+    /// stall of `task-3`, turns), for sessions on the `coordinator` surface
+    /// bound to it.
     pub(crate) fn demo() -> Self {
         let mut board = Board {
             // Fresh ids count from here, past the seeded `task-1`..`task-6`,
@@ -174,7 +178,7 @@ impl Board {
                 id: "profile-1".into(),
                 agent_id: "agent-1".into(),
                 name: "default".into(),
-                model: "sonnet".into(),
+                model: Some("sonnet".into()),
                 auto_approve: false,
             },
         );
@@ -197,6 +201,28 @@ impl Board {
                 cleanup_script: None,
             },
         );
+        for (name, content, built_in) in [
+            (
+                "code-review",
+                "Review the change for correctness, tests and naming.",
+                true,
+            ),
+            (
+                "release-notes",
+                "Summarise the merged changes for users.",
+                false,
+            ),
+        ] {
+            board.shared_prompts.insert(
+                name.into(),
+                SharedPrompt {
+                    name: name.into(),
+                    content: content.into(),
+                    built_in,
+                    agent_editable: !built_in,
+                },
+            );
+        }
         board.permissions.push(PermissionPrompt {
             task_id: "task-2".into(),
             session_id: "session-1".into(),
@@ -206,6 +232,7 @@ impl Board {
             options: vec!["allow".into(), "deny".into()],
             chosen: None,
         });
+        super::demo_coordinator::seed(&mut board);
         board
     }
 }

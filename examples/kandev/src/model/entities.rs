@@ -4,6 +4,7 @@
 // Entity fields mirror Kandev's records and name themselves.
 #![allow(missing_docs)]
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -108,7 +109,8 @@ pub struct AgentProfile {
     pub id: String,
     pub agent_id: String,
     pub name: String,
-    pub model: String,
+    /// `None` runs the agent's default model.
+    pub model: Option<String>,
     pub auto_approve: bool,
 }
 
@@ -133,6 +135,101 @@ pub struct ExecutorProfile {
     pub config: Object,
     pub prepare_script: Option<String>,
     pub cleanup_script: Option<String>,
+}
+
+/// A saved prompt that workflow steps and agents reference by name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SharedPrompt {
+    pub name: String,
+    pub content: String,
+    /// Shipped with Kandev; never editable.
+    pub built_in: bool,
+    /// Whether agents may overwrite it (update_shared_prompt_kandev).
+    pub agent_editable: bool,
+}
+
+/// A workspace automation: what to run, where, and what starts it. Profile,
+/// workflow and repository IDs are kept as given at creation, like a task's
+/// launch settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Automation {
+    pub id: String,
+    pub workspace_id: String,
+    pub name: String,
+    pub description: String,
+    pub enabled: bool,
+    pub workflow_id: Option<String>,
+    pub workflow_step_id: Option<String>,
+    pub agent_profile_id: Option<String>,
+    pub executor_profile_id: Option<String>,
+    /// In the order given.
+    pub repositories: Vec<AutomationRepository>,
+    pub repository_mode: RepositoryMode,
+    pub prompt: String,
+    pub task_title_template: Option<String>,
+    pub max_concurrent_runs: u32,
+    pub continuation_policy: ContinuationPolicy,
+    pub task_mode: TaskMode,
+    pub triggers: Vec<AutomationTrigger>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AutomationRepository {
+    /// A repository of the automation's workspace.
+    pub repository_id: String,
+    /// The branch runs start from; the repository's default branch when omitted.
+    pub base_branch: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AutomationTrigger {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: TriggerKind,
+    pub enabled: bool,
+    pub config: Object,
+}
+
+/// What starts an automation run.
+// These enums' variants carry no doc comment so that their schemas are a
+// plain `enum` of strings, as Kandev's are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TriggerKind {
+    Scheduled,
+    GithubPr,
+    GithubPrMerged,
+    GithubPush,
+    GithubCi,
+    Webhook,
+    PluginEvent,
+}
+
+/// Whether each run starts a new task or continues the previous run's thread.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ContinuationPolicy {
+    #[default]
+    NewTask,
+    ReuseThread,
+}
+
+/// Whether runs are hidden automation runs or ordinary board tasks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskMode {
+    #[default]
+    AutomationRun,
+    NormalTask,
+}
+
+/// Whether runs get repositories checked out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RepositoryMode {
+    None,
+    Selected,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -441,7 +441,7 @@ fn remove_dependency(
 }
 
 /// The task's most recent session, if it has any.
-fn latest_session<'a>(board: &'a Board, task_id: &str) -> Option<&'a TaskSession> {
+pub(crate) fn latest_session<'a>(board: &'a Board, task_id: &str) -> Option<&'a TaskSession> {
     board
         .sessions
         .values()

@@ -10,6 +10,7 @@ mod branch_sources;
 mod canvases;
 mod change_requests;
 mod configuration;
+mod coordinator;
 mod external;
 mod kanban;
 mod numbers;

@@ -91,6 +91,14 @@ pub(crate) fn limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::E
     whole(d, "limit", 1, MAX_COUNT)
 }
 
+/// The largest page a coordinator listing returns.
+pub(crate) const MAX_PAGE: u64 = 50;
+
+/// `limit` of a coordinator listing: 1 to [`MAX_PAGE`].
+pub(crate) fn page_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "limit", 1, MAX_PAGE)
+}
+
 /// `wip_limit`: 0 to [`MAX_COUNT`].
 pub(crate) fn wip_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     whole(d, "wip_limit", 0, MAX_COUNT)
@@ -128,4 +136,22 @@ pub(crate) fn revision_page<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u6
 /// `expected_revision` (a canvas state revision): 0 to [`MAX_COUNT`].
 pub(crate) fn state_revision<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     whole(d, "expected_revision", 0, MAX_COUNT)
+}
+
+/// The largest page the settings tools answer with.
+pub(crate) const MAX_SETTINGS_PAGE: u64 = 50;
+
+/// `limit` of a settings page: 1 to [`MAX_SETTINGS_PAGE`].
+pub(crate) fn settings_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "limit", 1, MAX_SETTINGS_PAGE)
+}
+
+/// The most runs of one automation at a time.
+pub(crate) const MAX_CONCURRENT_RUNS: u64 = 100;
+
+/// `max_concurrent_runs`: 1 to [`MAX_CONCURRENT_RUNS`].
+pub(crate) fn max_concurrent_runs<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<u64>, D::Error> {
+    whole(d, "max_concurrent_runs", 1, MAX_CONCURRENT_RUNS)
 }

@@ -1,7 +1,7 @@
 //! Tools that Kandev registers in more than one group (the `kanban-task`
-//! group and a `configuration-*` or `external-create-task` group never meet
-//! in one profile). Each group keeps its own `#[tool]` method; the parameter
-//! types and the work live here once.
+//! group and a `configuration-*`, `external-create-task` or `coordinator`
+//! group never meet in one profile). Each group keeps its own `#[tool]`
+//! method; the parameter types and the work live here once.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -140,6 +140,17 @@ impl Kandev {
             .filter(|workflow| workflow.workspace_id == args.workspace_id)
             .collect();
         Ok(json!({ "workflows": workflows }))
+    }
+
+    pub(crate) fn list_repositories(&self, args: WorkspaceRef) -> Result<Value, BadField> {
+        let board = self.store.lock();
+        board.workspace("workspace_id", &args.workspace_id)?;
+        let repositories: Vec<_> = board
+            .repositories
+            .values()
+            .filter(|repository| repository.workspace_id == args.workspace_id)
+            .collect();
+        Ok(json!({ "repositories": repositories }))
     }
 
     pub(crate) fn list_workflow_steps(&self, args: WorkflowRef) -> Result<Value, BadField> {

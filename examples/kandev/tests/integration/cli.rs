@@ -67,8 +67,8 @@ fn tools_prints_sorted_names_one_per_line() {
 
 #[test]
 fn explain_shows_every_group_and_its_deciding_condition() {
-    let explained = stdout(&["explain", "--profile", r#"{"surface":"office-task"}"#]);
     use mcp_profiles::Vocabulary;
+    let explained = stdout(&["explain", "--profile", r#"{"surface":"office-task"}"#]);
     let groups = kandev_mcp::Kandev::registry().groups().len();
     assert_eq!(explained.lines().count(), groups);
     assert!(

@@ -55,9 +55,19 @@ impl Agent {
     /// What a call of `tool` with no arguments answers on the 2025-era
     /// session and on the 2026-07-28 one.
     pub(crate) async fn calls(&self, tool: &str) -> [CallOutcome; 2] {
+        self.calls_with(tool, None).await
+    }
+
+    /// What a call of `tool` with `arguments` answers on the 2025-era
+    /// session and on the 2026-07-28 one.
+    pub(crate) async fn calls_with(
+        &self,
+        tool: &str,
+        arguments: Option<Value>,
+    ) -> [CallOutcome; 2] {
         [
-            self.legacy.call(tool, None).await,
-            self.modern.call(tool, None).await,
+            self.legacy.call(tool, arguments.clone()).await,
+            self.modern.call(tool, arguments).await,
         ]
     }
 

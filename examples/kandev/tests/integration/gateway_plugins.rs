@@ -16,12 +16,12 @@ use mcp_profiles_tests::redis::RedisServer;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-fn path(principal: &str) -> String {
+pub(crate) fn path(principal: &str) -> String {
     format!("/api/v1/agents/{principal}/plugin-tools")
 }
 
 /// A `PUT` of `body` (a snapshot) for `principal`; status and answer.
-async fn put_tools(gateway: &Server, principal: &str, body: &str) -> (u16, Value) {
+pub(crate) async fn put_tools(gateway: &Server, principal: &str, body: &str) -> (u16, Value) {
     let body: Value = serde_json::from_str(body).unwrap();
     call(gateway, Method::PUT, &path(principal), Some(body)).await
 }

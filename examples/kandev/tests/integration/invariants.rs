@@ -185,10 +185,27 @@ fn check_context(
             concatenated.len()
         ),
     );
+    // A group's allow list keeps, of its universe, only what the context's
+    // list (or the default) names; a tool stays while any enabled group
+    // that has it keeps it.
+    let kept = |tool: &&str| {
+        profile.groups().any(|name| {
+            let group = registry.group(name).expect("an enabled group exists");
+            group.tools().contains(tool)
+                && match (group.allow_universe(), context.allowed(name)) {
+                    (Some(universe), Some(allowed)) if universe.contains(tool) => {
+                        allowed.contains(tool)
+                    }
+                    _ => true,
+                }
+        })
+    };
+    concatenated.retain(kept);
     violations.check(
         concatenated == profile.tool_names(),
         context,
-        "the tool list is not the sorted union of the enabled groups' tools",
+        "the tool list is not the sorted union of the enabled groups' tools \
+         less what their allow lists leave out",
     );
     violations.check(
         profile

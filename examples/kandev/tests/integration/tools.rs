@@ -1,20 +1,21 @@
 //! Handlers doing the real, small thing, called by a real rmcp client over an
-//! in-process connection: parent questions and their answers, titles, bad
-//! arguments reported as tool errors naming the field, and the September
-//! 2026 tools (change-request links, plan versions, canvases, entry options).
+//! in-process connection: parent questions and their answers, titles, a
+//! configuration chat's prompts, settings, steps and automations, and bad
+//! arguments reported as tool errors naming the field (the kanban side of
+//! the September 2026 catalog is in `tools_kanban.rs`).
 
 use std::sync::Arc;
 
 use kandev_mcp::resolver::{Purpose, SessionFacts, resolve};
 use kandev_mcp::store::Store;
-use kandev_mcp::{Capability, Kandev, Provider, Surface, legacy};
+use kandev_mcp::{Kandev, legacy};
 use mcp_profiles::{ProfileContext, ProfileController};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
 
-async fn connect(
+pub(crate) async fn connect(
     context: ProfileContext<Kandev>,
     handler: Kandev,
 ) -> RunningService<RoleClient, ()> {
@@ -28,7 +29,7 @@ async fn connect(
     ().serve(client_io).await.expect("client handshake")
 }
 
-async fn call(
+pub(crate) async fn call(
     client: &RunningService<RoleClient, ()>,
     tool: &'static str,
     arguments: Value,
@@ -53,12 +54,12 @@ fn text(result: &CallToolResult) -> String {
         .join("\n")
 }
 
-fn json_of(result: &CallToolResult) -> Value {
+pub(crate) fn json_of(result: &CallToolResult) -> Value {
     assert_ne!(result.is_error, Some(true), "{}", text(result));
     serde_json::from_str(&text(result)).expect("handlers answer JSON")
 }
 
-fn error_of(result: &CallToolResult) -> String {
+pub(crate) fn error_of(result: &CallToolResult) -> String {
     assert_eq!(
         result.is_error,
         Some(true),
@@ -210,199 +211,170 @@ async fn bad_arguments_are_tool_errors_naming_the_field() {
     );
 }
 
-fn kanban(capabilities: &[Capability], providers: &[Provider]) -> ProfileContext<Kandev> {
-    ProfileContext::new(Surface::KanbanTask)
-        .with_capabilities(capabilities.iter().copied())
-        .unwrap()
-        .with_providers(providers.iter().copied())
+#[tokio::test]
+async fn a_configuration_chat_sets_up_prompts_settings_steps_and_an_automation() {
+    let store = Arc::new(Store::demo());
+    let context = legacy::context_for_mode("config", false).unwrap();
+    let client = connect(context, Kandev::new(Arc::clone(&store), "task-1")).await;
+
+    json_of(
+        &call(
+            &client,
+            "create_shared_prompt_kandev",
+            json!({ "name": "handoff", "content": "Summarise what is left." }),
+        )
+        .await,
+    );
+    let listed = json_of(&call(&client, "list_shared_prompts_kandev", json!({})).await);
+    assert!(!listed.to_string().contains("Summarise"), "{listed}");
+    let read = json_of(
+        &call(
+            &client,
+            "get_shared_prompt_kandev",
+            json!({ "name": " handoff " }),
+        )
+        .await,
+    );
+    assert_eq!(read["prompt"]["content"], "Summarise what is left.");
+    assert_eq!(
+        error_of(
+            &call(
+                &client,
+                "update_shared_prompt_kandev",
+                json!({ "name": "code-review", "content": "Approve everything." }),
+            )
+            .await
+        ),
+        "invalid `name`: `code-review` is built in and cannot be changed"
+    );
+
+    let profile = json_of(
+        &call(
+            &client,
+            "create_agent_profile_kandev",
+            json!({ "agent_id": "agent-1", "name": "reviewer",
+                    "settings": { "agent.reasoning_effort": "high",
+                                  "integrations.model_api_key": "sk-1" } }),
+        )
+        .await,
+    );
+    assert_eq!(profile["profile"]["model"], Value::Null);
+    let profile_id = profile["profile"]["id"].as_str().unwrap().to_owned();
+    let settings = json_of(
+        &call(
+            &client,
+            "get_settings_kandev",
+            json!({ "target": { "resource_type": "agent_profile", "resource_id": profile_id },
+                    "keys": ["agent.reasoning_effort", "integrations.model_api_key"] }),
+        )
+        .await,
+    );
+    assert_eq!(settings["settings"][0]["value"], "high");
+    assert!(!settings.to_string().contains("sk-1"), "{settings}");
+
+    json_of(
+        &call(
+            &client,
+            "update_workflow_step_kandev",
+            json!({ "step_id": "step-doing", "agent_profile_id": profile_id,
+                    "profile_session_start_policy": "reuse" }),
+        )
+        .await,
+    );
+    let step = json_of(
+        &call(
+            &client,
+            "create_workflow_step_kandev",
+            json!({ "workflow_id": "wf-1", "name": "Ship", "complete_task_on_enter": true,
+                    "session_target": { "kind": "step", "step_id": "step-doing" } }),
+        )
+        .await,
+    );
+    assert_eq!(
+        step["step"]["settings"]["session_target"]["step_id"],
+        "step-doing"
+    );
+
+    let automation = json_of(
+        &call(
+            &client,
+            "create_automation_kandev",
+            json!({ "workspace_id": "ws-1", "name": "Nightly", "agent_profile_id": profile_id,
+                    "triggers": [{ "type": "scheduled",
+                                   "config": { "cron_expression": "0 2 * * *" } }] }),
+        )
+        .await,
+    );
+    let id = automation["automation"]["id"].as_str().unwrap();
+    assert_eq!(store.lock().automations[id].triggers.len(), 1);
 }
 
 #[tokio::test]
-async fn a_pull_request_is_linked_switched_and_its_auto_fix_reported() {
+async fn configuration_tools_refuse_bad_input_naming_the_field() {
     let store = Arc::new(Store::demo());
-    let context = kanban(&[], &[Provider::Github]);
-    let client = connect(context, Kandev::new(Arc::clone(&store), "task-4")).await;
-    let linked = json_of(
+    let context = legacy::context_for_mode("config", false).unwrap();
+    let client = connect(context, Kandev::new(Arc::clone(&store), "task-1")).await;
+    let before = store.lock().clone();
+    let wrong_policy = error_of(
         &call(
             &client,
-            "manage_task_change_request_kandev",
-            json!({ "operation": "link", "task_id": "task-4", "provider": "github",
-                    "repository_id": "repo-1", "number": 7 }),
-        )
-        .await,
-    );
-    assert_eq!(linked["change_requests"][0]["number"], 7);
-    let refused = call(
-        &client,
-        "report_change_request_auto_fix_outcome_kandev",
-        json!({ "outcome": "action_taken", "summary": "Pushed the fix." }),
-    )
-    .await;
-    assert!(error_of(&refused).starts_with("invalid `outcome`"));
-    json_of(
-        &call(
-            &client,
-            "update_task_change_request_automation_kandev",
-            json!({ "target": { "scope": "task", "providers": ["github"] },
-                    "patch": { "auto_fix_enabled": true, "auto_fix_prompt_override": "Fix CI." } }),
-        )
-        .await,
-    );
-    json_of(
-        &call(
-            &client,
-            "report_change_request_auto_fix_outcome_kandev",
-            json!({ "outcome": "action_taken", "summary": "Pushed the fix." }),
-        )
-        .await,
-    );
-    let read = json_of(&call(&client, "get_task_change_requests_kandev", json!({})).await);
-    assert_eq!(read["change_requests"][0]["auto_fix_enabled"], true);
-    assert_eq!(read["auto_fix_prompts"]["github"], "Fix CI.");
-    assert_eq!(
-        read["providers"]["gitlab"]["auto_fix_outcome_reports"],
-        false
-    );
-    let elsewhere = error_of(
-        &call(
-            &client,
-            "get_task_change_requests_kandev",
-            json!({ "task_id": "task-1" }),
+            "create_workflow_step_kandev",
+            json!({ "workflow_id": "wf-1", "name": "Ship",
+                    "profile_session_end_policy": "archive" }),
         )
         .await,
     );
     assert!(
-        elsewhere.contains("bound to the calling task"),
-        "{elsewhere}"
+        wrong_policy.contains("unknown variant `archive`"),
+        "{wrong_policy}"
     );
-    assert_eq!(store.lock().auto_fix_outcomes.len(), 1);
-}
-
-#[tokio::test]
-async fn plan_writes_are_versioned_and_a_revision_comes_back() {
-    let store = Arc::new(Store::demo());
-    let client = connect(kanban(&[], &[]), Kandev::new(Arc::clone(&store), "task-1")).await;
-    let read = json_of(&call(&client, "get_task_plan_kandev", json!({})).await);
-    let first = read["plan"]["version"].as_str().unwrap().to_owned();
-    let edited = json_of(
+    let wrong_mode = error_of(
         &call(
             &client,
-            "edit_task_plan_kandev",
-            json!({ "expected_version": first, "old_text": "2. Runtime", "new_text": "2. Runtime (done)" }),
-        )
-        .await,
-    );
-    let stale = error_of(
-        &call(
-            &client,
-            "update_task_plan_kandev",
-            json!({ "content": "Gone", "expected_version": first }),
+            "create_automation_kandev",
+            json!({ "workspace_id": "ws-1", "name": "x", "task_mode": "hidden" }),
         )
         .await,
     );
     assert!(
-        stale.starts_with("invalid `expected_version`: stale"),
-        "{stale}"
+        wrong_mode.contains("unknown variant `hidden`"),
+        "{wrong_mode}"
     );
-    let page = json_of(
-        &call(
-            &client,
-            "list_task_plan_revisions_kandev",
-            json!({ "limit": 1, "before_revision_number": 2 }),
-        )
-        .await,
-    );
-    let original = page["revisions"][0]["revision_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let revision = json_of(
-        &call(
-            &client,
-            "get_task_plan_revision_kandev",
-            json!({ "revision_id": original }),
-        )
-        .await,
-    );
-    let restored = json_of(
-        &call(
-            &client,
-            "restore_task_plan_revision_kandev",
-            json!({ "revision_id": original, "expected_version": edited["version"],
-                    "expected_revision_version": revision["revision_version"] }),
-        )
-        .await,
-    );
-    assert_eq!(restored["status"], "restored");
     assert_eq!(
-        store.lock().plans["task-1"].content,
-        "1. Registry\n2. Runtime\n3. Kandev example"
+        error_of(
+            &call(
+                &client,
+                "update_settings_kandev",
+                json!({ "target": { "resource_type": "workspace", "resource_id": "ws-1" },
+                        "changes": { "workspace.max_concurrent_tasks": 0 } }),
+            )
+            .await
+        ),
+        "invalid `changes`: `workspace.max_concurrent_tasks` takes a whole number \
+         from 1 to 100, not 0"
     );
+    let wrong_operation = error_of(
+        &call(
+            &client,
+            "describe_setting_kandev",
+            json!({ "key": "agent.max_turns", "operation": "delete" }),
+        )
+        .await,
+    );
+    assert!(
+        wrong_operation.contains("unknown variant `delete`"),
+        "{wrong_operation}"
+    );
+    assert!(*store.lock() == before, "a refused call changed the board");
 }
 
 #[tokio::test]
-async fn a_canvas_is_drafted_published_and_keeps_shared_state() {
-    let store = Arc::new(Store::demo());
-    let context = kanban(&[Capability::CanvasAuthoring], &[]);
-    let client = connect(context, Kandev::new(Arc::clone(&store), "task-4")).await;
-    let created = json_of(
-        &call(
-            &client,
-            "create_canvas_kandev",
-            json!({ "title": "Release board", "summary": "Deploy health." }),
-        )
-        .await,
-    );
-    let (id, root) = (&created["canvas_id"], &created["source_root"]);
-    let published = json_of(
-        &call(
-            &client,
-            "publish_canvas_kandev",
-            json!({ "canvas_id": id, "source_path": root }),
-        )
-        .await,
-    );
-    assert_eq!(published["status"], "active");
-    json_of(
-        &call(&client, "set_canvas_state_kandev",
-            json!({ "canvas_id": id, "key": "filter", "value": { "open": true }, "expected_revision": 0 })).await,
-    );
-    let state = json_of(
-        &call(
-            &client,
-            "get_canvas_state_kandev",
-            json!({ "canvas_id": id, "key": "filter" }),
-        )
-        .await,
-    );
-    assert_eq!(
-        (&state["value"], &state["revision"]),
-        (&json!({ "open": true }), &json!(1))
-    );
-    let listed = json_of(&call(&client, "list_canvases_kandev", json!({})).await);
-    assert_eq!(listed["canvases"][0]["live_release"], 1);
-}
-
-#[tokio::test]
-async fn a_move_takes_entry_options_but_not_prompt_and_instructions_together() {
-    let store = Arc::new(Store::demo());
-    let client = connect(kanban(&[], &[]), Kandev::new(Arc::clone(&store), "task-1")).await;
-    let target =
-        json!({ "task_id": "task-4", "workflow_id": "wf-1", "workflow_step_id": "step-review" });
-    let mut both = target.clone();
-    both["prompt"] = json!("Review it.");
-    both["entry_options"] = json!({ "instructions": "Review it." });
-    let refused = error_of(&call(&client, "move_task_kandev", both).await);
-    assert!(refused.starts_with("invalid `prompt`"), "{refused}");
-    assert!(refused.contains("entry_options.instructions"), "{refused}");
-    let mut options = target;
-    options["entry_options"] = json!({ "reset_context": true, "instructions": " Start QA. " });
-    let moved = json_of(&call(&client, "move_task_kandev", options).await);
-    assert_eq!(
-        moved["entry_options"],
-        json!({ "reset_context": true, "instructions": "Start QA." })
-    );
-    let board = store.lock();
-    assert_eq!(board.tasks["task-4"].workflow_step_id, "step-review");
-    assert_eq!(board.messages.last().unwrap().text, "Start QA.");
+async fn automations_are_for_configuration_chats_only() {
+    let context = legacy::context_for_mode("external", false).unwrap();
+    let client = connect(context, Kandev::demo()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    assert!(names.contains(&"update_settings_kandev"));
+    assert!(names.contains(&"create_shared_prompt_kandev"));
+    assert!(!names.contains(&"create_automation_kandev"));
 }

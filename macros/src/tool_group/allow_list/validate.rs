@@ -9,7 +9,7 @@ use super::parse::Written;
 use crate::errors::Errors;
 use crate::names::closest;
 use crate::rule_args::{Arg, Value};
-use crate::tool_group::parse::ToolFn;
+use crate::whole_number::whole_number;
 
 /// The keys inside `allow_list(...)`.
 const KEYS: [&str; 3] = ["default", "universe", "max"];
@@ -40,7 +40,7 @@ struct Keys {
 pub(crate) fn validate(
     written: Vec<Written>,
     name: Option<&LitStr>,
-    tools: &[ToolFn],
+    tool_names: &[&str],
     errors: &mut Errors,
 ) -> Option<AllowList> {
     let mut written = written.into_iter();
@@ -60,7 +60,6 @@ pub(crate) fn validate(
         );
     }
     let keys = keys(first.args?, errors);
-    let tool_names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
     let universe = match &keys.universe {
         Some((span, names)) => {
             if names.is_empty() {
@@ -73,7 +72,7 @@ pub(crate) fn validate(
             checked(
                 names,
                 "universe",
-                &tool_names,
+                tool_names,
                 "a tool of this group",
                 errors,
             )
@@ -176,7 +175,7 @@ fn keys(args: Vec<Arg>, errors: &mut Errors) -> Keys {
             continue;
         }
         match key_name.as_str() {
-            "max" => keys.max = max(&key, value, errors),
+            "max" => keys.max = whole_number(&key, value, errors),
             "default" => keys.default = names(&key, value, errors),
             _ => keys.universe = names(&key, value, errors),
         }
@@ -192,31 +191,6 @@ fn names(key: &Ident, value: Option<Value>, errors: &mut Errors) -> Option<(Span
         Some(Value::Str(lit)) => errors.spanned(&lit, message),
         Some(Value::Other(expr)) => errors.spanned(&expr, message),
         Some(Value::Nested { span, .. }) => errors.at(span, message),
-        None => errors.spanned(key, message),
-    }
-    None
-}
-
-/// A whole number: `max = 3`.
-fn max(key: &Ident, value: Option<Value>, errors: &mut Errors) -> Option<(Span, usize)> {
-    let message = "`max` takes a whole number: `max = 3`";
-    if let Some(Value::Other(syn::Expr::Lit(syn::ExprLit {
-        lit: syn::Lit::Int(int),
-        ..
-    }))) = &value
-    {
-        match int.base10_parse::<usize>() {
-            Ok(max) => return Some((int.span(), max)),
-            Err(_) => {
-                errors.spanned(int, message);
-                return None;
-            }
-        }
-    }
-    match value {
-        Some(Value::Str(lit)) => errors.spanned(&lit, message),
-        Some(Value::Other(expr)) => errors.spanned(&expr, message),
-        Some(Value::List { span, .. } | Value::Nested { span, .. }) => errors.at(span, message),
         None => errors.spanned(key, message),
     }
     None

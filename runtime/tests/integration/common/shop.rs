@@ -1,6 +1,8 @@
 //! A shop whose compiled tools declare honest annotations, for the tests
 //! of policies: linked with `#[tool_group]`, so annotations come from the
-//! tools' rmcp definitions as they would in a server.
+//! tools' rmcp definitions as they would in a server. Its vocabulary
+//! declares a runtime allow list of at most three names, for the tests of
+//! that list.
 
 use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, tool};
@@ -13,6 +15,7 @@ pub mod server {
     impl rmcp::ServerHandler for Shop {}
 
     mcp_profiles::vocabulary! {
+        #[runtime_allow_list(max = 3)]
         server Shop;
 
         #[surfaces]

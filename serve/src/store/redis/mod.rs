@@ -36,7 +36,7 @@ use mcp_profiles::{Catalog, CatalogDecoder, ProfileContext, Vocabulary};
 
 use super::{
     AgentChange, AgentStore, CatalogChange, StoreError, StoreFuture, StoredAgent, StoredCatalog,
-    StoredKillSwitch, decode_catalog, listed_change, stored,
+    StoredKillSwitch, decode_catalog, listed_change, presentable, stored,
 };
 use crate::agents::{AgentUpdate, Apply, Backing, Unreachable};
 use crate::{ProfileStore, UnknownPrincipal};
@@ -146,7 +146,7 @@ impl<S: Vocabulary> RedisStore<S> {
     /// have no runtime catalogs here (see
     /// [`connect_with_catalogs`](Self::connect_with_catalogs)).
     pub async fn connect(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
-        Self::connect_serving(url, options, Arc::new(ProfileStore::default())).await
+        Self::connect_with_profiles(url, options, ProfileStore::default()).await
     }
 
     /// [`connect`](Self::connect), for agents that also have runtime
@@ -159,12 +159,38 @@ impl<S: Vocabulary> RedisStore<S> {
         options: RedisOptions,
         decoder: CatalogDecoder<S>,
     ) -> Result<Self, StoreError> {
-        Self::connect_serving(
-            url,
-            options,
-            Arc::new(ProfileStore::default().with_catalogs(decoder)),
-        )
-        .await
+        Self::connect_with_profiles(url, options, ProfileStore::default().with_catalogs(decoder))
+            .await
+    }
+
+    /// [`connect`](Self::connect), with `profiles` as this instance's local
+    /// copy ([`profiles`](AgentStore::profiles)), built with the settings
+    /// it serves under: its catalog decoder
+    /// ([`ProfileStore::with_catalogs`], as in
+    /// [`connect_with_catalogs`](Self::connect_with_catalogs)) and its name
+    /// presentation ([`ProfileStore::with_presentation`]).
+    ///
+    /// Every instance of a deployment should present names alike. A
+    /// catalog put through this instance is refused before it is stored
+    /// if its tools would collide under the presentation
+    /// ([`StoreError::InvalidCatalog`] naming both tools); an instance whose
+    /// presentation refuses a catalog stored by another serves the agent
+    /// without it, and logs why.
+    ///
+    /// # Panics
+    ///
+    /// If `profiles` already holds an agent or a token, or mirrors another
+    /// shared store: the local copy holds what Redis says, and only that.
+    pub async fn connect_with_profiles(
+        url: &str,
+        options: RedisOptions,
+        profiles: ProfileStore<S>,
+    ) -> Result<Self, StoreError> {
+        assert!(
+            profiles.is_new(),
+            "the local copy of a Redis store must start empty: {profiles:?}"
+        );
+        Self::connect_serving(url, options, Arc::new(profiles)).await
     }
 
     /// Connects, with `local` (empty) as this instance's copy.
@@ -515,6 +541,9 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
             let inner = &self.inner;
             let keys = &inner.keys;
             let catalog = decode_catalog(inner.local.catalog_decoder(), principal, &wire)?;
+            // Refused before it is stored: every instance serving the agent
+            // would refuse it alike (a deployment presents names one way).
+            presentable(&inner.local, &catalog)?;
             let (version, previous, context): (i64, String, String) = inner
                 .run(
                     PUT_CATALOG
@@ -549,6 +578,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
             let (tools, changed) = listed_change(
                 context,
                 inner.local.killed(),
+                inner.local.presentation(),
                 before.as_ref(),
                 Some(&catalog),
             );

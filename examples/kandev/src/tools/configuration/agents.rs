@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::settings::{ResourceType, check_settings};
 use super::{required_text, unless_blank};
 use crate::server::Kandev;
 use crate::store::{AgentProfile, BadField, Board, Object, check_document, check_name};
@@ -37,10 +38,13 @@ pub struct CreateAgentProfile {
     pub agent_id: String,
     /// The profile's name.
     pub name: String,
-    /// The model the profile runs.
-    pub model: String,
+    /// The model the profile runs; the agent's default when omitted.
+    pub model: Option<String>,
     /// Approve the agent's tool calls without asking; off by default.
     pub auto_approve: Option<bool>,
+    /// The profile's complete settings by key; describe_setting_kandev
+    /// (`include_resource_schema`) gives their schema.
+    pub settings: Option<Object>,
 }
 
 /// The agent profile to delete.
@@ -67,7 +71,7 @@ pub struct UpdateAgentProfile {
     pub profile_id: String,
     /// Its new name.
     pub name: Option<String>,
-    /// Its new model.
+    /// Its new model; an empty string returns to the agent's default.
     pub model: Option<String>,
     /// Approve the agent's tool calls without asking.
     pub auto_approve: Option<bool>,
@@ -122,23 +126,37 @@ fn agent_profile_mut<'a>(
         .ok_or_else(|| BadField::missing("profile_id", "agent profile", profile_id))
 }
 
+/// A model name checked; `None` for a blank one (the agent's default).
+fn check_model(model: &str) -> Result<Option<String>, BadField> {
+    check_name("model", model)?;
+    Ok(unless_blank(model.trim().to_owned()))
+}
+
 fn create_agent_profile(board: &mut Board, args: CreateAgentProfile) -> Result<Value, BadField> {
     if !board.agents.contains_key(&args.agent_id) {
         return Err(BadField::missing("agent_id", "agent", &args.agent_id));
     }
     let name = required_text("name", args.name)?;
-    let model = required_text("model", args.model)?;
-    board.make_room("name", 1)?;
+    let model = args.model.map(|model| check_model(&model)).transpose()?;
+    let settings = args.settings.unwrap_or_default();
+    check_document("settings", &settings)?;
+    check_settings("settings", ResourceType::AgentProfile, &settings)?;
+    // The profile, and its settings when there are any.
+    board.make_room("name", 1 + usize::from(!settings.is_empty()))?;
     let id = board.next_id("profile");
     let profile = AgentProfile {
         id: id.clone(),
         agent_id: args.agent_id,
         name,
-        model,
+        model: model.flatten(),
         auto_approve: args.auto_approve.unwrap_or(false),
     };
-    board.agent_profiles.insert(id, profile.clone());
-    Ok(json!({ "profile": profile }))
+    board.agent_profiles.insert(id.clone(), profile.clone());
+    if !settings.is_empty() {
+        let key = ResourceType::AgentProfile.settings_key(&id);
+        board.settings.insert(key, settings.clone());
+    }
+    Ok(json!({ "profile": profile, "settings_set": settings.keys().collect::<Vec<_>>() }))
 }
 
 fn delete_agent_profile(board: &mut Board, args: DeleteAgentProfile) -> Result<Value, BadField> {
@@ -156,6 +174,8 @@ fn delete_agent_profile(board: &mut Board, args: DeleteAgentProfile) -> Result<V
     }
     board.agent_profiles.remove(&args.profile_id);
     board.mcp_configs.remove(&args.profile_id);
+    let settings = ResourceType::AgentProfile.settings_key(&args.profile_id);
+    board.settings.remove(&settings);
     Ok(json!({ "deleted": args.profile_id }))
 }
 
@@ -177,10 +197,7 @@ fn update_agent_profile(board: &mut Board, args: UpdateAgentProfile) -> Result<V
         .name
         .map(|name| required_text("name", name))
         .transpose()?;
-    let model = args
-        .model
-        .map(|model| required_text("model", model))
-        .transpose()?;
+    let model = args.model.map(|model| check_model(&model)).transpose()?;
     let profile = agent_profile_mut(board, &args.profile_id)?;
     if let Some(name) = name {
         profile.name = name;
@@ -297,7 +314,7 @@ impl Kandev {
 
     #[tool(
         name = "create_agent_profile_kandev",
-        description = "Add a profile with a model to an agent.",
+        description = "Add a profile to an agent; its model (the agent's default otherwise) and a complete settings object are optional.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,

@@ -50,6 +50,22 @@ pub async fn in_process(
     mcp_profiles::ProfileController<kandev_mcp::Kandev>,
 ) {
     let context = kandev_mcp::legacy::context_for_mode("task", false).expect("task mode");
+    let (client_io, controller) = serve_in_process(store, task_id, context);
+    let client = ().serve(client_io).await.expect("the MCP handshake succeeds");
+    (client, controller)
+}
+
+/// A Kandev server over `store`, bound to `task_id`, with profile
+/// `context`, serving one end of an in-process pipe (`tokio::io::duplex`):
+/// the other end, for a client, and the controller.
+pub fn serve_in_process(
+    store: Arc<kandev_mcp::store::Store>,
+    task_id: &str,
+    context: mcp_profiles::ProfileContext<kandev_mcp::Kandev>,
+) -> (
+    tokio::io::DuplexStream,
+    mcp_profiles::ProfileController<kandev_mcp::Kandev>,
+) {
     let controller = mcp_profiles::ProfileController::new(context);
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
     let server = controller.server(kandev_mcp::Kandev::new(store, task_id));
@@ -58,8 +74,7 @@ pub async fn in_process(
             let _ = running.waiting().await;
         }
     });
-    let client = ().serve(client_io).await.expect("the MCP handshake succeeds");
-    (client, controller)
+    (client_io, controller)
 }
 
 /// Calls `tool` with `arguments` (a JSON object): whether the result is an

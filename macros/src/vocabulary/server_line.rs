@@ -1,0 +1,164 @@
+//! The `server` line's attributes: `#[require_annotations]` and
+//! `#[runtime_allow_list(max = N)]`, each at most once, every misuse an
+//! error on what the user wrote.
+
+use syn::{Attribute, Meta};
+
+use crate::errors::Errors;
+use crate::names::closest;
+use crate::rule_args::{self, Arg};
+use crate::whole_number::whole_number;
+
+/// What the `server` line declares.
+#[derive(Default)]
+pub(crate) struct ServerLine {
+    /// `#[require_annotations]`: every tool of every group states its hints.
+    pub require_annotations: bool,
+    /// `#[runtime_allow_list(max = N)]`: contexts may limit the runtime
+    /// tools they serve to a list of at most `N` names.
+    pub runtime_allow_max: Option<usize>,
+}
+
+const REQUIRE_ANNOTATIONS: &str = "require_annotations";
+const RUNTIME_ALLOW_LIST: &str = "runtime_allow_list";
+
+/// The one key `#[runtime_allow_list(...)]` takes.
+const MAX: &str = "max";
+
+/// Reads the `server` line's attributes. A misused attribute counts as
+/// absent: its error already stops the build, and errors it might cause
+/// elsewhere (an unannotated tool, say) would only be noise.
+pub(crate) fn read(attrs: &[Attribute], errors: &mut Errors) -> ServerLine {
+    let mut require_annotations = Seen::default();
+    let mut runtime_allow = Seen::default();
+    let mut runtime_allow_max = None;
+    for attr in attrs {
+        let path = attr.path();
+        if path.is_ident(REQUIRE_ANNOTATIONS) {
+            let flag = matches!(attr.meta, Meta::Path(_));
+            if !flag {
+                errors.spanned(
+                    attr,
+                    "`#[require_annotations]` takes no value; write `#[require_annotations]` \
+                     before `server` to require annotations in every group, and leave it out \
+                     otherwise",
+                );
+            }
+            require_annotations.record(attr, flag, errors);
+        } else if path.is_ident(RUNTIME_ALLOW_LIST) {
+            let max = runtime_allow_list(attr, errors);
+            runtime_allow.record(attr, max.is_some(), errors);
+            runtime_allow_max = runtime_allow_max.or(max);
+        } else {
+            unknown(attr, errors);
+        }
+    }
+    ServerLine {
+        require_annotations: require_annotations.valid(),
+        runtime_allow_max: runtime_allow_max.filter(|_| runtime_allow.valid()),
+    }
+}
+
+/// How often one attribute was given, and whether every time was valid.
+#[derive(Default)]
+struct Seen {
+    times: usize,
+    all_valid: bool,
+}
+
+impl Seen {
+    /// One more `attr`; a repeat is an error on it.
+    fn record(&mut self, attr: &Attribute, valid: bool, errors: &mut Errors) {
+        if self.times > 0 {
+            let path = attr.path();
+            let name = quote::quote!(#path).to_string();
+            errors.spanned(attr, format!("`#[{name}]` is given twice"));
+        }
+        self.all_valid = valid && (self.times == 0 || self.all_valid);
+        self.times += 1;
+    }
+
+    /// Given exactly once, validly.
+    fn valid(&self) -> bool {
+        self.times == 1 && self.all_valid
+    }
+}
+
+/// The `max` of `#[runtime_allow_list(max = N)]`, if it is written so.
+fn runtime_allow_list(attr: &Attribute, errors: &mut Errors) -> Option<usize> {
+    let Meta::List(list) = &attr.meta else {
+        errors.spanned(
+            attr,
+            "`#[runtime_allow_list]` takes the most runtime tools a context's runtime allow \
+             list may name: write `#[runtime_allow_list(max = 16)]`",
+        );
+        return None;
+    };
+    let args = match rule_args::args(list.tokens.clone()) {
+        Ok(args) => args,
+        Err(error) => {
+            errors.push(error);
+            return None;
+        }
+    };
+    let before = errors.len();
+    let mut max = None;
+    let mut max_written = false;
+    // A misspelt `max` is already an error saying what the key is.
+    let mut unknown_key = false;
+    for Arg { key, value } in args {
+        if key != MAX {
+            unknown_key = true;
+            let hint = closest(&key.to_string(), [MAX])
+                .map(|_| "did you mean `max`? ")
+                .unwrap_or_default();
+            errors.spanned(
+                &key,
+                format!(
+                    "unknown key `{key}` in `#[runtime_allow_list(...)]`; {hint}it takes only \
+                     `max = N`, the most runtime tools a context's runtime allow list may name"
+                ),
+            );
+        } else if max_written {
+            errors.spanned(&key, "`max` is given twice in `#[runtime_allow_list(...)]`");
+        } else {
+            max_written = true;
+            max = whole_number(&key, value, errors);
+        }
+    }
+    match max {
+        Some((at, 0)) => errors.at(
+            at,
+            "`max = 0` would allow no runtime tool in any context; give at least 1 (a context \
+             can still allow none, with an empty list), or drop the attribute to leave runtime \
+             tools unrestricted",
+        ),
+        None if !max_written && !unknown_key => errors.spanned(
+            attr,
+            "`#[runtime_allow_list(...)]` needs `max = N`: the most runtime tools a context's \
+             runtime allow list may name, e.g. `#[runtime_allow_list(max = 16)]`",
+        ),
+        _ => {}
+    }
+    max.map(|(_, max)| max).filter(|_| errors.len() == before)
+}
+
+/// An attribute the `server` line does not take: an error naming the ones
+/// it does.
+fn unknown(attr: &Attribute, errors: &mut Errors) {
+    let path = attr.path();
+    let name = quote::quote!(#path).to_string().replace(' ', "");
+    let hint = closest(&name, [REQUIRE_ANNOTATIONS, RUNTIME_ALLOW_LIST])
+        .map(|close| format!("did you mean `#[{close}]`? "))
+        .unwrap_or_default();
+    errors.spanned(
+        attr,
+        format!(
+            "unknown attribute `#[{name}]` on the `server` line; {hint}it takes \
+             `#[require_annotations]`, which requires every tool of every group to state \
+             `read_only_hint` and `destructive_hint`, and `#[runtime_allow_list(max = N)]`, \
+             which lets a context limit the runtime tools it serves to a list of at most N \
+             names"
+        ),
+    );
+}
