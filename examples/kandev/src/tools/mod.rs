@@ -54,6 +54,17 @@ impl Kandev {
     ) -> ToolResult {
         respond(self.store.with(work)?)
     }
+
+    /// [`on_board`](Self::on_board) for a tool whose optional `task_id`
+    /// defaults to the bound task: `work` gets the task it is about.
+    pub(crate) fn on_task_board<T: Serialize>(
+        &self,
+        task_id: Option<String>,
+        work: impl FnOnce(&mut BoardGuard<'_>, &str) -> Result<T, BadField>,
+    ) -> ToolResult {
+        let task_id = self.task_or_bound(task_id);
+        self.on_board(|board| work(board, &task_id))
+    }
 }
 
 /// A successful result: `value` as JSON text.

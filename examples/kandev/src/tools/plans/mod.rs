@@ -143,8 +143,9 @@ impl Kandev {
         )
     )]
     async fn plan_create(&self, Parameters(args): Parameters<PlanCreate>) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id.clone());
-        self.on_board(|board| current::create(board, &task_id, args))
+        self.on_task_board(args.task_id.clone(), |board, task| {
+            current::create(board, task, args)
+        })
     }
 
     #[tool(
@@ -158,8 +159,9 @@ impl Kandev {
         )
     )]
     async fn plan_get(&self, Parameters(args): Parameters<PlanRead>) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id.clone());
-        self.on_board(|board| current::read(board, &task_id, args))
+        self.on_task_board(args.task_id.clone(), |board, task| {
+            current::read(board, task, args)
+        })
     }
 
     #[tool(
@@ -173,8 +175,9 @@ impl Kandev {
         )
     )]
     async fn plan_update(&self, Parameters(args): Parameters<PlanUpdate>) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id.clone());
-        self.on_board(|board| current::update(board, &task_id, args))
+        self.on_task_board(args.task_id.clone(), |board, task| {
+            current::update(board, task, args)
+        })
     }
 
     #[tool(
@@ -188,8 +191,9 @@ impl Kandev {
         )
     )]
     async fn plan_edit(&self, Parameters(args): Parameters<PlanEdit>) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id.clone());
-        self.on_board(|board| current::edit(board, &task_id, args))
+        self.on_task_board(args.task_id.clone(), |board, task| {
+            current::edit(board, task, args)
+        })
     }
 
     #[tool(
@@ -203,8 +207,9 @@ impl Kandev {
         )
     )]
     async fn plan_list_revisions(&self, Parameters(args): Parameters<RevisionPage>) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id.clone());
-        self.on_board(|board| revisions::list(board, &task_id, args))
+        self.on_task_board(args.task_id.clone(), |board, task| {
+            revisions::list(board, task, args)
+        })
     }
 
     #[tool(
@@ -218,8 +223,9 @@ impl Kandev {
         )
     )]
     async fn plan_get_revision(&self, Parameters(args): Parameters<RevisionRef>) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id.clone());
-        self.on_board(|board| revisions::get(board, &task_id, args))
+        self.on_task_board(args.task_id.clone(), |board, task| {
+            revisions::get(board, task, args)
+        })
     }
 
     #[tool(
@@ -236,8 +242,9 @@ impl Kandev {
         &self,
         Parameters(args): Parameters<RestoreRevision>,
     ) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id.clone());
-        self.on_board(|board| revisions::restore(board, &task_id, args))
+        self.on_task_board(args.task_id.clone(), |board, task| {
+            revisions::restore(board, task, args)
+        })
     }
 
     #[tool(
@@ -251,8 +258,7 @@ impl Kandev {
         )
     )]
     async fn plan_delete(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id);
-        self.on_board(|board| current::delete(board, &task_id))
+        self.on_task_board(args.task_id, |board, task| current::delete(board, task))
     }
 }
 
