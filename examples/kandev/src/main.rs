@@ -158,7 +158,8 @@ struct ProfileArgs {
     /// '{"surface":"kanban-task","capabilities":["user-question"],"providers":["github"]}'.
     #[arg(long, value_name = "JSON", conflicts_with = "mode")]
     profile: Option<String>,
-    /// A legacy mode: task, task-title-pending, config, office or external.
+    /// A legacy mode: task, task-title-pending, config, office, external,
+    /// automation or coordinator.
     #[arg(long, value_name = "MODE")]
     mode: Option<String>,
     /// With --mode: grant no question capability.
