@@ -212,18 +212,22 @@ pub fn check_context_json(data: &[u8]) {
 // (b) The legacy mode and provider mapping.
 
 /// Kandev's modes: surface, capabilities the mode grants, whether it grants
-/// `user-question` unless disabled. (The table in `kandev_mcp::legacy`.)
-const MODES: &[(&str, Surface, &[Capability], bool)] = &[
-    ("task", Surface::KanbanTask, &[], true),
+/// `user-question` unless disabled, whether a switch into it keeps the
+/// capabilities it does not decide. (The table in `kandev_mcp::legacy`.)
+const MODES: &[(&str, Surface, &[Capability], bool, bool)] = &[
+    ("task", Surface::KanbanTask, &[], true, true),
     (
         "task-title-pending",
         Surface::KanbanTask,
         &[Capability::TaskTitle],
         true,
+        true,
     ),
-    ("config", Surface::Configuration, &[], true),
-    ("office", Surface::OfficeTask, &[], true),
-    ("external", Surface::External, &[], false),
+    ("config", Surface::Configuration, &[], true, true),
+    ("office", Surface::OfficeTask, &[], true, true),
+    ("external", Surface::External, &[], false, true),
+    ("automation", Surface::Automation, &[], false, false),
+    ("coordinator", Surface::Coordinator, &[], false, false),
 ];
 
 /// `start` switched to `mode` by the table: `None` for an unknown mode,
@@ -233,15 +237,15 @@ fn oracle_mode(
     mode: &str,
     disable_ask_question: bool,
 ) -> Option<Option<ProfileContext<Kandev>>> {
-    let (_, surface, granted, asks) = MODES.iter().find(|(name, ..)| *name == mode)?;
+    let (_, surface, granted, asks, keeps) = MODES.iter().find(|(name, ..)| *name == mode)?;
     let decided: BTreeSet<Capability> = MODES
         .iter()
-        .flat_map(|(_, _, capabilities, _)| capabilities.iter().copied())
+        .flat_map(|(_, _, capabilities, ..)| capabilities.iter().copied())
         .chain([Capability::UserQuestion])
         .collect();
     let mut held: BTreeSet<Capability> = start
         .capabilities()
-        .filter(|c| !decided.contains(c))
+        .filter(|c| *keeps && !decided.contains(c))
         .collect();
     held.extend(granted.iter().copied());
     if *asks && !disable_ask_question {

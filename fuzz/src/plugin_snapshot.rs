@@ -119,7 +119,11 @@ fn oracle_tool(tool: &Json) -> Option<String> {
     let distinct: BTreeSet<&str> = surfaces.iter().copied().collect();
     if surfaces.is_empty()
         || distinct.len() != surfaces.len()
-        || !distinct.is_subset(&BTreeSet::from(["kanban-task", "office-task"]))
+        || !distinct.is_subset(&BTreeSet::from([
+            "kanban-task",
+            "office-task",
+            "managed-conversation",
+        ]))
     {
         return None;
     }

@@ -13,13 +13,15 @@ use mcp_profiles::{ContextError, ProfileContext, ProfileController, Replacement,
 
 use crate::server::{Capability, Kandev, Provider, Surface};
 
-/// One legacy mode: its surface, the capabilities it decides, and whether it
-/// grants `user-question` (unless the caller disables asking).
+/// One legacy mode: its surface, the capabilities it decides, whether it
+/// grants `user-question` (unless the caller disables asking), and whether
+/// a switch into it keeps the capabilities it does not decide.
 struct Mode {
     name: &'static str,
     surface: Surface,
     capabilities: &'static [Capability],
     asks_user: bool,
+    keeps_other_capabilities: bool,
 }
 
 /// The modes Kandev's `switch` knew:
@@ -31,36 +33,61 @@ struct Mode {
 /// | `config` | configuration (+ user-question unless disabled) |
 /// | `office` | office-task (+ user-question unless disabled) |
 /// | `external` | external, never a question tool |
+/// | `automation` | automation, no capability at all |
+/// | `coordinator` | coordinator, no capability at all |
+///
+/// Kandev never adds user-question on automation or coordinator, and a
+/// switch into automation drops every capability. Its catalog says so of
+/// automation only; coordinator does the same here, failing closed.
 const MODES: &[Mode] = &[
     Mode {
         name: "task",
         surface: Surface::KanbanTask,
         capabilities: &[],
         asks_user: true,
+        keeps_other_capabilities: true,
     },
     Mode {
         name: "task-title-pending",
         surface: Surface::KanbanTask,
         capabilities: &[Capability::TaskTitle],
         asks_user: true,
+        keeps_other_capabilities: true,
     },
     Mode {
         name: "config",
         surface: Surface::Configuration,
         capabilities: &[],
         asks_user: true,
+        keeps_other_capabilities: true,
     },
     Mode {
         name: "office",
         surface: Surface::OfficeTask,
         capabilities: &[],
         asks_user: true,
+        keeps_other_capabilities: true,
     },
     Mode {
         name: "external",
         surface: Surface::External,
         capabilities: &[],
         asks_user: false,
+        keeps_other_capabilities: true,
+    },
+    Mode {
+        name: "automation",
+        surface: Surface::Automation,
+        capabilities: &[],
+        asks_user: false,
+        keeps_other_capabilities: false,
+    },
+    Mode {
+        name: "coordinator",
+        surface: Surface::Coordinator,
+        capabilities: &[],
+        asks_user: false,
+        keeps_other_capabilities: false,
     },
 ];
 
@@ -153,8 +180,9 @@ pub fn context_for_mode(
 }
 
 /// `current` switched to `mode`: the surface and the mode-decided
-/// capabilities replaced, other capabilities, the providers and the policy
-/// kept (a mode switch never lifts a restriction the backend set).
+/// capabilities replaced, other capabilities (unless the mode drops them
+/// all), the providers and the policy kept (a mode switch never lifts a
+/// restriction the backend set).
 pub fn apply_mode(
     current: &ProfileContext<Kandev>,
     mode: &str,
@@ -212,7 +240,7 @@ fn switch(
 ) -> Result<ProfileContext<Kandev>, LegacyError> {
     let kept = current
         .capabilities()
-        .filter(|capability| !MODE_DECIDED.contains(capability));
+        .filter(|capability| mode.keeps_other_capabilities && !MODE_DECIDED.contains(capability));
     let asks = (mode.asks_user && !disable_ask_question).then_some(Capability::UserQuestion);
     let granted = mode.capabilities.iter().copied().chain(asks);
     let base = ProfileContext::new(mode.surface)

@@ -14,6 +14,7 @@ pub mod db;
 pub mod demo;
 pub mod file_limit;
 pub mod gateway;
+pub mod kandev_hints;
 pub mod legacy;
 pub mod matrix;
 pub mod model;

@@ -163,7 +163,8 @@ struct ProfileArgs {
     /// ride along, as in its launch metadata.
     #[arg(long, value_name = "JSON", conflicts_with = "mode")]
     profile: Option<String>,
-    /// A legacy mode: task, task-title-pending, config, office or external.
+    /// A legacy mode: task, task-title-pending, config, office, external,
+    /// automation or coordinator.
     #[arg(long, value_name = "MODE")]
     mode: Option<String>,
     /// With --mode: grant no question capability.

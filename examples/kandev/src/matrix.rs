@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use mcp_profiles::{Policy, ProfileContext, Vocabulary};
 use serde_json::json;
 
+use crate::kandev_hints::{KandevHints, kandev_hints};
 use crate::server::Kandev;
 use crate::{legacy, policy};
 
@@ -40,32 +41,69 @@ pub fn markdown() -> String {
             tools.join(" ")
         ));
     }
+    vocabulary_section(&mut out);
     annotations_section(&mut out);
     policies_section(&mut out);
     out
 }
 
-/// `## Tool annotations`: each compiled tool's hints, `-` where unstated.
+/// `## Vocabulary`: where the surfaces differ from Kandev's, and which
+/// surfaces plugin tools (not in the table above) may use.
+fn vocabulary_section(out: &mut String) {
+    out.push_str(
+        "\n## Vocabulary\n\n\
+         Surfaces, capabilities and providers are Kandev's (server.go at 2ead7b81), \
+         with two differences:\n\n\
+         - an unknown surface is an error here (fail closed); Kandev maps it to \
+         `kanban-task`;\n\
+         - Kandev's `managed-task` surface is left out: its server references it \
+         nowhere, so no group or plugin tool could serve it.\n\n\
+         `coordinator` is assumed to be `SurfaceCoordinator`'s value (not verified: no \
+         stored profile.go defines it). The `automation` group is not built yet; until \
+         it is, that surface exposes no tool.\n\n\
+         Plugin tools (run-time tools the backend installs; not in the table above) \
+         may declare the surfaces `kanban-task`, `office-task` and \
+         `managed-conversation`. The last is Kandev's `SurfaceManaged`, whose value is \
+         not verified but assumed to be `managed-conversation` (the only value under \
+         which Kandev's registration can match it). They are never served on \
+         `automation` or `coordinator`. Nor are they served on `managed-conversation` \
+         yet: Kandev serves there only the plugin tools a session's managed-tool policy \
+         allows, and none without a policy; this example models no such policy.\n",
+    );
+}
+
+/// `## Tool annotations`: each compiled tool's hints, `-` where unstated,
+/// `*` on the hints Kandev's own source sets.
 fn annotations_section(out: &mut String) {
     out.push_str(
         "\n## Tool annotations\n\n\
          Each tool's MCP annotations, as `tools/list` sends them; the read-only \
-         and no-destructive policies keep or remove tools by them.\n\n\
+         and no-destructive policies keep or remove tools by them. A value marked \
+         `*` is Kandev's: its source sets that hint explicitly (the catalog's \
+         annotations column, `src/kandev_hints.rs`), and ours is the same. Unmarked \
+         values are ours, chosen from what our handler does, where Kandev sets \
+         none.\n\n\
          | tool | readOnly | destructive | idempotent | openWorld |\n|---|---|---|---|---|\n",
     );
-    let hint =
-        |value: Option<bool>| value.map_or("-", |value| if value { "true" } else { "false" });
+    let hint = |value: Option<bool>, kandevs: Option<bool>| {
+        let shown = value.map_or("-", |value| if value { "true" } else { "false" });
+        let marker = if kandevs.is_some() { "*" } else { "" };
+        format!("{shown}{marker}")
+    };
     for tool in policy::tool_names() {
         let hints = policy::annotations(tool);
-        let get =
-            |pick: fn(&rmcp::model::ToolAnnotations) -> Option<bool>| hint(hints.and_then(pick));
+        let kandev = kandev_hints(tool);
+        let get = |ours: fn(&rmcp::model::ToolAnnotations) -> Option<bool>,
+                   kandevs: fn(&KandevHints) -> Option<bool>| {
+            hint(hints.and_then(ours), kandev.and_then(kandevs))
+        };
         let _ = writeln!(
             out,
             "| {tool} | {} | {} | {} | {} |",
-            get(|a| a.read_only_hint),
-            get(|a| a.destructive_hint),
-            get(|a| a.idempotent_hint),
-            get(|a| a.open_world_hint),
+            get(|a| a.read_only_hint, |k| k.read_only),
+            get(|a| a.destructive_hint, |k| k.destructive),
+            get(|a| a.idempotent_hint, |k| k.idempotent),
+            get(|a| a.open_world_hint, |k| k.open_world),
         );
     }
 }

@@ -116,6 +116,8 @@ pub(super) fn sync(saved: &mut Board, now: &Board) -> Vec<Change> {
     keyed(out, "shared_prompts", prompts.0, prompts.1, text);
     keyed(out, "settings", &mut saved.settings, &now.settings, json);
     keyed(out, "plans", &mut saved.plans, &now.plans, text);
+    let revisions = (&mut saved.plan_revisions, &now.plan_revisions);
+    keyed(out, "plan_revisions", revisions.0, revisions.1, text);
     keyed(out, "documents", &mut saved.documents, &now.documents, json);
     keyed(
         out,
@@ -127,21 +129,13 @@ pub(super) fn sync(saved: &mut Board, now: &Board) -> Vec<Change> {
     listed(out, "reviews", &mut saved.reviews, &now.reviews);
     keyed(out, "questions", &mut saved.questions, &now.questions, text);
     listed(out, "permissions", &mut saved.permissions, &now.permissions);
-    keyed(
-        out,
-        "pr_automation",
-        &mut saved.pr_automation,
-        &now.pr_automation,
-        text,
-    );
-    keyed(
-        out,
-        "mr_automation",
-        &mut saved.mr_automation,
-        &now.mr_automation,
-        text,
-    );
-    listed(out, "decisions", &mut saved.decisions, &now.decisions);
+    let links = (&mut saved.change_requests, &now.change_requests);
+    keyed(out, "change_requests", links.0, links.1, json);
+    let prompts = (&mut saved.auto_fix_prompts, &now.auto_fix_prompts);
+    keyed(out, "auto_fix_prompts", prompts.0, prompts.1, json);
+    let outcomes = (&mut saved.auto_fix_outcomes, &now.auto_fix_outcomes);
+    listed(out, "auto_fix_outcomes", outcomes.0, outcomes.1);
+    keyed(out, "canvases", &mut saved.canvases, &now.canvases, text);
     listed(out, "completions", &mut saved.completions, &now.completions);
     listed(
         out,
@@ -350,14 +344,16 @@ impl Records {
             shared_prompts: self.keyed("shared_prompts")?,
             settings: self.json_keyed("settings")?,
             plans: self.keyed("plans")?,
+            plan_revisions: self.keyed("plan_revisions")?,
             documents: self.json_keyed("documents")?,
             walkthroughs: self.keyed("walkthroughs")?,
             reviews: self.listed("reviews")?,
             questions: self.keyed("questions")?,
             permissions: self.listed("permissions")?,
-            pr_automation: self.keyed("pr_automation")?,
-            mr_automation: self.keyed("mr_automation")?,
-            decisions: self.listed("decisions")?,
+            change_requests: self.json_keyed("change_requests")?,
+            auto_fix_prompts: self.json_keyed("auto_fix_prompts")?,
+            auto_fix_outcomes: self.listed("auto_fix_outcomes")?,
+            canvases: self.keyed("canvases")?,
             completions: self.listed("completions")?,
             rich_outputs: self.listed("rich_outputs")?,
             sources: self.keyed("sources")?,

@@ -29,6 +29,14 @@ fn full_board() -> Board {
         "profile-1".into(),
         from_value(json!({ "enabled": true, "servers": { "a": {} } })).unwrap(),
     );
+    board.plan_revisions.insert(
+        "plan-revision-1".into(),
+        from_value(task(
+            json!({ "id": "plan-revision-1", "number": 1, "title": "Plan",
+            "content": "1. Registry", "restored_from": null }),
+        ))
+        .unwrap(),
+    );
     board.walkthroughs.insert(
         "task-1".into(),
         from_value(task(json!({ "title": "Tour", "steps": [{ "file": "a" }] }))).unwrap(),
@@ -48,16 +56,32 @@ fn full_board() -> Board {
         ))
         .unwrap(),
     );
-    board
-        .pr_automation
-        .insert("task-1".into(), from_value(json!({ "a": 1 })).unwrap());
-    board
-        .mr_automation
-        .insert("task-1".into(), from_value(json!({ "b": 2 })).unwrap());
-    board.decisions.push(
+    board.change_requests.insert(
+        ("task-1".into(), "github".into(), "repo-1".into(), 7),
         from_value(task(
-            json!({ "workflow_step_id": "step-done", "decision": "approve",
-            "reason": "ok" }),
+            json!({ "provider": "github", "repository_id": "repo-1",
+            "number": 7, "auto_fix_enabled": true, "auto_merge_enabled": false,
+            "prompt_on_review_requested": true, "prompt_on_merged": true,
+            "prompt_on_closed": false }),
+        ))
+        .unwrap(),
+    );
+    board
+        .auto_fix_prompts
+        .insert(("task-1".into(), "gitlab".into()), "Fix it.".into());
+    board.auto_fix_outcomes.push(
+        from_value(task(
+            json!({ "outcome": "blocked", "summary": "no access" }),
+        ))
+        .unwrap(),
+    );
+    board.canvases.insert(
+        "canvas-1".into(),
+        from_value(task(
+            json!({ "id": "canvas-1", "title": "Board", "summary": "s",
+            "source_root": ".kandev/canvases/canvas-1",
+            "releases": [{ "number": 1, "source_path": ".kandev/canvases/canvas-1" }],
+            "state": { "filter": "open" }, "state_revision": 1 }),
         ))
         .unwrap(),
     );
@@ -128,7 +152,7 @@ fn every_collection_round_trips() {
             _ => None,
         })
         .collect();
-    assert_eq!(collections.len(), 32, "{collections:?}");
+    assert_eq!(collections.len(), 34, "{collections:?}");
     assert!(read == board, "the board read back differs");
 }
 

@@ -40,7 +40,58 @@ const MIGRATIONS: &[&str] = &[
      ) STRICT, WITHOUT ROWID;",
     // 2: children are looked up by parent.
     "CREATE INDEX tasks_by_parent ON tasks (parent_id);",
+    // 3: Kandev's September 2026 catalog. Per-task GitHub PR and GitLab MR
+    // automation becomes change-request links (the settings of a task that
+    // named a repository and a number become one link; a custom prompt
+    // becomes the task's prompt for that provider). Step decisions go:
+    // Kandev dropped office-decisions, and nothing reads them any more.
+    CHANGE_REQUESTS,
 ];
+
+/// Migration 3 (see [`MIGRATIONS`]): `pr_automation` and `mr_automation`
+/// into `change_requests` and `auto_fix_prompts`, `decisions` dropped.
+/// JSON booleans read back as 1 and 0, so each switch is written anew;
+/// lifecycle prompts were on unless turned off.
+const CHANGE_REQUESTS: &str = "
+     CREATE TEMP TABLE legacy_links AS
+         SELECT key AS task_id, 'github' AS provider, body,
+                json_extract(body, '$.pr_number') AS number
+         FROM records
+         WHERE collection = 'pr_automation'
+         UNION ALL
+         SELECT key, 'gitlab', body, json_extract(body, '$.mr_iid')
+         FROM records
+         WHERE collection = 'mr_automation';
+     INSERT OR REPLACE INTO records (collection, key, body)
+         SELECT 'change_requests',
+                json_array(task_id, provider, json_extract(body, '$.repository_id'), number),
+                json_object(
+                    'task_id', task_id,
+                    'provider', provider,
+                    'repository_id', json_extract(body, '$.repository_id'),
+                    'number', number,
+                    'auto_fix_enabled',
+                    json(iif(coalesce(json_extract(body, '$.auto_fix_enabled'), 0), 'true', 'false')),
+                    'auto_merge_enabled',
+                    json(iif(coalesce(json_extract(body, '$.auto_merge_enabled'), 0), 'true', 'false')),
+                    'prompt_on_review_requested',
+                    json(iif(coalesce(json_extract(body, '$.prompt_on_review_requested'), 1), 'true', 'false')),
+                    'prompt_on_merged',
+                    json(iif(coalesce(json_extract(body, '$.prompt_on_merged'), 1), 'true', 'false')),
+                    'prompt_on_closed',
+                    json(iif(coalesce(json_extract(body, '$.prompt_on_closed'), 1), 'true', 'false'))
+                )
+         FROM legacy_links
+         WHERE json_type(body, '$.repository_id') = 'text'
+           AND typeof(number) = 'integer' AND number > 0;
+     INSERT OR REPLACE INTO records (collection, key, body)
+         SELECT 'auto_fix_prompts',
+                json_array(task_id, provider),
+                json_quote(json_extract(body, '$.auto_fix_prompt_override'))
+         FROM legacy_links
+         WHERE json_type(body, '$.auto_fix_prompt_override') = 'text';
+     DROP TABLE legacy_links;
+     DELETE FROM records WHERE collection IN ('pr_automation', 'mr_automation', 'decisions');";
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -79,6 +130,62 @@ mod tests {
     #[test]
     fn the_first_step_marks_the_file_with_the_application_id() {
         assert!(MIGRATIONS[0].contains(&format!("application_id = {APPLICATION_ID};")));
+    }
+
+    /// A file at schema 2 holding Kandev's August records.
+    fn august_file() -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        for step in &MIGRATIONS[..2] {
+            conn.execute_batch(step).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 2).unwrap();
+        conn.execute_batch(
+            r#"INSERT INTO records VALUES
+               ('pr_automation', 'task-1', '{"repository_id":"repo-1","pr_number":7,
+                 "auto_fix_enabled":true,"prompt_on_merged":false,
+                 "auto_fix_prompt_override":"Fix the checks."}'),
+               ('pr_automation', 'task-2', '{"auto_merge_enabled":true}'),
+               ('mr_automation', 'task-1', '{"repository_id":"repo-1","project_path":"g/p",
+                 "mr_iid":3,"auto_merge_enabled":true}'),
+               ('decisions', '00000000', '{"task_id":"task-5"}');"#,
+        )
+        .unwrap();
+        conn
+    }
+
+    #[test]
+    fn august_automation_becomes_change_request_links() {
+        let mut conn = august_file();
+        migrate(&mut conn).unwrap();
+        let mut statement = conn
+            .prepare("SELECT collection, key, body FROM records ORDER BY collection, key")
+            .unwrap();
+        let rows: Vec<(String, String, String)> = statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let board = crate::db::rows::Records::new(rows)
+            .into_board(Vec::new())
+            .expect("every migrated record reads back");
+        let keys: Vec<_> = board.change_requests.keys().cloned().collect();
+        assert_eq!(
+            keys,
+            [
+                ("task-1".into(), "github".into(), "repo-1".into(), 7),
+                ("task-1".into(), "gitlab".into(), "repo-1".into(), 3),
+            ],
+            "task-2 named no request, so it has no link"
+        );
+        let github = &board.change_requests[&keys[0]];
+        assert!(github.auto_fix_enabled && !github.auto_merge_enabled);
+        assert!(github.prompt_on_review_requested && !github.prompt_on_merged);
+        assert!(board.change_requests[&keys[1]].auto_merge_enabled);
+        assert_eq!(
+            board.auto_fix_prompts[&("task-1".into(), "github".into())],
+            "Fix the checks."
+        );
+        assert_eq!(board.auto_fix_prompts.len(), 1);
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub struct Board {
     pub settings: BTreeMap<(String, String), Object>,
     /// Keyed by task.
     pub plans: BTreeMap<String, Plan>,
+    /// Every written state of the plans, keyed by revision id; kept when a
+    /// plan is deleted.
+    pub plan_revisions: BTreeMap<String, PlanRevision>,
     /// Keyed by (task, document key).
     pub documents: BTreeMap<(String, String), Document>,
     /// Keyed by task.
@@ -44,11 +47,12 @@ pub struct Board {
     pub reviews: Vec<ReviewSubmission>,
     pub questions: BTreeMap<String, Question>,
     pub permissions: Vec<PermissionPrompt>,
-    /// GitHub PR automation settings, keyed by task.
-    pub pr_automation: BTreeMap<String, Object>,
-    /// GitLab MR automation settings, keyed by task.
-    pub mr_automation: BTreeMap<String, Object>,
-    pub decisions: Vec<StepDecision>,
+    /// Linked pull and merge requests with their automation switches.
+    pub change_requests: BTreeMap<ChangeRequestKey, ChangeRequest>,
+    /// Custom auto-fix prompts, keyed by (task, provider).
+    pub auto_fix_prompts: BTreeMap<(String, String), String>,
+    pub auto_fix_outcomes: Vec<AutoFixOutcome>,
+    pub canvases: BTreeMap<String, Canvas>,
     pub completions: Vec<StepCompletion>,
     pub rich_outputs: Vec<Object>,
     /// Extra repository or folder sources attached to tasks, keyed by task.
@@ -90,14 +94,16 @@ impl Board {
             self.shared_prompts.len(),
             self.settings.len(),
             self.plans.len(),
+            self.plan_revisions.len(),
             self.documents.len(),
             self.walkthroughs.len(),
             self.reviews.len(),
             self.questions.len(),
             self.permissions.len(),
-            self.pr_automation.len(),
-            self.mr_automation.len(),
-            self.decisions.len(),
+            self.change_requests.len(),
+            self.auto_fix_prompts.len(),
+            self.auto_fix_outcomes.len(),
+            self.canvases.len(),
             self.completions.len(),
             self.rich_outputs.len(),
             self.sources.values().map(Vec::len).sum(),

@@ -150,6 +150,7 @@ impl Board {
                 task_id: "task-1".into(),
                 title: "Plan".into(),
                 content: "1. Registry\n2. Runtime\n3. Kandev example".into(),
+                version: Plan::first_version(),
             },
         );
         board.documents.insert(

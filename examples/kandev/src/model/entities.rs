@@ -68,7 +68,8 @@ pub struct Task {
     pub repository_id: Option<String>,
     pub base_branch: Option<String>,
     /// How the task was asked to launch: workspace mode, agent and executor
-    /// profiles, local path or repository URL, outside ID, auto-start.
+    /// profiles, local path or repository URL, outside ID, auto-start; and
+    /// the one-shot entry overrides of its latest move.
     pub launch: Object,
 }
 
@@ -236,6 +237,31 @@ pub struct Plan {
     pub task_id: String,
     pub title: String,
     pub content: String,
+    /// Opaque; changes on every write. Writers pass it back as
+    /// `expected_version`, so that no write lands on a plan its writer has
+    /// not seen. Plans saved before versions existed read as `v0`.
+    #[serde(default = "Plan::first_version")]
+    pub version: String,
+}
+
+impl Plan {
+    /// The version of a plan no tool has written yet.
+    pub fn first_version() -> String {
+        "v0".into()
+    }
+}
+
+/// One written state of a task's plan, kept when the plan changes again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanRevision {
+    pub id: String,
+    pub task_id: String,
+    /// 1, 2, ... per task, in writing order.
+    pub number: u64,
+    pub title: String,
+    pub content: String,
+    /// The revision this one brought back, when it is a restore.
+    pub restored_from: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -299,12 +325,58 @@ pub struct PermissionPrompt {
     pub chosen: Option<String>,
 }
 
+/// A pull request (GitHub) or merge request (GitLab) linked to a task,
+/// with its automation switches.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StepDecision {
+pub struct ChangeRequest {
     pub task_id: String,
-    pub workflow_step_id: String,
-    pub decision: String,
-    pub reason: String,
+    /// `github` or `gitlab`.
+    pub provider: String,
+    pub repository_id: String,
+    /// The PR number or MR IID.
+    pub number: u64,
+    pub auto_fix_enabled: bool,
+    pub auto_merge_enabled: bool,
+    pub prompt_on_review_requested: bool,
+    pub prompt_on_merged: bool,
+    pub prompt_on_closed: bool,
+}
+
+/// Where a [`ChangeRequest`] is kept: (task, provider, repository, number).
+pub type ChangeRequestKey = (String, String, String, u64);
+
+/// A small app a task's agent authors, shown in the Kandev UI.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Canvas {
+    pub id: String,
+    /// The task that owns it.
+    pub task_id: String,
+    pub title: String,
+    pub summary: String,
+    /// Where its source lives, relative to the task's workspace.
+    pub source_root: String,
+    /// Published so far, oldest first; the last one is live. None: a draft.
+    pub releases: Vec<CanvasRelease>,
+    /// The app's shared state, by key.
+    pub state: Object,
+    /// Moves on with every state write.
+    pub state_revision: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CanvasRelease {
+    /// 1, 2, ... per canvas.
+    pub number: u64,
+    pub source_path: String,
+}
+
+/// The reported result of a Kandev-dispatched auto-fix turn.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AutoFixOutcome {
+    pub task_id: String,
+    /// `action_taken`, `non_actionable` or `blocked`.
+    pub outcome: String,
+    pub summary: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -81,9 +81,14 @@ impl Plugins {
     }
 
     /// The verified catalog of a checked `snapshot`, its calls going to
-    /// this server's backend.
+    /// this server's backend. A tool served on no surface is left out: an
+    /// empty surface list would be a rule enabling it everywhere.
     pub fn catalog(&self, snapshot: &Snapshot) -> Result<Catalog<Kandev>, SnapshotError> {
-        let tools = snapshot.tools.iter().map(|tool| self.runtime_tool(tool));
+        let tools = snapshot
+            .tools
+            .iter()
+            .filter(|tool| !tool.served_surfaces().is_empty())
+            .map(|tool| self.runtime_tool(tool));
         Catalog::new(snapshot.generation.clone(), snapshot.revision, tools)
             .map_err(|errors| SnapshotError::new(errors.iter().map(ToString::to_string).collect()))
     }
@@ -93,7 +98,7 @@ impl Plugins {
             .input_schema
             .clone()
             .unwrap_or_else(|| json_object(json!({"type": "object"})));
-        let rule = Rule::on_surfaces(tool.typed_surfaces());
+        let rule = Rule::on_surfaces(tool.served_surfaces());
         let backend = Arc::clone(&self.backend);
         let plugin_id: Arc<str> = Arc::from(tool.plugin_id.as_str());
         let local_name: Arc<str> = Arc::from(tool.local_name.as_str());

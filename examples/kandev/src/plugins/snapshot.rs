@@ -47,7 +47,7 @@ pub struct PluginTool {
     /// What the tool does; required.
     #[serde(default)]
     pub description: String,
-    /// Where the tool is offered: `kanban-task` and/or `office-task`.
+    /// Where the tool is offered: some of [`PLUGIN_SURFACES`].
     #[serde(default)]
     pub surfaces: Vec<String>,
     /// JSON Schema (2020-12) of the arguments.
@@ -70,8 +70,24 @@ pub struct PluginTool {
     pub open_world_hint: bool,
 }
 
-/// The surfaces a plugin tool may be offered on.
-pub const PLUGIN_SURFACES: [Surface; 2] = [Surface::KanbanTask, Surface::OfficeTask];
+/// The surfaces a plugin tool may declare: Kandev's `SurfaceKanban`,
+/// `SurfaceOffice` and `SurfaceManaged` (whose value, `managed-conversation`,
+/// is assumed, not verified). Never `automation` or `coordinator`, where
+/// Kandev registers no plugin tool.
+pub const PLUGIN_SURFACES: [Surface; 3] = [
+    Surface::KanbanTask,
+    Surface::OfficeTask,
+    Surface::ManagedConversation,
+];
+
+/// The declared surfaces a plugin tool is served on. Not
+/// `managed-conversation`: Kandev serves a plugin tool there only when the
+/// session's managed-tool policy allows it, and none without a policy, and
+/// this example models no such policy.
+const SERVED_SURFACES: [Surface; 2] = [Surface::KanbanTask, Surface::OfficeTask];
+
+/// [`PLUGIN_SURFACES`] as an error lists them.
+const EXPECTED: &str = "kanban-task, office-task or managed-conversation";
 
 /// Why a snapshot was refused: every problem found, each naming its tool.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -181,7 +197,7 @@ impl PluginTool {
         }
         if self.surfaces.is_empty() {
             problems.push(format!(
-                "{name}: `surfaces` must name at least one of kanban-task, office-task"
+                "{name}: `surfaces` must name at least one of {EXPECTED}"
             ));
         }
         for (position, surface) in self.surfaces.iter().enumerate() {
@@ -189,16 +205,19 @@ impl PluginTool {
                 problems.push(format!("{name}: surface {} listed twice", quoted(surface)));
             } else if !PLUGIN_SURFACES.iter().any(|s| s.to_string() == *surface) {
                 problems.push(format!(
-                    "{name}: unknown surface {} (expected kanban-task or office-task)",
+                    "{name}: unknown surface {} (expected {EXPECTED})",
                     quoted(surface)
                 ));
             }
         }
     }
 
-    /// The surfaces, typed; call on a checked snapshot.
-    pub fn typed_surfaces(&self) -> Vec<Surface> {
-        PLUGIN_SURFACES
+    /// The surfaces the tool is served on, typed: the declared ones but
+    /// `managed-conversation` (see [`SERVED_SURFACES`]). Empty for a tool
+    /// declared for managed conversations only, which is then kept but
+    /// served nowhere. Call on a checked snapshot.
+    pub fn served_surfaces(&self) -> Vec<Surface> {
+        SERVED_SURFACES
             .into_iter()
             .filter(|surface| self.surfaces.contains(&surface.to_string()))
             .collect()

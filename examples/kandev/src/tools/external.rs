@@ -76,7 +76,7 @@ pub struct ResolvePermission {
 impl Kandev {
     #[tool(
         name = "create_task_kandev",
-        description = "Create a Kandev task on the board for an outside client, optionally starting its agent.",
+        description = "Creates a tracked Kandev task from an outside client, optionally launching its agent.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -93,7 +93,7 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "list_pending_questions_kandev",
-        description = "List question bundles agents are waiting on the user to answer, oldest first, a page at a time.",
+        description = "Lists unanswered clarification bundles, with optional filters and paging.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -110,7 +110,7 @@ impl Kandev {
 
     #[tool(
         name = "answer_question_kandev",
-        description = "Answer or decline a pending question bundle; the first resolution wins and later ones are refused.",
+        description = "Resolves a waiting clarification bundle with answers or a rejection; the earliest resolution prevails.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -130,7 +130,7 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "list_pending_agent_permissions_kandev",
-        description = "List the permission prompts a task's agent is waiting on, with the options each offers.",
+        description = "Shows a task's live agent permission prompts and the choices offered.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -147,7 +147,7 @@ impl Kandev {
 
     #[tool(
         name = "resolve_agent_permission_kandev",
-        description = "Settle a waiting agent permission prompt by choosing one of the options it offers.",
+        description = "Settles one live agent permission prompt by picking an offered choice.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,

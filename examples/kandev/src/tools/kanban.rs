@@ -8,8 +8,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::shared::{
-    CreateTask, ExecutorRef, MoveTask, TaskConversation, TaskRef, WorkflowRef, WorkspaceRef,
+    CreateTask, ExecutorRef, TaskConversation, TaskRef, WorkflowRef, WorkspaceRef,
 };
+use super::task_moves::MoveTask;
 use super::{ToolResult, ok, respond};
 use crate::server::Kandev;
 use crate::store::{Asked, BadField, Board, Message, TaskSession, check_name, check_text};
@@ -97,7 +98,7 @@ pub struct SpawnSession {
 impl Kandev {
     #[tool(
         name = "add_task_dependency_kandev",
-        description = "Make a task wait for another task to finish successfully before it starts.",
+        description = "Makes a task wait until a predecessor task succeeds.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -115,7 +116,7 @@ impl Kandev {
 
     #[tool(
         name = "remove_task_dependency_kandev",
-        description = "Drop a dependency between two tasks; the formerly blocked task is not started.",
+        description = "Deletes a dependency edge without starting the formerly blocked task.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -136,7 +137,7 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "list_workspaces_kandev",
-        description = "List all workspaces with their IDs.",
+        description = "Returns every workspace so callers can learn workspace IDs.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -150,7 +151,7 @@ impl Kandev {
 
     #[tool(
         name = "list_workflows_kandev",
-        description = "List the workflows of a workspace.",
+        description = "Returns the workflows belonging to one workspace.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -167,7 +168,7 @@ impl Kandev {
 
     #[tool(
         name = "list_workflow_steps_kandev",
-        description = "List a workflow's steps (the board's columns) in order.",
+        description = "Returns the steps (board columns) of one workflow.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -184,7 +185,7 @@ impl Kandev {
 
     #[tool(
         name = "list_tasks_kandev",
-        description = "List a workflow's active tasks, each with its linked pull request if any.",
+        description = "Returns a workflow's tasks together with any linked pull requests.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -198,7 +199,7 @@ impl Kandev {
 
     #[tool(
         name = "create_task_kandev",
-        description = "Create a task or a subtask on the board, optionally starting its agent.",
+        description = "Creates a tracked Kandev task or subtask, optionally launching its agent.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -212,7 +213,7 @@ impl Kandev {
 
     #[tool(
         name = "list_agents_kandev",
-        description = "List the configured agents and their profiles.",
+        description = "Returns each configured agent and the profiles it has.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -226,7 +227,7 @@ impl Kandev {
 
     #[tool(
         name = "list_executor_profiles_kandev",
-        description = "List the profiles of one executor.",
+        description = "Returns the profiles defined for one executor.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -243,7 +244,7 @@ impl Kandev {
 
     #[tool(
         name = "update_task_kandev",
-        description = "Change a task's title, description, state or deferred launch prompt.",
+        description = "Edits a task's title, description, state or not-yet-launched prompt.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -257,7 +258,7 @@ impl Kandev {
 
     #[tool(
         name = "move_task_kandev",
-        description = "Move a task to a workflow step, optionally with a hand-off prompt for its agent.",
+        description = "Moves a task to another step, with optional one-shot entry overrides.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -271,7 +272,7 @@ impl Kandev {
 
     #[tool(
         name = "delete_task_kandev",
-        description = "Delete a task for good.",
+        description = "Irreversibly deletes a task.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -285,7 +286,7 @@ impl Kandev {
 
     #[tool(
         name = "archive_task_kandev",
-        description = "Archive a task: off the active board, record kept.",
+        description = "Hides a task from active boards while keeping its record.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -299,7 +300,7 @@ impl Kandev {
 
     #[tool(
         name = "message_task_kandev",
-        description = "Send a prompt to a task's agent session, queued or as an interrupt; a parent also answers its child's question this way.",
+        description = "Delivers a prompt to a task session, queued or as an interrupt.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -313,7 +314,7 @@ impl Kandev {
 
     #[tool(
         name = "stop_task_kandev",
-        description = "Stop every running session of a direct child of the bound task.",
+        description = "Lets a parent halt every running session of its direct child task.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -327,7 +328,7 @@ impl Kandev {
 
     #[tool(
         name = "spawn_session_kandev",
-        description = "Open another agent session on a task (the bound one by default) without creating a task.",
+        description = "Opens a further agent session tab on a task, without creating a task.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -342,7 +343,7 @@ impl Kandev {
 
     #[tool(
         name = "get_task_conversation_kandev",
-        description = "Read a page of the messages of a task's session.",
+        description = "Fetches a page of a task session's message history.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -359,7 +360,7 @@ impl Kandev {
 
     #[tool(
         name = "list_task_sessions_kandev",
-        description = "List a task's sessions, most recent first, with their IDs.",
+        description = "Enumerates every session of a task, most recent first, exposing session IDs.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,

@@ -6,16 +6,20 @@
 //! A change is answered only once it is saved: a database that cannot be
 //! read or written fails the call with an internal error instead.
 
+mod branch_sources;
+mod canvases;
+mod change_requests;
 mod configuration;
 mod coordinator;
 mod external;
 mod kanban;
 mod numbers;
 mod office;
-mod providers;
+mod plans;
 mod questions;
 mod session;
 pub(crate) mod shared;
+pub(crate) mod task_moves;
 
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -49,6 +53,17 @@ impl Kandev {
         work: impl FnOnce(&mut BoardGuard<'_>) -> Result<T, BadField>,
     ) -> ToolResult {
         respond(self.store.with(work)?)
+    }
+
+    /// [`on_board`](Self::on_board) for a tool whose optional `task_id`
+    /// defaults to the bound task: `work` gets the task it is about.
+    pub(crate) fn on_task_board<T: Serialize>(
+        &self,
+        task_id: Option<String>,
+        work: impl FnOnce(&mut BoardGuard<'_>, &str) -> Result<T, BadField>,
+    ) -> ToolResult {
+        let task_id = self.task_or_bound(task_id);
+        self.on_board(|board| work(board, &task_id))
     }
 }
 

@@ -57,14 +57,28 @@ fn whole<'de, D: Deserializer<'de>>(
     }
 }
 
-/// `pr_number`: 1 to [`MAX_HOST_NUMBER`].
-pub(crate) fn pr_number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    whole(d, "pr_number", 1, MAX_HOST_NUMBER)
+/// `value`, which a required field must have.
+fn present<E: Error>(value: Option<u64>, field: &str) -> Result<u64, E> {
+    value.ok_or_else(|| {
+        E::custom(format!(
+            "invalid `{field}`: expected a whole number, got null"
+        ))
+    })
 }
 
-/// `mr_iid`: 1 to [`MAX_HOST_NUMBER`].
-pub(crate) fn mr_iid<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    whole(d, "mr_iid", 1, MAX_HOST_NUMBER)
+/// `number` (a PR number or MR IID), required: 1 to [`MAX_HOST_NUMBER`].
+pub(crate) fn host_number<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    present(whole(d, "number", 1, MAX_HOST_NUMBER)?, "number")
+}
+
+/// `number` (a PR number or MR IID), optional: 1 to [`MAX_HOST_NUMBER`].
+pub(crate) fn maybe_host_number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "number", 1, MAX_HOST_NUMBER)
+}
+
+/// `old_number` (the replaced request's number): 1 to [`MAX_HOST_NUMBER`].
+pub(crate) fn old_host_number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "old_number", 1, MAX_HOST_NUMBER)
 }
 
 /// `position`: 0 to [`MAX_COUNT`].
@@ -88,6 +102,40 @@ pub(crate) fn page_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>,
 /// `wip_limit`: 0 to [`MAX_COUNT`].
 pub(crate) fn wip_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     whole(d, "wip_limit", 0, MAX_COUNT)
+}
+
+/// The most characters one `get_task_plan_kandev` page holds.
+pub(crate) const MAX_PLAN_PAGE: u64 = 8192;
+
+/// The furthest a plan read may start: a plan is at most this long.
+pub(crate) const MAX_PLAN_OFFSET: u64 = crate::store::MAX_TEXT_CHARS as u64;
+
+/// The most revisions one `list_task_plan_revisions_kandev` page holds.
+pub(crate) const MAX_REVISION_PAGE: u64 = 100;
+
+/// `offset` (a plan read's first character): 0 to [`MAX_PLAN_OFFSET`].
+pub(crate) fn plan_offset<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "offset", 0, MAX_PLAN_OFFSET)
+}
+
+/// `limit` (a plan read's length in characters): 1 to [`MAX_PLAN_PAGE`].
+pub(crate) fn plan_page<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "limit", 1, MAX_PLAN_PAGE)
+}
+
+/// `before_revision_number` (an exclusive cursor): 1 to [`MAX_COUNT`].
+pub(crate) fn before_revision<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "before_revision_number", 1, MAX_COUNT)
+}
+
+/// `limit` (revisions per page): 1 to [`MAX_REVISION_PAGE`].
+pub(crate) fn revision_page<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "limit", 1, MAX_REVISION_PAGE)
+}
+
+/// `expected_revision` (a canvas state revision): 0 to [`MAX_COUNT`].
+pub(crate) fn state_revision<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    whole(d, "expected_revision", 0, MAX_COUNT)
 }
 
 /// The largest page the settings tools answer with.

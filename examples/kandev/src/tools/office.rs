@@ -1,4 +1,4 @@
-//! Office tasks: `office-documents` and `office-decisions`.
+//! Office tasks: `office-documents`.
 
 use mcp_profiles::tool_group;
 use rmcp::handler::server::wrapper::Parameters;
@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::{ToolResult, respond};
 use crate::server::Kandev;
-use crate::store::{BadField, Board, Document, StepDecision, check_name, check_text};
+use crate::store::{BadField, Board, Document, check_name, check_text};
 
 /// A task whose documents to list.
 #[derive(Deserialize, JsonSchema)]
@@ -46,33 +46,6 @@ pub struct DocumentWrite {
     pub kind: Option<String>,
 }
 
-/// The reviewer's verdict.
-#[derive(Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Decision {
-    Approved,
-    Rejected,
-}
-
-impl Decision {
-    fn as_str(self) -> &'static str {
-        match self {
-            Decision::Approved => "approved",
-            Decision::Rejected => "rejected",
-        }
-    }
-}
-
-/// A verdict on the step under review.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct StepVerdict {
-    /// `approved` or `rejected`.
-    pub decision: Decision,
-    /// Why, in a sentence or two.
-    pub reason: String,
-}
-
 /// Whether `task_id` is `from` or one of its ancestors.
 fn is_self_or_ancestor(board: &Board, from: &str, task_id: &str) -> bool {
     let mut current = board.tasks.get(from);
@@ -89,7 +62,7 @@ fn is_self_or_ancestor(board: &Board, from: &str, task_id: &str) -> bool {
 impl Kandev {
     #[tool(
         name = "list_task_documents_kandev",
-        description = "List a task's documents (keys, titles and types, no content).",
+        description = "Lists document metadata, without contents, for the current or a related task.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -116,7 +89,7 @@ impl Kandev {
 
     #[tool(
         name = "get_task_document_kandev",
-        description = "Read one of a task's documents, content included.",
+        description = "Reads one document, including its content, from the current or a related task.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -138,7 +111,7 @@ impl Kandev {
 
     #[tool(
         name = "write_task_document_kandev",
-        description = "Create or overwrite a document on this task or one of its ancestors.",
+        description = "Creates or overwrites a document on the current task or an ancestor.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -202,52 +175,6 @@ impl Kandev {
             });
             board.documents.insert(slot, document);
             Ok(reply)
-        })();
-        board.commit()?;
-        respond(result)
-    }
-}
-
-#[tool_group(name = "office-decisions", surface = "office-task")]
-impl Kandev {
-    #[tool(
-        name = "record_step_decision_kandev",
-        description = "Record an approve or reject verdict, with a reason, on the step under review.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            idempotent_hint = false,
-            open_world_hint = false
-        )
-    )]
-    async fn office_decision_record(
-        &self,
-        Parameters(args): Parameters<StepVerdict>,
-    ) -> ToolResult {
-        let mut board = self.store.begin()?;
-        let result = (|| {
-            let step = board
-                .task("task_id", &self.task_id)?
-                .workflow_step_id
-                .clone();
-            let reason = args.reason.trim().to_owned();
-            if reason.is_empty() {
-                return Err(BadField::new("reason", "give a reason for the decision"));
-            }
-            check_text("reason", &reason)?;
-            board.make_room("reason", 1)?;
-            let decision = args.decision.as_str();
-            board.decisions.push(StepDecision {
-                task_id: self.task_id.clone(),
-                workflow_step_id: step.clone(),
-                decision: decision.into(),
-                reason,
-            });
-            Ok(json!({
-                "task_id": self.task_id,
-                "workflow_step_id": step,
-                "decision": decision,
-            }))
         })();
         board.commit()?;
         respond(result)

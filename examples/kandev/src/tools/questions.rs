@@ -99,7 +99,7 @@ impl Kandev {
 )]
 impl Kandev {
     #[tool(
-        description = "Ask the user up to four multiple-choice questions and wait for the answers.",
+        description = "Puts up to four multiple-choice questions to the user and waits.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -125,7 +125,7 @@ impl Kandev {
 )]
 impl Kandev {
     #[tool(
-        description = "Ask this autopilot task's direct parent a blocking question; the parent answers with message_task_kandev.",
+        description = "Lets an autopilot child task send a blocking question to its parent.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -156,7 +156,7 @@ impl Kandev {
 )]
 impl Kandev {
     #[tool(
-        description = "Replace the bound task's placeholder title with a concise final one.",
+        description = "Swaps the bound task's placeholder title for a concise final one.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,

@@ -1,6 +1,6 @@
-//! The agent's own session on a task: `plan`, `rich-output`, `walkthrough`,
-//! `review`, `related-tasks`, `task-branch-sources`, `step-completion` and
-//! `diagnostics`.
+//! The agent's own session on a task: `rich-output`, `walkthrough`,
+//! `review`, `related-tasks`, `step-completion` and `diagnostics` (`plan`
+//! is in `plans/`, `task-branch-sources` in `branch_sources.rs`).
 
 use std::borrow::Cow;
 
@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 use super::{ToolResult, respond};
 use crate::server::Kandev;
 use crate::store::{
-    BadField, Board, Object, Plan, ReviewSubmission, StepCompletion, Task, Walkthrough,
-    check_document, check_items, check_name, check_text,
+    BadField, Object, ReviewSubmission, StepCompletion, Task, Walkthrough, check_document,
+    check_items, check_name, check_text,
 };
 
 /// A task to look at; the bound task when omitted.
@@ -24,18 +24,6 @@ use crate::store::{
 pub struct MaybeTask {
     /// The task's ID; defaults to the task this session works on.
     pub task_id: Option<String>,
-}
-
-/// A plan to save or overwrite.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PlanWrite {
-    /// The task the plan belongs to; defaults to the task this session works on.
-    pub task_id: Option<String>,
-    /// The plan itself, in markdown.
-    pub content: String,
-    /// A heading for the plan.
-    pub title: Option<String>,
 }
 
 /// The only rich-output format version there is: 1.
@@ -124,46 +112,6 @@ pub struct RelatedTasks {
     pub verbose: Option<bool>,
 }
 
-/// A repository branch to attach as an extra worktree.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BranchSource {
-    /// The task to attach it to; defaults to the task this session works on.
-    pub task_id: Option<String>,
-    /// A repository known to the workspace.
-    pub repository_id: Option<String>,
-    /// A repository by clone URL.
-    pub repository_url: Option<String>,
-    /// A repository already on disk.
-    pub local_path: Option<String>,
-    /// The branch to check out; the repository's default branch when omitted.
-    pub checkout_branch: Option<String>,
-    /// The branch the worktree's diff is compared against.
-    pub base_branch: Option<String>,
-}
-
-/// Repository or folder sources to add.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WorkspaceSources {
-    /// The task to add them to; defaults to the task this session works on.
-    pub task_id: Option<String>,
-    /// One or more sources, each describing a repository or a folder.
-    pub sources: Vec<Object>,
-}
-
-/// A new base branch for one of a task's repositories.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BaseBranch {
-    /// The task; defaults to the task this session works on.
-    pub task_id: Option<String>,
-    /// The task's repository whose base changes (required).
-    pub task_repository_id: Option<String>,
-    /// The branch to compare against from now on (required).
-    pub base_branch: Option<String>,
-}
-
 /// The end of the current workflow step.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -204,7 +152,7 @@ pub struct DiagnosticBundle {
 }
 
 /// `field`'s value, trimmed, or an error naming it when absent or blank.
-fn required(field: &'static str, value: Option<String>) -> Result<String, BadField> {
+pub(super) fn required(field: &'static str, value: Option<String>) -> Result<String, BadField> {
     let value = value.map(|v| v.trim().to_owned()).unwrap_or_default();
     if value.is_empty() {
         Err(BadField::new(field, "give a non-empty value"))
@@ -214,7 +162,7 @@ fn required(field: &'static str, value: Option<String>) -> Result<String, BadFie
 }
 
 /// An error unless `items` has at least one entry.
-fn non_empty(field: &'static str, items: &[Object]) -> Result<(), BadField> {
+pub(super) fn non_empty(field: &'static str, items: &[Object]) -> Result<(), BadField> {
     if items.is_empty() {
         Err(BadField::new(field, "give at least one entry"))
     } else {
@@ -222,131 +170,13 @@ fn non_empty(field: &'static str, items: &[Object]) -> Result<(), BadField> {
     }
 }
 
-/// The plan of a task that must have one.
-/// Checks a plan's title and content.
-fn check_plan(title: Option<&str>, content: &str) -> Result<(), BadField> {
-    if let Some(title) = title {
-        check_name("title", title)?;
-    }
-    check_text("content", content)
-}
-
-fn plan_of<'a>(board: &'a mut Board, task_id: &str) -> Result<&'a mut Plan, BadField> {
-    board.task("task_id", task_id)?;
-    board
-        .plans
-        .get_mut(task_id)
-        .ok_or_else(|| BadField::new("task_id", format!("task `{task_id}` has no plan")))
-}
-
-#[tool_group(name = "plan", surfaces = ["kanban-task", "office-task"])]
-impl Kandev {
-    #[tool(
-        name = "create_task_plan_kandev",
-        description = "Save a new markdown plan for this task or another one; fails if it already has a plan.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn plan_create(&self, Parameters(args): Parameters<PlanWrite>) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.begin()?;
-        let result = check_plan(args.title.as_deref(), &args.content)
-            .and_then(|()| board.task("task_id", &task_id).map(drop))
-            .and_then(|()| {
-                board.make_room("task_id", 1)?;
-                if board.plans.contains_key(&task_id) {
-                    return Err(BadField::new(
-                        "task_id",
-                        format!("task `{task_id}` already has a plan; use update_task_plan_kandev"),
-                    ));
-                }
-                let plan = Plan {
-                    task_id: task_id.clone(),
-                    title: args.title.unwrap_or_else(|| "Plan".into()),
-                    content: args.content,
-                };
-                let reply = json!({ "created": true, "plan": &plan });
-                board.plans.insert(task_id, plan);
-                Ok(reply)
-            });
-        board.commit()?;
-        respond(result)
-    }
-
-    #[tool(
-        name = "get_task_plan_kandev",
-        description = "Read a task's plan as it stands now, user edits included.",
-        annotations(
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn plan_get(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id);
-        self.on_board(|board| plan_of(board, &task_id).map(|plan| json!({ "plan": plan })))
-    }
-
-    #[tool(
-        name = "update_task_plan_kandev",
-        description = "Replace the content, and optionally the title, of a task's existing plan.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = true,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn plan_update(&self, Parameters(args): Parameters<PlanWrite>) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.begin()?;
-        let result = check_plan(args.title.as_deref(), &args.content)
-            .and_then(|()| plan_of(&mut board, &task_id))
-            .map(|plan| {
-                plan.content = args.content;
-                if let Some(title) = args.title {
-                    plan.title = title;
-                }
-                json!({ "updated": true, "plan": plan })
-            });
-        board.commit()?;
-        respond(result)
-    }
-
-    #[tool(
-        name = "delete_task_plan_kandev",
-        description = "Remove a task's plan.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = true,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn plan_delete(&self, Parameters(args): Parameters<MaybeTask>) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.begin()?;
-        let result = plan_of(&mut board, &task_id).map(|_| ()).map(|()| {
-            board.plans.remove(&task_id);
-            json!({ "deleted": true, "task_id": task_id })
-        });
-        board.commit()?;
-        respond(result)
-    }
-}
-
 #[tool_group(name = "rich-output", surfaces = ["kanban-task", "office-task"])]
 impl Kandev {
     #[tool(
         name = "show_rich_output_kandev",
-        description = "Render file previews, metric groups or charts natively in the Kandev UI.",
+        description = "Renders native file previews, metric groups or charts (inline or CSV) in the Kandev UI.",
         annotations(
-            read_only_hint = false,
+            read_only_hint = true,
             destructive_hint = false,
             idempotent_hint = false,
             open_world_hint = false
@@ -390,7 +220,7 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "show_walkthrough_kandev",
-        description = "Save an ordered, line-anchored code tour for a task, replacing the previous one.",
+        description = "Saves an ordered, line-anchored code tour for a task, replacing any earlier one.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -434,7 +264,7 @@ impl Kandev {
 
     #[tool(
         name = "get_walkthrough_kandev",
-        description = "Read the code tour currently saved for a task.",
+        description = "Reads a task's current code tour.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -459,7 +289,7 @@ impl Kandev {
 
     #[tool(
         name = "delete_walkthrough_kandev",
-        description = "Remove the code tour saved for a task.",
+        description = "Removes a task's code tour.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -488,7 +318,7 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "publish_review_findings_kandev",
-        description = "Publish review defects as inline comments anchored on the task's changed code.",
+        description = "Posts review defects as anchored inline comments on the task's changed code.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -543,7 +373,7 @@ fn related(task: &Task, verbose: bool) -> Value {
 impl Kandev {
     #[tool(
         name = "list_related_tasks_kandev",
-        description = "List a task's parent, children, siblings, blockers and the tasks it blocks.",
+        description = "Shows the tasks around a given one: hierarchy neighbours, blockers and blocked tasks.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -602,150 +432,11 @@ impl Kandev {
     }
 }
 
-#[tool_group(name = "task-branch-sources", surface = "kanban-task")]
-impl Kandev {
-    #[tool(
-        name = "add_branch_to_task_kandev",
-        description = "Attach a worktree on a branch of another repository to a task.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            idempotent_hint = false,
-            open_world_hint = true
-        )
-    )]
-    async fn branch_sources_add_branch(
-        &self,
-        Parameters(args): Parameters<BranchSource>,
-    ) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.begin()?;
-        let result = (|| {
-            board.task("task_id", &task_id)?;
-            for (field, value) in [
-                ("repository_url", &args.repository_url),
-                ("local_path", &args.local_path),
-                ("checkout_branch", &args.checkout_branch),
-                ("base_branch", &args.base_branch),
-            ] {
-                if let Some(value) = value {
-                    check_name(field, value)?;
-                }
-            }
-            board.make_room("task_id", 1)?;
-            if args.repository_id.is_none()
-                && args.repository_url.is_none()
-                && args.local_path.is_none()
-            {
-                return Err(BadField::new(
-                    "repository_id",
-                    "give repository_id, repository_url or local_path",
-                ));
-            }
-            let default_branch = match &args.repository_id {
-                Some(id) => Some(
-                    board
-                        .repositories
-                        .get(id)
-                        .ok_or_else(|| BadField::missing("repository_id", "repository", id))?
-                        .default_branch
-                        .clone(),
-                ),
-                None => None,
-            };
-            let checkout_branch = args.checkout_branch.or(default_branch.clone());
-            let base_branch = args.base_branch.or(default_branch);
-            let mut source = Object::new();
-            source.insert("kind".into(), json!("branch"));
-            source.insert("repository_id".into(), json!(args.repository_id));
-            source.insert("repository_url".into(), json!(args.repository_url));
-            source.insert("local_path".into(), json!(args.local_path));
-            source.insert("checkout_branch".into(), json!(checkout_branch));
-            source.insert("base_branch".into(), json!(base_branch));
-            let sources = board.sources.entry(task_id.clone()).or_default();
-            sources.push(source.clone());
-            Ok(json!({ "task_id": task_id, "source": source, "sources": sources.len() }))
-        })();
-        board.commit()?;
-        respond(result)
-    }
-
-    #[tool(
-        name = "add_workspace_sources_kandev",
-        description = "Add repository or folder sources to an idle task's workspace.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            idempotent_hint = false,
-            open_world_hint = true
-        )
-    )]
-    async fn branch_sources_add_workspace(
-        &self,
-        Parameters(args): Parameters<WorkspaceSources>,
-    ) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.begin()?;
-        let result = non_empty("sources", &args.sources)
-            .and_then(|()| check_items("sources", args.sources.len()))
-            .and_then(|()| check_document("sources", &args.sources))
-            .and_then(|()| board.task("task_id", &task_id).map(|_| ()))
-            .and_then(|()| board.make_room("sources", args.sources.len()))
-            .map(|()| {
-                let added = args.sources.len();
-                let sources = board.sources.entry(task_id.clone()).or_default();
-                sources.extend(args.sources);
-                json!({ "task_id": task_id, "added": added, "sources": sources.len() })
-            });
-        board.commit()?;
-        respond(result)
-    }
-
-    #[tool(
-        name = "update_repository_base_branch_kandev",
-        description = "Change the branch a task's repository diff is compared against.",
-        annotations(
-            read_only_hint = false,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn branch_sources_update_base(
-        &self,
-        Parameters(args): Parameters<BaseBranch>,
-    ) -> ToolResult {
-        let task_id = self.task_or_bound(args.task_id);
-        let mut board = self.store.begin()?;
-        let result = (|| {
-            let task = board.task_mut("task_id", &task_id)?;
-            let repository_id = required("task_repository_id", args.task_repository_id)?;
-            let base_branch = required("base_branch", args.base_branch)?;
-            check_name("base_branch", &base_branch)?;
-            if task.repository_id.as_deref() != Some(repository_id.as_str()) {
-                return Err(BadField::new(
-                    "task_repository_id",
-                    format!("task `{task_id}` has no repository `{repository_id}`"),
-                ));
-            }
-            let previous = task.base_branch.replace(base_branch.clone());
-            Ok(json!({
-                "task_id": task_id,
-                "task_repository_id": repository_id,
-                "base_branch": base_branch,
-                "previous_base_branch": previous,
-            }))
-        })();
-        board.commit()?;
-        respond(result)
-    }
-}
-
-#[tool_group(name = "step-completion", surface = "kanban-task")]
+#[tool_group(name = "step-completion", surfaces = ["kanban-task", "office-task"])]
 impl Kandev {
     #[tool(
         name = "step_complete_kandev",
-        description = "Mark the current workflow step's work as done, with a summary for what follows.",
+        description = "Signals that the current workflow step's work is done, with a summary.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -793,7 +484,7 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "get_diagnostic_bundle_kandev",
-        description = "Collect a size-bounded backend and/or frontend diagnostics ZIP into the workspace.",
+        description = "Gathers a bounded backend and/or frontend diagnostic ZIP into the workspace.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,

@@ -42,24 +42,6 @@ pub struct TaskRef {
     pub task_id: String,
 }
 
-/// Where to move a task.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MoveTask {
-    /// The task to move.
-    pub task_id: String,
-    /// The workflow it moves into.
-    pub workflow_id: String,
-    /// The step (column) it moves to.
-    pub workflow_step_id: String,
-    /// Its position within the step.
-    #[serde(default, deserialize_with = "super::numbers::position")]
-    #[schemars(range(min = 0, max = super::numbers::MAX_COUNT))]
-    pub position: Option<u64>,
-    /// A hand-off prompt for the agent picking it up.
-    pub prompt: Option<String>,
-}
-
 /// A page of a session's messages.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -82,6 +64,25 @@ pub struct TaskConversation {
     pub message_types: Option<Vec<String>>,
 }
 
+/// Where a new task's agent works.
+#[derive(Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkspaceMode {
+    /// In its parent task's workspace.
+    InheritParent,
+    /// In a workspace of its own.
+    NewWorkspace,
+}
+
+impl WorkspaceMode {
+    fn as_str(self) -> &'static str {
+        match self {
+            WorkspaceMode::InheritParent => "inherit_parent",
+            WorkspaceMode::NewWorkspace => "new_workspace",
+        }
+    }
+}
+
 /// A new task.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -94,8 +95,8 @@ pub struct CreateTask {
     pub workflow_id: Option<String>,
     /// Its starting step; the workflow's first step by default.
     pub workflow_step_id: Option<String>,
-    /// How the workspace is prepared for the agent.
-    pub workspace_mode: Option<String>,
+    /// Share the parent's workspace or get a new one.
+    pub workspace_mode: Option<WorkspaceMode>,
     /// The task's title.
     pub title: String,
     /// The task's description and first prompt.
@@ -166,11 +167,24 @@ impl Kandev {
             .values()
             .filter(|task| task.workflow_id == args.workflow_id && !task.archived)
             .map(|task| {
-                let pull_request = board
-                    .pr_automation
-                    .get(&task.id)
-                    .and_then(|s| s.get("pr_number"));
-                json!({ "task": task, "pull_request": pull_request })
+                let links: Vec<_> = super::change_requests::links_of(&board, &task.id).collect();
+                let change_requests: Vec<Value> = links
+                    .iter()
+                    .map(|link| {
+                        json!({
+                            "provider": link.provider,
+                            "repository_id": link.repository_id,
+                            "number": link.number,
+                        })
+                    })
+                    .collect();
+                // Kandev keeps `prs`, GitHub only, for older callers.
+                let prs: Vec<u64> = links
+                    .iter()
+                    .filter(|link| link.provider == "github")
+                    .map(|link| link.number)
+                    .collect();
+                json!({ "task": task, "change_requests": change_requests, "prs": prs })
             })
             .collect();
         Ok(json!({ "tasks": tasks }))
@@ -224,7 +238,6 @@ impl Kandev {
             check_text("prompt", prompt)?;
         }
         for (field, value) in [
-            ("workspace_mode", &args.workspace_mode),
             ("local_path", &args.local_path),
             ("repository_url", &args.repository_url),
             ("base_branch", &args.base_branch),
@@ -286,7 +299,10 @@ impl Kandev {
         }
         let mut launch = crate::store::Object::new();
         for (key, value) in [
-            ("workspace_mode", args.workspace_mode.map(Value::from)),
+            (
+                "workspace_mode",
+                args.workspace_mode.map(|mode| Value::from(mode.as_str())),
+            ),
             (
                 "agent_profile_id",
                 args.agent_profile_id.clone().map(Value::from),
@@ -351,53 +367,6 @@ impl Kandev {
             board.dependencies.insert((id.clone(), blocker));
         }
         board.tasks.insert(id, task.clone());
-        Ok(json!({ "task": task }))
-    }
-
-    pub(crate) fn move_task(&self, board: &mut Board, args: MoveTask) -> Result<Value, BadField> {
-        if let Some(prompt) = &args.prompt {
-            check_text("prompt", prompt)?;
-        }
-        if args.prompt.is_some() {
-            board.make_room("prompt", 1)?;
-        }
-        board.workflow("workflow_id", &args.workflow_id)?;
-        if board
-            .step("workflow_step_id", &args.workflow_step_id)?
-            .workflow_id
-            != args.workflow_id
-        {
-            return Err(BadField::new(
-                "workflow_step_id",
-                format!(
-                    "step `{}` is not in workflow `{}`",
-                    args.workflow_step_id, args.workflow_id
-                ),
-            ));
-        }
-        // In range by the argument's deserializer.
-        let position = args
-            .position
-            .map_or(0, |p| u32::try_from(p).unwrap_or(u32::MAX));
-        let task = board.task_mut("task_id", &args.task_id)?;
-        task.workflow_id = args.workflow_id;
-        task.workflow_step_id = args.workflow_step_id;
-        task.position = position;
-        let task = task.clone();
-        if let Some(prompt) = args.prompt {
-            let sequence = board.next_sequence();
-            let id = board.next_id("message");
-            board.messages.push(Message {
-                id,
-                task_id: task.id.clone(),
-                session_id: String::new(),
-                kind: "handoff".into(),
-                text: prompt,
-                delivery_mode: "queued".into(),
-                reply_to_question_id: None,
-                sequence,
-            });
-        }
         Ok(json!({ "task": task }))
     }
 

@@ -61,7 +61,7 @@ fn tools_prints_sorted_names_one_per_line() {
     let mut sorted = names.clone();
     sorted.sort_unstable();
     assert_eq!(names, sorted);
-    assert!(names.contains(&"get_task_pr_automation_kandev"));
+    assert!(names.contains(&"report_change_request_auto_fix_outcome_kandev"));
     assert!(!names.contains(&"ask_user_question_kandev"));
 }
 
@@ -107,7 +107,7 @@ fn bad_input_exits_2_with_one_line_naming_it() {
         ),
         (
             &["tools", "--mode", "planning"],
-            "error: unknown mode `planning`; expected one of: task, task-title-pending, config, office, external\n",
+            "error: unknown mode `planning`; expected one of: task, task-title-pending, config, office, external, automation, coordinator\n",
         ),
         (
             &["tools", "--mode", "task", "--providers", "github,bitbucket"],

@@ -97,7 +97,7 @@ async fn an_authorised_put_notifies_once_and_errors_change_nothing() {
             bearer(),
             Some(r#"{"mode":"planning"}"#.into()),
             400,
-            "unknown mode `planning`; expected one of: task, task-title-pending, config, office, external",
+            "unknown mode `planning`; expected one of: task, task-title-pending, config, office, external, automation, coordinator",
         ),
         (
             "/api/v1/mcp/mode",

@@ -945,46 +945,54 @@ async fn whole_number_arguments_are_exact_and_in_range() {
     let session = server.connect().await;
 
     // The schema says what is accepted.
+    const MANAGE: &str = "manage_task_change_request_kandev";
     let tools = session.service.list_all_tools().await.unwrap();
-    let update = tools
-        .iter()
-        .find(|tool| tool.name == "update_task_pr_automation_kandev")
-        .unwrap();
-    let pr_number = &update.input_schema["properties"]["pr_number"];
-    assert_eq!(pr_number["minimum"], json!(1), "{pr_number}");
-    assert_eq!(pr_number["maximum"], json!(i64::MAX), "{pr_number}");
-    assert!(pr_number.to_string().contains("integer"), "{pr_number}");
+    let manage = tools.iter().find(|tool| tool.name == MANAGE).unwrap();
+    for field in ["number", "old_number"] {
+        let number = &manage.input_schema["properties"][field];
+        assert_eq!(number["minimum"], json!(1), "{field}: {number}");
+        assert_eq!(number["maximum"], json!(i64::MAX), "{field}: {number}");
+        assert!(number.to_string().contains("integer"), "{field}: {number}");
+    }
 
-    let host = [
-        ("update_task_pr_automation_kandev", "pr_number"),
-        ("update_task_mr_automation_kandev", "mr_iid"),
-    ];
-    for (tool, field) in host {
-        // Exact, even past 2^53, and up to i64::MAX; 3.0 is the integer 3.
-        for (sent, stored) in [
-            (json!(9_007_199_254_740_993u64), "9007199254740993"),
-            (json!(i64::MAX), "9223372036854775807"),
-            (json!(3.0), "3"),
+    let link = |number: Value| {
+        json!({ "operation": "link", "task_id": "task-4", "provider": "github",
+                "repository_id": "repo-1", "number": number })
+    };
+    let replace = |old_number: Value| {
+        json!({ "operation": "replace", "task_id": "task-4", "provider": "github",
+                "repository_id": "repo-1", "number": 1, "old_provider": "github",
+                "old_repository_id": "repo-1", "old_number": old_number })
+    };
+    // Exact, even past 2^53, and up to i64::MAX; 3.0 is the integer 3.
+    for (sent, stored) in [
+        (json!(9_007_199_254_740_993u64), "9007199254740993"),
+        (json!(i64::MAX), "9223372036854775807"),
+        (json!(3.0), "3"),
+    ] {
+        let (refused, text) = call(&session, MANAGE, link(sent.clone())).await.unwrap();
+        assert!(!refused, "number={sent}: {text}");
+        assert!(text.contains(&format!(r#""number":{stored}"#)), "{text}");
+    }
+    for bad in [
+        json!(0),
+        json!(-1),
+        json!(1.5),
+        json!(i64::MAX as u64 + 1),
+        json!(u64::MAX),
+        json!(18_446_744_073_709_551_616.0),
+        json!(1e300),
+        json!(9_007_199_254_740_994.0),
+        json!("7"),
+        json!(true),
+        json!([1]),
+    ] {
+        for (field, arguments) in [
+            ("number", link(bad.clone())),
+            ("old_number", replace(bad.clone())),
         ] {
-            let (refused, text) = call(&session, tool, json!({ field: sent })).await.unwrap();
-            assert!(!refused, "{tool} {field}={sent}: {text}");
-            assert!(text.contains(&format!(r#""{field}":{stored}"#)), "{text}");
-        }
-        for bad in [
-            json!(0),
-            json!(-1),
-            json!(1.5),
-            json!(i64::MAX as u64 + 1),
-            json!(u64::MAX),
-            json!(18_446_744_073_709_551_616.0),
-            json!(1e300),
-            json!(9_007_199_254_740_994.0),
-            json!("7"),
-            json!(true),
-            json!([1]),
-        ] {
-            let refusal = call(&session, tool, json!({ field: bad })).await;
-            assert_invalid_params(&refusal, field, &format!("{tool} {field}={bad}"));
+            let refusal = call(&session, MANAGE, arguments).await;
+            assert_invalid_params(&refusal, field, &format!("{field}={bad}"));
         }
     }
 

@@ -142,22 +142,20 @@ fn check_context(
         }
     }
 
-    // Provider tools: only with their provider attached, only on kanban-task
-    // (and, so that the check is not vacuous, present when both hold).
-    for (group, provider) in provider_groups() {
-        let allowed = context.has_provider(provider) && surface == Surface::KanbanTask;
+    // Provider tools: only with one of their providers attached, only on
+    // kanban-task (and, so that the check is not vacuous, present when both
+    // hold).
+    for (group, providers) in provider_groups() {
+        let attached = providers.iter().any(|p| context.has_provider(*p));
+        let allowed = attached && surface == Surface::KanbanTask;
         for tool in group_tools(group) {
             violations.check(
                 has(tool) == allowed,
                 context,
                 format!(
-                    "{tool} ({group}) is {} with {provider} {}attached",
+                    "{tool} ({group}) is {} with {} of {providers:?} attached",
                     if has(tool) { "exposed" } else { "missing" },
-                    if context.has_provider(provider) {
-                        ""
-                    } else {
-                        "not "
-                    },
+                    if attached { "one" } else { "none" },
                 ),
             );
         }
@@ -219,11 +217,11 @@ fn check_context(
     );
 }
 
-/// The provider groups and the provider each needs.
-fn provider_groups() -> [(&'static str, Provider); 2] {
+/// The provider groups and the providers of which each needs one.
+fn provider_groups() -> [(&'static str, &'static [Provider]); 2] {
     [
-        ("github-pr", Provider::Github),
-        ("gitlab-mr", Provider::Gitlab),
+        ("task-pr-links", &[Provider::Github, Provider::Gitlab]),
+        ("github-pr", &[Provider::Github]),
     ]
 }
 
@@ -287,13 +285,8 @@ fn every_provider_group_is_covered_by_the_provider_check() {
             let expected = provider_groups()
                 .into_iter()
                 .find(|(name, _)| *name == group.name())
-                .map(|(_, provider)| provider);
-            assert_eq!(
-                providers,
-                expected.into_iter().collect::<Vec<_>>(),
-                "{}",
-                group.name()
-            );
+                .map_or(&[][..], |(_, providers)| providers);
+            assert_eq!(providers, expected, "{}", group.name());
         }
     }
 }

@@ -66,6 +66,26 @@ fn every_legacy_alias_maps_as_designed() {
             true,
             r#"{"surface":"external","capabilities":[],"providers":[]}"#,
         ),
+        (
+            "automation",
+            false,
+            r#"{"surface":"automation","capabilities":[],"providers":[]}"#,
+        ),
+        (
+            "automation",
+            true,
+            r#"{"surface":"automation","capabilities":[],"providers":[]}"#,
+        ),
+        (
+            "coordinator",
+            false,
+            r#"{"surface":"coordinator","capabilities":[],"providers":[]}"#,
+        ),
+        (
+            "coordinator",
+            true,
+            r#"{"surface":"coordinator","capabilities":[],"providers":[]}"#,
+        ),
     ];
     for (mode, disable, expected) in cases {
         let context = legacy::context_for_mode(mode, disable).unwrap();
@@ -81,7 +101,7 @@ fn every_legacy_alias_maps_as_designed() {
         legacy::context_for_mode("planning", false)
             .unwrap_err()
             .to_string(),
-        "unknown mode `planning`; expected one of: task, task-title-pending, config, office, external"
+        "unknown mode `planning`; expected one of: task, task-title-pending, config, office, external, automation, coordinator"
     );
 }
 
@@ -105,6 +125,35 @@ fn a_mode_change_keeps_providers_and_capabilities_the_mode_does_not_decide() {
 }
 
 #[test]
+fn a_switch_into_automation_or_coordinator_drops_every_capability() {
+    let titled = child()
+        .with_capability(Capability::TaskTitle)
+        .unwrap()
+        .with_capability(Capability::CanvasAuthoring)
+        .unwrap()
+        .with_provider(Provider::Github);
+    for (mode, surface) in [("automation", "automation"), ("coordinator", "coordinator")] {
+        for disable in [false, true] {
+            assert_eq!(
+                legacy::apply_mode(&titled, mode, disable)
+                    .unwrap()
+                    .to_json(),
+                format!(r#"{{"surface":"{surface}","capabilities":[],"providers":["github"]}}"#),
+                "{mode} disable={disable}"
+            );
+        }
+    }
+    // And back: task grants user-question again, nothing else returns.
+    let automation = legacy::apply_mode(&titled, "automation", false).unwrap();
+    assert_eq!(
+        legacy::apply_mode(&automation, "task", false)
+            .unwrap()
+            .to_json(),
+        r#"{"surface":"kanban-task","capabilities":["user-question"],"providers":["github"]}"#
+    );
+}
+
+#[test]
 fn a_mode_that_would_grant_an_excluded_question_is_an_error() {
     let err = legacy::apply_mode(&child(), "task", false).unwrap_err();
     assert!(
@@ -122,7 +171,7 @@ fn modes_are_case_sensitive_and_unknown_ones_name_themselves() {
     let err = legacy::context_for_mode("Task", false).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "unknown mode `Task`; expected one of: task, task-title-pending, config, office, external"
+        "unknown mode `Task`; expected one of: task, task-title-pending, config, office, external, automation, coordinator"
     );
 }
 
@@ -163,6 +212,23 @@ fn live_mode_and_provider_changes_go_through_the_controller() {
 }
 
 #[test]
+fn a_live_switch_into_automation_removes_the_question_and_title_tools() {
+    let controller =
+        ProfileController::new(legacy::context_for_mode("task-title-pending", false).unwrap());
+    let change = legacy::set_mode(&controller, "automation", false).unwrap();
+    assert!(change.changed());
+    for gone in ["ask_user_question_kandev", "set_task_title_kandev"] {
+        assert!(change.diff.removed.contains(&gone), "{gone}");
+    }
+    assert_eq!(
+        controller.current().context().to_json(),
+        r#"{"surface":"automation","capabilities":[],"providers":[]}"#
+    );
+    legacy::set_mode(&controller, "coordinator", false).unwrap();
+    assert!(!controller.current().contains("ask_user_question_kandev"));
+}
+
+#[test]
 fn bad_live_changes_are_errors_and_change_nothing() {
     let controller = ProfileController::new(child());
     let errors = [
@@ -173,7 +239,7 @@ fn bad_live_changes_are_errors_and_change_nothing() {
     assert_eq!(
         errors.map(|err| err.to_string()),
         [
-            "unknown mode `chat`; expected one of: task, task-title-pending, config, office, external",
+            "unknown mode `chat`; expected one of: task, task-title-pending, config, office, external, automation, coordinator",
             "capabilities `user-question` and `parent-question` are mutually exclusive",
             "unknown provider `bitbucket`; expected one of: github, gitlab",
         ]

@@ -83,12 +83,13 @@ const CONTEXTS: [&str; 8] = [
 ];
 
 /// The tools the clients call: two that come and go with the question
-/// capabilities, one present in every profile above, one only with github.
+/// capabilities, one present in every profile above, one only with a code
+/// host attached.
 const TOOLS: [&str; 4] = [
     "ask_user_question_kandev",
     "ask_parent_question_kandev",
     "list_workspaces_kandev",
-    "get_task_pr_automation_kandev",
+    "get_task_change_requests_kandev",
 ];
 
 fn arguments(tool: &str) -> Option<JsonObject> {

@@ -293,7 +293,7 @@ async fn a_refused_snapshot_names_the_problem_and_changes_nothing() {
         ),
         (
             snapshot(2, vec![tool("x", &["configuration"])]),
-            "unknown surface `configuration` (expected kanban-task or office-task)",
+            "unknown surface `configuration` (expected kanban-task, office-task or managed-conversation)",
         ),
         (
             snapshot(2, vec![tool("x", &["kanban-task", "kanban-task"])]),

@@ -1,7 +1,8 @@
 //! Handlers doing the real, small thing, called by a real rmcp client over an
 //! in-process connection: parent questions and their answers, titles, a
 //! configuration chat's prompts, settings, steps and automations, and bad
-//! arguments reported as tool errors naming the field.
+//! arguments reported as tool errors naming the field (the kanban side of
+//! the September 2026 catalog is in `tools_kanban.rs`).
 
 use std::sync::Arc;
 
@@ -14,7 +15,7 @@ use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
 
-async fn connect(
+pub(crate) async fn connect(
     context: ProfileContext<Kandev>,
     handler: Kandev,
 ) -> RunningService<RoleClient, ()> {
@@ -28,7 +29,7 @@ async fn connect(
     ().serve(client_io).await.expect("client handshake")
 }
 
-async fn call(
+pub(crate) async fn call(
     client: &RunningService<RoleClient, ()>,
     tool: &'static str,
     arguments: Value,
@@ -53,12 +54,12 @@ fn text(result: &CallToolResult) -> String {
         .join("\n")
 }
 
-fn json_of(result: &CallToolResult) -> Value {
+pub(crate) fn json_of(result: &CallToolResult) -> Value {
     assert_ne!(result.is_error, Some(true), "{}", text(result));
     serde_json::from_str(&text(result)).expect("handlers answer JSON")
 }
 
-fn error_of(result: &CallToolResult) -> String {
+pub(crate) fn error_of(result: &CallToolResult) -> String {
     assert_eq!(
         result.is_error,
         Some(true),

@@ -351,7 +351,7 @@ impl Kandev {
 impl Kandev {
     #[tool(
         name = "list_agent_profiles_kandev",
-        description = "List one agent's profiles.",
+        description = "Returns the profiles defined for one agent.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -368,7 +368,7 @@ impl Kandev {
 
     #[tool(
         name = "update_agent_profile_kandev",
-        description = "Change an agent profile's name, model or auto-approve setting.",
+        description = "Changes an agent profile's name, model or auto-approve flag.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -385,7 +385,7 @@ impl Kandev {
 
     #[tool(
         name = "get_mcp_config_kandev",
-        description = "Show an agent profile's MCP setup: whether it is on and which servers it has.",
+        description = "Reads the MCP server setup attached to an agent profile.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -402,7 +402,7 @@ impl Kandev {
 
     #[tool(
         name = "update_mcp_config_kandev",
-        description = "Turn MCP on or off for an agent profile and replace its server map.",
+        description = "Replaces an agent profile's MCP on/off flag and server map.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,

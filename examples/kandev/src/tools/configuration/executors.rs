@@ -186,7 +186,7 @@ fn delete_executor_profile(
 impl Kandev {
     #[tool(
         name = "list_executors_kandev",
-        description = "List the configured executors.",
+        description = "Returns all configured executors.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -200,7 +200,7 @@ impl Kandev {
 
     #[tool(
         name = "list_executor_profiles_kandev",
-        description = "List one executor's profiles.",
+        description = "Returns the profiles defined for one executor.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -217,7 +217,7 @@ impl Kandev {
 
     #[tool(
         name = "create_executor_profile_kandev",
-        description = "Add a profile to an executor, with MCP policy, settings and prepare/cleanup scripts.",
+        description = "Adds an executor profile with policy, settings and setup/teardown scripts.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -234,7 +234,7 @@ impl Kandev {
 
     #[tool(
         name = "update_executor_profile_kandev",
-        description = "Change an executor profile's name, MCP policy, settings or scripts.",
+        description = "Changes fields of an existing executor profile.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -251,7 +251,7 @@ impl Kandev {
 
     #[tool(
         name = "delete_executor_profile_kandev",
-        description = "Delete an executor profile.",
+        description = "Removes an executor profile.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,

@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 use super::required_text;
 use crate::server::Kandev;
 use crate::store::{BadField, Board};
-use crate::tools::shared::{MoveTask, TaskConversation, TaskRef, WorkflowRef};
+use crate::tools::shared::{TaskConversation, TaskRef, WorkflowRef};
+use crate::tools::task_moves::MoveTask;
 use crate::tools::{ToolResult, respond};
 
 // ---------------------------------------------------------------------------
@@ -47,7 +48,7 @@ fn update_task_state(board: &mut Board, args: UpdateTaskState) -> Result<Value, 
 impl Kandev {
     #[tool(
         name = "list_tasks_kandev",
-        description = "List a workflow's active tasks with any linked pull request.",
+        description = "Returns a workflow's tasks together with any linked pull requests.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -61,7 +62,7 @@ impl Kandev {
 
     #[tool(
         name = "move_task_kandev",
-        description = "Move a task to a step of a workflow, optionally with a hand-off prompt.",
+        description = "Moves a task to another step, with optional one-shot entry overrides.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -75,7 +76,7 @@ impl Kandev {
 
     #[tool(
         name = "delete_task_kandev",
-        description = "Permanently delete a task.",
+        description = "Irreversibly deletes a task.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -89,7 +90,7 @@ impl Kandev {
 
     #[tool(
         name = "archive_task_kandev",
-        description = "Archive a task: it leaves the boards but its record is kept.",
+        description = "Hides a task from active boards while keeping its record.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -103,7 +104,7 @@ impl Kandev {
 
     #[tool(
         name = "update_task_state_kandev",
-        description = "Set a task's lifecycle state.",
+        description = "Sets a task's lifecycle state directly.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -120,7 +121,7 @@ impl Kandev {
 
     #[tool(
         name = "get_task_conversation_kandev",
-        description = "Read a page of messages from one of a task's sessions.",
+        description = "Fetches a page of a task session's message history.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -137,7 +138,7 @@ impl Kandev {
 
     #[tool(
         name = "list_task_sessions_kandev",
-        description = "List a task's sessions with their IDs, most recent first.",
+        description = "Enumerates every session of a task, most recent first, exposing session IDs.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
