@@ -256,9 +256,16 @@ fn is_local_name(name: &str) -> bool {
 /// # Ok::<(), kandev_mcp::tool_policies::ContextJsonError>(())
 /// ```
 pub fn context_from_json(json: &str) -> Result<ProfileContext<Kandev>, ContextJsonError> {
-    let Ok(serde_json::Value::Object(mut object)) = serde_json::from_str(json) else {
-        // Not an object: the library's decoder says what is wrong.
-        return Ok(ProfileContext::from_json(json)?);
+    let mut object = match serde_json::from_str(json) {
+        Ok(serde_json::Value::Object(object))
+            if object.contains_key(CoordinatorToolPolicy::NAME)
+                || object.contains_key(ManagedToolPolicy::NAME) =>
+        {
+            object
+        }
+        // Ours alone, or not JSON at all: the library decodes it, so its
+        // errors point into the text as given.
+        _ => return Ok(ProfileContext::from_json(json)?),
     };
     let coordinator = object.remove(CoordinatorToolPolicy::NAME);
     let managed = object.remove(ManagedToolPolicy::NAME);

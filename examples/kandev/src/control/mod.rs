@@ -43,7 +43,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, put};
 use axum::{Json, Router};
-use mcp_profiles::{Profile, ProfileController, Replacement};
+use mcp_profiles::{Profile, ProfileContext, ProfileController, Replacement};
 use serde::Deserialize;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{DeserializeOwned, Deserializer, MapAccess, Visitor};
@@ -286,7 +286,12 @@ pub(crate) fn decode<T: DeserializeOwned>(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<T, Refusal> {
     let bytes = json_body(headers, body, MAX_BODY_BYTES)?;
-    serde_json::from_slice(&bytes)
+    decode_bytes(&bytes)
+}
+
+/// [`decode`] of a body already read.
+fn decode_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Refusal> {
+    serde_json::from_slice(bytes)
         .map(|Object(value)| value)
         .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))
 }
@@ -341,8 +346,12 @@ async fn put_profile(
 ) -> Result<Response, Refusal> {
     // Kandev's form: ours plus a coordinator binding or a managed policy.
     let bytes = json_body(&headers, body, MAX_BODY_BYTES)?;
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|error| Refusal(StatusCode::BAD_REQUEST, error.to_string()))?;
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        // Not text: the strict decoder says so as it does for every body.
+        return Err(decode_bytes::<ProfileContext<Kandev>>(&bytes)
+            .err()
+            .unwrap_or_else(|| Refusal(StatusCode::BAD_REQUEST, "the body is not UTF-8".into())));
+    };
     let context = crate::tool_policies::context_from_json(text)
         .map_err(|error| Refusal(StatusCode::BAD_REQUEST, error.to_string()))?;
     let change = control.controller.replace(context);

@@ -80,12 +80,6 @@ pub const PLUGIN_SURFACES: [Surface; 3] = [
     Surface::ManagedConversation,
 ];
 
-/// The declared surfaces a plugin tool is served on. Not
-/// `managed-conversation`: Kandev serves a plugin tool there only when the
-/// session's managed-tool policy allows it, and none without a policy, and
-/// this example models no such policy.
-const SERVED_SURFACES: [Surface; 2] = [Surface::KanbanTask, Surface::OfficeTask];
-
 /// [`PLUGIN_SURFACES`] as an error lists them.
 const EXPECTED: &str = "kanban-task, office-task or managed-conversation";
 
@@ -212,12 +206,13 @@ impl PluginTool {
         }
     }
 
-    /// The surfaces the tool is served on, typed: the declared ones but
-    /// `managed-conversation` (see [`SERVED_SURFACES`]). Empty for a tool
-    /// declared for managed conversations only, which is then kept but
-    /// served nowhere. Call on a checked snapshot.
+    /// The surfaces the tool is served on, typed: the declared ones. On
+    /// `managed-conversation` a session still sees only the plugin tools
+    /// its managed policy allows (the context's runtime allow list, which
+    /// the vocabulary requires there: none without a policy). Call on a
+    /// checked snapshot.
     pub fn served_surfaces(&self) -> Vec<Surface> {
-        SERVED_SURFACES
+        PLUGIN_SURFACES
             .into_iter()
             .filter(|surface| self.surfaces.contains(&surface.to_string()))
             .collect()

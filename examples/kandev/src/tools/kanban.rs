@@ -7,9 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::shared::{
-    CreateTask, ExecutorRef, TaskConversation, TaskRef, WorkflowRef, WorkspaceRef,
-};
+use super::shared::{CreateTask, TaskConversation, TaskRef, WorkflowRef};
 use super::task_moves::MoveTask;
 use super::{ToolResult, ok, respond};
 use crate::server::Kandev;
@@ -133,56 +131,18 @@ impl Kandev {
     }
 }
 
-#[tool_group(name = "kanban-task", surface = "kanban-task")]
+// The four reads configuration chats have too are theirs, shared (one
+// definition each), so the automation surface that includes both groups
+// serves one tool per name.
+#[tool_group(
+    name = "kanban-task",
+    surface = "kanban-task",
+    include(
+        "configuration-workflows": ["list_workspaces_kandev", "list_workflows_kandev", "list_workflow_steps_kandev"],
+        "configuration-executors": ["list_executor_profiles_kandev"],
+    )
+)]
 impl Kandev {
-    #[tool(
-        name = "list_workspaces_kandev",
-        description = "Returns every workspace so callers can learn workspace IDs.",
-        annotations(
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn kanban_list_workspaces(&self) -> ToolResult {
-        ok(self.list_workspaces())
-    }
-
-    #[tool(
-        name = "list_workflows_kandev",
-        description = "Returns the workflows belonging to one workspace.",
-        annotations(
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn kanban_list_workflows(
-        &self,
-        Parameters(args): Parameters<WorkspaceRef>,
-    ) -> ToolResult {
-        respond(self.list_workflows(args))
-    }
-
-    #[tool(
-        name = "list_workflow_steps_kandev",
-        description = "Returns the steps (board columns) of one workflow.",
-        annotations(
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn kanban_list_workflow_steps(
-        &self,
-        Parameters(args): Parameters<WorkflowRef>,
-    ) -> ToolResult {
-        respond(self.list_workflow_steps(args))
-    }
-
     #[tool(
         name = "list_tasks_kandev",
         description = "Returns a workflow's tasks together with any linked pull requests.",
@@ -223,23 +183,6 @@ impl Kandev {
     )]
     async fn kanban_list_agents(&self) -> ToolResult {
         ok(self.list_agents())
-    }
-
-    #[tool(
-        name = "list_executor_profiles_kandev",
-        description = "Returns the profiles defined for one executor.",
-        annotations(
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn kanban_list_executor_profiles(
-        &self,
-        Parameters(args): Parameters<ExecutorRef>,
-    ) -> ToolResult {
-        respond(self.list_executor_profiles(args))
     }
 
     #[tool(

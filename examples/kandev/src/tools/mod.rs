@@ -6,6 +6,7 @@
 //! A change is answered only once it is saved: a database that cannot be
 //! read or written fails the call with an internal error instead.
 
+mod automation;
 mod branch_sources;
 mod canvases;
 mod change_requests;

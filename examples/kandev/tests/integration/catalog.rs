@@ -16,31 +16,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use kandev_mcp::kandev_hints::{KANDEV_HINTS, KandevHints, kandev_hints};
 use kandev_mcp::{Capability, Kandev, Provider, Surface};
-use mcp_profiles::{ProfileContext, Term, Vocabulary};
+use mcp_profiles::{ProfileContext, Restriction, Term, Vocabulary};
 use serde_json::Value;
 
 const CATALOG: &str = include_str!("../data/kandev-catalog.tsv");
 
-/// Groups of the catalog this example has not moved to the September 2026
-/// state yet: their rows are skipped here, and our groups of those names
-/// are not compared. The automation group is still to come; the others
-/// have landed but are yet to be checked against this test's full
-/// comparison (descriptions equal to the purpose column, tools in catalog
-/// order, and the coordinator's allow list in the union check). Remove a
-/// name as its group passes.
-const NOT_YET_MOVED: &[&str] = &[
-    "automation",
-    "coordinator",
-    "configuration-automations",
-    "configuration-prompts",
-    "configuration-settings",
-    "configuration-workflows",
-    "configuration-agents",
-];
-
-fn moved(group: &str) -> bool {
-    !NOT_YET_MOVED.contains(&group)
-}
+/// Groups that share other groups' tools (`include(...)`): a group's own
+/// tools come first, then the included ones, so only the set is the
+/// catalog's; Kandev's order there is its registration order.
+const COMPOSED: &[&str] = &["kanban-task", "automation", "coordinator"];
 
 /// Kandev declares its whole-number parameters (PR number, positions,
 /// limits, WIP limits, revisions) as `number`; ours say `integer` with a
@@ -87,14 +71,6 @@ fn catalog() -> Vec<Row> {
         .collect()
 }
 
-/// The moved rows only.
-fn moved_rows() -> Vec<Row> {
-    catalog()
-        .into_iter()
-        .filter(|row| moved(&row.group))
-        .collect()
-}
-
 /// Whether the catalog's rule formula holds in `context`: `&` binds tighter
 /// than `|`, and each term is `surface(x)`, `capability(x)` or
 /// `provider(x)` (the catalog writes no parentheses around terms).
@@ -119,26 +95,27 @@ fn catalog_rule_holds(formula: &str, context: &ProfileContext<Kandev>) -> bool {
 fn every_group_has_the_catalog_name_rule_and_tools() {
     let registry = Kandev::registry();
     let mut expected: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
-    for row in moved_rows() {
+    for row in catalog() {
         let entry = expected
             .entry(row.group.clone())
             .or_insert_with(|| (row.rule.clone(), Vec::new()));
         entry.1.push(row.tool);
     }
-    let ours: Vec<&str> = registry
-        .groups()
-        .iter()
-        .map(|group| group.name())
-        .filter(|name| moved(name))
-        .collect();
+    let ours: Vec<&str> = registry.groups().iter().map(|group| group.name()).collect();
     assert_eq!(ours, expected.keys().collect::<Vec<_>>());
     for (name, (rule, tools)) in &expected {
         let group = registry.group(name).expect("compared above");
-        assert_eq!(
-            group.tools(),
-            tools.as_slice(),
-            "tools of group {name}, in order"
-        );
+        if COMPOSED.contains(&name.as_str()) {
+            let ours: BTreeSet<&str> = group.tools().iter().copied().collect();
+            let catalog: BTreeSet<&str> = tools.iter().map(String::as_str).collect();
+            assert_eq!(ours, catalog, "tools of group {name}");
+        } else {
+            assert_eq!(
+                group.tools(),
+                tools.as_slice(),
+                "tools of group {name}, in order"
+            );
+        }
         if name == "user-question" {
             assert_eq!(group.rule().to_string(), USER_QUESTION_RULE);
             continue;
@@ -265,7 +242,7 @@ fn maps_keep_order() -> bool {
 #[test]
 fn every_tool_has_the_catalog_description_and_parameters() {
     let registry = Kandev::registry();
-    for row in moved_rows() {
+    for row in catalog() {
         let group = registry.group(&row.group).expect(&row.group);
         let routes = group.routes();
         let route = routes
@@ -383,27 +360,28 @@ fn reference_profiles_have_the_catalog_counts() {
 #[test]
 fn the_catalog_counts_are_the_union_of_the_enabled_groups_rows() {
     // The same figures derived from the catalog rows, not written down:
-    // a profile's tools (of the moved groups) are the distinct tool names
-    // of the groups it enables.
+    // a profile's tools are the distinct tool names of the groups it
+    // enables, less those an allow list keeps out (the coordinator's
+    // phase-1 default: Kandev registers only the bound names).
     let registry = Kandev::registry();
-    let rows = moved_rows();
+    let rows = catalog();
     for context in ProfileContext::<Kandev>::all() {
         let profile = registry.assemble(&context);
-        let enabled: BTreeSet<&str> = profile.groups().filter(|group| moved(group)).collect();
+        let enabled: BTreeSet<&str> = profile.groups().collect();
+        let explanation = registry.explain(&context);
+        let not_allowed: BTreeSet<&str> = explanation
+            .removed()
+            .iter()
+            .filter(|removed| removed.restrictions().contains(Restriction::NotAllowed))
+            .map(|removed| removed.tool())
+            .collect();
         let from_catalog: BTreeSet<&str> = rows
             .iter()
             .filter(|row| enabled.contains(row.group.as_str()))
             .map(|row| row.tool.as_str())
+            .filter(|tool| !not_allowed.contains(tool))
             .collect();
-        let assembled: BTreeSet<&str> = if profile.groups().all(moved) {
-            profile.tool_names().iter().copied().collect()
-        } else {
-            enabled
-                .iter()
-                .flat_map(|group| registry.group(group).expect("enabled").tools())
-                .copied()
-                .collect()
-        };
+        let assembled: BTreeSet<&str> = profile.tool_names().iter().copied().collect();
         assert_eq!(assembled, from_catalog, "{context}");
     }
 }

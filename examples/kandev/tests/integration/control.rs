@@ -90,7 +90,7 @@ async fn an_authorised_put_notifies_once_and_errors_change_nothing() {
             bearer(),
             Some(r#"{"surface":"kanban-task","mode":"task"}"#.into()),
             400,
-            "unknown field `mode`, expected one of `surface`, `capabilities`, `providers`, `policy`, `allow` at line 1 column 31",
+            "unknown field `mode`, expected one of `surface`, `capabilities`, `providers`, `policy`, `allow`, `runtime_allow` at line 1 column 31",
         ),
         (
             "/api/v1/mcp/mode",

@@ -12,6 +12,7 @@ mod content;
 mod control;
 mod control_policy;
 mod coordinator;
+mod counts;
 mod fuzz_corpus;
 mod gateway;
 mod gateway_hostile;

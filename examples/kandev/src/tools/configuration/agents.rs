@@ -286,7 +286,7 @@ fn update_mcp_config(board: &mut Board, args: UpdateMcpConfig) -> Result<Value, 
 impl Kandev {
     #[tool(
         name = "list_agents_kandev",
-        description = "List the configured agents, each with its profiles.",
+        description = "Returns each configured agent and the profiles it has.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -300,7 +300,7 @@ impl Kandev {
 
     #[tool(
         name = "update_agent_kandev",
-        description = "Set whether an agent supports MCP and where it reads its MCP config.",
+        description = "Changes an agent's MCP support flag or MCP config file path.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -314,7 +314,7 @@ impl Kandev {
 
     #[tool(
         name = "create_agent_profile_kandev",
-        description = "Add a profile to an agent; its model (the agent's default otherwise) and a complete settings object are optional.",
+        description = "Adds a profile to an agent; model and a full settings object are optional.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -331,7 +331,7 @@ impl Kandev {
 
     #[tool(
         name = "delete_agent_profile_kandev",
-        description = "Delete an agent profile; refused while a running session uses it.",
+        description = "Removes an agent profile unless a running session depends on it.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,

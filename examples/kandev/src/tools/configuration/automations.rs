@@ -315,7 +315,7 @@ fn create_automation(board: &mut Board, args: CreateAutomation) -> Result<Value,
 impl Kandev {
     #[tool(
         name = "create_automation_kandev",
-        description = "Set up an enabled workspace automation with optional triggers (each off unless enabled); a repeated call creates another one.",
+        description = "Sets up an enabled workspace automation with optional triggers; retries may duplicate it.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,

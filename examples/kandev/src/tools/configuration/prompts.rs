@@ -127,39 +127,8 @@ fn update_shared_prompt(board: &mut Board, args: SharedPromptText) -> Result<Val
 #[tool_group(name = "configuration-prompts", surfaces = ["configuration", "external"])]
 impl Kandev {
     #[tool(
-        name = "list_shared_prompts_kandev",
-        description = "List the saved prompts by name, whether each is built in and its size, without their text.",
-        annotations(
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn config_list_shared_prompts(&self) -> ToolResult {
-        ok(list_shared_prompts(&self.store.lock()))
-    }
-
-    #[tool(
-        name = "get_shared_prompt_kandev",
-        description = "Read one saved prompt's text by its exact name.",
-        annotations(
-            read_only_hint = true,
-            destructive_hint = false,
-            idempotent_hint = true,
-            open_world_hint = false
-        )
-    )]
-    async fn config_get_shared_prompt(
-        &self,
-        Parameters(args): Parameters<SharedPromptName>,
-    ) -> ToolResult {
-        respond(get_shared_prompt(&self.store.lock(), args))
-    }
-
-    #[tool(
         name = "create_shared_prompt_kandev",
-        description = "Save a new prompt under a name that is not taken yet.",
+        description = "Saves a new named reusable prompt; fails when the name is taken.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -176,7 +145,7 @@ impl Kandev {
 
     #[tool(
         name = "update_shared_prompt_kandev",
-        description = "Replace the text of a saved prompt that agents may edit; every later reference to it gets the new text.",
+        description = "Overwrites an editable saved prompt's text, affecting every later reference.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -189,6 +158,37 @@ impl Kandev {
         Parameters(args): Parameters<SharedPromptText>,
     ) -> ToolResult {
         self.on_board(|board| update_shared_prompt(board, args))
+    }
+
+    #[tool(
+        name = "list_shared_prompts_kandev",
+        description = "Lists saved prompt names, built-in flag and size, without their text.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn config_list_shared_prompts(&self) -> ToolResult {
+        ok(list_shared_prompts(&self.store.lock()))
+    }
+
+    #[tool(
+        name = "get_shared_prompt_kandev",
+        description = "Returns one saved prompt's text, looked up by exact name.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn config_get_shared_prompt(
+        &self,
+        Parameters(args): Parameters<SharedPromptName>,
+    ) -> ToolResult {
+        respond(get_shared_prompt(&self.store.lock(), args))
     }
 }
 

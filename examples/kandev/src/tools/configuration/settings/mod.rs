@@ -333,7 +333,7 @@ fn update_settings(board: &mut Board, args: UpdateSettings) -> Result<Value, Bad
 impl Kandev {
     #[tool(
         name = "search_settings_kandev",
-        description = "Find setting definitions by text, domain or resource type; stored values are never read.",
+        description = "Finds setting definitions by metadata without reading stored values.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -350,7 +350,7 @@ impl Kandev {
 
     #[tool(
         name = "describe_setting_kandev",
-        description = "Explain one setting: the records it configures, its value schema, and whether an operation on a target is allowed.",
+        description = "Explains one setting: targets, schema, authority and allowed operations.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -367,7 +367,7 @@ impl Kandev {
 
     #[tool(
         name = "get_settings_kandev",
-        description = "Read settings of one record; a secret only says whether it is set.",
+        description = "Reads stored settings for one authorized target, with secrets masked.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -381,7 +381,7 @@ impl Kandev {
 
     #[tool(
         name = "update_settings_kandev",
-        description = "Change settings of one record in one write, every value checked first; null unsets one.",
+        description = "Applies domain-validated setting changes to one authorized target in one write.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -398,7 +398,7 @@ impl Kandev {
 
     #[tool(
         name = "list_settings_resources_kandev",
-        description = "List the records of one settings resource type, a page at a time.",
+        description = "Lists authorized targets of one settings resource type, bounded and paged.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,

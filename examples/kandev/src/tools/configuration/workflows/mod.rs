@@ -204,7 +204,7 @@ fn delete_workflow(board: &mut Board, args: DeleteWorkflow) -> Result<Value, Bad
 impl Kandev {
     #[tool(
         name = "list_workspaces_kandev",
-        description = "List all workspaces with their IDs.",
+        description = "Returns every workspace so callers can learn workspace IDs.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -218,7 +218,7 @@ impl Kandev {
 
     #[tool(
         name = "list_workflows_kandev",
-        description = "List the workflows of a workspace.",
+        description = "Returns the workflows belonging to one workspace.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -235,7 +235,7 @@ impl Kandev {
 
     #[tool(
         name = "list_repositories_kandev",
-        description = "List a workspace's repositories and their default branches.",
+        description = "Returns a workspace's repositories, each with its default branch.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -252,7 +252,7 @@ impl Kandev {
 
     #[tool(
         name = "create_workflow_kandev",
-        description = "Create a workflow in a workspace under a new name.",
+        description = "Adds a new named workflow to a workspace.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -269,7 +269,7 @@ impl Kandev {
 
     #[tool(
         name = "update_workflow_kandev",
-        description = "Change a workflow's name or description.",
+        description = "Renames a workflow or changes its description.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -286,7 +286,7 @@ impl Kandev {
 
     #[tool(
         name = "delete_workflow_kandev",
-        description = "Permanently delete an empty workflow and all of its steps.",
+        description = "Irreversibly removes a workflow together with its steps.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -303,7 +303,7 @@ impl Kandev {
 
     #[tool(
         name = "import_workflow_kandev",
-        description = "Create workflows in a workspace from an exported JSON document; names that already exist are skipped.",
+        description = "Creates workflows from an exported YAML/JSON document, skipping names already present.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -320,7 +320,7 @@ impl Kandev {
 
     #[tool(
         name = "export_workflow_kandev",
-        description = "Export a workflow and its steps as an ID-free JSON document that import_workflow_kandev accepts.",
+        description = "Serializes a workflow plus its steps as a portable, ID-free JSON document.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -337,7 +337,7 @@ impl Kandev {
 
     #[tool(
         name = "list_workflow_steps_kandev",
-        description = "List a workflow's steps (board columns) in order.",
+        description = "Returns the steps (board columns) of one workflow.",
         annotations(
             read_only_hint = true,
             destructive_hint = false,
@@ -354,7 +354,7 @@ impl Kandev {
 
     #[tool(
         name = "create_workflow_step_kandev",
-        description = "Add a column to a workflow, optionally with its own agent profile, session rules and behaviour settings.",
+        description = "Adds a board column, optionally with its own agent profile and session rules.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -371,7 +371,7 @@ impl Kandev {
 
     #[tool(
         name = "update_workflow_step_kandev",
-        description = "Change a workflow step's name or behaviour settings.",
+        description = "Changes the settings of an existing workflow step.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -388,7 +388,7 @@ impl Kandev {
 
     #[tool(
         name = "delete_workflow_step_kandev",
-        description = "Permanently delete a workflow step that holds no tasks.",
+        description = "Irreversibly removes a single workflow step.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -405,7 +405,7 @@ impl Kandev {
 
     #[tool(
         name = "reorder_workflow_steps_kandev",
-        description = "Reorder a workflow's columns; list every one of its step IDs exactly once.",
+        description = "Sets a workflow's column order from a complete list of step IDs.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
