@@ -32,5 +32,6 @@ mod save_failures;
 mod signals;
 mod sqlite;
 mod sqlite_files;
+mod tool_policies;
 mod tools;
 mod tools_kanban;
