@@ -13,6 +13,9 @@ use crate::db::DbError;
 use crate::resolver::{Launch, resolve};
 use crate::server::{Kandev, Provider};
 use crate::store::{BadField, Board, Store, Task, TaskState, check_name};
+use crate::tool_policies::{
+    COORDINATOR_METADATA_KEY, MANAGED_METADATA_KEY, TaskToolPolicy, ToolPolicyError,
+};
 
 /// Why a stored task could not be served or changed.
 #[derive(Debug)]
@@ -107,7 +110,24 @@ impl ServedTask {
         let board = self.store.begin()?;
         let task = stored_task(&board, &self.task_id)?;
         self.note(task);
-        Ok(resolve(&self.launch.facts(task, providers)))
+        Ok(self.profile_of(task, providers)?)
+    }
+
+    /// What a session of `task` as stored gets, with `providers`: its row
+    /// resolved, then its tool policy (a coordinator binding or a managed
+    /// policy in its metadata) applied. A policy that does not validate is
+    /// an error: the launch is refused rather than unrestricted.
+    fn profile_of(
+        &self,
+        task: &Task,
+        providers: Vec<Provider>,
+    ) -> Result<ProfileContext<Kandev>, BadField> {
+        let resolved = resolve(&self.launch.facts(task, providers));
+        let bad = |error: ToolPolicyError| BadField::new("metadata", error.to_string());
+        match TaskToolPolicy::from_metadata(&task.metadata).map_err(bad)? {
+            Some(policy) => policy.apply(resolved).map_err(bad),
+            None => Ok(resolved),
+        }
     }
 
     fn note(&self, task: &Task) {
@@ -157,7 +177,9 @@ impl ServedTask {
         }
         let board = self.store.begin()?;
         if let Some(task) = board.tasks.get(&self.task_id) {
-            self.reresolve(controller, task);
+            // A stored policy that no longer validates (written around this
+            // server) leaves the live profile as it was, and says so.
+            self.reresolve(controller, task)?;
         }
         Ok(())
     }
@@ -169,15 +191,33 @@ impl ServedTask {
         &self,
         controller: &ProfileController<Kandev>,
         task: &Task,
-    ) -> Replacement<Kandev> {
+    ) -> Result<Replacement<Kandev>, BadField> {
         self.note(task);
-        let resolved = controller.update(|current| {
+        controller.update(|current| {
             let providers = current.providers().collect();
-            let resolved = resolve(&self.launch.facts(task, providers));
-            Ok::<_, std::convert::Infallible>(resolved.with_policy(current.policy()))
-        });
-        let Ok(replacement) = resolved;
-        replacement
+            let resolved = self.profile_of(task, providers)?;
+            Ok(resolved.with_policy(current.policy()))
+        })
+    }
+
+    /// Saves `policy` in task `task_id`'s metadata (replacing either
+    /// policy it had; `None` clears both), checked in full first;
+    /// re-resolves as [`set_autopilot`](Self::set_autopilot) does.
+    pub fn set_tool_policy(
+        &self,
+        controller: &ProfileController<Kandev>,
+        task_id: &str,
+        policy: Option<TaskToolPolicy>,
+    ) -> Result<TaskChange, TaskError> {
+        self.change(controller, task_id, |_, task| {
+            task.metadata.remove(COORDINATOR_METADATA_KEY);
+            task.metadata.remove(MANAGED_METADATA_KEY);
+            if let Some(policy) = &policy {
+                let (key, value) = policy.metadata_entry();
+                task.metadata.insert(key.to_owned(), value);
+            }
+            Ok(())
+        })
     }
 
     /// Saves `autopilot` on task `task_id`; if this process serves it,
@@ -226,7 +266,9 @@ impl ServedTask {
         edit(&board, &mut task)?;
         board.tasks.insert(task.id.clone(), task.clone());
         board.commit()?;
-        let replacement = (task.id == self.task_id).then(|| self.reresolve(controller, &task));
+        let replacement = (task.id == self.task_id)
+            .then(|| self.reresolve(controller, &task))
+            .transpose()?;
         Ok(TaskChange {
             task: TaskState::from(&task),
             replacement,

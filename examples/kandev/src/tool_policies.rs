@@ -237,6 +237,91 @@ fn is_local_name(name: &str) -> bool {
             .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'_'))
 }
 
+/// A task's tool policy, as its metadata holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TaskToolPolicy {
+    /// The task is a coordinator conversation bound to these tools.
+    Coordinator(CoordinatorToolPolicy),
+    /// The task is a managed conversation allowed these plugin tools.
+    Managed(ManagedToolPolicy),
+}
+
+impl TaskToolPolicy {
+    /// The policy `metadata` holds, if any: under
+    /// [`COORDINATOR_METADATA_KEY`] or [`MANAGED_METADATA_KEY`], as a JSON
+    /// object or a string of one (Kandev accepts both). A value that does
+    /// not decode or validate, or both keys at once, is an error: a launch
+    /// is never silently unrestricted.
+    pub fn from_metadata(
+        metadata: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Option<Self>, ToolPolicyError> {
+        let read = |key: &str,
+                    policy: &'static str|
+         -> Result<Option<serde_json::Value>, ToolPolicyError> {
+            match metadata.get(key) {
+                None => Ok(None),
+                Some(serde_json::Value::String(text)) => serde_json::from_str(text)
+                    .map(Some)
+                    .map_err(|error| ToolPolicyError {
+                        policy,
+                        message: format!("task metadata `{key}` is not JSON: {error}"),
+                    }),
+                Some(value) => Ok(Some(value.clone())),
+            }
+        };
+        let coordinator = read(COORDINATOR_METADATA_KEY, CoordinatorToolPolicy::NAME)?;
+        let managed = read(MANAGED_METADATA_KEY, ManagedToolPolicy::NAME)?;
+        let policy = match (coordinator, managed) {
+            (None, None) => return Ok(None),
+            (Some(_), Some(_)) => {
+                return Err(ToolPolicyError {
+                    policy: CoordinatorToolPolicy::NAME,
+                    message: "a task carries a coordinator binding or a managed policy, not both"
+                        .into(),
+                });
+            }
+            (Some(binding), None) => {
+                TaskToolPolicy::Coordinator(decode(CoordinatorToolPolicy::NAME, binding)?)
+            }
+            (None, Some(policy)) => {
+                TaskToolPolicy::Managed(decode(ManagedToolPolicy::NAME, policy)?)
+            }
+        };
+        // Checked in full (names included) before anyone relies on it.
+        policy.apply(ProfileContext::new(Surface::KanbanTask))?;
+        Ok(Some(policy))
+    }
+
+    /// Where the policy goes in task metadata, and its canonical JSON.
+    pub fn metadata_entry(&self) -> (&'static str, serde_json::Value) {
+        let value = match self {
+            TaskToolPolicy::Coordinator(binding) => serde_json::to_value(binding),
+            TaskToolPolicy::Managed(policy) => serde_json::to_value(policy),
+        };
+        let key = match self {
+            TaskToolPolicy::Coordinator(_) => COORDINATOR_METADATA_KEY,
+            TaskToolPolicy::Managed(_) => MANAGED_METADATA_KEY,
+        };
+        (key, value.expect("plain data serialises"))
+    }
+
+    /// What a session of the task gets: a coordinator conversation is a
+    /// session on the `coordinator` surface bound to its tools (no
+    /// capability: Kandev's coordinator mode grants none), a managed one
+    /// `resolved` moved to `managed-conversation` with its plugin tools.
+    /// `resolved`'s policy is kept either way.
+    pub fn apply(
+        &self,
+        resolved: ProfileContext<Kandev>,
+    ) -> Result<ProfileContext<Kandev>, ToolPolicyError> {
+        match self {
+            TaskToolPolicy::Coordinator(binding) => binding
+                .apply(ProfileContext::new(Surface::Coordinator).with_policy(resolved.policy())),
+            TaskToolPolicy::Managed(policy) => policy.apply(resolved),
+        }
+    }
+}
+
 /// A context in the JSON form Kandev's launch metadata gives it: ours
 /// (`surface`, `capabilities`, `providers`, `policy`, `allow`,
 /// `runtime_allow`) plus at most one of Kandev's `coordinator_tool_policy`

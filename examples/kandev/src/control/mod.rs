@@ -13,6 +13,7 @@
 //! | `PUT /api/v1/mcp/kill-switch` | `{"deny": ["delete_task_kandev"]}` | `{"deny", "profile", "tools", "changed", "notified_sessions"}` |
 //! | `PUT /api/v1/tasks/{id}/autopilot` | `{"autopilot": true}` | see [`tasks`] |
 //! | `PUT /api/v1/tasks/{id}/title-owner` | `{"session": "session-2"}` or `null` | see [`tasks`] |
+//! | `PUT /api/v1/tasks/{id}/tool-policy` | `{"coordinator_tool_policy": {...}}`, `{"managed_tool_policy": {...}}` or `{}` | see [`tasks`] |
 //! | `GET /api/v1/mcp/plugin-tools` | — | the installed plugin-tool snapshot |
 //! | `PUT /api/v1/mcp/plugin-tools` | a plugin-tool snapshot | `{"generation", "revision", "tools", "changed"}` |
 //!
@@ -143,6 +144,10 @@ pub fn router_with(controller: ProfileController<Kandev>, token: &str, extras: E
         .route(
             "/api/v1/tasks/{id}/title-owner",
             put(tasks::put_title_owner),
+        )
+        .route(
+            "/api/v1/tasks/{id}/tool-policy",
+            put(tasks::put_tool_policy),
         )
         .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

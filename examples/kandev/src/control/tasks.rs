@@ -6,6 +6,7 @@
 //! |---|---|
 //! | `PUT /api/v1/tasks/{id}/autopilot` | `{"autopilot": bool}` |
 //! | `PUT /api/v1/tasks/{id}/title-owner` | `{"session": "session-2"}` or `{"session": null}` |
+//! | `PUT /api/v1/tasks/{id}/tool-policy` | `{"coordinator_tool_policy": {...}}`, `{"managed_tool_policy": {...}}` or `{}` (none) |
 //!
 //! Each saves the value, then re-resolves the served task's profile from
 //! the saved row and replaces it (one `list_changed` per session whose tool
@@ -28,6 +29,7 @@ use serde_json::{Value, json};
 
 use super::{Control, Refusal, decode};
 use crate::served::{TaskChange, TaskError};
+use crate::tool_policies::{CoordinatorToolPolicy, ManagedToolPolicy, TaskToolPolicy};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -79,6 +81,48 @@ pub(super) async fn put_title_owner(
     apply(control, move |control| {
         let served = control.task.as_ref().expect("checked by `apply`");
         served.set_title_owner(&control.controller, &id, session)
+    })
+    .await
+}
+
+/// A task's tool policy, saved in its metadata as Kandev keeps it: a
+/// coordinator binding, a managed policy, or neither (`{}` clears it).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToolPolicyBody {
+    coordinator_tool_policy: Option<CoordinatorToolPolicy>,
+    managed_tool_policy: Option<ManagedToolPolicy>,
+}
+
+pub(super) async fn put_tool_policy(
+    State(control): State<Control>,
+    id: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Refusal> {
+    let id = task_id(id)?;
+    let body: ToolPolicyBody = decode(&headers, body)?;
+    let policy = match (body.coordinator_tool_policy, body.managed_tool_policy) {
+        (Some(_), Some(_)) => {
+            return Err(Refusal(
+                StatusCode::BAD_REQUEST,
+                "a task carries a coordinator binding or a managed policy, not both".into(),
+            ));
+        }
+        (Some(binding), None) => Some(TaskToolPolicy::Coordinator(binding)),
+        (None, Some(policy)) => Some(TaskToolPolicy::Managed(policy)),
+        (None, None) => None,
+    };
+    // Checked in full (ids, revisions, every name) before anything is saved.
+    if let Some(policy) = &policy {
+        let (key, value) = policy.metadata_entry();
+        let metadata = serde_json::Map::from_iter([(key.to_owned(), value)]);
+        TaskToolPolicy::from_metadata(&metadata)
+            .map_err(|error| Refusal(StatusCode::BAD_REQUEST, error.to_string()))?;
+    }
+    apply(control, move |control| {
+        let served = control.task.as_ref().expect("checked by `apply`");
+        served.set_tool_policy(&control.controller, &id, policy)
     })
     .await
 }

@@ -279,7 +279,7 @@ impl Database {
                 "SELECT id, workspace_id, workflow_id, workflow_step_id, title, description,
                         state, parent_id, position, archived, autopilot, office,
                         title_owner_session, deferred_launch_prompt, repository_id,
-                        base_branch, launch
+                        base_branch, launch, metadata
                  FROM tasks ORDER BY id",
             )
             .map_err(sqlite)?;

@@ -46,6 +46,10 @@ const MIGRATIONS: &[&str] = &[
     // becomes the task's prompt for that provider). Step decisions go:
     // Kandev dropped office-decisions, and nothing reads them any more.
     CHANGE_REQUESTS,
+    // 4: Kandev's task metadata, where a coordinator conversation's binding
+    // and a managed conversation's policy live.
+    "ALTER TABLE tasks ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}'
+         CHECK (json_type(metadata) = 'object');",
 ];
 
 /// Migration 3 (see [`MIGRATIONS`]): `pr_automation` and `mr_automation`

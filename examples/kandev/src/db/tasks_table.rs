@@ -9,6 +9,10 @@ pub(super) fn task_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Task> {
     let launch = serde_json::from_str(&launch).map_err(|error| {
         rusqlite::Error::FromSqlConversionFailure(16, rusqlite::types::Type::Text, error.into())
     })?;
+    let metadata: String = row.get(17)?;
+    let metadata = serde_json::from_str(&metadata).map_err(|error| {
+        rusqlite::Error::FromSqlConversionFailure(17, rusqlite::types::Type::Text, error.into())
+    })?;
     Ok(Task {
         id: row.get(0)?,
         workspace_id: row.get(1)?,
@@ -27,16 +31,20 @@ pub(super) fn task_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Task> {
         repository_id: row.get(14)?,
         base_branch: row.get(15)?,
         launch,
+        metadata,
     })
 }
 
 pub(super) fn write_task(conn: &Connection, task: &Task) -> rusqlite::Result<usize> {
     let launch = serde_json::Value::Object(task.launch.clone()).to_string();
+    let metadata = serde_json::Value::Object(task.metadata.clone()).to_string();
     conn.prepare_cached(
         "INSERT OR REPLACE INTO tasks (id, workspace_id, workflow_id, workflow_step_id, title,
              description, state, parent_id, position, archived, autopilot, office,
-             title_owner_session, deferred_launch_prompt, repository_id, base_branch, launch)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+             title_owner_session, deferred_launch_prompt, repository_id, base_branch, launch,
+             metadata)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+             ?18)",
     )?
     .execute(params![
         task.id,
@@ -56,5 +64,6 @@ pub(super) fn write_task(conn: &Connection, task: &Task) -> rusqlite::Result<usi
         task.repository_id,
         task.base_branch,
         launch,
+        metadata,
     ])
 }

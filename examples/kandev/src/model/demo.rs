@@ -93,6 +93,7 @@ impl Board {
             repository_id: Some("repo-1".into()),
             base_branch: Some("main".into()),
             launch: Object::new(),
+            metadata: Object::new(),
         };
         for task in [
             task("task-1", "Ship typed tool profiles", None, "step-doing"),

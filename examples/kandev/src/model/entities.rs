@@ -71,6 +71,12 @@ pub struct Task {
     /// profiles, local path or repository URL, outside ID, auto-start; and
     /// the one-shot entry overrides of its latest move.
     pub launch: Object,
+    /// Kandev's task metadata: where a coordinator conversation keeps its
+    /// binding (`kandev.coordinator_tool_policy`) and a managed
+    /// conversation its policy (`kandev.managed_tool_policy`), each written
+    /// only once validated, and read at every launch and resume.
+    #[serde(default)]
+    pub metadata: Object,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -398,6 +404,9 @@ pub struct TaskState {
     pub parent_id: Option<String>,
     pub office: bool,
     pub title_owner_session: Option<String>,
+    /// The task's metadata (its tool policy, if any).
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub metadata: Object,
 }
 
 impl From<&Task> for TaskState {
@@ -409,6 +418,7 @@ impl From<&Task> for TaskState {
             parent_id: task.parent_id.clone(),
             office: task.office,
             title_owner_session: task.title_owner_session.clone(),
+            metadata: task.metadata.clone(),
         }
     }
 }

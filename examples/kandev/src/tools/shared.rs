@@ -347,6 +347,7 @@ impl Kandev {
             repository_id: args.repository_id.or(template.repository_id),
             base_branch: args.base_branch.or(template.base_branch),
             launch,
+            metadata: serde_json::Map::new(),
         };
         if args.start_agent.unwrap_or(false) {
             let sequence = board.next_sequence();

@@ -32,6 +32,7 @@ mod save_failures;
 mod signals;
 mod sqlite;
 mod sqlite_files;
+mod sqlite_tool_policies;
 mod tool_policies;
 mod tools;
 mod tools_kanban;
