@@ -21,7 +21,14 @@ pub(crate) fn vocabulary(input: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let mut tokens = match validate::validate(input, line, &mut errors) {
         Ok(mut vocabulary) => {
-            server_line::check_required_on(&mut vocabulary, &mut line_errors);
+            let surfaces: Vec<String> = vocabulary
+                .surfaces
+                .terms
+                .iter()
+                .map(|term| term.wire_name.clone())
+                .collect();
+            let surfaces: Vec<&str> = surfaces.iter().map(String::as_str).collect();
+            server_line::check_required_on(&mut vocabulary.line, &surfaces, &mut line_errors);
             expand::expand(&vocabulary)
         }
         Err(enums) => expand::plain_enums(&enums),

@@ -4,7 +4,6 @@
 
 use syn::{Attribute, LitStr, Meta};
 
-use super::validate::Vocabulary;
 use crate::errors::Errors;
 use crate::names::closest;
 use crate::rule_args::{self, Arg, Value};
@@ -171,17 +170,11 @@ fn runtime_allow_list(attr: &Attribute, errors: &mut Errors) -> Option<(usize, V
         .filter(|_| errors.len() == before)
 }
 
-/// Keeps the `required_on` surfaces the vocabulary declares; each other
-/// one is an error on its literal, naming the declared surfaces.
-pub(crate) fn check_required_on(vocabulary: &mut Vocabulary, errors: &mut Errors) {
-    let surfaces: Vec<&str> = vocabulary
-        .surfaces
-        .terms
-        .iter()
-        .map(|term| term.wire_name.as_str())
-        .collect();
+/// Keeps the `required_on` surfaces among `surfaces` (the vocabulary's
+/// wire names); each other one is an error on its literal, naming them.
+pub(crate) fn check_required_on(line: &mut ServerLine, surfaces: &[&str], errors: &mut Errors) {
     let mut seen = Vec::new();
-    for surface in &vocabulary.line.runtime_allow_required_on {
+    for surface in &line.runtime_allow_required_on {
         let name = surface.value();
         if !surfaces.contains(&name.as_str()) {
             let hint = closest(&name, surfaces.iter().copied())
@@ -199,9 +192,7 @@ pub(crate) fn check_required_on(vocabulary: &mut Vocabulary, errors: &mut Errors
         }
         seen.push(name);
     }
-    vocabulary
-        .line
-        .runtime_allow_required_on
+    line.runtime_allow_required_on
         .retain(|surface| surfaces.contains(&surface.value().as_str()));
 }
 
