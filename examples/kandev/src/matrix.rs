@@ -59,16 +59,31 @@ fn vocabulary_section(out: &mut String) {
          - Kandev's `managed-task` surface is left out: its server references it \
          nowhere, so no group or plugin tool could serve it.\n\n\
          `coordinator` is assumed to be `SurfaceCoordinator`'s value (not verified: no \
-         stored profile.go defines it). The `automation` group is not built yet; until \
-         it is, that surface exposes no tool.\n\n\
+         stored profile.go defines it).\n\n\
+         The `automation` group is seven groups' tools less 13 names, declared once \
+         (`src/tools/automation.rs`). Kandev deletes 21 names there, 8 of which none \
+         of those groups registers; here an excluded name no included group exposes \
+         is a compile error, so those 8 are not written. The four reads `kanban-task` \
+         shares with `configuration-workflows` and `configuration-executors` are one \
+         definition each, so the surface serves one tool per name where Kandev keeps \
+         whichever it registered last.\n\n\
+         The `coordinator` group's tools are an allow list: the phase-1 seven by \
+         default, at most the 13 of its universe. A session's binding is Kandev's \
+         `CoordinatorToolPolicy`, given as `coordinator_tool_policy` in the context \
+         JSON (the key is assumed; Kandev's JSON tag is not verified) or stored in \
+         the task's metadata (`kandev.coordinator_tool_policy`). Kandev's \
+         `sameProfile` ignores the binding, so a change of binding alone does \
+         nothing there; here it is a replacement with one `tools/list_changed` per \
+         session whose tools changed.\n\n\
          Plugin tools (run-time tools the backend installs; not in the table above) \
          may declare the surfaces `kanban-task`, `office-task` and \
          `managed-conversation`. The last is Kandev's `SurfaceManaged`, whose value is \
          not verified but assumed to be `managed-conversation` (the only value under \
          which Kandev's registration can match it). They are never served on \
-         `automation` or `coordinator`. Nor are they served on `managed-conversation` \
-         yet: Kandev serves there only the plugin tools a session's managed-tool policy \
-         allows, and none without a policy; this example models no such policy.\n",
+         `automation` or `coordinator`. On `managed-conversation` a session sees only \
+         the plugin tools its managed policy (`managed_tool_policy`, Kandev's \
+         `ManagedToolPolicy`) allows, at most 16, and none without a policy: the \
+         vocabulary requires a runtime allow list there.\n",
     );
 }
 
