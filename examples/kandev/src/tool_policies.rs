@@ -90,18 +90,22 @@ impl fmt::Display for ToolPolicyError {
 
 impl std::error::Error for ToolPolicyError {}
 
+impl ToolPolicyError {
+    fn new(policy: &'static str, message: impl Into<String>) -> Self {
+        ToolPolicyError {
+            policy,
+            message: message.into(),
+        }
+    }
+}
+
 impl CoordinatorToolPolicy {
     const NAME: &'static str = "coordinator_tool_policy";
 
     /// Kandev's `Validate`: version 1, ids present, revision not negative;
     /// the names are the library's to check when applied.
     pub fn validate(&self) -> Result<(), ToolPolicyError> {
-        let fail = |message: String| {
-            Err(ToolPolicyError {
-                policy: Self::NAME,
-                message,
-            })
-        };
+        let fail = |message: String| Err(ToolPolicyError::new(Self::NAME, message));
         if self.version != 1 {
             return fail(format!("`version` must be 1, got {}", self.version));
         }
@@ -136,10 +140,7 @@ impl CoordinatorToolPolicy {
                 COORDINATOR_GROUP,
                 self.tool_names.iter().map(String::as_str),
             )
-            .map_err(|error| ToolPolicyError {
-                policy: Self::NAME,
-                message: format!("`tool_names`: {error}"),
-            })
+            .map_err(|error| ToolPolicyError::new(Self::NAME, format!("`tool_names`: {error}")))
     }
 }
 
@@ -148,12 +149,7 @@ impl ManagedToolPolicy {
 
     /// Kandev's `Validate`.
     pub fn validate(&self) -> Result<(), ToolPolicyError> {
-        let fail = |message: String| {
-            Err(ToolPolicyError {
-                policy: Self::NAME,
-                message,
-            })
-        };
+        let fail = |message: String| Err(ToolPolicyError::new(Self::NAME, message));
         for (field, value) in [
             ("plugin_id", &self.plugin_id),
             ("installation_id", &self.installation_id),
@@ -220,10 +216,7 @@ impl ManagedToolPolicy {
         context
             .with_surface(Surface::ManagedConversation)
             .with_runtime_allowed(exposed.iter().map(String::as_str))
-            .map_err(|error| ToolPolicyError {
-                policy: Self::NAME,
-                message: error.to_string(),
-            })
+            .map_err(|error| ToolPolicyError::new(Self::NAME, error.to_string()))
     }
 }
 
@@ -260,12 +253,14 @@ impl TaskToolPolicy {
          -> Result<Option<serde_json::Value>, ToolPolicyError> {
             match metadata.get(key) {
                 None => Ok(None),
-                Some(serde_json::Value::String(text)) => serde_json::from_str(text)
-                    .map(Some)
-                    .map_err(|error| ToolPolicyError {
-                        policy,
-                        message: format!("task metadata `{key}` is not JSON: {error}"),
-                    }),
+                Some(serde_json::Value::String(text)) => {
+                    serde_json::from_str(text).map(Some).map_err(|error| {
+                        ToolPolicyError::new(
+                            policy,
+                            format!("task metadata `{key}` is not JSON: {error}"),
+                        )
+                    })
+                }
                 Some(value) => Ok(Some(value.clone())),
             }
         };
@@ -274,11 +269,10 @@ impl TaskToolPolicy {
         let policy = match (coordinator, managed) {
             (None, None) => return Ok(None),
             (Some(_), Some(_)) => {
-                return Err(ToolPolicyError {
-                    policy: CoordinatorToolPolicy::NAME,
-                    message: "a task carries a coordinator binding or a managed policy, not both"
-                        .into(),
-                });
+                return Err(ToolPolicyError::new(
+                    CoordinatorToolPolicy::NAME,
+                    "a task carries a coordinator binding or a managed policy, not both",
+                ));
             }
             (Some(binding), None) => {
                 TaskToolPolicy::Coordinator(decode(CoordinatorToolPolicy::NAME, binding)?)
@@ -357,20 +351,20 @@ pub fn context_from_json(json: &str) -> Result<ProfileContext<Kandev>, ContextJs
     let context = ProfileContext::from_json(&serde_json::Value::Object(object).to_string())?;
     match (coordinator, managed) {
         (None, None) => Ok(context),
-        (Some(_), Some(_)) => Err(ContextJsonError::Policy(ToolPolicyError {
-            policy: CoordinatorToolPolicy::NAME,
-            message: "a context carries a coordinator binding or a managed policy, not both".into(),
-        })),
+        (Some(_), Some(_)) => Err(ContextJsonError::Policy(ToolPolicyError::new(
+            CoordinatorToolPolicy::NAME,
+            "a context carries a coordinator binding or a managed policy, not both",
+        ))),
         (Some(binding), None) => {
             let binding: CoordinatorToolPolicy = decode(CoordinatorToolPolicy::NAME, binding)?;
             if context.surface() != Surface::Coordinator {
-                return Err(ContextJsonError::Policy(ToolPolicyError {
-                    policy: CoordinatorToolPolicy::NAME,
-                    message: format!(
+                return Err(ContextJsonError::Policy(ToolPolicyError::new(
+                    CoordinatorToolPolicy::NAME,
+                    format!(
                         "binds a session on the `coordinator` surface, and this one is on `{}`",
                         context.surface()
                     ),
-                }));
+                )));
             }
             Ok(binding.apply(context)?)
         }
@@ -385,10 +379,7 @@ fn decode<T: serde::de::DeserializeOwned>(
     policy: &'static str,
     value: serde_json::Value,
 ) -> Result<T, ToolPolicyError> {
-    serde_json::from_value(value).map_err(|error| ToolPolicyError {
-        policy,
-        message: error.to_string(),
-    })
+    serde_json::from_value(value).map_err(|error| ToolPolicyError::new(policy, error.to_string()))
 }
 
 /// Why a context in Kandev's JSON form was refused.

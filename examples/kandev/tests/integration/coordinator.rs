@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::common::{call, serve_in_process};
 
 /// The phase-1 tools, sorted.
-const PHASE_ONE: [&str; 7] = [
+pub(crate) const PHASE_ONE: [&str; 7] = [
     "get_coordinator_item_kandev",
     "get_task_conversation_kandev",
     "list_repositories_kandev",
@@ -24,7 +24,7 @@ const PHASE_ONE: [&str; 7] = [
 ];
 
 /// Every tool the coordinator's allow list may name, sorted.
-const ALL: [&str; 13] = [
+pub(crate) const ALL: [&str; 13] = [
     "get_coordinator_item_kandev",
     "get_task_conversation_kandev",
     "list_coordinator_activity_kandev",

@@ -6,32 +6,12 @@
 //! without a policy. Bad bindings are refused and change nothing.
 
 use crate::common::{BEARER, LIMIT, QUIET, Server};
+use crate::coordinator::{ALL, PHASE_ONE};
 use crate::plugins::{acme, snapshot, tool};
 use mcp_profiles_tests::modern::{ModernSession, expect_one_list_changed, expect_silence};
 use reqwest::Method;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::Value;
-
-/// The coordinator's phase-1 tools: its default.
-const PHASE_ONE: [&str; 7] = [
-    "get_coordinator_item_kandev",
-    "get_task_conversation_kandev",
-    "list_repositories_kandev",
-    "list_tasks_kandev",
-    "list_workflow_steps_kandev",
-    "list_workflows_kandev",
-    "propose_task_kandev",
-];
-
-/// The six a full binding adds.
-const LATER: [&str; 6] = [
-    "list_coordinator_activity_kandev",
-    "list_coordinator_turns_kandev",
-    "propose_improvement_kandev",
-    "propose_message_kandev",
-    "propose_move_kandev",
-    "propose_resume_kandev",
-];
 
 /// A coordinator context bound to `tools` at `revision`.
 fn bound(tools: &[&str], revision: u32) -> String {
@@ -61,7 +41,7 @@ async fn a_coordinator_binding_widened_to_all_thirteen_notifies_once() {
     assert_eq!(legacy.tool_names().await, sorted(PHASE_ONE));
     assert_eq!(modern.tool_names().await, sorted(PHASE_ONE));
 
-    let all: Vec<&str> = PHASE_ONE.iter().chain(&LATER).copied().collect();
+    let all: Vec<&str> = ALL.to_vec();
     let answer = server.replace(&http, &bound(&all, 2)).await;
     assert_eq!(answer["changed"], true, "{answer}");
     expect_one_list_changed(&mut events).await;
