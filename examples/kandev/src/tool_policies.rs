@@ -375,6 +375,20 @@ pub fn context_from_json(json: &str) -> Result<ProfileContext<Kandev>, ContextJs
     }
 }
 
+/// A context in Kandev's JSON form (see [`context_from_json`]) as a field
+/// of a larger body, such as the gateway's `{"profile": ..., "version": N}`.
+#[derive(Debug)]
+pub struct KandevContext(pub ProfileContext<Kandev>);
+
+impl<'de> Deserialize<'de> for KandevContext {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        context_from_json(&value.to_string())
+            .map(KandevContext)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 fn decode<T: serde::de::DeserializeOwned>(
     policy: &'static str,
     value: serde_json::Value,

@@ -4,7 +4,7 @@
 //!
 //! | route | body | answer |
 //! |---|---|---|
-//! | `PUT /api/v1/agents/{principal}` | `{"profile": CONTEXT}`, optionally `"version": N` | `{"principal", "profile", "tools", "changed", "version"}` |
+//! | `PUT /api/v1/agents/{principal}` | `{"profile": CONTEXT}` (ours, or with Kandev's `coordinator_tool_policy` or `managed_tool_policy`), optionally `"version": N` | `{"principal", "profile", "tools", "changed", "version"}` |
 //! | `GET /api/v1/agents/{principal}` | — | `{"principal", "profile", "tools", "version"}` |
 //! | `DELETE /api/v1/agents/{principal}` | — | `{"principal", "removed": true}` |
 //! | `PUT /api/v1/agents/{principal}/plugin-tools` | a plugin-tool snapshot | `{"principal", "generation", "revision", "tools", "changed", "version"}` |
@@ -42,8 +42,9 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use mcp_profiles::ProfileContext;
 use mcp_profiles_serve::{AgentStore, StoredAgent};
+
+use crate::tool_policies::KandevContext;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -137,7 +138,8 @@ async fn get_agent(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PutBody {
-    profile: ProfileContext<Kandev>,
+    /// Ours, or with Kandev's coordinator binding or managed policy.
+    profile: KandevContext,
     /// Replace only if the agent is at this version (0: only create).
     #[serde(default, deserialize_with = "super::requests::version")]
     version: Option<u64>,
@@ -153,7 +155,7 @@ async fn put_agent(
     let body: PutBody = decode(&headers, body)?;
     let change = control
         .store
-        .put_agent_if(&principal, body.profile, body.version)
+        .put_agent_if(&principal, body.profile.0, body.version)
         .await
         .map_err(failed)?;
     let mut answer = agent_json(&change.agent);

@@ -436,3 +436,40 @@ fn a_bad_or_unreachable_store_is_refused_at_start() {
         "{stderr}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_profile_may_carry_kandevs_coordinator_binding() {
+    let gateway = Server::start_gateway(&[]).await;
+    let binding = json!({
+        "version": 1, "coordinator_id": "c-1", "workspace_id": "ws-1",
+        "conversation_task_id": "task-1", "policy_revision": 0,
+        "tool_names": ["list_tasks_kandev", "propose_move_kandev"]
+    });
+    let (status, answer) = call(
+        &gateway,
+        Method::PUT,
+        "/api/v1/agents/alice",
+        Some(json!({"profile": {"surface": "coordinator", "coordinator_tool_policy": binding}})),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        answer["tools"],
+        json!(["list_tasks_kandev", "propose_move_kandev"])
+    );
+    // A name outside the coordinator's universe: refused, naming it.
+    let mut bad = binding.clone();
+    bad["tool_names"] = json!(["delete_task_kandev"]);
+    let (status, answer) = call(
+        &gateway,
+        Method::PUT,
+        "/api/v1/agents/alice",
+        Some(json!({"profile": {"surface": "coordinator", "coordinator_tool_policy": bad}})),
+    )
+    .await;
+    assert_eq!(status, 400, "{answer}");
+    assert!(
+        answer.to_string().contains("delete_task_kandev"),
+        "{answer}"
+    );
+}
