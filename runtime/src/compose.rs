@@ -220,11 +220,16 @@ pub const fn compose<S>(
     composed
 }
 
-/// Whether some part exposes `name` (excluding it then means something).
+/// Whether some part brings `name` (so excluding it means something): a
+/// whole group that has it, or a list that names it.
 pub const fn exposed_by<S>(parts: &[Part<S>], name: &str) -> bool {
     let mut p = 0;
     while p < parts.len() {
-        if contains(parts[p].shape.tools, name) {
+        let brings = match parts[p].only {
+            Some(only) => contains(only, name),
+            None => contains(parts[p].shape.tools, name),
+        };
+        if brings {
             return true;
         }
         p += 1;
@@ -415,6 +420,13 @@ mod tests {
         }];
         assert!(exposed_by(&parts, "say"));
         assert!(!exposed_by(&parts, "close"));
+        // A listed part brings only what it lists.
+        let listed = [Part {
+            shape: TICKETS,
+            only: Some(&["list"]),
+        }];
+        assert!(exposed_by(&listed, "list"));
+        assert!(!exposed_by(&listed, "close"));
         assert!(has(&TICKETS, "close"));
         assert!(!has(&TICKETS, "say"));
     }
