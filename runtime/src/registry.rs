@@ -266,7 +266,9 @@ impl<S: Vocabulary> fmt::Debug for Group<S> {
 ///
 /// Verification is exact over the whole context space: group names are
 /// unique, every group can be enabled by some valid context, and no two
-/// groups that some valid context enables together expose the same tool name.
+/// groups that some valid context enables together expose the same tool name
+/// through two different definitions (one definition several groups share
+/// with `include(...)` is one tool).
 /// Because rules only ever *require* capabilities and providers (all of a
 /// set, or one of an any-of set), a minimal context satisfying a rule (or two
 /// rules) settles each check, so the check costs a few steps (one per
