@@ -271,8 +271,13 @@ fn damaged_newer_foreign_and_unreadable_files_are_refused_with_exit_2() {
 async fn an_older_schema_is_migrated_in_order() {
     let (db, _) = Db::init();
     let conn = Connection::open(&db.path).unwrap();
-    conn.execute_batch("DROP INDEX tasks_by_parent; PRAGMA user_version = 1;")
-        .unwrap();
+    // Back to what version 1 wrote: no index (2), no task metadata (4).
+    conn.execute_batch(
+        "DROP INDEX tasks_by_parent;
+         ALTER TABLE tasks DROP COLUMN metadata;
+         PRAGMA user_version = 1;",
+    )
+    .unwrap();
     drop(conn);
     let server = db.serve("task-2", &[]).await;
     stop(server).await;
@@ -289,6 +294,14 @@ async fn an_older_schema_is_migrated_in_order() {
         )
         .unwrap();
     assert_eq!(index, 1);
+    let metadata: String = conn
+        .query_row(
+            "SELECT metadata FROM tasks WHERE id = 'task-2'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(metadata, "{}");
 }
 
 #[test]
