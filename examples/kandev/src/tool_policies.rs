@@ -17,6 +17,7 @@ use std::fmt;
 
 use mcp_profiles::ProfileContext;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use crate::plugins::exposed_name;
 use crate::server::{Kandev, Surface};
@@ -335,20 +336,41 @@ impl TaskToolPolicy {
 /// # Ok::<(), kandev_mcp::tool_policies::ContextJsonError>(())
 /// ```
 pub fn context_from_json(json: &str) -> Result<ProfileContext<Kandev>, ContextJsonError> {
-    let mut object = match serde_json::from_str(json) {
-        Ok(serde_json::Value::Object(object))
-            if object.contains_key(CoordinatorToolPolicy::NAME)
-                || object.contains_key(ManagedToolPolicy::NAME) =>
-        {
-            object
-        }
-        // Ours alone, or not JSON at all: the library decodes it, so its
-        // errors point into the text as given.
+    let is_policy =
+        |key: &str| key == CoordinatorToolPolicy::NAME || key == ManagedToolPolicy::NAME;
+    let members = match serde_json::from_str::<Members>(json) {
+        Ok(Members(members)) if members.iter().any(|(key, _)| is_policy(key)) => members,
+        // Ours alone, or not an object: the library decodes the text as
+        // given, so its errors (a repeated field too) point into it.
         _ => return Ok(ProfileContext::from_json(json)?),
     };
-    let coordinator = object.remove(CoordinatorToolPolicy::NAME);
-    let managed = object.remove(ManagedToolPolicy::NAME);
-    let context = ProfileContext::from_json(&serde_json::Value::Object(object).to_string())?;
+    let (mut coordinator, mut managed, mut rest) = (None, None, Vec::new());
+    for (key, value) in members {
+        let slot = match key.as_str() {
+            CoordinatorToolPolicy::NAME => &mut coordinator,
+            ManagedToolPolicy::NAME => &mut managed,
+            _ => {
+                rest.push((key, value));
+                continue;
+            }
+        };
+        if slot.replace(value).is_some() {
+            return Err(ContextJsonError::Policy(ToolPolicyError::new(
+                if key == CoordinatorToolPolicy::NAME {
+                    CoordinatorToolPolicy::NAME
+                } else {
+                    ManagedToolPolicy::NAME
+                },
+                "given twice",
+            )));
+        }
+    }
+    // The other members, each as written, for the library's strict decoder.
+    let rest: Vec<String> = rest
+        .iter()
+        .map(|(key, value)| format!("{}:{}", serde_json::Value::from(key.as_str()), value.get()))
+        .collect();
+    let context = ProfileContext::from_json(&format!("{{{}}}", rest.join(",")))?;
     match (coordinator, managed) {
         (None, None) => Ok(context),
         (Some(_), Some(_)) => Err(ContextJsonError::Policy(ToolPolicyError::new(
@@ -356,7 +378,7 @@ pub fn context_from_json(json: &str) -> Result<ProfileContext<Kandev>, ContextJs
             "a context carries a coordinator binding or a managed policy, not both",
         ))),
         (Some(binding), None) => {
-            let binding: CoordinatorToolPolicy = decode(CoordinatorToolPolicy::NAME, binding)?;
+            let binding: CoordinatorToolPolicy = decode_raw(CoordinatorToolPolicy::NAME, &binding)?;
             if context.surface() != Surface::Coordinator {
                 return Err(ContextJsonError::Policy(ToolPolicyError::new(
                     CoordinatorToolPolicy::NAME,
@@ -369,9 +391,37 @@ pub fn context_from_json(json: &str) -> Result<ProfileContext<Kandev>, ContextJs
             Ok(binding.apply(context)?)
         }
         (None, Some(policy)) => {
-            let policy: ManagedToolPolicy = decode(ManagedToolPolicy::NAME, policy)?;
+            let policy: ManagedToolPolicy = decode_raw(ManagedToolPolicy::NAME, &policy)?;
             Ok(policy.apply(context)?)
         }
+    }
+}
+
+/// The members of a JSON object in order, each value's text as written
+/// (so nothing a strict decoder would refuse, such as a repeated field, is
+/// lost on the way).
+struct Members(Vec<(String, Box<RawValue>)>);
+
+impl<'de> Deserialize<'de> for Members {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Members;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a profile context object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Members, A::Error> {
+                let mut members = Vec::new();
+                while let Some(member) = map.next_entry()? {
+                    members.push(member);
+                }
+                Ok(Members(members))
+            }
+        }
+        deserializer.deserialize_map(Visit)
     }
 }
 
@@ -382,8 +432,16 @@ pub struct KandevContext(pub ProfileContext<Kandev>);
 
 impl<'de> Deserialize<'de> for KandevContext {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = serde_json::Value::deserialize(deserializer)?;
-        context_from_json(&value.to_string())
+        // Member by member, so a body that is no object is refused at its
+        // first token, as the library's own decoder does.
+        let Members(members) = Members::deserialize(deserializer)?;
+        let members: Vec<String> = members
+            .iter()
+            .map(|(key, value)| {
+                format!("{}:{}", serde_json::Value::from(key.as_str()), value.get())
+            })
+            .collect();
+        context_from_json(&format!("{{{}}}", members.join(",")))
             .map(KandevContext)
             .map_err(serde::de::Error::custom)
     }
@@ -394,6 +452,15 @@ fn decode<T: serde::de::DeserializeOwned>(
     value: serde_json::Value,
 ) -> Result<T, ToolPolicyError> {
     serde_json::from_value(value).map_err(|error| ToolPolicyError::new(policy, error.to_string()))
+}
+
+/// [`decode`] of a value's text as written (repeated fields refused).
+fn decode_raw<T: serde::de::DeserializeOwned>(
+    policy: &'static str,
+    text: &RawValue,
+) -> Result<T, ToolPolicyError> {
+    serde_json::from_str(text.get())
+        .map_err(|error| ToolPolicyError::new(policy, error.to_string()))
 }
 
 /// Why a context in Kandev's JSON form was refused.

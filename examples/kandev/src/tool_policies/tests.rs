@@ -111,3 +111,44 @@ fn a_context_carries_one_policy_at_most() {
          not both"
     );
 }
+
+#[test]
+fn a_repeated_field_is_refused_with_or_without_a_policy() {
+    let plain = r#"{"surface":"office-task","surface":"external"}"#;
+    assert!(
+        error(plain).contains("duplicate field `surface`"),
+        "{}",
+        error(plain)
+    );
+    let with_policy = binding(r#","tool_names":[]"#).replacen(
+        r#""surface":"coordinator""#,
+        r#""surface":"coordinator","surface":"external""#,
+        1,
+    );
+    assert!(
+        error(&with_policy).contains("duplicate field `surface`"),
+        "{}",
+        error(&with_policy)
+    );
+    let twice = binding(r#","tool_names":[]"#).replacen(
+        r#""coordinator_tool_policy":{"#,
+        r#""coordinator_tool_policy":{},"coordinator_tool_policy":{"#,
+        1,
+    );
+    assert_eq!(error(&twice), "coordinator_tool_policy: given twice");
+}
+
+#[test]
+fn inside_a_larger_body_the_text_is_decoded_as_written() {
+    #[derive(Deserialize)]
+    struct Body {
+        profile: KandevContext,
+    }
+    let body: Result<Body, _> =
+        serde_json::from_str(r#"{"profile":{"surface":"office-task","surface":"external"}}"#);
+    let message = body
+        .err()
+        .map(|error| error.to_string())
+        .unwrap_or_default();
+    assert!(message.contains("duplicate field `surface`"), "{message}");
+}

@@ -765,7 +765,10 @@ async fn bad_tokens_methods_paths_and_bodies_are_refused_and_change_nothing() {
                 r#"{{"profile":{{"surface":"kanban-task","capabilities":{}"#,
                 deep("[", 60_000)
             ),
-            "invalid type: sequence, expected a capability name",
+            // Each member of a profile is read whole before the context's
+            // decoder sees it (Kandev's policies may ride along), so this
+            // truncated nesting ends at the end of the body.
+            "EOF while parsing a list",
         ),
         (
             Method::PUT,
