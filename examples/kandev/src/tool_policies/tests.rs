@@ -144,11 +144,13 @@ fn inside_a_larger_body_the_text_is_decoded_as_written() {
     struct Body {
         profile: KandevContext,
     }
-    let body: Result<Body, _> =
-        serde_json::from_str(r#"{"profile":{"surface":"office-task","surface":"external"}}"#);
-    let message = body
-        .err()
-        .map(|error| error.to_string())
-        .unwrap_or_default();
+    let decode = |json: &str| serde_json::from_str::<Body>(json).map(|body| body.profile.0);
+    let message = decode(r#"{"profile":{"surface":"office-task","surface":"external"}}"#)
+        .unwrap_err()
+        .to_string();
     assert!(message.contains("duplicate field `surface`"), "{message}");
+    assert_eq!(
+        decode(r#"{"profile":{"surface":"office-task"}}"#).unwrap(),
+        ProfileContext::new(Surface::OfficeTask)
+    );
 }
