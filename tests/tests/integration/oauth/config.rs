@@ -5,6 +5,8 @@ use std::time::Duration;
 use mcp_profiles_serve::oauth::{OAuthConfig, SigningAlgorithm};
 use serde_json::json;
 
+use super::issuer::merged;
+
 fn decode(value: serde_json::Value) -> Result<OAuthConfig, String> {
     serde_json::from_value(value).map_err(|error| error.to_string())
 }
@@ -80,12 +82,7 @@ fn what_would_weaken_the_checks_is_refused_naming_the_field() {
         ),
     ];
     for (change, expected) in cases {
-        let mut value = base.clone();
-        value
-            .as_object_mut()
-            .unwrap()
-            .extend(change.as_object().unwrap().clone());
-        let error = decode(value).expect_err(expected);
+        let error = decode(merged(base.clone(), &change)).expect_err(expected);
         assert!(error.contains(expected), "{change}: {error}");
     }
 }

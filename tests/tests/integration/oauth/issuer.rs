@@ -116,6 +116,13 @@ impl Issuer {
     }
 }
 
+/// `base` with the fields of `change` set over it.
+pub fn merged(mut base: serde_json::Value, change: &serde_json::Value) -> serde_json::Value {
+    let fields = change.as_object().expect("an object").clone();
+    base.as_object_mut().expect("an object").extend(fields);
+    base
+}
+
 pub fn now() -> u64 {
     jsonwebtoken::get_current_timestamp()
 }

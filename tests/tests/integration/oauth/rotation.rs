@@ -18,16 +18,21 @@ fn validator(issuer: &Issuer) -> TokenValidator {
     TokenValidator::new(config)
 }
 
+/// An issuer publishing `key`, and a validator that has fetched its JWKS
+/// once, for a token of that key.
+async fn warmed(key: &TestKey) -> (Issuer, TokenValidator) {
+    let issuer = Issuer::start(Discovery::OAuth, &[key]).await;
+    let validator = validator(&issuer);
+    let token = key.sign(&issuer.claims());
+    validator.validate(&token).await.expect("accepted");
+    assert_eq!(issuer.jwks_hits(), 1);
+    (issuer, validator)
+}
+
 #[tokio::test]
 async fn an_unknown_kid_refetches_once_per_interval() {
     let old = TestKey::es256("old");
-    let issuer = Issuer::start(Discovery::OAuth, &[&old]).await;
-    let validator = validator(&issuer);
-    validator
-        .validate(&old.sign(&issuer.claims()))
-        .await
-        .expect("accepted");
-    assert_eq!(issuer.jwks_hits(), 1);
+    let (issuer, validator) = warmed(&old).await;
 
     let rotated = TestKey::ed25519("rotated");
     issuer.publish(&rotated);
@@ -107,12 +112,7 @@ async fn a_failing_jwks_endpoint_fails_closed_and_keeps_the_cached_keys() {
 #[tokio::test]
 async fn an_unknown_kid_while_the_jwks_is_down_is_unavailable_not_accepted() {
     let known = TestKey::rs256("rsa-1");
-    let issuer = Issuer::start(Discovery::OAuth, &[&known]).await;
-    let validator = validator(&issuer);
-    validator
-        .validate(&known.sign(&issuer.claims()))
-        .await
-        .expect("accepted");
+    let (issuer, validator) = warmed(&known).await;
     issuer.break_jwks();
     tokio::time::sleep(INTERVAL + Duration::from_millis(100)).await;
     let stranger = TestKey::ed25519("stranger");

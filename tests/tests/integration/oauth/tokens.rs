@@ -7,7 +7,7 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_profiles_serve::oauth::{SigningAlgorithm, TokenError, TokenValidator};
 use serde_json::json;
 
-use super::issuer::{Discovery, Issuer, now};
+use super::issuer::{Discovery, Issuer, merged, now};
 use super::keys::{TestKey, rsa_public_der};
 
 struct Setup {
@@ -82,11 +82,7 @@ async fn time_claims_are_checked_with_the_leeway() {
         (json!({ "nbf": now() + 10 }), None),
     ];
     for (change, expected) in cases {
-        let mut claims = s.issuer.claims();
-        claims
-            .as_object_mut()
-            .unwrap()
-            .extend(change.as_object().unwrap().clone());
+        let claims = merged(s.issuer.claims(), &change);
         let outcome = s.validator.validate(&s.ed.sign(&claims)).await;
         assert_eq!(outcome.err(), expected, "{change}");
     }
@@ -119,11 +115,7 @@ async fn issuer_audience_and_required_claims_are_checked() {
         (json!({ "sub": 7 }), TokenError::InvalidClaim("sub".into())),
     ];
     for (change, expected) in cases {
-        let mut claims = s.issuer.claims();
-        claims
-            .as_object_mut()
-            .unwrap()
-            .extend(change.as_object().unwrap().clone());
+        let claims = merged(s.issuer.claims(), &change);
         let outcome = s.validator.validate(&s.rsa.sign(&claims)).await;
         assert_eq!(outcome.err(), Some(expected), "{change}");
     }
