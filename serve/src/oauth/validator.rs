@@ -92,10 +92,13 @@ impl TokenValidator {
     /// does not know (`none`).
     fn allowed_algorithm(&self, token: &str) -> Result<SigningAlgorithm, TokenError> {
         let malformed = |what: &str| TokenError::Malformed(what.to_owned());
-        let encoded = token
-            .split('.')
-            .next()
-            .ok_or_else(|| malformed("no header"))?;
+        let mut parts = token.split('.');
+        let encoded = parts.next().unwrap_or_default();
+        // A compact JWS has exactly three parts; a JWE (five) is not an
+        // access token this server can read.
+        if parts.count() != 2 {
+            return Err(malformed("not three dot-separated parts"));
+        }
         let bytes = URL_SAFE_NO_PAD
             .decode(encoded)
             .map_err(|_| malformed("the header is not base64url"))?;

@@ -216,7 +216,14 @@ async fn a_tampered_payload_is_refused() {
 #[tokio::test]
 async fn malformed_tokens_and_a_missing_kid_are_refused() {
     let s = setup().await;
-    for token in ["", "abc", "a.b.c", "e30.e30.", "not a token at all"] {
+    for token in [
+        "",
+        "abc",
+        "a.b.c",
+        "e30.e30.",
+        "a.b.c.d.e",
+        "not a token at all",
+    ] {
         let outcome = s.validator.validate(token).await;
         assert!(
             matches!(outcome, Err(TokenError::Malformed(_))),
