@@ -29,6 +29,9 @@
 mod agents;
 pub mod http;
 mod identity;
+#[cfg(feature = "oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+pub mod oauth;
 pub mod store;
 
 pub use agents::{AgentUpdate, Apply, Backing, KillSwitchOutcome, ProfileStore, Unreachable};

@@ -13,6 +13,7 @@ mod hostile;
 mod limits;
 mod linked;
 mod modern;
+mod oauth;
 mod policies;
 mod presentation;
 mod prompts;

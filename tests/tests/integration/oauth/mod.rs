@@ -1,0 +1,10 @@
+//! The `oauth` feature of `mcp-profiles-serve` with real parts: keys
+//! generated here, an issuer's metadata and JWKS served by axum on
+//! 127.0.0.1, tokens minted per case.
+
+mod config;
+mod issuer;
+mod keys;
+mod metadata;
+mod rotation;
+mod tokens;
