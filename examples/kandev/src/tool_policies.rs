@@ -336,19 +336,22 @@ impl TaskToolPolicy {
 /// # Ok::<(), kandev_mcp::tool_policies::ContextJsonError>(())
 /// ```
 pub fn context_from_json(json: &str) -> Result<ProfileContext<Kandev>, ContextJsonError> {
-    let is_policy =
-        |key: &str| key == CoordinatorToolPolicy::NAME || key == ManagedToolPolicy::NAME;
-    let members = match serde_json::from_str::<Members>(json) {
-        Ok(Members(members)) if members.iter().any(|(key, _)| is_policy(key)) => members,
+    match serde_json::from_str::<Members>(json) {
+        Ok(members) if members.has_policy() => from_members(members),
         // Ours alone, or not an object: the library decodes the text as
         // given, so its errors (a repeated field too) point into it.
-        _ => return Ok(ProfileContext::from_json(json)?),
-    };
+        _ => Ok(ProfileContext::from_json(json)?),
+    }
+}
+
+/// A context from its members: Kandev's policies set apart, the rest
+/// decoded by the library from their text as written.
+fn from_members(Members(members): Members) -> Result<ProfileContext<Kandev>, ContextJsonError> {
     let (mut coordinator, mut managed, mut rest) = (None, None, Vec::new());
     for (key, value) in members {
-        let slot = match key.as_str() {
-            CoordinatorToolPolicy::NAME => &mut coordinator,
-            ManagedToolPolicy::NAME => &mut managed,
+        let (slot, policy) = match key.as_str() {
+            CoordinatorToolPolicy::NAME => (&mut coordinator, CoordinatorToolPolicy::NAME),
+            ManagedToolPolicy::NAME => (&mut managed, ManagedToolPolicy::NAME),
             _ => {
                 rest.push((key, value));
                 continue;
@@ -356,11 +359,7 @@ pub fn context_from_json(json: &str) -> Result<ProfileContext<Kandev>, ContextJs
         };
         if slot.replace(value).is_some() {
             return Err(ContextJsonError::Policy(ToolPolicyError::new(
-                if key == CoordinatorToolPolicy::NAME {
-                    CoordinatorToolPolicy::NAME
-                } else {
-                    ManagedToolPolicy::NAME
-                },
+                policy,
                 "given twice",
             )));
         }
@@ -402,6 +401,15 @@ pub fn context_from_json(json: &str) -> Result<ProfileContext<Kandev>, ContextJs
 /// lost on the way).
 struct Members(Vec<(String, Box<RawValue>)>);
 
+impl Members {
+    /// Whether a Kandev policy is among them.
+    fn has_policy(&self) -> bool {
+        self.0
+            .iter()
+            .any(|(key, _)| key == CoordinatorToolPolicy::NAME || key == ManagedToolPolicy::NAME)
+    }
+}
+
 impl<'de> Deserialize<'de> for Members {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Visit;
@@ -434,14 +442,7 @@ impl<'de> Deserialize<'de> for KandevContext {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         // Member by member, so a body that is no object is refused at its
         // first token, as the library's own decoder does.
-        let Members(members) = Members::deserialize(deserializer)?;
-        let members: Vec<String> = members
-            .iter()
-            .map(|(key, value)| {
-                format!("{}:{}", serde_json::Value::from(key.as_str()), value.get())
-            })
-            .collect();
-        context_from_json(&format!("{{{}}}", members.join(",")))
+        from_members(Members::deserialize(deserializer)?)
             .map(KandevContext)
             .map_err(serde::de::Error::custom)
     }
