@@ -24,7 +24,12 @@ const CATALOG: &str = include_str!("../data/kandev-catalog.tsv");
 /// Groups that share other groups' tools (`include(...)`): a group's own
 /// tools come first, then the included ones, so only the set is the
 /// catalog's; Kandev's order there is its registration order.
-const COMPOSED: &[&str] = &["kanban-task", "automation", "coordinator"];
+const COMPOSED: &[&str] = &[
+    "kanban-task",
+    "configuration-tasks",
+    "automation",
+    "coordinator",
+];
 
 /// Kandev declares its whole-number parameters (PR number, positions,
 /// limits, WIP limits, revisions) as `number`; ours say `integer` with a
