@@ -189,16 +189,9 @@ impl<S: Vocabulary> Catalog<S> {
     /// leaves it off, else what restricts it (nothing: it is visible).
     fn judge(&self, context: &ProfileContext<S>, killed: DenyList<S>) -> Vec<Option<Restrictions>> {
         let (bits, policy) = (context.bits(), context.policy());
-        let allowed = context.runtime_allow_list();
-        // Where the vocabulary requires a list, none set means none allowed.
-        let required = S::RUNTIME_ALLOW_REQUIRED_ON.contains(&context.surface());
-        let keeps = |name: &str| {
-            if allowed.names().is_some() || !required {
-                allowed.keeps(name)
-            } else {
-                false
-            }
-        };
+        let allowed = context
+            .runtime_allow_list()
+            .required(S::RUNTIME_ALLOW_REQUIRED_ON.contains(&context.surface()));
         self.inner
             .entries
             .iter()
@@ -209,7 +202,7 @@ impl<S: Vocabulary> Catalog<S> {
                     // A runtime tool belongs to no group a list could name;
                     // only the context's runtime allow list governs it.
                     let found = policy.judge(killed, &definition.name, None, hints);
-                    if keeps(&definition.name) {
+                    if allowed.keeps(&definition.name) {
                         found
                     } else {
                         found.with(Restriction::NotAllowed)

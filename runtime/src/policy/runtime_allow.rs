@@ -72,6 +72,16 @@ impl RuntimeAllowList {
         self.0
     }
 
+    /// This list where a list is `required` (the vocabulary's
+    /// `required_on`): none set there means none allowed.
+    #[cfg(feature = "runtime-tools")]
+    pub fn required(self, required: bool) -> Self {
+        match self.0 {
+            None if required => RuntimeAllowList(Some(&[])),
+            _ => self,
+        }
+    }
+
     /// Whether the runtime tool called `tool` may be served.
     #[cfg(any(feature = "runtime-tools", test))]
     pub fn keeps(self, tool: &str) -> bool {
