@@ -54,6 +54,19 @@ pub trait Backing: Send + Sync {
         &'a self,
         token: &'a str,
     ) -> Pin<Box<dyn Future<Output = Result<(), Unreachable>> + Send + 'a>>;
+
+    /// Loads `principal`'s agent from the shared store ([`Apply::Load`]),
+    /// if it has one there and none here yet: how a principal named by an
+    /// identity provider's access token, not by a granted token, is found.
+    /// `Err` when the shared store could not answer. By default nothing is
+    /// loaded: only agents the backing applied are served.
+    fn load<'a>(
+        &'a self,
+        principal: &'a str,
+    ) -> Pin<Box<dyn Future<Output = Result<(), Unreachable>> + Send + 'a>> {
+        let _ = principal;
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// A principal's agent as a shared store holds it, or the part of it that
@@ -184,6 +197,7 @@ impl<S: Vocabulary> ProfileStore<S> {
             // Outside the agents' lock: replacing notifies sessions.
             Some((controller, AgentUpdate::Context(context))) => {
                 controller.replace(context);
+                self.sync_views(&key);
             }
             #[cfg(feature = "runtime-tools")]
             Some((controller, AgentUpdate::Whole(context, catalog))) => {
@@ -194,6 +208,7 @@ impl<S: Vocabulary> ProfileStore<S> {
                     not_presentable(principal, &refused);
                     controller.replace_with_catalog(context, None);
                 }
+                self.sync_views(&key);
             }
             None => {
                 self.remove_locked(principal);
@@ -239,6 +254,7 @@ impl<S: Vocabulary> ProfileStore<S> {
         agent.catalog = Some(wire);
         let version = agent.version;
         drop(agents);
+        self.sync_views(&key);
         Ok((controller, installation, version))
     }
 

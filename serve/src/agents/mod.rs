@@ -26,12 +26,15 @@ use crate::identity::{Grant, Principal, SessionBook, UnknownPrincipal};
 
 mod kill;
 mod mirror;
+mod narrowing;
 mod presentation;
+mod views;
 
 pub use kill::KillSwitchOutcome;
 #[cfg(feature = "runtime-tools")]
 pub(crate) use mirror::CatalogRefusal;
 pub use mirror::{AgentUpdate, Apply, Backing, Unreachable};
+pub(crate) use narrowing::Narrowing;
 
 /// Every agent's profile, keyed by principal, and the tokens that name them.
 ///
@@ -137,6 +140,9 @@ struct Agent<S: Vocabulary> {
     /// through a shared one, which keeps its own).
     #[cfg(feature = "runtime-tools")]
     catalog: Option<serde_json::Value>,
+    /// Narrower views of the agent's profile (a token's scopes withholding
+    /// some of it), each following the profile as it is replaced.
+    views: HashMap<Narrowing<S>, ProfileController<S>>,
 }
 
 impl<S: Vocabulary> Agent<S> {
@@ -146,6 +152,7 @@ impl<S: Vocabulary> Agent<S> {
             version,
             #[cfg(feature = "runtime-tools")]
             catalog: None,
+            views: HashMap::new(),
         }
     }
 }
@@ -247,12 +254,13 @@ impl<S: Vocabulary> ProfileStore<S> {
         // Replaced outside the agents' lock: replacing notifies sessions.
         let (controller, version) = existing;
         let replacement = controller.replace(context);
+        self.sync_views(&principal);
         Ok((controller, Some(replacement), version))
     }
 
     /// A controller for a new agent, under the store's kill switch and
     /// name presentation.
-    fn new_controller(&self, context: ProfileContext<S>) -> ProfileController<S> {
+    pub(crate) fn new_controller(&self, context: ProfileContext<S>) -> ProfileController<S> {
         let controller = ProfileController::with_kill_switch(context, &self.kill.switch);
         self.present(&controller);
         controller
@@ -465,6 +473,20 @@ impl<S: Vocabulary> ProfileStore<S> {
         };
         backing?.resolve(token).await?;
         Ok(self.grant_for(token))
+    }
+
+    /// Whether `principal` has an agent here, loading it from the shared
+    /// store behind this one when it has none yet; `Err` when that store
+    /// could not answer.
+    pub(crate) async fn find_agent(&self, principal: &str) -> Result<bool, Unreachable> {
+        if self.version(principal).is_some() {
+            return Ok(true);
+        }
+        let Some(backing) = self.backing() else {
+            return Ok(false);
+        };
+        backing?.load(principal).await?;
+        Ok(self.version(principal).is_some())
     }
 
     /// The principal `token` stands for, as a request bearing it would be

@@ -7,9 +7,12 @@
 mod files;
 mod limits;
 mod listener;
+#[cfg(feature = "oauth")]
+mod oauth;
 mod resolver;
 mod tracker;
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -21,12 +24,14 @@ use tokio_util::sync::CancellationToken;
 pub use files::{NoRoomForConnections, open_files, raise_file_limit};
 pub use limits::Limits;
 pub use listener::HttpServer;
+#[cfg(feature = "oauth")]
+pub use oauth::oauth_router;
 
 use mcp_profiles::{ProfiledServer, Vocabulary};
 
 use crate::ProfileStore;
 use crate::identity::{SessionBook, bearer_token};
-use resolver::{Admitted, StoreResolver};
+use resolver::{Admitted, Served, StoreResolver};
 use tracker::{Tracker, unauthorised, unavailable};
 
 /// The path the MCP endpoint is served at.
@@ -96,32 +101,57 @@ pub fn multi_agent_router<S>(
 where
     S: Vocabulary + ServerHandler,
 {
+    let gate = Arc::clone(store);
+    agents_router(store, handler, config, move |request| {
+        let gate = Arc::clone(&gate);
+        async move {
+            // The token is read and looked up here, once per request; the
+            // server reads the profile this leaves in the request.
+            let grant = match bearer_token(request.headers()) {
+                // A token unknown here may be known to a shared store.
+                Some(token) => match gate.find_grant(token).await {
+                    Ok(grant) => grant,
+                    Err(refusal) => return Err(unavailable(&refusal.to_string())),
+                },
+                None => None,
+            };
+            let admitted = grant.and_then(|grant| gate.admit(&grant).map(|handle| (grant, handle)));
+            let Some((grant, handle)) = admitted else {
+                return Err(unauthorised());
+            };
+            Ok((grant, handle, request))
+        }
+    })
+}
+
+/// The MCP router of many agents: `admit` finds each request's identity and
+/// profile (or the answer refusing it); the session book binds 2025-era
+/// sessions to the identity that opened them and ends them with it.
+fn agents_router<S, A, F>(
+    store: &Arc<ProfileStore<S>>,
+    handler: S,
+    config: StreamableHttpServerConfig,
+    admit: A,
+) -> axum::Router
+where
+    S: Vocabulary + ServerHandler,
+    A: Fn(axum::extract::Request) -> F + Clone + Send + Sync + 'static,
+    F: Future<Output = Result<Admitted<S>, axum::response::Response>> + Send,
+{
     let sessions = Arc::new(LocalSessionManager::default());
     let tracker = Arc::new(Tracker::new(Arc::clone(&sessions)));
     let book: Arc<dyn SessionBook> = tracker.clone();
     store.attach(Arc::downgrade(&book));
-    let gate = Arc::clone(store);
     let server = ProfiledServer::resolving(handler, Arc::new(StoreResolver::new(store)));
     mcp_router(server, sessions, config).layer(axum::middleware::from_fn(
-        move |mut request: axum::extract::Request, next: axum::middleware::Next| {
-            let (gate, tracker) = (Arc::clone(&gate), Arc::clone(&tracker));
+        move |request: axum::extract::Request, next: axum::middleware::Next| {
+            let (admit, tracker) = (admit.clone(), Arc::clone(&tracker));
             async move {
-                // The token is read and looked up here, once per request;
-                // the server reads the profile this leaves in the request.
-                let grant = match bearer_token(request.headers()) {
-                    // A token unknown here may be known to a shared store.
-                    Some(token) => match gate.find_grant(token).await {
-                        Ok(grant) => grant,
-                        Err(refusal) => return unavailable(&refusal.to_string()),
-                    },
-                    None => None,
+                let (grant, handle, mut request) = match admit(request).await {
+                    Ok(admitted) => admitted,
+                    Err(refusal) => return refusal,
                 };
-                let admitted =
-                    grant.and_then(|grant| gate.admit(&grant).map(|handle| (grant, handle)));
-                let Some((grant, handle)) = admitted else {
-                    return unauthorised();
-                };
-                request.extensions_mut().insert(Admitted(handle));
+                request.extensions_mut().insert(Served(handle));
                 tracker.serve(grant, request, next).await
             }
         },
@@ -206,6 +236,24 @@ impl Serve {
     {
         let (config, stop) = stoppable();
         let app = multi_agent_router(store, handler, config);
+        listener::spawn(app, self.addr, self.limits, stop).await
+    }
+
+    /// Serves many agents at [`MCP_PATH`] as an OAuth 2.1 resource server,
+    /// with the Protected Resource Metadata: see [`oauth_router`].
+    #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+    pub async fn oauth<S>(
+        self,
+        store: &Arc<ProfileStore<S>>,
+        handler: S,
+        oauth: Arc<crate::oauth::OAuth<S>>,
+    ) -> std::io::Result<HttpServer>
+    where
+        S: Vocabulary + ServerHandler,
+    {
+        let (config, stop) = stoppable();
+        let app = oauth_router(store, handler, oauth, config);
         listener::spawn(app, self.addr, self.limits, stop).await
     }
 

@@ -1,6 +1,6 @@
 //! How a multi-agent router's server finds each request's profile: the
 //! router's middleware resolves the bearer token once and leaves the
-//! principal's profile in the request ([`Admitted`]); the resolver reads it
+//! principal's profile in the request ([`Served`]); the resolver reads it
 //! back through the HTTP request parts rmcp hands the server.
 
 use std::sync::Arc;
@@ -10,13 +10,18 @@ use mcp_profiles::rmcp::model::Extensions;
 use mcp_profiles::{ProfileHandle, ProfileResolver, Vocabulary};
 
 use crate::ProfileStore;
+use crate::identity::Grant;
+
+/// A request admitted by a router's gate: the identity it is bound to,
+/// the profile it is served, and the request itself.
+pub(super) type Admitted<S> = (Arc<Grant>, ProfileHandle<S>, axum::extract::Request);
 
 /// The profile a request was admitted with, in its HTTP extensions.
-pub(super) struct Admitted<S: Vocabulary>(pub(super) ProfileHandle<S>);
+pub(super) struct Served<S: Vocabulary>(pub(super) ProfileHandle<S>);
 
-impl<S: Vocabulary> Clone for Admitted<S> {
+impl<S: Vocabulary> Clone for Served<S> {
     fn clone(&self) -> Self {
-        Admitted(self.0.clone())
+        Served(self.0.clone())
     }
 }
 
@@ -44,8 +49,8 @@ impl<S: Vocabulary> ProfileResolver<S> for StoreResolver<S> {
             .map_err(|refusal| ErrorData::internal_error(refusal.to_string(), None))?;
         extensions
             .get::<http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<Admitted<S>>())
-            .map(|admitted| admitted.0.clone())
+            .and_then(|parts| parts.extensions.get::<Served<S>>())
+            .map(|served| served.0.clone())
             .ok_or_else(|| {
                 ErrorData::invalid_request(
                     "the request's bearer token names no known principal",

@@ -21,10 +21,15 @@ mod config;
 mod discovery;
 mod error;
 mod jwks;
+mod mapping;
 mod metadata;
+mod resource;
 mod validator;
 
 pub use config::{ConfigError, OAuthConfig, SigningAlgorithm};
 pub use error::{TokenError, bearer_challenge};
+pub use mapping::{ClaimMapping, MappingError};
 pub use metadata::{ProtectedResourceMetadata, metadata_router};
+pub(crate) use resource::Admission;
+pub use resource::{OAuth, OAuthError};
 pub use validator::{AccessToken, TokenValidator};

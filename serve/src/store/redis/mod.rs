@@ -340,6 +340,23 @@ impl<S: Vocabulary> Inner<S> {
         self.known.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Loads `principal`'s agent if it is stored and not yet here.
+    async fn load_principal(&self, principal: &str) -> Result<(), StoreError> {
+        if self.local.version(principal).is_some() {
+            return Ok(());
+        }
+        let seen = self.seen.load(std::sync::atomic::Ordering::SeqCst);
+        let fetched = self.fetch(principal).await?;
+        self.apply_fetched(principal, fetched, Apply::Load);
+        // The feed may have passed over a change while this principal was
+        // not yet here: read it again.
+        if self.seen.load(std::sync::atomic::Ordering::SeqCst) != seen {
+            let fetched = self.fetch(principal).await?;
+            self.apply_fetched(principal, fetched, Apply::IfServed);
+        }
+        Ok(())
+    }
+
     async fn resolve_token(&self, token: &str) -> Result<(), StoreError> {
         let digest = digest(token);
         let seen = self.seen.load(std::sync::atomic::Ordering::SeqCst);
@@ -393,6 +410,17 @@ impl<S: Vocabulary> Backing for Inner<S> {
     ) -> Pin<Box<dyn Future<Output = Result<(), Unreachable>> + Send + 'a>> {
         Box::pin(async move {
             self.resolve_token(token)
+                .await
+                .map_err(|e| Unreachable::new(e.to_string()))
+        })
+    }
+
+    fn load<'a>(
+        &'a self,
+        principal: &'a str,
+    ) -> Pin<Box<dyn Future<Output = Result<(), Unreachable>> + Send + 'a>> {
+        Box::pin(async move {
+            self.load_principal(principal)
                 .await
                 .map_err(|e| Unreachable::new(e.to_string()))
         })
