@@ -144,7 +144,7 @@ impl<S: Vocabulary> OAuth<S> {
         bearer: Option<&str>,
     ) -> Result<Admission<S>, Response> {
         let metadata_url = self.config().resource_metadata_url();
-        let bearer = bearer.ok_or_else(|| TokenError::Missing.response(&metadata_url))?;
+        let bearer = bearer.ok_or_else(|| self.unauthenticated(&metadata_url))?;
         let token = self
             .validator
             .validate(bearer)
@@ -158,6 +158,32 @@ impl<S: Vocabulary> OAuth<S> {
             handle,
             token,
         })
+    }
+
+    /// The 401 of a request without a token: the challenge names the
+    /// mapping's scopes that are not step-up ones, the scopes a client
+    /// asks for first (the spec's scope selection); step-up scopes are
+    /// asked for when a call needs them.
+    fn unauthenticated(&self, metadata_url: &str) -> Response {
+        let mut response = TokenError::Missing.response(metadata_url);
+        let first: Vec<&str> = self
+            .mapping
+            .scopes()
+            .filter(|scope| !self.mapping.step_up_scopes().any(|step_up| step_up == *scope))
+            .collect();
+        if !first.is_empty() {
+            let challenge = format!(
+                "{}, scope=\"{}\"",
+                bearer_challenge(metadata_url, None),
+                first.join(" ")
+            );
+            if let Ok(value) = HeaderValue::from_str(&challenge) {
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, value);
+            }
+        }
+        response
     }
 
     /// The profile `profile` names.
