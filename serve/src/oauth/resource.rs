@@ -150,7 +150,10 @@ impl<S: Vocabulary> OAuth<S> {
             .validate(bearer)
             .await
             .map_err(|error| refused(&error, &metadata_url))?;
-        let profile = self.mapping.profile(&token).map_err(|why| forbidden(&why))?;
+        let profile = self
+            .mapping
+            .profile(&token)
+            .map_err(|why| forbidden(&why))?;
         let handle = self.handle(store, &profile).await?;
         let grant = self.identity(profile.principal());
         Ok(Admission {
@@ -169,7 +172,12 @@ impl<S: Vocabulary> OAuth<S> {
         let first: Vec<&str> = self
             .mapping
             .scopes()
-            .filter(|scope| !self.mapping.step_up_scopes().any(|step_up| step_up == *scope))
+            .filter(|scope| {
+                !self
+                    .mapping
+                    .step_up_scopes()
+                    .any(|step_up| step_up == *scope)
+            })
             .collect();
         if !first.is_empty() {
             let challenge = format!(

@@ -1,0 +1,132 @@
+//! A resource server on 127.0.0.1 in front of the fixture task server's
+//! agents, its tokens minted by a live test issuer.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_profiles::ProfileContext;
+use mcp_profiles_serve::ProfileStore;
+use mcp_profiles_serve::oauth::{ClaimMapping, OAuth, OAuthConfig, TokenValidator};
+use mcp_profiles_tests::TaskServer;
+use serde_json::{Value, json};
+
+use super::issuer::{Discovery, Issuer, merged};
+use super::keys::TestKey;
+
+/// The mapping most cases use: `tasks:ask` grants asking the user,
+/// `tasks:title` (a step-up scope) setting the title.
+pub const MAPPING: &str = r#"{
+    "scopes": {"tasks:ask": ["user-question"], "tasks:title": ["task-title"]},
+    "step_up": ["tasks:title"]
+}"#;
+
+/// Alice's stored profile: the board, asking the user, setting titles.
+pub const ALICE: &str =
+    r#"{"surface":"kanban-task","capabilities":["user-question","task-title"]}"#;
+
+pub struct Resource {
+    pub issuer: Issuer,
+    pub key: TestKey,
+    pub store: Arc<ProfileStore<TaskServer>>,
+    /// The MCP endpoint, which is also the resource URI.
+    pub uri: String,
+}
+
+impl Resource {
+    /// Serves `mapping` with alice's agent stored.
+    pub async fn start(mapping: &str) -> Self {
+        Self::start_with(mapping, |config| config).await
+    }
+
+    /// Like [`start`](Self::start), the validator's configuration changed
+    /// by `configure`.
+    pub async fn start_with(
+        mapping: &str,
+        configure: impl FnOnce(OAuthConfig) -> OAuthConfig,
+    ) -> Self {
+        let key = TestKey::es256("ec-1");
+        let issuer = Issuer::start(Discovery::OAuth, &[&key]).await;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let uri = format!("http://{}/mcp", listener.local_addr().expect("address"));
+        let config = configure(OAuthConfig::new(&issuer.url, &uri).expect("a valid config"));
+        let mapping = ClaimMapping::from_json(mapping).expect("a valid mapping");
+        let oauth = Arc::new(OAuth::new(TokenValidator::new(config), mapping));
+        let store = Arc::new(ProfileStore::<TaskServer>::default());
+        store.add_agent("alice", context(ALICE));
+        let app = mcp_profiles_serve::http::oauth_router(
+            &store,
+            TaskServer::default(),
+            oauth,
+            Default::default(),
+        );
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        Resource {
+            issuer,
+            key,
+            store,
+            uri,
+        }
+    }
+
+    /// Claims valid for five minutes for this resource, `change` set over
+    /// them (`null` removes a claim).
+    pub fn claims(&self, change: Value) -> Value {
+        let mut claims = merged(self.issuer.claims(), &json!({ "aud": self.uri }));
+        claims = merged(claims, &change);
+        let fields = claims.as_object_mut().expect("an object");
+        fields.retain(|_, value| !value.is_null());
+        claims
+    }
+
+    /// A token of alice's with `scope`.
+    pub fn token(&self, scope: &str) -> String {
+        self.key.sign(&self.claims(json!({ "scope": scope })))
+    }
+
+    /// The URL `WWW-Authenticate` names.
+    pub fn metadata_url(&self) -> String {
+        self.uri
+            .replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+    }
+}
+
+pub fn context(json: &str) -> ProfileContext<TaskServer> {
+    ProfileContext::from_json(json).expect("a valid context")
+}
+
+/// A 2026-07-28 request (no session) with `token`: status, the
+/// `WWW-Authenticate` header and the body.
+pub async fn request(uri: &str, token: Option<&str>, body: Value) -> (u16, String, String) {
+    let mut request = reqwest::Client::new()
+        .post(uri)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .timeout(Duration::from_secs(30))
+        .body(body.to_string());
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.expect("the server answers");
+    let status = response.status().as_u16();
+    let challenge = response
+        .headers()
+        .get("www-authenticate")
+        .map(|value| value.to_str().expect("ASCII").to_owned())
+        .unwrap_or_default();
+    (status, challenge, response.text().await.unwrap_or_default())
+}
+
+/// An `initialize` request.
+pub fn initialize() -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "oauth-test", "version": "0"},
+        },
+    })
+}
