@@ -10,6 +10,7 @@ pub mod depot;
 pub mod groups;
 pub mod library;
 pub mod modern;
+pub mod oauth;
 pub mod raw;
 pub mod redis;
 pub mod shadow;

@@ -267,6 +267,12 @@ struct GatewayArgs {
     /// Every agent's tool names (start every gateway of one store alike).
     #[command(flatten)]
     naming: NamingArgs,
+    /// Identify agents by OAuth access tokens of an identity provider: a
+    /// JSON file `{"token": {"issuer": ..., "resource": ...}, "claims":
+    /// {...}}` (see the runtime guide's OAuth deployment). The control API
+    /// still manages the agents' stored profiles.
+    #[arg(long, value_name = "PATH")]
+    oauth: Option<PathBuf>,
 }
 
 /// A `redis://` (or `rediss://`) URL, else an error naming it.
@@ -669,6 +675,8 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
     let plugin_backend = args.plugins.backend()?;
     // A colliding presentation starts nothing.
     let presentation = args.naming.presentation()?;
+    // Nor does an OAuth configuration that names anything unknown.
+    let oauth = args.oauth.as_deref().map(oauth_settings).transpose()?;
     let mut signals = Signals::new()?;
     init_logging();
     let uses = Uses {
@@ -688,8 +696,20 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
         limits,
         drain: DRAIN,
         presentation,
+        oauth,
     };
     Ok(gateway::run(config, signals.next()).await?)
+}
+
+/// The `--oauth` file, decoded strictly; an error names the file and what
+/// in it is wrong.
+fn oauth_settings(
+    path: &std::path::Path,
+) -> Result<mcp_profiles_serve::oauth::OAuth<Kandev>, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| format!("--oauth {}: {err}", path.display()))?;
+    Ok(mcp_profiles_serve::oauth::OAuth::from_json(&text)
+        .map_err(|err| format!("--oauth {}: {err}", path.display()))?)
 }
 
 /// A fresh control token, printed to stderr.

@@ -10,6 +10,12 @@
 //! every agent, shared the same way. With a name presentation
 //! (`--present-without-suffix`) every agent's sessions list Kandev's tools
 //! without `_kandev`; every gateway sharing a store should be started alike.
+//!
+//! With `--oauth CONFIG` the gateway is an OAuth 2.1 resource server: each
+//! request's access token from the organisation's identity provider names
+//! its principal and may narrow that principal's stored profile (see
+//! [`mcp_profiles_serve::oauth::OAuth`]); the control API still manages the
+//! stored profiles, and its token routes serve no MCP request then.
 
 pub mod control;
 mod kill;
@@ -24,6 +30,7 @@ use std::time::Duration;
 
 use mcp_profiles::Presentation;
 use mcp_profiles_serve::http::Limits;
+use mcp_profiles_serve::oauth::OAuth;
 use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, RedisStore};
 
 use crate::plugins::{Backend, catalog_decoder};
@@ -51,6 +58,9 @@ pub struct Config {
     /// How every agent's sessions see tool names (see
     /// [`crate::naming`]); `None`: Kandev's own names.
     pub presentation: Option<Presentation>,
+    /// Access tokens of an identity provider instead of the control API's
+    /// bearer tokens; `None`: the control API's tokens.
+    pub oauth: Option<OAuth<Kandev>>,
 }
 
 /// The store `config` names, connected. Its agents' plugin-tool snapshots
@@ -80,12 +90,22 @@ pub async fn store(config: &Config) -> io::Result<Arc<dyn AgentStore<Kandev>>> {
 
 /// Serves MCP and the control API until `stop` resolves, then drains both
 /// within `config.drain`. Announces `mcp: URL` and `control: URL` on stderr.
-pub async fn run(config: Config, stop: impl Future<Output = ()>) -> io::Result<()> {
+pub async fn run(mut config: Config, stop: impl Future<Output = ()>) -> io::Result<()> {
     let store = store(&config).await?;
-    let mcp = mcp_profiles_serve::http::Serve::on(config.http)
-        .limits(config.limits.with_drain_timeout(config.drain))
-        .agents(store.profiles(), Kandev::demo())
-        .await?;
+    let serve = mcp_profiles_serve::http::Serve::on(config.http)
+        .limits(config.limits.with_drain_timeout(config.drain));
+    let mcp = match config.oauth.take() {
+        Some(oauth) => {
+            tracing::info!(
+                issuer = oauth.config().issuer(),
+                "agents identified by OAuth access tokens"
+            );
+            serve
+                .oauth(store.profiles(), Kandev::demo(), Arc::new(oauth))
+                .await?
+        }
+        None => serve.agents(store.profiles(), Kandev::demo()).await?,
+    };
     eprintln!("mcp: http://{}/mcp", mcp.local_addr());
     let app = control::router(Arc::clone(&store), &config.control_token);
     let limits = crate::control::limits().with_drain_timeout(config.drain);

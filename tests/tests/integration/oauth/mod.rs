@@ -4,10 +4,11 @@
 
 mod claims;
 mod config;
-mod issuer;
-mod keys;
 mod metadata;
 mod resource;
 mod rotation;
 mod serving;
 mod tokens;
+
+// The issuer and keys are shared with the benchmarks and Kandev's tests.
+use mcp_profiles_tests::oauth::{issuer, keys};

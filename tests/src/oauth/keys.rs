@@ -8,10 +8,15 @@ use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use rsa::pkcs1::{EncodeRsaPrivateKey as _, EncodeRsaPublicKey as _};
 
+/// A signing key and the public JWK its issuer publishes.
 pub struct TestKey {
+    /// Its key id.
     pub kid: String,
+    /// Its algorithm.
     pub alg: Algorithm,
+    /// The private key tokens are signed with.
     pub encoding: EncodingKey,
+    /// The public key, as the JWKS lists it.
     pub jwk: Jwk,
 }
 
@@ -27,10 +32,12 @@ impl TestKey {
         }
     }
 
+    /// An RS256 key (the binary's one RSA key) named `kid`.
     pub fn rs256(kid: &str) -> Self {
         Self::new(kid, Algorithm::RS256, EncodingKey::from_rsa_der(&RSA.0))
     }
 
+    /// A fresh ES256 (P-256) key named `kid`.
     pub fn es256(kid: &str) -> Self {
         let secret = p256::ecdsa::SigningKey::from_slice(&random_32()).expect("a P-256 scalar");
         let der = p256::pkcs8::EncodePrivateKey::to_pkcs8_der(&secret).expect("PKCS#8");
@@ -41,6 +48,7 @@ impl TestKey {
         )
     }
 
+    /// A fresh EdDSA (Ed25519) key named `kid`.
     pub fn ed25519(kid: &str) -> Self {
         // PKCS#8 v1 (no public key): the 48-byte form jsonwebtoken reads.
         let pair = KeypairBytes {
@@ -62,6 +70,7 @@ impl TestKey {
         header
     }
 
+    /// `claims` signed with this key, as a compact JWS.
     pub fn sign(&self, claims: &serde_json::Value) -> String {
         jsonwebtoken::encode(&self.header(), claims, &self.encoding).expect("signed")
     }

@@ -13,6 +13,7 @@ use serde_json::json;
 
 use super::keys::TestKey;
 
+/// The resource URI of the validators [`Issuer::validator`] makes.
 pub const RESOURCE: &str = "https://mcp.example.com/mcp";
 
 /// Which discovery document the issuer serves.
@@ -26,7 +27,10 @@ pub enum Discovery {
     Impostor,
 }
 
+/// A running issuer: its URL, the keys its JWKS publishes, and switches
+/// for the failure cases.
 pub struct Issuer {
+    /// `http://127.0.0.1:PORT`, its `iss`.
     pub url: String,
     keys: Arc<Mutex<Vec<Jwk>>>,
     jwks_hits: Arc<AtomicUsize>,
@@ -34,6 +38,7 @@ pub struct Issuer {
 }
 
 impl Issuer {
+    /// Serves `discovery`'s metadata and a JWKS of `keys` on 127.0.0.1.
     pub async fn start(discovery: Discovery, keys: &[&TestKey]) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -89,14 +94,17 @@ impl Issuer {
         *self.jwks_down.lock().unwrap() = true;
     }
 
+    /// How many times the JWKS was fetched.
     pub fn jwks_hits(&self) -> usize {
         self.jwks_hits.load(Ordering::SeqCst)
     }
 
+    /// A configuration trusting this issuer for [`RESOURCE`].
     pub fn config(&self) -> OAuthConfig {
         OAuthConfig::new(&self.url, RESOURCE).expect("a valid config")
     }
 
+    /// A validator of [`config`](Self::config).
     pub fn validator(&self) -> TokenValidator {
         TokenValidator::new(self.config())
     }
@@ -123,6 +131,7 @@ pub fn merged(mut base: serde_json::Value, change: &serde_json::Value) -> serde_
     base
 }
 
+/// Seconds since the epoch, as `exp` counts them.
 pub fn now() -> u64 {
     jsonwebtoken::get_current_timestamp()
 }
