@@ -56,6 +56,31 @@ const DEFAULT_PRINCIPAL_CLAIMS: [&str; 2] = ["sub", "client_id"];
 ///   token without it keeps none.
 ///
 /// The same token always maps to the same profile.
+///
+/// ```
+/// # mod server {
+/// #     #[derive(Clone)] pub struct Demo;
+/// #     impl rmcp::ServerHandler for Demo {}
+/// # }
+/// # use server::Demo;
+/// # mcp_profiles::vocabulary! {
+/// #     server Demo;
+/// #     #[surfaces] pub enum Surface { Ticket }
+/// #     #[capabilities] pub enum Capability { Refund }
+/// #     #[providers] pub enum Provider {}
+/// # }
+/// use mcp_profiles_serve::oauth::ClaimMapping;
+///
+/// let mapping = ClaimMapping::<Demo>::from_json(
+///     r#"{"scopes": {"tickets:refund": ["refund"]}, "step_up": ["tickets:refund"]}"#,
+/// )?;
+/// assert_eq!(mapping.scopes().collect::<Vec<_>>(), ["tickets:refund"]);
+///
+/// // A name the vocabulary lacks stops the server at start, naming it.
+/// let refused = ClaimMapping::<Demo>::from_json(r#"{"scopes": {"tickets:refund": ["refnud"]}}"#);
+/// assert!(refused.unwrap_err().to_string().contains("unknown capability `refnud`"));
+/// # Ok::<(), mcp_profiles_serve::oauth::MappingError>(())
+/// ```
 pub struct ClaimMapping<S: Vocabulary> {
     principal_claims: Vec<String>,
     base: Base<S>,
@@ -175,9 +200,9 @@ impl<S: Vocabulary> ClaimMapping<S> {
         let base = base(raw.profile)?;
         let mut scopes = BTreeMap::new();
         for (scope, capabilities) in raw.scopes {
-            if scope.is_empty() || scope.contains(' ') {
+            if !is_scope_token(&scope) {
                 return Err(MappingError::new(format!(
-                    "scope `{scope}` is not a single scope token"
+                    "scope `{scope}` is not a single scope token (RFC 6749 §3.3)"
                 )));
             }
             if capabilities.is_empty() {
@@ -340,6 +365,15 @@ impl<S: Vocabulary> ClaimMapping<S> {
             .collect::<Result<_, _>>()
             .map(Some)
     }
+}
+
+/// Whether `scope` is one RFC 6749 scope token: printable ASCII without
+/// space, `"` or `\`, so it can stand in a quoted header parameter.
+pub(crate) fn is_scope_token(scope: &str) -> bool {
+    !scope.is_empty()
+        && scope
+            .bytes()
+            .all(|byte| matches!(byte, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
 }
 
 impl<S: Vocabulary> fmt::Debug for ClaimMapping<S> {

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use axum::response::{IntoResponse, Response};
 
-use super::mapping::{MappingRefusal, TokenProfile};
+use super::mapping::{MappingRefusal, TokenProfile, is_scope_token};
 use super::{
     AccessToken, ClaimMapping, ConfigError, MappingError, OAuthConfig, TokenError, TokenValidator,
     bearer_challenge,
@@ -305,7 +305,14 @@ impl<S: Vocabulary> OAuth<S> {
     /// scope challenge: the scopes already granted are kept, so the client
     /// does not lose them re-authorising).
     pub(crate) fn insufficient_scope(&self, token: &AccessToken, scope: &str) -> Response {
-        let mut scopes: Vec<&str> = token.scopes().iter().map(String::as_str).collect();
+        // The token's scopes are the issuer's text: only well-formed ones
+        // are repeated in the header.
+        let mut scopes: Vec<&str> = token
+            .scopes()
+            .iter()
+            .map(String::as_str)
+            .filter(|scope| is_scope_token(scope))
+            .collect();
         scopes.push(scope);
         scopes.sort_unstable();
         scopes.dedup();

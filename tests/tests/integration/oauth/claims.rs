@@ -250,7 +250,7 @@ fn a_mapping_naming_what_the_vocabulary_lacks_is_refused_naming_it() {
     );
     assert_eq!(
         error(r#"{"scopes": {"tasks ask": ["user-question"]}}"#),
-        "oauth claim mapping: scope `tasks ask` is not a single scope token"
+        "oauth claim mapping: scope `tasks ask` is not a single scope token (RFC 6749 §3.3)"
     );
     assert_eq!(
         error(r#"{"principal_claims": []}"#),
