@@ -1,5 +1,6 @@
 //! What the resource server trusts: the issuer, its own resource URI, the
-//! signing algorithms, the clock leeway and the JWKS timings.
+//! signing algorithms, the clock leeway, the JWKS timings and, for opaque
+//! tokens, the issuer's introspection endpoint.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -7,6 +8,9 @@ use std::time::Duration;
 
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
+
+use super::config_check::{ConfigError, checked_url};
+use super::introspection::Introspection;
 
 /// The leeway applied to `exp` and `nbf` unless configured.
 const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
@@ -76,13 +80,15 @@ impl fmt::Display for SigningAlgorithm {
 ///   "leeway_seconds": 30,
 ///   "jwks_refetch_interval_seconds": 60,
 ///   "jwks_max_age_seconds": 3600,
-///   "scopes_supported": ["tickets:read"]
+///   "scopes_supported": ["tickets:read"],
+///   "introspection": { "client_id": "mcp-server", "client_secret": "…" }
 /// }
 /// ```
 ///
 /// Both URLs must be `https`, except `http` on a loopback host (for local
 /// development and tests); the issuer has no query or fragment (RFC 8414)
-/// and the resource no fragment (RFC 8707).
+/// and the resource no fragment (RFC 8707). Without `introspection` (see
+/// [`Introspection`] for its fields) only JWT access tokens are accepted.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "RawConfig", into = "RawConfig")]
 pub struct OAuthConfig {
@@ -95,6 +101,7 @@ pub struct OAuthConfig {
     refetch_interval: Duration,
     jwks_max_age: Duration,
     scopes_supported: Vec<String>,
+    introspection: Option<Introspection>,
 }
 
 /// The serde form, checked by [`OAuthConfig::try_from`].
@@ -113,6 +120,8 @@ struct RawConfig {
     jwks_max_age_seconds: u64,
     #[serde(default)]
     scopes_supported: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    introspection: Option<Introspection>,
 }
 
 fn all_algorithms() -> Vec<SigningAlgorithm> {
@@ -136,12 +145,14 @@ impl TryFrom<RawConfig> for OAuthConfig {
     type Error = ConfigError;
 
     fn try_from(raw: RawConfig) -> Result<Self, ConfigError> {
-        OAuthConfig::new(&raw.issuer, &raw.resource)?
+        let mut config = OAuthConfig::new(&raw.issuer, &raw.resource)?
             .with_algorithms(raw.algorithms)?
             .with_leeway(Duration::from_secs(raw.leeway_seconds))?
             .with_jwks_refetch_interval(Duration::from_secs(raw.jwks_refetch_interval_seconds))?
-            .with_jwks_max_age(Duration::from_secs(raw.jwks_max_age_seconds))
-            .map(|config| config.with_scopes_supported(raw.scopes_supported))
+            .with_jwks_max_age(Duration::from_secs(raw.jwks_max_age_seconds))?
+            .with_scopes_supported(raw.scopes_supported);
+        config.introspection = raw.introspection;
+        Ok(config)
     }
 }
 
@@ -155,6 +166,7 @@ impl From<OAuthConfig> for RawConfig {
             jwks_refetch_interval_seconds: config.refetch_interval.as_secs(),
             jwks_max_age_seconds: config.jwks_max_age.as_secs(),
             scopes_supported: config.scopes_supported,
+            introspection: config.introspection,
         }
     }
 }
@@ -164,7 +176,7 @@ impl OAuthConfig {
     /// exactly as written here) meant for `resource` (this server's
     /// canonical URI, required in a token's `aud`), with the defaults: all
     /// three algorithms, 30 s leeway, at most one JWKS fetch a minute, a
-    /// JWKS used for at most an hour.
+    /// JWKS used for at most an hour, no introspection (only JWTs).
     pub fn new(issuer: &str, resource: &str) -> Result<Self, ConfigError> {
         let issuer_url = checked_url("issuer", issuer)?;
         if issuer_url.query().is_some() || issuer_url.fragment().is_some() {
@@ -190,6 +202,7 @@ impl OAuthConfig {
             refetch_interval: DEFAULT_REFETCH_INTERVAL,
             jwks_max_age: DEFAULT_JWKS_MAX_AGE,
             scopes_supported: Vec::new(),
+            introspection: None,
         })
     }
 
@@ -219,7 +232,9 @@ impl OAuthConfig {
 
     /// The least time between two JWKS fetches, at least one second: a
     /// token with an unknown `kid` refetches at most this often, so forged
-    /// `kid`s cannot turn each request into a request to the issuer.
+    /// `kid`s cannot turn each request into a request to the issuer. A
+    /// failed discovery of the introspection endpoint is retried at most
+    /// this often too.
     pub fn with_jwks_refetch_interval(mut self, interval: Duration) -> Result<Self, ConfigError> {
         if interval < Duration::from_secs(1) {
             return Err(ConfigError::new(
@@ -247,6 +262,13 @@ impl OAuthConfig {
     /// The scopes the resource metadata advertises (`scopes_supported`).
     pub fn with_scopes_supported(mut self, scopes: impl IntoIterator<Item = String>) -> Self {
         self.scopes_supported = scopes.into_iter().collect();
+        self
+    }
+
+    /// Check access tokens that are not JWTs through the issuer's token
+    /// introspection (RFC 7662); JWTs are still checked against the JWKS.
+    pub fn with_introspection(mut self, introspection: Introspection) -> Self {
+        self.introspection = Some(introspection);
         self
     }
 
@@ -285,6 +307,11 @@ impl OAuthConfig {
         &self.scopes_supported
     }
 
+    /// The introspection settings, if opaque tokens are accepted.
+    pub fn introspection(&self) -> Option<&Introspection> {
+        self.introspection.as_ref()
+    }
+
     /// The URL of this resource's Protected Resource Metadata (RFC 9728
     /// §3.1): `/.well-known/oauth-protected-resource` inserted between the
     /// resource's host and its path, as `WWW-Authenticate` names it.
@@ -303,62 +330,3 @@ impl OAuthConfig {
         self.resource_url.path()
     }
 }
-
-/// Parses `value` as an absolute `https` URL, or `http` on loopback.
-fn checked_url(field: &'static str, value: &str) -> Result<Url, ConfigError> {
-    let url = Url::parse(value).map_err(|error| ConfigError::new(field, error.to_string()))?;
-    match url.scheme() {
-        "https" => {}
-        "http" if is_loopback(&url) => {}
-        _ => {
-            return Err(ConfigError::new(
-                field,
-                "must be https (http only on a loopback host)",
-            ));
-        }
-    }
-    if url.host().is_none() {
-        return Err(ConfigError::new(field, "must have a host"));
-    }
-    Ok(url)
-}
-
-pub(super) fn is_loopback(url: &Url) -> bool {
-    let Some(host) = url.host_str() else {
-        return false;
-    };
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || bare
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
-/// An [`OAuthConfig`] field that was refused, and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError {
-    field: &'static str,
-    reason: String,
-}
-
-impl ConfigError {
-    fn new(field: &'static str, reason: impl Into<String>) -> Self {
-        ConfigError {
-            field,
-            reason: reason.into(),
-        }
-    }
-
-    /// The refused field, as named in the serde form.
-    pub fn field(&self) -> &'static str {
-        self.field
-    }
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "oauth config: `{}` {}", self.field, self.reason)
-    }
-}
-
-impl std::error::Error for ConfigError {}

@@ -1,10 +1,11 @@
-//! Where the issuer's keys are: its authorization server metadata (RFC
-//! 8414, else OpenID Connect discovery) names the `jwks_uri`.
+//! Where the issuer's endpoints are: its authorization server metadata (RFC
+//! 8414, else OpenID Connect discovery) names the `jwks_uri` and the
+//! `introspection_endpoint`.
 
-use reqwest::{Client, Url};
+use reqwest::{Client, Response, Url};
 use serde::Deserialize;
 
-use super::config::is_loopback;
+use super::config_check::is_loopback;
 
 /// A metadata document or JWKS larger than this is refused: the issuer's
 /// answers are small, and an unbounded read would let a broken or hostile
@@ -15,15 +16,49 @@ const MAX_DOCUMENT_BYTES: usize = 512 * 1024;
 struct ServerMetadata {
     issuer: String,
     jwks_uri: Option<String>,
+    introspection_endpoint: Option<String>,
 }
 
-/// The issuer's `jwks_uri`, from the first discovery document that answers,
-/// in the order the MCP specification gives. The document must name the
-/// configured issuer exactly (RFC 8414 §3.3), or its keys are not trusted.
+/// The issuer's `jwks_uri`: see [`endpoint`].
 pub(super) async fn jwks_uri(
     client: &Client,
     issuer: &str,
     issuer_url: &Url,
+) -> Result<Url, String> {
+    endpoint(client, issuer, issuer_url, "jwks_uri", |metadata| {
+        metadata.jwks_uri
+    })
+    .await
+}
+
+/// The issuer's `introspection_endpoint` (RFC 8414 §2, RFC 7662 §4): see
+/// [`endpoint`].
+pub(super) async fn introspection_endpoint(
+    client: &Client,
+    issuer: &str,
+    issuer_url: &Url,
+) -> Result<Url, String> {
+    endpoint(
+        client,
+        issuer,
+        issuer_url,
+        "introspection_endpoint",
+        |metadata| metadata.introspection_endpoint,
+    )
+    .await
+}
+
+/// The endpoint `name` (picked from the metadata by `pick`), from the first
+/// discovery document that answers, in the order the MCP specification
+/// gives. The document must name the configured issuer exactly (RFC 8414
+/// §3.3), or its endpoints are not trusted; the endpoint must be `https`
+/// (`http` only on loopback).
+async fn endpoint(
+    client: &Client,
+    issuer: &str,
+    issuer_url: &Url,
+    name: &str,
+    pick: fn(ServerMetadata) -> Option<String>,
 ) -> Result<Url, String> {
     let mut failures = Vec::new();
     for url in discovery_urls(issuer_url) {
@@ -42,16 +77,14 @@ pub(super) async fn jwks_uri(
                 metadata.issuer
             ));
         }
-        let jwks_uri = metadata
-            .jwks_uri
-            .ok_or_else(|| format!("{url}: names no jwks_uri"))?;
-        let jwks_url =
-            Url::parse(&jwks_uri).map_err(|error| format!("{url}: jwks_uri: {error}"))?;
-        if jwks_url.scheme() != "https" && !(jwks_url.scheme() == "http" && is_loopback(&jwks_url))
+        let named = pick(metadata).ok_or_else(|| format!("{url}: names no {name}"))?;
+        let named_url = Url::parse(&named).map_err(|error| format!("{url}: {name}: {error}"))?;
+        if named_url.scheme() != "https"
+            && !(named_url.scheme() == "http" && is_loopback(&named_url))
         {
-            return Err(format!("{url}: jwks_uri `{jwks_uri}` is not https"));
+            return Err(format!("{url}: {name} `{named}` is not https"));
         }
-        return Ok(jwks_url);
+        return Ok(named_url);
     }
     Err(format!("no discovery document: {}", failures.join("; ")))
 }
@@ -78,7 +111,7 @@ fn discovery_urls(issuer: &Url) -> Vec<Url> {
 
 /// GETs `url` and decodes its JSON body, at most [`MAX_DOCUMENT_BYTES`].
 pub(super) async fn fetch_json(client: &Client, url: &Url) -> Result<serde_json::Value, String> {
-    let mut response = client
+    let response = client
         .get(url.clone())
         .header(http::header::ACCEPT, "application/json")
         .send()
@@ -87,6 +120,15 @@ pub(super) async fn fetch_json(client: &Client, url: &Url) -> Result<serde_json:
     if !response.status().is_success() {
         return Err(format!("{url}: HTTP {}", response.status()));
     }
+    json_body(response, url).await
+}
+
+/// Decodes the JSON body of `response` (from `url`), at most
+/// [`MAX_DOCUMENT_BYTES`].
+pub(super) async fn json_body(
+    mut response: Response,
+    url: &Url,
+) -> Result<serde_json::Value, String> {
     let mut body = Vec::new();
     while let Some(chunk) = response
         .chunk()

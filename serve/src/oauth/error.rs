@@ -8,7 +8,8 @@ use http::{HeaderValue, StatusCode, header};
 
 /// Why an access token was not accepted. Each reason maps to the answer of
 /// the MCP authorization specification: [`TokenError::status`] is 401 for a
-/// missing or invalid token and 503 when the issuer's keys cannot be had;
+/// missing or invalid token and 503 when the issuer's keys or its
+/// introspection endpoint cannot be had;
 /// [`TokenError::www_authenticate`] gives the 401's challenge.
 ///
 /// The `Display` text names what failed, for logs; it may quote the token's
@@ -20,7 +21,10 @@ use http::{HeaderValue, StatusCode, header};
 pub enum TokenError {
     /// The request carries no bearer token.
     Missing,
-    /// The token is not a compact JWS with a JSON header and payload.
+    /// The token is not a compact JWS with a JSON header and payload; with
+    /// introspection configured, a token that is not a JWT is refused so
+    /// only when it is not a bearer token's characters (RFC 6750 §2.1) or
+    /// longer than 4 KiB.
     Malformed(String),
     /// The header's `alg` is not one of the configured asymmetric
     /// algorithms (`none` and `HS256` never are).
@@ -51,8 +55,12 @@ pub enum TokenError {
     MissingClaim(String),
     /// A claim has the wrong type (e.g. `scope` not a string).
     InvalidClaim(String),
-    /// The issuer's metadata or JWKS could not be fetched or used: nothing
-    /// is accepted until it can (HTTP 503).
+    /// The issuer's introspection endpoint answered that the token is not
+    /// active (RFC 7662 §2.2): unknown, expired, revoked or not meant to be
+    /// introspected by this server.
+    Inactive,
+    /// The issuer's metadata, JWKS or introspection endpoint could not be
+    /// fetched or used: nothing is accepted until it can (HTTP 503).
     Unavailable(String),
 }
 
@@ -102,7 +110,7 @@ impl TokenError {
     fn description(&self) -> &'static str {
         match self {
             TokenError::Missing => "no bearer token",
-            TokenError::Malformed(_) => "the token is not a well-formed JWT",
+            TokenError::Malformed(_) => "the token is malformed",
             TokenError::AlgorithmNotAllowed(_) => "the token's signing algorithm is not accepted",
             TokenError::MissingKeyId => "the token names no key id",
             TokenError::UnknownKey(_) => "the token's key id is not among the issuer's keys",
@@ -114,7 +122,8 @@ impl TokenError {
             TokenError::WrongAudience => "the token is not meant for this resource",
             TokenError::MissingClaim(_) => "the token lacks a required claim",
             TokenError::InvalidClaim(_) => "the token has a claim of the wrong type",
-            TokenError::Unavailable(_) => "the authorization server's keys are unavailable",
+            TokenError::Inactive => "the token is not active",
+            TokenError::Unavailable(_) => "the authorization server is unavailable",
         }
     }
 }

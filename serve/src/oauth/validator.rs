@@ -1,5 +1,6 @@
-//! Checking one access token: its algorithm, its key, its signature and its
-//! claims, failing closed at each step.
+//! Checking one access token: a JWT by its algorithm, its key, its
+//! signature and its claims; any other through introspection when
+//! configured. Failing closed at each step.
 
 use std::collections::BTreeSet;
 
@@ -10,21 +11,43 @@ use jsonwebtoken::{Validation, decode, decode_header};
 use reqwest::Client;
 use serde_json::{Map, Value};
 
+use super::introspector::Introspector;
 use super::jwks::KeyCache;
 use super::{OAuthConfig, SigningAlgorithm, TokenError};
 
-/// How long one discovery or JWKS request may take unless the caller's
-/// client says otherwise: a hanging issuer must not hold requests forever.
+/// How long one discovery, JWKS or introspection request may take unless
+/// the caller's client says otherwise: a hanging issuer must not hold
+/// requests forever.
 const FETCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// Validates JWT access tokens for one resource: signature by a key of the
-/// issuer's JWKS, `iss`, `aud`, `exp` and `nbf`.
+/// Validates access tokens for one resource. A JWT (a compact JWS): its
+/// signature by a key of the issuer's JWKS, `iss`, `aud`, `exp` and `nbf`.
+/// Any other token, when the configuration has
+/// [`Introspection`](super::Introspection): the issuer's introspection
+/// endpoint must call it active (RFC 7662), and the answer's `iss` (if
+/// present), `aud`, `exp` and `nbf` (if present) are checked the same way;
+/// without it, such a token is refused ([`TokenError::Malformed`]).
 ///
 /// The JWKS is discovered and fetched on the first validation, then cached
-/// (see [`OAuthConfig`] for its timings). Cheap to share behind an `Arc`.
+/// (see [`OAuthConfig`] for its timings); active introspection answers are
+/// cached by the token's SHA-256 (see [`Introspection`](super::Introspection)).
+/// Cheap to share behind an `Arc`.
+///
+/// ```no_run
+/// use mcp_profiles_serve::oauth::{OAuthConfig, TokenValidator};
+///
+/// # async fn check(bearer: &str) -> Result<(), Box<dyn std::error::Error>> {
+/// let config = OAuthConfig::new("https://auth.example.com", "https://mcp.example.com/mcp")?;
+/// let validator = TokenValidator::new(config);
+/// let token = validator.validate(bearer).await?;
+/// println!("{:?} may {:?}", token.subject(), token.scopes());
+/// # Ok(())
+/// # }
+/// ```
 pub struct TokenValidator {
     config: OAuthConfig,
     keys: KeyCache,
+    introspector: Option<Introspector>,
 }
 
 impl std::fmt::Debug for TokenValidator {
@@ -36,21 +59,34 @@ impl std::fmt::Debug for TokenValidator {
 }
 
 impl TokenValidator {
-    /// A validator fetching with a client of its own (10 s timeout). The
-    /// client has whatever TLS support the build's `reqwest` features give:
-    /// an `https` issuer needs one of reqwest's TLS features enabled.
+    /// A validator fetching with a client of its own: 10 s timeout, TLS by
+    /// rustls trusting the platform's root certificates. Where the platform
+    /// has none, the client trusts no certificate, so an `https` issuer is
+    /// unavailable (every token it would check is refused with 503) rather
+    /// than this panicking; give a client of your own through
+    /// [`TokenValidator::with_client`] then.
     pub fn new(config: OAuthConfig) -> Self {
-        let client = Client::builder()
-            .timeout(FETCH_TIMEOUT)
-            .build()
-            .unwrap_or_else(|_| Client::new());
+        let builder = || Client::builder().timeout(FETCH_TIMEOUT);
+        let client = builder().build().unwrap_or_else(|error| {
+            tracing::warn!(%error, "no TLS client with the platform's roots; https issuers are unavailable");
+            builder()
+                .tls_certs_only([])
+                .build()
+                .expect("a client trusting no certificate needs nothing of the platform")
+        });
         Self::with_client(config, client)
     }
 
-    /// A validator fetching the issuer's metadata and JWKS with `client`.
+    /// A validator fetching the issuer's metadata and JWKS, and asking its
+    /// introspection endpoint, with `client`.
     pub fn with_client(config: OAuthConfig, client: Client) -> Self {
+        let introspector = Introspector::new(&config, client.clone());
         let keys = KeyCache::new(&config, client);
-        TokenValidator { config, keys }
+        TokenValidator {
+            config,
+            keys,
+            introspector,
+        }
     }
 
     /// The configuration this validator enforces.
@@ -59,8 +95,18 @@ impl TokenValidator {
     }
 
     /// Checks `token` (the bearer token, without `Bearer `) and returns its
-    /// claims, or the first check it failed.
+    /// claims, or the first check it failed: as a JWT when it has three
+    /// dot-separated parts, else through introspection when configured.
     pub async fn validate(&self, token: &str) -> Result<AccessToken, TokenError> {
+        let claims = match &self.introspector {
+            Some(introspector) if !is_compact_jws(token) => introspector.claims(token).await?,
+            _ => self.verified_claims(token).await?,
+        };
+        AccessToken::from_claims(claims)
+    }
+
+    /// The claims of a JWT whose signature and claims pass the checks.
+    async fn verified_claims(&self, token: &str) -> Result<Map<String, Value>, TokenError> {
         let algorithm = self.allowed_algorithm(token)?;
         let header =
             decode_header(token).map_err(|error| TokenError::Malformed(error.to_string()))?;
@@ -84,7 +130,7 @@ impl TokenValidator {
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         let data = decode::<Map<String, Value>>(token, &key.key, &validation)
             .map_err(|error| refusal(error.into_kind(), &kid, algorithm))?;
-        AccessToken::from_claims(data.claims)
+        Ok(data.claims)
     }
 
     /// The header's `alg`, if it is one of the configured algorithms. Read
@@ -92,13 +138,10 @@ impl TokenValidator {
     /// does not know (`none`).
     fn allowed_algorithm(&self, token: &str) -> Result<SigningAlgorithm, TokenError> {
         let malformed = |what: &str| TokenError::Malformed(what.to_owned());
-        let mut parts = token.split('.');
-        let encoded = parts.next().unwrap_or_default();
-        // A compact JWS has exactly three parts; a JWE (five) is not an
-        // access token this server can read.
-        if parts.count() != 2 {
+        if !is_compact_jws(token) {
             return Err(malformed("not three dot-separated parts"));
         }
+        let encoded = token.split('.').next().unwrap_or_default();
         let bytes = URL_SAFE_NO_PAD
             .decode(encoded)
             .map_err(|_| malformed("the header is not base64url"))?;
@@ -112,6 +155,12 @@ impl TokenValidator {
             .filter(|known| self.config.algorithms().any(|allowed| allowed == *known))
             .ok_or_else(|| TokenError::AlgorithmNotAllowed(alg.to_owned()))
     }
+}
+
+/// Whether `token` has the shape of a compact JWS: three dot-separated
+/// parts. A JWE (five) or anything else is not a JWT this server can read.
+fn is_compact_jws(token: &str) -> bool {
+    token.split('.').count() == 3
 }
 
 /// jsonwebtoken's reason, as ours.
@@ -136,7 +185,8 @@ fn refusal(kind: ErrorKind, kid: &str, algorithm: SigningAlgorithm) -> TokenErro
     }
 }
 
-/// A validated access token's claims.
+/// A validated access token's claims: a JWT's payload, or an active
+/// introspection answer (with its `active` member).
 #[derive(Clone, Debug, PartialEq)]
 pub struct AccessToken {
     subject: Option<String>,

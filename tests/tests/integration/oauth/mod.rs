@@ -1,9 +1,10 @@
 //! The `oauth` feature of `mcp-profiles-serve` with real parts: keys
-//! generated here, an issuer's metadata and JWKS served by axum on
-//! 127.0.0.1, tokens minted per case.
+//! generated here, an issuer's metadata, JWKS and introspection endpoint
+//! served by axum on 127.0.0.1, tokens minted per case.
 
 mod claims;
 mod config;
+mod introspection;
 mod metadata;
 mod resource;
 mod rotation;

@@ -1,13 +1,15 @@
 //! Each token case against a validator of a live issuer: accepted, or
-//! refused naming what failed.
+//! refused naming what failed; and an `https` issuer is spoken to over TLS.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use std::time::Duration;
+
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_profiles_serve::oauth::{SigningAlgorithm, TokenError, TokenValidator};
+use mcp_profiles_serve::oauth::{OAuthConfig, SigningAlgorithm, TokenError, TokenValidator};
 use serde_json::json;
 
-use super::issuer::{Discovery, Issuer, merged, now};
+use super::issuer::{Discovery, Issuer, RESOURCE, merged, now};
 use super::keys::{TestKey, rsa_public_der};
 
 struct Setup {
@@ -260,4 +262,31 @@ async fn metadata_naming_another_issuer_is_not_trusted() {
         .await;
     assert!(matches!(&outcome, Err(TokenError::Unavailable(why)) if why.contains("impostor")));
     assert_eq!(issuer.jwks_hits(), 0);
+}
+
+#[tokio::test]
+async fn an_https_issuer_is_fetched_over_tls() {
+    use tokio::io::AsyncReadExt as _;
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("https://{}", listener.local_addr().unwrap());
+    let validator = TokenValidator::new(OAuthConfig::new(&url, RESOURCE).unwrap());
+    let key = TestKey::es256("ec-1");
+    let claims = json!({ "iss": url, "aud": RESOURCE, "exp": now() + 300 });
+    let token = key.sign(&claims);
+    let validation = tokio::spawn(async move { validator.validate(&token).await });
+    let (mut stream, _) = tokio::time::timeout(Duration::from_secs(5), listener.accept())
+        .await
+        .expect("the validator connects")
+        .unwrap();
+    // A TLS handshake record (the ClientHello), not a plain HTTP request.
+    let mut record = [0; 2];
+    stream.read_exact(&mut record).await.unwrap();
+    assert_eq!(record, [0x16, 0x03]);
+    drop((stream, listener));
+    let outcome = validation.await.unwrap();
+    assert!(
+        matches!(&outcome, Err(TokenError::Unavailable(_))),
+        "{outcome:?}"
+    );
 }
