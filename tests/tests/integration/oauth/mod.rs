@@ -1,6 +1,8 @@
 //! The `oauth` feature of `mcp-profiles-serve` with real parts: keys
 //! generated here, an issuer's metadata, JWKS and introspection endpoint
-//! served by axum on 127.0.0.1, tokens minted per case.
+//! served by axum on 127.0.0.1, tokens minted per case; the resource server
+//! over HTTP; and the official TypeScript MCP SDK's client against it
+//! (`sdk`).
 
 mod claims;
 mod config;
@@ -8,6 +10,7 @@ mod introspection;
 mod metadata;
 mod resource;
 mod rotation;
+mod sdk;
 mod serving;
 mod tokens;
 
