@@ -147,7 +147,7 @@ async fn keys_out_of_reach_refuse_every_token_with_503() {
     r.issuer.break_jwks();
     let (status, challenge, body) = request(&r.uri, Some(&r.token("")), initialize()).await;
     assert_eq!((status, challenge.as_str()), (503, ""));
-    assert_eq!(body, "the authorization server's keys are unavailable");
+    assert_eq!(body, "the authorization server is unavailable");
 }
 
 #[tokio::test]
