@@ -5,6 +5,8 @@
 # (tests/node/oauth/), then calls our resource server, stepping up on 403.
 #
 # usage: scripts/oauth-sdk.sh install
+#        scripts/oauth-sdk.sh authorization-server SUBJECT [PORT]
+#        scripts/oauth-sdk.sh client MCP_URL [TOOL [ARGUMENTS_JSON]]
 #   installs node@$NODE, @modelcontextprotocol/sdk@$SDK and jose@$JOSE with
 #   npm under $CARGO_TARGET_DIR/oauth-sdk (default target/oauth-sdk; no
 #   global install), unless already there at those versions. The test finds
@@ -46,10 +48,23 @@ install() {
   "$prefix/node_modules/.bin/node" --version >/dev/null
 }
 
+# run SCRIPT ARGS...: one of tests/node/oauth's scripts, by the installed
+# node, from a copy beside node_modules so that its imports resolve.
+run() {
+  local script="$1"
+  shift
+  install >/dev/null
+  mkdir -p "$prefix/scripts"
+  cp "$root/tests/node/oauth/$script" "$prefix/scripts/$script"
+  exec "$prefix/node_modules/.bin/node" "$prefix/scripts/$script" "$@"
+}
+
 case "${1:-}" in
 install) install ;;
+authorization-server) shift && run authorization-server.mjs "$@" ;;
+client) shift && run client.mjs "$@" ;;
 *)
-  echo "usage: scripts/oauth-sdk.sh install" >&2
+  echo "usage: scripts/oauth-sdk.sh install | authorization-server SUBJECT [PORT] | client MCP_URL [TOOL [ARGUMENTS_JSON]]" >&2
   exit 2
   ;;
 esac

@@ -14,8 +14,8 @@
 // `jwks_uri`) and the JWKS, and at GET /counts how many registrations,
 // authorizations and token grants it saw.
 //
-// usage: node authorization-server.mjs SUBJECT
-// Listens on a free port of 127.0.0.1 and prints `{"issuer":"http://..."}`
+// usage: node authorization-server.mjs SUBJECT [PORT]
+// Listens on PORT (default: a free port) of 127.0.0.1 and prints `{"issuer":"http://..."}`
 // on stdout; logs one JSON line per event on stderr.
 import { randomUUID } from "node:crypto";
 import express from "express";
@@ -29,8 +29,9 @@ import {
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 
 const subject = process.argv[2];
-if (!subject) {
-  console.error("usage: node authorization-server.mjs SUBJECT");
+const port = Number(process.argv[3] ?? 0);
+if (!subject || !Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error("usage: node authorization-server.mjs SUBJECT [PORT]");
   process.exit(2);
 }
 const TOKEN_LIFETIME_SECONDS = 300;
@@ -45,7 +46,7 @@ const log = (event) => process.stderr.write(`${JSON.stringify(event)}\n`);
 
 const app = express();
 const server = await new Promise((resolve, reject) => {
-  const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
+  const listening = app.listen(port, "127.0.0.1", () => resolve(listening));
   listening.on("error", reject);
 });
 const issuer = `http://127.0.0.1:${server.address().port}`;

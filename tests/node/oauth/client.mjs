@@ -12,13 +12,16 @@
 // `transport.finishAuth` (the token request) before trying again, as an app
 // does when its callback is hit.
 //
-// usage: node client.mjs MCP_URL
+// usage: node client.mjs MCP_URL [TOOL [ARGUMENTS_JSON]]
+// TOOL (default `set_task_title`, with `{}`) is the tool the step-up calls.
 // Prints one JSON line per step on stdout; exits non-zero on any failure.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 
 const mcpUrl = new URL(process.argv[2] ?? "");
+const stepUpTool = process.argv[3] ?? "set_task_title";
+const stepUpArguments = JSON.parse(process.argv[4] ?? "{}");
 // Never contacted: the code is read from the authorization's redirect.
 const REDIRECT_URL = "http://127.0.0.1:9/callback";
 
@@ -150,7 +153,7 @@ try {
 
   // A tool the token's scopes hide: 403 insufficient_scope, the SDK
   // authorizes with the challenge's scope, the call is sent again.
-  const call = () => client.callTool({ name: "set_task_title", arguments: {} });
+  const call = () => client.callTool({ name: stepUpTool, arguments: stepUpArguments });
   let result;
   const steppedUp = await authorizing(transport, async () => {
     result = await call();
@@ -158,7 +161,7 @@ try {
   if (steppedUp) result = await call();
   emit({
     step: "call",
-    tool: "set_task_title",
+    tool: stepUpTool,
     stepped_up: steppedUp,
     is_error: result.isError ?? false,
     session: transport.sessionId ?? null,
