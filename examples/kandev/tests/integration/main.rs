@@ -17,6 +17,7 @@ mod fuzz_corpus;
 mod gateway;
 mod gateway_hostile;
 mod gateway_kill;
+mod gateway_oauth;
 mod gateway_plugins;
 mod gateway_presentation;
 mod hostile;

@@ -144,6 +144,14 @@ impl Server {
         Server::spawn_command("gateway", args, &[]).await
     }
 
+    /// Like [`start_gateway`](Self::start_gateway), its MCP listener on
+    /// `http` (`127.0.0.1:PORT`) instead of a port of its choosing: for an
+    /// OAuth gateway, whose resource URI names its port before it starts.
+    pub async fn start_gateway_on(http: &str, args: &[&str]) -> Server {
+        let program = tokio::process::Command::new(env!("CARGO_BIN_EXE_kandev-mcp"));
+        Server::spawn_on(program, "gateway", http, args, &[]).await
+    }
+
     /// Like [`start_with_args`](Self::start_with_args) for `COMMAND`
     /// (`serve` or `gateway`), run under `prlimit --nofile=NOFILE` (e.g.
     /// `128:128`, or `64:` for the soft limit alone), so the server starts
@@ -167,13 +175,24 @@ impl Server {
     /// `program` (the server, or a launcher that execs it) with
     /// [`spawn_command`](Self::spawn_command)'s arguments appended.
     async fn spawn_from(
-        mut program: tokio::process::Command,
+        program: tokio::process::Command,
         command: &str,
         args: &[&str],
         env: &[(&str, &str)],
     ) -> Server {
+        Server::spawn_on(program, command, "127.0.0.1:0", args, env).await
+    }
+
+    /// [`spawn_from`](Self::spawn_from) with the MCP listener on `http`.
+    async fn spawn_on(
+        mut program: tokio::process::Command,
+        command: &str,
+        http: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
         let mut child = program
-            .args([command, "--http", "127.0.0.1:0", "--control", "127.0.0.1:0"])
+            .args([command, "--http", http, "--control", "127.0.0.1:0"])
             .args(["--control-token", TOKEN])
             .args(args)
             .env("RUST_LOG", "warn")
