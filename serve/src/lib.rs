@@ -21,6 +21,10 @@
 //! [`http::open_files`]: crate::http::open_files
 //! [`http::NoRoomForConnections`]: crate::http::NoRoomForConnections
 #![cfg_attr(feature = "redis", doc = "[`RedisStore`]: crate::RedisStore")]
+#![cfg_attr(
+    feature = "oauth",
+    doc = "[`http::oauth_router`]: crate::http::oauth_router\n[`ClaimMapping`]: crate::oauth::ClaimMapping"
+)]
 #![doc = ""]
 #![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
