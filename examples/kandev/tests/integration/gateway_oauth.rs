@@ -16,6 +16,7 @@ use crate::gateway::Agent;
 use mcp_profiles_tests::client::{Session, http_transport};
 use mcp_profiles_tests::oauth::issuer::{Discovery, Issuer, merged, now};
 use mcp_profiles_tests::oauth::keys::TestKey;
+use mcp_profiles_tests::oauth::probe;
 use mcp_profiles_tests::raw::RawSession;
 use mcp_profiles_tests::redis::RedisServer;
 use serde_json::{Value, json};
@@ -120,34 +121,8 @@ fn oauth_file(text: &str) -> (tempfile::TempDir, PathBuf) {
 /// A 2025-11-25 `initialize` at `uri` with `token` (if any): status, the
 /// `WWW-Authenticate` header and the body.
 async fn initialize(uri: &str, token: Option<&str>) -> (u16, String, String) {
-    let initialize = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": RawSession::VERSION, "capabilities": {},
-                   "clientInfo": {"name": "oauth-probe", "version": "0"}},
-    });
-    let mut request = reqwest::Client::new()
-        .post(uri)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", RawSession::VERSION)
-        .body(initialize.to_string());
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    let response = request.send().await.expect("the gateway answers");
-    let status = response.status().as_u16();
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .map(|value| value.to_str().expect("ASCII").to_owned())
-        .unwrap_or_default();
-    (status, challenge, response.text().await.unwrap_or_default())
-}
-
-/// A `tools/call` of `tool` with `arguments`.
-fn call(tool: &str, arguments: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-           "params": {"name": tool, "arguments": arguments}})
+    let answer = probe::post(uri, token, &probe::initialize()).await;
+    (answer.status, answer.challenge, answer.body)
 }
 
 /// `names` without `tool`.
@@ -260,7 +235,7 @@ async fn serves_scoped_views(redis: Option<&RedisServer>) {
     // Calling the title tool asks for the step-up scope, keeping the
     // scopes already granted.
     let session = RawSession::open(&gateway.mcp, &ask_token).await;
-    let title = call(TITLE_TOOL, json!({"title": "Ship the OAuth gateway"}));
+    let title = probe::call(TITLE_TOOL, json!({"title": "Ship the OAuth gateway"}));
     let answer = RawSession::post(&gateway.mcp, &ask_token, Some(session.id()), &title).await;
     assert_eq!(answer.status().as_u16(), 403);
     assert_eq!(

@@ -20,7 +20,7 @@ async fn tools(r: &Resource, token: &str) -> Vec<String> {
 }
 
 fn call(tool: &str) -> serde_json::Value {
-    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": tool, "arguments": {}}})
+    mcp_profiles_tests::oauth::probe::call(tool, json!({}))
 }
 
 #[tokio::test]

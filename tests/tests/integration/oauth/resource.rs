@@ -1,14 +1,13 @@
 //! A resource server on 127.0.0.1 in front of the fixture task server's
 //! agents, its tokens minted by a live test issuer.
 
-use std::sync::Arc;
-use std::time::Duration;
-
 use mcp_profiles::ProfileContext;
 use mcp_profiles_serve::ProfileStore;
 use mcp_profiles_serve::oauth::{ClaimMapping, OAuth, OAuthConfig, TokenValidator};
 use mcp_profiles_tests::TaskServer;
+use mcp_profiles_tests::oauth::probe;
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 use super::issuer::{Discovery, Issuer, merged};
 use super::keys::TestKey;
@@ -96,37 +95,11 @@ pub fn context(json: &str) -> ProfileContext<TaskServer> {
     ProfileContext::from_json(json).expect("a valid context")
 }
 
-/// A 2026-07-28 request (no session) with `token`: status, the
-/// `WWW-Authenticate` header and the body.
+/// A request with `token` (if any): status, the `WWW-Authenticate`
+/// header and the body.
 pub async fn request(uri: &str, token: Option<&str>, body: Value) -> (u16, String, String) {
-    let mut request = reqwest::Client::new()
-        .post(uri)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2025-11-25")
-        .timeout(Duration::from_secs(30))
-        .body(body.to_string());
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    let response = request.send().await.expect("the server answers");
-    let status = response.status().as_u16();
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .map(|value| value.to_str().expect("ASCII").to_owned())
-        .unwrap_or_default();
-    (status, challenge, response.text().await.unwrap_or_default())
+    let answer = probe::post(uri, token, &body).await;
+    (answer.status, answer.challenge, answer.body)
 }
 
-/// An `initialize` request.
-pub fn initialize() -> Value {
-    json!({
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "oauth-test", "version": "0"},
-        },
-    })
-}
+pub use mcp_profiles_tests::oauth::probe::initialize;
