@@ -35,12 +35,14 @@ mod config;
 mod config_check;
 mod discovery;
 mod error;
+mod identities;
 mod introspection;
 mod introspector;
 mod jwks;
 mod mapping;
 mod metadata;
 mod resource;
+mod step_up;
 mod validator;
 
 pub use config::{OAuthConfig, SigningAlgorithm};

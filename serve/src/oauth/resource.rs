@@ -4,22 +4,22 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 use http::{HeaderValue, StatusCode, header};
-use mcp_profiles::{Profile, ProfileContext, ProfileController, ProfileHandle, Vocabulary};
+use mcp_profiles::{ProfileContext, ProfileController, ProfileHandle, Vocabulary};
 use serde::Deserialize;
 use serde_json::Value;
 
 use axum::response::{IntoResponse, Response};
 
-use super::mapping::{MappingRefusal, TokenProfile, is_scope_token};
+use super::identities::Identities;
+use super::mapping::{MappingRefusal, TokenProfile};
 use super::{
     AccessToken, ClaimMapping, ConfigError, MappingError, OAuthConfig, TokenError, TokenValidator,
     bearer_challenge,
 };
 use crate::ProfileStore;
-use crate::agents::Narrowing;
 use crate::identity::{Grant, Principal};
 
 /// An OAuth 2.1 resource server for a [`ProfileStore`]'s agents: validates
@@ -43,7 +43,7 @@ pub struct OAuth<S: Vocabulary> {
     validator: TokenValidator,
     mapping: ClaimMapping<S>,
     /// The identity each principal's sessions are bound to, while any is.
-    identities: Mutex<HashMap<String, Weak<Grant>>>,
+    identities: Identities,
     /// The profiles derived from tokens (a ceiling mapping), one
     /// controller per distinct context: few, as a mapping has few outputs.
     derived: Mutex<HashMap<ProfileContext<S>, ProfileController<S>>>,
@@ -98,7 +98,7 @@ impl<S: Vocabulary> OAuth<S> {
         OAuth {
             validator,
             mapping,
-            identities: Mutex::default(),
+            identities: Identities::default(),
             derived: Mutex::default(),
         }
     }
@@ -155,7 +155,7 @@ impl<S: Vocabulary> OAuth<S> {
             .profile(&token)
             .map_err(|why| forbidden(&why))?;
         let handle = self.handle(store, &profile).await?;
-        let grant = self.identity(profile.principal());
+        let grant = self.identities.of(profile.principal());
         Ok(Admission {
             grant,
             handle,
@@ -248,92 +248,6 @@ impl<S: Vocabulary> OAuth<S> {
             .or_insert_with(|| store.new_controller(*context))
             .handle()
     }
-
-    /// The identity `principal`'s sessions are bound to: the same one for
-    /// as long as any session or request holds it.
-    fn identity(&self, principal: &str) -> Arc<Grant> {
-        let mut identities = self.identities.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(grant) = identities.get(principal).and_then(Weak::upgrade) {
-            return grant;
-        }
-        // Forget identities nothing holds any more before the map doubles.
-        if identities.len() >= 64 && identities.len().is_power_of_two() {
-            identities.retain(|_, grant| grant.strong_count() > 0);
-        }
-        let grant = Arc::new(Grant::new(Principal::new(principal)));
-        identities.insert(principal.to_owned(), Arc::downgrade(&grant));
-        grant
-    }
-
-    /// The step-up scope that would let `token` call `tool`, which its
-    /// profile does not serve; `None` if none would (the call is
-    /// then refused like any hidden tool's, revealing nothing).
-    pub(crate) fn step_up_scope(
-        &self,
-        store: &ProfileStore<S>,
-        served: &ProfileHandle<S>,
-        token: &AccessToken,
-        tool: &str,
-    ) -> Option<String> {
-        let missing = self.mapping.missing_step_up(token);
-        if missing.is_empty()
-            || store.killed().contains(tool)
-            || lists(store, &served.current(), tool)
-        {
-            return None;
-        }
-        missing.into_iter().find_map(|scope| {
-            let mut scopes = token.scopes().clone();
-            scopes.insert(scope.to_owned());
-            let wider = match self.mapping.profile_with(token, &scopes).ok()? {
-                TokenProfile::Stored {
-                    principal,
-                    narrowing,
-                    ..
-                } => {
-                    let stored = store.view(&Principal::new(&principal), &Narrowing::none())?;
-                    narrowing.apply(stored.current().context())
-                }
-                TokenProfile::Derived { context, .. } => context,
-            };
-            let reveals = lists(store, &S::registry().assemble(&wider), tool);
-            reveals.then(|| scope.to_owned())
-        })
-    }
-
-    /// The 403 asking for `scope` besides those `token` has (the spec's
-    /// scope challenge: the scopes already granted are kept, so the client
-    /// does not lose them re-authorising).
-    pub(crate) fn insufficient_scope(&self, token: &AccessToken, scope: &str) -> Response {
-        // The token's scopes are the issuer's text: only well-formed ones
-        // are repeated in the header.
-        let mut scopes: Vec<&str> = token
-            .scopes()
-            .iter()
-            .map(String::as_str)
-            .filter(|scope| is_scope_token(scope))
-            .collect();
-        scopes.push(scope);
-        scopes.sort_unstable();
-        scopes.dedup();
-        let challenge = format!(
-            "{}, error=\"insufficient_scope\", scope=\"{}\", error_description=\"the tool needs scope {}\"",
-            bearer_challenge(&self.config().resource_metadata_url(), None),
-            scopes.join(" "),
-            scope
-        );
-        let mut response = (
-            StatusCode::FORBIDDEN,
-            format!("insufficient scope: the tool needs scope `{scope}`"),
-        )
-            .into_response();
-        if let Ok(value) = HeaderValue::from_str(&challenge) {
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, value);
-        }
-        response
-    }
 }
 
 impl<S: Vocabulary> fmt::Debug for OAuth<S> {
@@ -342,18 +256,6 @@ impl<S: Vocabulary> fmt::Debug for OAuth<S> {
             .field("validator", &self.validator)
             .field("mapping", &self.mapping)
             .finish_non_exhaustive()
-    }
-}
-
-/// Whether `profile` has a tool a client calls `tool`, under the store's
-/// presentation.
-fn lists<S: Vocabulary>(store: &ProfileStore<S>, profile: &Profile<S>, tool: &str) -> bool {
-    match store.presentation() {
-        None => profile.contains(tool),
-        Some(presentation) => profile
-            .tool_names()
-            .iter()
-            .any(|name| presentation.present(name) == tool),
     }
 }
 
