@@ -69,7 +69,6 @@
 //!
 //! `cargo bench -p mcp-profiles-bench --bench e2e`
 
-mod client;
 mod in_process;
 mod servers;
 
@@ -77,9 +76,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicIsize, Ordering};
 use std::time::{Duration, Instant};
 
-use client::{Client, Era, Op};
 use kandev_mcp::Kandev;
 use mcp_profiles::ProfileContext;
+use mcp_profiles_bench::load_client::{Client, Era, Op};
 use mcp_profiles_bench::results::{self, Spread, env_list, env_usize, quantile};
 use serde_json::json;
 use servers::ServerProcess;

@@ -1,4 +1,5 @@
-//! A lean streamable-HTTP JSON-RPC client for the load generator.
+//! A lean streamable-HTTP JSON-RPC client for the load generators of the
+//! `e2e` and `oauth` benches.
 //!
 //! Why not rmcp's client: it would put its own work on the generator's one
 //! core for every request (serialising a typed request, a task and channels
@@ -49,7 +50,7 @@ impl Era {
 pub enum Op {
     /// `tools/list`.
     List,
-    /// `tools/call` of [`TOOL`](super::TOOL) without arguments.
+    /// `tools/call` of the client's tool ([`Calls::tool`]).
     Call,
 }
 
@@ -63,6 +64,29 @@ impl Op {
     }
 }
 
+/// What a client's requests carry besides their method: the tool its
+/// `tools/call`s name, their arguments, and a bearer token.
+#[derive(Clone, Copy, Debug)]
+pub struct Calls<'a> {
+    /// The tool of every `tools/call`.
+    pub tool: &'a str,
+    /// Its arguments, a JSON object as text.
+    pub arguments: &'a str,
+    /// Sent as `Authorization: Bearer ...` on every request when set.
+    pub bearer: Option<&'a str>,
+}
+
+impl<'a> Calls<'a> {
+    /// Calls of `tool` without arguments or token.
+    pub fn of(tool: &'a str) -> Self {
+        Calls {
+            tool,
+            arguments: "{}",
+            bearer: None,
+        }
+    }
+}
+
 /// One virtual client: its own connection pool (so its own connection),
 /// its session in the 2025 era, and the next request id.
 pub struct Client {
@@ -71,6 +95,8 @@ pub struct Client {
     era: Era,
     session: Option<String>,
     next_id: u64,
+    /// The `Authorization` header, if any.
+    authorization: Option<HeaderValue>,
     /// Headers for tools/list and tools/call, built once.
     headers: [HeaderMap; 2],
     /// The body around the request id, per op.
@@ -85,17 +111,39 @@ fn header(name: &'static str, value: &str) -> (HeaderName, HeaderValue) {
     )
 }
 
-fn base_headers(era: Era) -> HeaderMap {
-    HeaderMap::from_iter([
+fn base_headers(era: Era, authorization: Option<&HeaderValue>) -> HeaderMap {
+    let mut headers = HeaderMap::from_iter([
         header("content-type", "application/json"),
         header("accept", "application/json, text/event-stream"),
         header("mcp-protocol-version", era.version()),
-    ])
+    ]);
+    if let Some(value) = authorization {
+        headers.insert(reqwest::header::AUTHORIZATION, value.clone());
+    }
+    headers
 }
 
 impl Client {
-    /// A client of `uri`; in the 2025 era, with an initialised session.
+    /// A client of `uri` calling `tool` without arguments or token; in the
+    /// 2025 era, with an initialised session.
     pub async fn connect(uri: &str, era: Era, tool: &str) -> Client {
+        Self::connect_with(uri, era, Calls::of(tool)).await
+    }
+
+    /// A client of `uri` making `calls`; in the 2025 era, with an
+    /// initialised session.
+    pub async fn connect_with(uri: &str, era: Era, calls: Calls<'_>) -> Client {
+        let Calls {
+            tool,
+            arguments,
+            bearer,
+        } = calls;
+        let authorization = bearer.map(|token| {
+            let mut value =
+                HeaderValue::from_str(&format!("Bearer {token}")).expect("a valid bearer token");
+            value.set_sensitive(true);
+            value
+        });
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(1)
             .build()
@@ -107,7 +155,7 @@ impl Client {
             );
             let response = http
                 .post(uri)
-                .headers(base_headers(era))
+                .headers(base_headers(era, authorization.as_ref()))
                 .body(initialize)
                 .send()
                 .await
@@ -118,7 +166,7 @@ impl Client {
                 .expect("an ASCII session id")
                 .to_owned();
             let _ = response.bytes().await;
-            let mut headers = base_headers(era);
+            let mut headers = base_headers(era, authorization.as_ref());
             headers.insert("mcp-session-id", HeaderValue::from_str(&id).unwrap());
             let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
             let response = http
@@ -132,7 +180,7 @@ impl Client {
             session = Some(id);
         }
         let headers = [Op::List, Op::Call].map(|op| {
-            let mut headers = base_headers(era);
+            let mut headers = base_headers(era, authorization.as_ref());
             match &session {
                 Some(id) => {
                     headers.insert("mcp-session-id", HeaderValue::from_str(id).unwrap());
@@ -170,7 +218,7 @@ impl Client {
             (
                 r#"{"jsonrpc":"2.0","id":"#.to_owned(),
                 format!(
-                    r#","method":"tools/call","params":{{"name":"{tool}","arguments":{{}}{call_meta}}}}}"#
+                    r#","method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}{call_meta}}}}}"#
                 ),
             ),
         ];
@@ -180,6 +228,7 @@ impl Client {
             era,
             session,
             next_id: 1,
+            authorization,
             headers,
             bodies,
             body: String::new(),
@@ -228,14 +277,15 @@ impl Client {
     /// Ends the 2025-era session (rmcp then drops its state).
     pub async fn close(self) {
         if let Some(id) = &self.session {
-            let response = self
+            let mut request = self
                 .http
                 .delete(&self.uri)
                 .header("mcp-session-id", id)
-                .header("mcp-protocol-version", LEGACY)
-                .send()
-                .await
-                .expect("DELETE of the session");
+                .header("mcp-protocol-version", LEGACY);
+            if let Some(value) = &self.authorization {
+                request = request.header(reqwest::header::AUTHORIZATION, value.clone());
+            }
+            let response = request.send().await.expect("DELETE of the session");
             let _ = response.bytes().await;
         }
     }
