@@ -14,6 +14,14 @@ use super::introspection::Introspection;
 
 /// The leeway applied to `exp` and `nbf` unless configured.
 const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
+/// How long a JWT found valid is taken as valid again without checking its
+/// signature unless configured.
+const DEFAULT_VERIFIED_CACHE: Duration = Duration::from_secs(60);
+/// The longest such reuse: a key the issuer withdraws stops being trusted
+/// within it.
+const MAX_VERIFIED_CACHE: Duration = Duration::from_secs(3600);
+/// How many verified JWTs are kept at most.
+pub(super) const VERIFIED_CACHE_ENTRIES: usize = 10_000;
 /// A larger leeway would keep an expired token alive for minutes: refused.
 const MAX_LEEWAY: Duration = Duration::from_secs(300);
 /// The least time between two JWKS fetches unless configured.
@@ -80,6 +88,7 @@ impl fmt::Display for SigningAlgorithm {
 ///   "leeway_seconds": 30,
 ///   "jwks_refetch_interval_seconds": 60,
 ///   "jwks_max_age_seconds": 3600,
+///   "verified_cache_seconds": 60,
 ///   "scopes_supported": ["tickets:read"],
 ///   "introspection": { "client_id": "mcp-server", "client_secret": "…" }
 /// }
@@ -100,6 +109,7 @@ pub struct OAuthConfig {
     leeway: Duration,
     refetch_interval: Duration,
     jwks_max_age: Duration,
+    verified_cache: Duration,
     scopes_supported: Vec<String>,
     introspection: Option<Introspection>,
 }
@@ -118,6 +128,8 @@ struct RawConfig {
     jwks_refetch_interval_seconds: u64,
     #[serde(default = "default_jwks_max_age")]
     jwks_max_age_seconds: u64,
+    #[serde(default = "default_verified_cache")]
+    verified_cache_seconds: u64,
     #[serde(default)]
     scopes_supported: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,6 +152,9 @@ fn default_refetch_interval() -> u64 {
 fn default_jwks_max_age() -> u64 {
     DEFAULT_JWKS_MAX_AGE.as_secs()
 }
+fn default_verified_cache() -> u64 {
+    DEFAULT_VERIFIED_CACHE.as_secs()
+}
 
 impl TryFrom<RawConfig> for OAuthConfig {
     type Error = ConfigError;
@@ -150,6 +165,7 @@ impl TryFrom<RawConfig> for OAuthConfig {
             .with_leeway(Duration::from_secs(raw.leeway_seconds))?
             .with_jwks_refetch_interval(Duration::from_secs(raw.jwks_refetch_interval_seconds))?
             .with_jwks_max_age(Duration::from_secs(raw.jwks_max_age_seconds))?
+            .with_verified_cache(Duration::from_secs(raw.verified_cache_seconds))?
             .with_scopes_supported(raw.scopes_supported);
         config.introspection = raw.introspection;
         Ok(config)
@@ -165,6 +181,7 @@ impl From<OAuthConfig> for RawConfig {
             leeway_seconds: config.leeway.as_secs(),
             jwks_refetch_interval_seconds: config.refetch_interval.as_secs(),
             jwks_max_age_seconds: config.jwks_max_age.as_secs(),
+            verified_cache_seconds: config.verified_cache.as_secs(),
             scopes_supported: config.scopes_supported,
             introspection: config.introspection,
         }
@@ -201,6 +218,7 @@ impl OAuthConfig {
             leeway: DEFAULT_LEEWAY,
             refetch_interval: DEFAULT_REFETCH_INTERVAL,
             jwks_max_age: DEFAULT_JWKS_MAX_AGE,
+            verified_cache: DEFAULT_VERIFIED_CACHE,
             scopes_supported: Vec::new(),
             introspection: None,
         })
@@ -259,6 +277,23 @@ impl OAuthConfig {
         Ok(self)
     }
 
+    /// How long a JWT whose signature and claims were checked is accepted
+    /// again without checking its signature (never beyond its `exp`, and
+    /// only while the key that signed it is in the JWKS in use); zero turns
+    /// this off, at most an hour. The signature check is most of a
+    /// validation's cost (tens of microseconds, more for ES256); a repeated
+    /// token then costs its SHA-256 and a lookup.
+    pub fn with_verified_cache(mut self, ttl: Duration) -> Result<Self, ConfigError> {
+        if ttl > MAX_VERIFIED_CACHE {
+            return Err(ConfigError::new(
+                "verified_cache_seconds",
+                "must be at most 3600",
+            ));
+        }
+        self.verified_cache = ttl;
+        Ok(self)
+    }
+
     /// The scopes the resource metadata advertises (`scopes_supported`).
     pub fn with_scopes_supported(mut self, scopes: impl IntoIterator<Item = String>) -> Self {
         self.scopes_supported = scopes.into_iter().collect();
@@ -290,6 +325,12 @@ impl OAuthConfig {
     /// The clock leeway on `exp` and `nbf`.
     pub fn leeway(&self) -> Duration {
         self.leeway
+    }
+
+    /// How long a verified JWT is accepted again without its signature
+    /// being checked (zero: never).
+    pub fn verified_cache(&self) -> Duration {
+        self.verified_cache
     }
 
     /// The least time between two JWKS fetches.

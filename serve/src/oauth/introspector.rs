@@ -12,9 +12,9 @@ use reqwest::{Client, Url};
 use serde_json::{Map, Value};
 use tokio::sync::OnceCell;
 
-use super::answer_cache::{self, AnswerCache};
 use super::discovery;
 use super::introspection::Introspection;
+use super::token_cache::{self, TokenCache};
 use super::{OAuthConfig, TokenError};
 
 /// An opaque token is a handle: a longer one is refused without asking, so
@@ -35,7 +35,7 @@ pub(super) struct Introspector {
     /// Set from the configuration, or by the first discovery that succeeds.
     endpoint: OnceCell<Url>,
     last_failure: Mutex<Option<(Instant, String)>>,
-    cache: AnswerCache,
+    cache: TokenCache<Map<String, Value>>,
 }
 
 impl Introspector {
@@ -57,7 +57,7 @@ impl Introspector {
             credentials: basic_credentials(introspection),
             endpoint,
             last_failure: Mutex::new(None),
-            cache: AnswerCache::new(introspection.cache_ttl(), introspection.cache_max_entries()),
+            cache: TokenCache::new(introspection.cache_ttl(), introspection.cache_max_entries()),
         })
     }
 
@@ -75,7 +75,7 @@ impl Introspector {
                 "not a bearer token's characters (RFC 6750 b64token)".to_owned(),
             ));
         }
-        let digest = answer_cache::digest(token);
+        let digest = token_cache::digest(token);
         if let Some(claims) = self.cache.get(&digest) {
             return Ok(claims);
         }

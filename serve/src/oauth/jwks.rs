@@ -116,6 +116,12 @@ impl KeyCache {
             .clone()
     }
 
+    /// Whether the JWKS in use, fetched within the max age, has `kid`:
+    /// what a token verified earlier with that key still needs.
+    pub(super) fn has_fresh_key(&self, kid: &str) -> bool {
+        self.fresh_key(kid).is_some()
+    }
+
     fn fresh_key(&self, kid: &str) -> Option<Arc<VerificationKey>> {
         let set = self.snapshot()?;
         if set.fetched_at.elapsed() >= self.max_age {

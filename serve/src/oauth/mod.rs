@@ -30,7 +30,6 @@
 //!   [`Serve::oauth`](crate::http::Serve::oauth) put in front of a
 //!   [`ProfileStore`](crate::ProfileStore)'s agents.
 
-mod answer_cache;
 mod config;
 mod config_check;
 mod discovery;
@@ -43,6 +42,7 @@ mod mapping;
 mod metadata;
 mod resource;
 mod step_up;
+mod token_cache;
 mod validator;
 
 pub use config::{OAuthConfig, SigningAlgorithm};

@@ -11,8 +11,10 @@ use jsonwebtoken::{Validation, decode, decode_header};
 use reqwest::Client;
 use serde_json::{Map, Value};
 
+use super::config::VERIFIED_CACHE_ENTRIES;
 use super::introspector::Introspector;
 use super::jwks::KeyCache;
+use super::token_cache::{self, TokenCache};
 use super::{OAuthConfig, SigningAlgorithm, TokenError};
 
 /// How long one discovery, JWKS or introspection request may take unless
@@ -48,6 +50,8 @@ pub struct TokenValidator {
     config: OAuthConfig,
     keys: KeyCache,
     introspector: Option<Introspector>,
+    /// JWTs found valid, with the `kid` of the key that signed them.
+    verified: TokenCache<(String, AccessToken)>,
 }
 
 impl std::fmt::Debug for TokenValidator {
@@ -82,10 +86,12 @@ impl TokenValidator {
     pub fn with_client(config: OAuthConfig, client: Client) -> Self {
         let introspector = Introspector::new(&config, client.clone());
         let keys = KeyCache::new(&config, client);
+        let verified = TokenCache::new(config.verified_cache(), VERIFIED_CACHE_ENTRIES);
         TokenValidator {
             config,
             keys,
             introspector,
+            verified,
         }
     }
 
@@ -98,15 +104,41 @@ impl TokenValidator {
     /// claims, or the first check it failed: as a JWT when it has three
     /// dot-separated parts, else through introspection when configured.
     pub async fn validate(&self, token: &str) -> Result<AccessToken, TokenError> {
-        let claims = match &self.introspector {
-            Some(introspector) if !is_compact_jws(token) => introspector.claims(token).await?,
-            _ => self.verified_claims(token).await?,
-        };
-        AccessToken::from_claims(claims)
+        match &self.introspector {
+            Some(introspector) if !is_compact_jws(token) => {
+                AccessToken::from_claims(introspector.claims(token).await?)
+            }
+            _ => self.verified_jwt(token).await,
+        }
     }
 
-    /// The claims of a JWT whose signature and claims pass the checks.
-    async fn verified_claims(&self, token: &str) -> Result<Map<String, Value>, TokenError> {
+    /// A JWT found valid within the verified-cache time (while the key
+    /// that signed it is still in the JWKS in use), else checked now and
+    /// kept until then or its `exp`.
+    async fn verified_jwt(&self, token: &str) -> Result<AccessToken, TokenError> {
+        let caching = !self.config.verified_cache().is_zero();
+        let digest = caching.then(|| token_cache::digest(token));
+        if let Some(digest) = &digest
+            && let Some((kid, token)) = self.verified.get(digest)
+            && self.keys.has_fresh_key(&kid)
+        {
+            return Ok(token);
+        }
+        let (kid, claims) = self.verified_claims(token).await?;
+        let exp = claims.get("exp").and_then(Value::as_f64);
+        let access = AccessToken::from_claims(claims)?;
+        if let (Some(digest), Some(exp)) = (digest, exp) {
+            self.verified.insert(digest, (kid, access.clone()), exp);
+        }
+        Ok(access)
+    }
+
+    /// The `kid` and claims of a JWT whose signature and claims pass the
+    /// checks.
+    async fn verified_claims(
+        &self,
+        token: &str,
+    ) -> Result<(String, Map<String, Value>), TokenError> {
         let algorithm = self.allowed_algorithm(token)?;
         let header =
             decode_header(token).map_err(|error| TokenError::Malformed(error.to_string()))?;
@@ -130,7 +162,7 @@ impl TokenValidator {
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         let data = decode::<Map<String, Value>>(token, &key.key, &validation)
             .map_err(|error| refusal(error.into_kind(), &kid, algorithm))?;
-        Ok(data.claims)
+        Ok((kid, data.claims))
     }
 
     /// The header's `alg`, if it is one of the configured algorithms. Read

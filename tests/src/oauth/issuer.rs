@@ -89,6 +89,14 @@ impl Issuer {
         self.keys.lock().unwrap().push(key.jwk.clone());
     }
 
+    /// Takes the key `kid` out of the JWKS (the issuer withdraws it).
+    pub fn withdraw(&self, kid: &str) {
+        self.keys
+            .lock()
+            .unwrap()
+            .retain(|jwk| jwk.common.key_id.as_deref() != Some(kid));
+    }
+
     /// Makes the JWKS endpoint answer 500 from now on.
     pub fn break_jwks(&self) {
         *self.jwks_down.lock().unwrap() = true;

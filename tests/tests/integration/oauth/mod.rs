@@ -13,6 +13,7 @@ mod rotation;
 mod sdk;
 mod serving;
 mod tokens;
+mod verified;
 
 // The issuer and keys are shared with the benchmarks and Kandev's tests.
 use mcp_profiles_tests::oauth::{issuer, keys};

@@ -1,12 +1,12 @@
-//! Active introspection answers, reused for a while: keyed by the SHA-256
-//! of the token, so the token itself is never kept, and never kept beyond
-//! the token's `exp`.
+//! What a token was found to be, reused for a while: an introspection
+//! endpoint's active answer, or a JWT whose signature and claims were
+//! checked. Keyed by the SHA-256 of the token, so the token itself is never
+//! kept, and never kept beyond the token's `exp`.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 /// A token's SHA-256: what the cache knows of it.
@@ -16,42 +16,42 @@ pub(super) fn digest(token: &str) -> TokenDigest {
     Sha256::digest(token.as_bytes()).into()
 }
 
-struct Entry {
-    claims: Map<String, Value>,
+struct Entry<V> {
+    value: V,
     until: Instant,
 }
 
-pub(super) struct AnswerCache {
+pub(super) struct TokenCache<V> {
     ttl: Duration,
     max_entries: usize,
-    entries: Mutex<HashMap<TokenDigest, Entry>>,
+    entries: Mutex<HashMap<TokenDigest, Entry<V>>>,
 }
 
-impl AnswerCache {
+impl<V: Clone> TokenCache<V> {
     pub(super) fn new(ttl: Duration, max_entries: usize) -> Self {
-        AnswerCache {
+        TokenCache {
             ttl,
             max_entries,
             entries: Mutex::new(HashMap::new()),
         }
     }
 
-    /// The claims of the token with this digest, if an answer for it is
-    /// kept and has not expired (an expired one is dropped).
-    pub(super) fn get(&self, digest: &TokenDigest) -> Option<Map<String, Value>> {
+    /// What is kept for the token with this digest, if it has not expired
+    /// (an expired entry is dropped).
+    pub(super) fn get(&self, digest: &TokenDigest) -> Option<V> {
         let mut entries = self.lock();
         let entry = entries.get(digest)?;
         if entry.until > Instant::now() {
-            return Some(entry.claims.clone());
+            return Some(entry.value.clone());
         }
         entries.remove(digest);
         None
     }
 
-    /// Keeps `claims` for the token with this digest for the TTL, or until
+    /// Keeps `value` for the token with this digest for the TTL, or until
     /// `exp` (seconds since the epoch) when that comes first. When full,
-    /// expired answers are dropped, then the one nearest its expiry.
-    pub(super) fn insert(&self, digest: TokenDigest, claims: Map<String, Value>, exp: f64) {
+    /// expired entries are dropped, then the one nearest its expiry.
+    pub(super) fn insert(&self, digest: TokenDigest, value: V, exp: f64) {
         let Some(lifetime) = self.lifetime(exp) else {
             return;
         };
@@ -70,7 +70,7 @@ impl AnswerCache {
             }
         }
         let until = now + lifetime;
-        entries.insert(digest, Entry { claims, until });
+        entries.insert(digest, Entry { value, until });
     }
 
     /// The TTL, shortened to the time left until `exp`; `None` when that is
@@ -92,7 +92,7 @@ impl AnswerCache {
         (!lifetime.is_zero()).then_some(lifetime)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<TokenDigest, Entry>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<TokenDigest, Entry<V>>> {
         self.entries
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
