@@ -41,6 +41,8 @@ use crate::identity::{Grant, Principal};
 /// principal's stored profile, no narrowing).
 pub struct OAuth<S: Vocabulary> {
     validator: TokenValidator,
+    /// Where the resource metadata is, as every challenge names it.
+    metadata_url: String,
     mapping: ClaimMapping<S>,
     /// The identity each principal's sessions are bound to, while any is.
     identities: Identities,
@@ -96,6 +98,7 @@ impl<S: Vocabulary> OAuth<S> {
     /// scopes besides the configuration's own.
     pub fn new(validator: TokenValidator, mapping: ClaimMapping<S>) -> Self {
         OAuth {
+            metadata_url: validator.config().resource_metadata_url(),
             validator,
             mapping,
             identities: Identities::default(),
@@ -118,6 +121,11 @@ impl<S: Vocabulary> OAuth<S> {
     /// The validator's configuration.
     pub fn config(&self) -> &OAuthConfig {
         self.validator.config()
+    }
+
+    /// The URL of the resource metadata, as challenges name it.
+    pub(crate) fn metadata_url(&self) -> &str {
+        &self.metadata_url
     }
 
     /// The claim mapping.
@@ -143,13 +151,13 @@ impl<S: Vocabulary> OAuth<S> {
         store: &ProfileStore<S>,
         bearer: Option<&str>,
     ) -> Result<Admission<S>, Response> {
-        let metadata_url = self.config().resource_metadata_url();
-        let bearer = bearer.ok_or_else(|| self.unauthenticated(&metadata_url))?;
+        let metadata_url = &self.metadata_url;
+        let bearer = bearer.ok_or_else(|| self.unauthenticated(metadata_url))?;
         let token = self
             .validator
             .validate(bearer)
             .await
-            .map_err(|error| refused(&error, &metadata_url))?;
+            .map_err(|error| refused(&error, metadata_url))?;
         let profile = self
             .mapping
             .profile(&token)

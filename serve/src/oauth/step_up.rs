@@ -67,7 +67,7 @@ impl<S: Vocabulary> OAuth<S> {
         scopes.dedup();
         let challenge = format!(
             "{}, error=\"insufficient_scope\", scope=\"{}\", error_description=\"the tool needs scope {}\"",
-            bearer_challenge(&self.config().resource_metadata_url(), None),
+            bearer_challenge(self.metadata_url(), None),
             scopes.join(" "),
             scope
         );
