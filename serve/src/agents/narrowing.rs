@@ -17,6 +17,7 @@ pub(crate) struct Narrowing<S: Vocabulary> {
 }
 
 impl<S: Vocabulary> Narrowing<S> {
+    #[cfg(feature = "oauth")]
     pub(crate) fn new(
         withheld: BTreeSet<S::Capability>,
         providers: Option<BTreeSet<S::Provider>>,
@@ -28,11 +29,13 @@ impl<S: Vocabulary> Narrowing<S> {
     }
 
     /// The view that is the profile itself.
+    #[cfg(feature = "oauth")]
     pub(crate) fn none() -> Self {
         Self::new(BTreeSet::new(), None)
     }
 
     /// Whether the view is the profile itself.
+    #[cfg(feature = "oauth")]
     pub(crate) fn is_none(&self) -> bool {
         self.withheld.is_empty() && self.providers.is_none()
     }

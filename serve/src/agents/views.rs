@@ -3,9 +3,14 @@
 //! so that a session served through a view hears one `list_changed` when
 //! the backend's change reaches what the view shows.
 
-use mcp_profiles::{ProfileController, ProfileHandle, Vocabulary};
+use mcp_profiles::{ProfileController, Vocabulary};
+// Views are made for the OAuth layer's narrowed tokens only.
+#[cfg(feature = "oauth")]
+use mcp_profiles::ProfileHandle;
 
-use super::{Narrowing, ProfileStore};
+#[cfg(feature = "oauth")]
+use super::Narrowing;
+use super::ProfileStore;
 use crate::identity::Principal;
 
 impl<S: Vocabulary> ProfileStore<S> {
@@ -13,6 +18,7 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// agent's own when the narrowing takes nothing away, else a view made
     /// on first use and kept while the agent is. `None` if the principal
     /// has no agent.
+    #[cfg(feature = "oauth")]
     pub(crate) fn view(
         &self,
         principal: &Principal,
@@ -72,6 +78,7 @@ impl<S: Vocabulary> ProfileStore<S> {
 
 /// Installs `agent`'s catalog on a new view of it.
 #[cfg_attr(not(feature = "runtime-tools"), expect(unused_variables))]
+#[cfg(feature = "oauth")]
 fn follow_catalog<S: Vocabulary>(agent: &ProfileController<S>, view: &ProfileController<S>) {
     #[cfg(feature = "runtime-tools")]
     if let Some(catalog) = agent.catalog() {
