@@ -31,6 +31,7 @@
 #![warn(missing_debug_implementations)]
 
 mod agents;
+pub mod audit;
 pub mod http;
 mod identity;
 #[cfg(feature = "oauth")]
@@ -38,6 +39,7 @@ mod identity;
 pub mod oauth;
 pub mod store;
 
+pub use audit::Attribution;
 pub use agents::{AgentUpdate, Apply, Backing, KillSwitchOutcome, ProfileStore, Unreachable};
 pub use identity::{Principal, UnknownPrincipal};
 pub use store::{AgentChange, AgentStore, StoreError, StoredAgent, StoredKillSwitch};
