@@ -27,6 +27,7 @@ mod runtime_tools;
 mod serving;
 mod shared_tools;
 mod store_catalogs;
+mod store_audit;
 mod store_conformance;
 mod store_kill;
 mod store_presentation;
