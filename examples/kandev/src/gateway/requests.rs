@@ -16,11 +16,12 @@ use crate::server::Kandev;
 pub const MAX_PRINCIPAL_BYTES: usize = 128;
 
 /// What every route of the gateway's control API holds: the store it
-/// changes and the control token.
+/// changes, the control token and the name its changes are recorded under.
 #[derive(Clone)]
 pub(super) struct Control {
     pub(super) store: Arc<dyn AgentStore<Kandev>>,
     pub(super) token: Arc<str>,
+    pub(super) actor: Arc<str>,
 }
 
 pub(super) fn refusal(status: StatusCode, message: impl Into<String>) -> Refusal {
