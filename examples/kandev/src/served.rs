@@ -265,7 +265,8 @@ impl ServedTask {
     /// live profile its saved row resolves to; records the change in the
     /// audit trail and commits both in one transaction; and only then,
     /// still holding the board (so concurrent changes apply in the order
-    /// they were saved), replaces the live profile. A task whose stored
+    /// they were saved), replaces the live profile. A flip to the value
+    /// held records nothing. A task whose stored
     /// tool policy no longer validates, or a record that cannot be saved,
     /// refuses the change: nothing is saved, nothing replaced.
     fn change(
@@ -286,7 +287,13 @@ impl ServedTask {
                 Ok::<_, BadField>((current, next.with_policy(current.policy())))
             })
             .transpose()?;
-        board.audit(change.entry(&before, &task, live.as_ref()))?;
+        // A flip to the value held, which moves no live profile either,
+        // changes nothing and records nothing.
+        let moved = TaskState::from(&before) != TaskState::from(&task)
+            || live.is_some_and(|(current, next)| current != next);
+        if moved {
+            board.audit(change.entry(&before, &task, live.as_ref()))?;
+        }
         board.tasks.insert(task.id.clone(), task.clone());
         board.commit()?;
         let replacement = live.map(|(_, next)| {

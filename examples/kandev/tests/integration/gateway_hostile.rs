@@ -154,6 +154,11 @@ fn agent_keys(principal: &str, tokens: &[&str]) -> BTreeSet<String> {
     keys
 }
 
+/// The audit trail's keys, which a store holds once it recorded a change.
+fn audit_keys() -> BTreeSet<String> {
+    [format!("{PREFIX}:audit"), format!("{PREFIX}:audit:seq")].into()
+}
+
 /// A token's SHA-256 in lower-case hex: what the Redis store keys it by.
 fn sha256(token: &str) -> String {
     Sha256::digest(token.as_bytes())
@@ -326,6 +331,7 @@ async fn principal_names(mut deployment: Deployment) {
     if let Some(keys) = &keys {
         let mut expected = agent_keys("alice", &["alice-token"]);
         expected.extend(agent_keys("bob", &["bob-token"]));
+        expected.extend(audit_keys());
         assert_eq!(keys, &expected);
     }
     let change = json!({ "profile": profile(OFFICE) });
@@ -500,6 +506,7 @@ async fn the_redis_store_takes_a_principal_as_a_name_never_a_pattern() {
     }
     let mut before = agent_keys("alice", &["alice-token"]);
     before.extend(agent_keys("bob", &["bob-token"]));
+    before.extend(audit_keys());
     let keys = || -> BTreeSet<String> { redis.query(&["KEYS", "*"]).into_iter().collect() };
     assert_eq!(keys(), before);
 
