@@ -39,8 +39,8 @@ mod identity;
 pub mod oauth;
 pub mod store;
 
-pub use audit::Attribution;
 pub use agents::{AgentUpdate, Apply, Backing, KillSwitchOutcome, ProfileStore, Unreachable};
+pub use audit::Attribution;
 pub use identity::{Principal, UnknownPrincipal};
 pub use store::{AgentChange, AgentStore, StoreError, StoredAgent, StoredKillSwitch};
 #[cfg(feature = "runtime-tools")]

@@ -64,7 +64,7 @@ pub mod states;
 
 pub use memory::MemoryAuditLog;
 pub use query::{AuditOrder, AuditQuery};
-pub use record::{AuditEntry, AuditError, AuditKind, AuditRecord, Attribution};
+pub use record::{Attribution, AuditEntry, AuditError, AuditKind, AuditRecord};
 pub use states::fingerprint;
 
 /// How many records a log keeps unless told otherwise.

@@ -390,7 +390,14 @@ mod tests {
             AuditKind::parse("task-title-owner").unwrap(),
             AuditKind::Application("task-title-owner".into())
         );
-        for bad in ["", "Task", "1task", "task_owner", "task owner", &"x".repeat(65)] {
+        for bad in [
+            "",
+            "Task",
+            "1task",
+            "task_owner",
+            "task owner",
+            &"x".repeat(65),
+        ] {
             let error = AuditKind::application(bad).unwrap_err();
             assert!(error.to_string().starts_with("audit kind `"), "{error}");
         }

@@ -52,7 +52,10 @@ pub fn deleted<S: Vocabulary>(context: &ProfileContext<S>, version: u64, tokens:
 
 /// A catalog's state: `{"catalog": SUMMARY or null, "version": N}`.
 pub fn catalog(summary: Option<&CatalogSummary>, version: Option<u64>) -> Value {
-    versioned(json!({ "catalog": summary.map(CatalogSummary::to_json) }), version)
+    versioned(
+        json!({ "catalog": summary.map(CatalogSummary::to_json) }),
+        version,
+    )
 }
 
 /// A token's state: its fingerprint and the principal it names.
@@ -141,8 +144,14 @@ pub fn denied_tools<S: Vocabulary, N: AsRef<str>>(names: &[N]) -> Vec<String> {
 pub fn changed(before: &[String], after: &[String]) -> (Vec<String>, Vec<String>) {
     let before: BTreeSet<&String> = before.iter().collect();
     let after: BTreeSet<&String> = after.iter().collect();
-    let added = after.difference(&before).map(|&name| name.clone()).collect();
-    let removed = before.difference(&after).map(|&name| name.clone()).collect();
+    let added = after
+        .difference(&before)
+        .map(|&name| name.clone())
+        .collect();
+    let removed = before
+        .difference(&after)
+        .map(|&name| name.clone())
+        .collect();
     (added, removed)
 }
 
@@ -170,10 +179,7 @@ mod tests {
 
     #[test]
     fn states_without_versions_leave_them_out() {
-        assert_eq!(
-            kill_switch(&["review"], None),
-            json!({"deny": ["review"]})
-        );
+        assert_eq!(kill_switch(&["review"], None), json!({"deny": ["review"]}));
         assert_eq!(
             kill_switch::<&str>(&[], Some(0)),
             json!({"deny": [], "version": 0})

@@ -9,14 +9,16 @@ use std::sync::Arc;
 use mcp_profiles::{ProfileContext, Vocabulary};
 
 #[cfg(feature = "runtime-tools")]
-use super::catalogs::{self, CatalogChange, StoredCatalog, decode_catalog};
+use super::catalogs::{self, CatalogChange, StoredCatalog};
 use super::kill::{self, StoredKillSwitch};
 use super::{AgentChange, AgentStore, StoreError, StoreFuture, StoredAgent, stored};
 #[cfg(feature = "runtime-tools")]
-use crate::agents::CatalogRefusal;
+use super::decode_catalog;
 use crate::ProfileStore;
 #[cfg(feature = "runtime-tools")]
 use crate::UnknownPrincipal;
+#[cfg(feature = "runtime-tools")]
+use crate::agents::CatalogRefusal;
 use crate::audit::states;
 #[cfg(feature = "runtime-tools")]
 use crate::audit::states::CatalogSummary;
@@ -112,7 +114,10 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
         Box::pin(async move {
             self.audit_log().record(|| {
                 let named = self.principal(token);
-                if named.as_ref().is_some_and(|named| named.name() == principal) {
+                if named
+                    .as_ref()
+                    .is_some_and(|named| named.name() == principal)
+                {
                     return Ok(((), None));
                 }
                 self.grant(token, principal)?;
@@ -165,7 +170,9 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
                         CatalogRefusal::Presented(refused) => catalogs::not_presentable(&refused),
                     })?;
                 let (added, removed) = states::changed(
-                    previous.as_ref().map_or(&[][..], |previous| &previous.tools),
+                    previous
+                        .as_ref()
+                        .map_or(&[][..], |previous| &previous.tools),
                     &summary.tools,
                 );
                 let entry = AuditEntry::new(by, AuditKind::CatalogPut, Some(principal))

@@ -276,7 +276,6 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
     fn profiles(&self) -> &Arc<ProfileStore<S>>;
 }
 
-
 fn stored<S: Vocabulary>(
     principal: &str,
     context: ProfileContext<S>,

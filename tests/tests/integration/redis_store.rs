@@ -10,8 +10,8 @@ use std::time::Duration;
 use mcp_profiles::{CatalogDecoder, ProfileContext};
 use mcp_profiles_serve::http::HttpServer;
 use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, RedisStore};
-use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::TaskServer;
+use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{CallOutcome, Session, http_transport, serve_agents};
 use mcp_profiles_tests::contexts::{asking, child, names_of};
 use mcp_profiles_tests::modern::{
@@ -193,7 +193,11 @@ async fn a_replacement_through_any_instance_reaches_every_session_of_the_princip
     }
     // The same tool set again: a new version, no notification anywhere.
     let same = child().with_provider(mcp_profiles_tests::Provider::GitLab);
-    let change = instances[1].store.put_agent("alice", same, by()).await.unwrap();
+    let change = instances[1]
+        .store
+        .put_agent("alice", same, by())
+        .await
+        .unwrap();
     assert!(!change.changed);
     assert_eq!(change.agent.version, 3);
     for sessions in &mut alice {
@@ -237,7 +241,10 @@ async fn unknown_and_revoked_tokens_are_refused_on_every_instance() {
         Instance::start(&redis, grace).await,
     );
     alice_and_bob(&a.store).await;
-    a.store.grant_token("alice-phone", "alice", by()).await.unwrap();
+    a.store
+        .grant_token("alice-phone", "alice", by())
+        .await
+        .unwrap();
     let unknown = a.store.grant_token("carol-token", "carol", by()).await;
     assert!(
         matches!(

@@ -136,12 +136,22 @@ async fn a_record_redis_cannot_append_refuses_the_change() {
         "not even the version"
     );
     assert_eq!(
-        b.store.profiles().lookup("alice-token").await.unwrap().map(|p| p.name().to_owned()),
+        b.store
+            .profiles()
+            .lookup("alice-token")
+            .await
+            .unwrap()
+            .map(|p| p.name().to_owned()),
         Some("alice".to_owned()),
         "the token still names alice"
     );
     assert!(
-        b.store.profiles().lookup("other-token").await.unwrap().is_none(),
+        b.store
+            .profiles()
+            .lookup("other-token")
+            .await
+            .unwrap()
+            .is_none(),
         "the refused grant granted nothing"
     );
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -188,7 +198,10 @@ async fn the_redis_stream_is_capped() {
         (8..=12).contains(&length),
         "about the capacity kept: {length}"
     );
-    let kept = store.audit(&AuditQuery::new().newest_first()).await.unwrap();
+    let kept = store
+        .audit(&AuditQuery::new().newest_first())
+        .await
+        .unwrap();
     assert_eq!(kept.len() as u64, length);
     assert_eq!(kept[0].seq, 40, "the newest are kept");
 }

@@ -86,7 +86,10 @@ async fn redis_instances_share_catalogs_and_reload_one_they_missed() {
         .put_catalog_if("alice", wire(1, &["echo"]), None, by())
         .await
         .unwrap();
-    a.store.grant_token("alice-token", "alice", by()).await.unwrap();
+    a.store
+        .grant_token("alice-token", "alice", by())
+        .await
+        .unwrap();
     a.store.put_agent("bob", asking(), by()).await.unwrap();
     a.store.grant_token("bob-token", "bob", by()).await.unwrap();
 

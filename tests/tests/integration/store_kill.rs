@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use mcp_profiles::DenyList;
 use mcp_profiles_serve::{AgentStore, Apply, KillSwitchOutcome, ProfileStore, StoredKillSwitch};
-use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::TaskServer;
+use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{CallOutcome, Session, disabled, http_transport, serve_agents};
 use mcp_profiles_tests::contexts::{asking, child, names_of};
 use mcp_profiles_tests::modern::{LIMIT, QUIET};
@@ -108,7 +108,10 @@ async fn a_redis_instance_loads_the_kill_switch_catches_up_and_skips_unknown_nam
     let grace = Duration::from_secs(30);
     let a = Instance::start(&redis, grace).await;
     a.store.put_agent("alice", asking(), by()).await.unwrap();
-    a.store.grant_token("alice-token", "alice", by()).await.unwrap();
+    a.store
+        .grant_token("alice-token", "alice", by())
+        .await
+        .unwrap();
     let put = a
         .store
         .put_kill_switch_if(&[KILLED.to_owned()], Some(0), by())
@@ -144,7 +147,10 @@ async fn a_redis_instance_loads_the_kill_switch_catches_up_and_skips_unknown_nam
     // Off while b is off the feed: b's reload catches up, one notification.
     let dropped = redis.command(&["CLIENT", "KILL", "TYPE", "pubsub"]);
     assert!(dropped.starts_with(':'), "{dropped}");
-    a.store.put_kill_switch_if(&[], Some(1), by()).await.unwrap();
+    a.store
+        .put_kill_switch_if(&[], Some(1), by())
+        .await
+        .unwrap();
     heard(&on_b, 1).await;
     assert_eq!(on_b.tool_names().await, names_of(&asking()));
     assert_eq!(b.store.profiles().kill_switch_version(), 2);

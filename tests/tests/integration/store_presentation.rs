@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use mcp_profiles::{Presentation, PresentationError};
 use mcp_profiles_serve::{AgentStore, ProfileStore, StoreError};
-use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::TaskServer;
+use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{CallOutcome, Session, http_transport, serve_agents};
 use mcp_profiles_tests::contexts::{asking, names_of};
 use mcp_profiles_tests::modern::{LIMIT, QUIET};
@@ -55,7 +55,10 @@ fn refused_for_shadowing<T: std::fmt::Debug>(refusal: &Result<T, StoreError>) ->
 async fn a_store_presents_every_agents_names_and_refuses_a_colliding_catalog() {
     let store = Arc::new(presenting());
     store.put_agent("alice", asking(), by()).await.unwrap();
-    store.grant_token("alice-token", "alice", by()).await.unwrap();
+    store
+        .grant_token("alice-token", "alice", by())
+        .await
+        .unwrap();
     let (http, uri) = serve_agents(&store, TaskServer::default()).await;
     let session = Session::connect(http_transport(&uri, Some("alice-token"))).await;
     let listed = listing(&[]);
@@ -151,7 +154,10 @@ async fn redis_refuses_a_colliding_catalog_before_storing_it() {
     let a = Instance::start_over(&redis, grace, presenting()).await;
     let b = Instance::start_over(&redis, grace, presenting()).await;
     a.store.put_agent("alice", asking(), by()).await.unwrap();
-    a.store.grant_token("alice-token", "alice", by()).await.unwrap();
+    a.store
+        .grant_token("alice-token", "alice", by())
+        .await
+        .unwrap();
     let on_b = b.legacy("alice-token").await;
     assert_eq!(on_b.tool_names().await, listing(&[]));
     assert_eq!(on_b.call("ask_user", None).await, CallOutcome::Ran(vec![]));

@@ -80,6 +80,10 @@ mod tests {
         assert_eq!(token_name("ops-bot", "s3cret").unwrap(), "ops-bot");
         let same = token_name("s3cret", "s3cret").unwrap_err();
         assert!(!same.contains("s3cret"), "{same}");
-        assert!(token_name("", "s3cret").unwrap_err().contains("--control-token-name"));
+        assert!(
+            token_name("", "s3cret")
+                .unwrap_err()
+                .contains("--control-token-name")
+        );
     }
 }

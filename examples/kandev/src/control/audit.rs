@@ -133,7 +133,10 @@ mod tests {
         assert_eq!(query.principal(), Some("alice"));
         assert_eq!((query.since_seq(), query.before_seq()), (Some(4), Some(90)));
         assert_eq!(query.limit(), 7);
-        assert_eq!(query.order(), mcp_profiles_serve::audit::AuditOrder::NewestFirst);
+        assert_eq!(
+            query.order(),
+            mcp_profiles_serve::audit::AuditOrder::NewestFirst
+        );
         assert_eq!(decoded("").unwrap(), AuditQuery::new());
     }
 
@@ -145,10 +148,16 @@ mod tests {
             ("since=", "`since` is empty"),
             ("since=+1", "`since` must be a whole number from 0 to"),
             ("before=-1", "not `-1`"),
-            ("limit=1.0", "`limit` must be a whole number from 1 to 1000, not `1.0`"),
+            (
+                "limit=1.0",
+                "`limit` must be a whole number from 1 to 1000, not `1.0`",
+            ),
             ("limit=1001", "not `1001`"),
             ("limit=0", "`limit` must be 1 to 1000, not 0"),
-            ("order=newest", "`order` must be `asc` or `desc`, not `newest`"),
+            (
+                "order=newest",
+                "`order` must be `asc` or `desc`, not `newest`",
+            ),
             ("since=99999999999999999999", "not `99999999999999999999`"),
         ] {
             let message = decoded(raw).unwrap_err();

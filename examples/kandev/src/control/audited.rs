@@ -14,7 +14,9 @@
 //! `--task`; none for the kill switch).
 
 use axum::http::StatusCode;
-use mcp_profiles::{Catalog, DenyList, Installation, KillSwitchChange, ProfileContext, Replacement};
+use mcp_profiles::{
+    Catalog, DenyList, Installation, KillSwitchChange, ProfileContext, Replacement,
+};
 use mcp_profiles_serve::audit::states::{self, CatalogSummary};
 use mcp_profiles_serve::audit::{Attribution, AuditEntry, AuditKind};
 

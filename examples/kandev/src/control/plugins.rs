@@ -9,13 +9,13 @@
 //! the installed snapshot, or `{"generation": null, "revision": null,
 //! "tools": []}` before the first.
 
+use axum::Extension;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Extension;
 use mcp_profiles_serve::audit::Attribution;
 use serde_json::json;
 
@@ -57,7 +57,8 @@ pub(super) async fn put_plugin_tools(
     // Verifying compiles every schema: CPU work kept off the async workers,
     // and done before the board is held to record the change.
     let install = tokio::task::spawn_blocking(move || {
-        let bad = |err: crate::plugins::SnapshotError| Refusal(StatusCode::BAD_REQUEST, err.to_string());
+        let bad =
+            |err: crate::plugins::SnapshotError| Refusal(StatusCode::BAD_REQUEST, err.to_string());
         snapshot.check().map_err(bad)?;
         let catalog = control.plugins.catalog(&snapshot).map_err(bad)?;
         let installation = audited::install_plugins(&control, &by, snapshot, &catalog)?;

@@ -23,13 +23,13 @@
 //! keeps the policy; only `PUT /api/v1/mcp/profile`, which replaces the
 //! whole context, sets it anew (from its `"policy"` field).
 
+use axum::Extension;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use axum::Extension;
 use mcp_profiles::{DenyList, Policy};
 use mcp_profiles_serve::audit::Attribution;
 use serde::Deserialize;

@@ -21,13 +21,13 @@
 //! is 404, a bad body or session 400, a database failure 500; none of them
 //! changes anything. Without `--db`/`--task` the routes answer 404.
 
+use axum::Extension;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Extension;
 use mcp_profiles_serve::audit::Attribution;
 use serde::Deserialize;
 use serde_json::{Value, json};

@@ -41,7 +41,18 @@ pub(super) fn append(
 }
 
 /// One row as it was read: its columns, before they are checked.
-type Row = (i64, i64, String, Option<String>, String, String, String, String, String, String);
+type Row = (
+    i64,
+    i64,
+    String,
+    Option<String>,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+);
 
 /// The page `query` asks for; a row that does not read back as a record is
 /// the error, naming it.

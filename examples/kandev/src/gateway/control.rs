@@ -119,9 +119,7 @@ async fn authorise(State(control): State<Control>, request: Request, next: Next)
 }
 
 async fn get_audit(State(control): State<Control>, uri: Uri) -> Result<Response, Refusal> {
-    let query = audit::query(uri.query(), |principal| {
-        principal_name(principal).map(drop)
-    })?;
+    let query = audit::query(uri.query(), |principal| principal_name(principal).map(drop))?;
     let records = control.store.audit(&query).await.map_err(failed)?;
     Ok(audit::answer(&query, records))
 }
@@ -257,7 +255,11 @@ async fn revoke(
 ) -> Result<Response, Refusal> {
     let body: RevokeBody = decode(&headers, body)?;
     let token = token_value(&body.token)?;
-    let revoked = control.store.revoke_token(token, &by).await.map_err(failed)?;
+    let revoked = control
+        .store
+        .revoke_token(token, &by)
+        .await
+        .map_err(failed)?;
     tracing::info!(revoked, "token revoked");
     Ok(Json(json!({ "revoked": revoked })).into_response())
 }

@@ -19,13 +19,13 @@
 //! a tool nor a tool group of Kandev (naming it, with the closest name) or
 //! one given twice; nothing changes.
 
+use axum::Extension;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use axum::Extension;
 use mcp_profiles_serve::StoredKillSwitch;
 use mcp_profiles_serve::audit::Attribution;
 use serde::Deserialize;

@@ -15,13 +15,13 @@
 //! snapshot whose names would collide under the gateway's name
 //! presentation, and nothing is stored.
 
+use axum::Extension;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Extension;
 use mcp_profiles::{KillSwitch, ProfileController};
 use mcp_profiles_serve::audit::Attribution;
 use mcp_profiles_serve::{AgentStore, StoreError, StoredCatalog};

@@ -94,9 +94,19 @@ async fn the_gateway_records_each_change_and_pages_its_trail() {
     let profile = |text: &str| json!({ "profile": serde_json::from_str::<Value>(text).unwrap() });
 
     // Refused: nothing changes, nothing is recorded.
-    let (status, _, answer) = send(&gateway, Method::PUT, agents, Some("bad id"), Some(profile(TASK))).await;
+    let (status, _, answer) = send(
+        &gateway,
+        Method::PUT,
+        agents,
+        Some("bad id"),
+        Some(profile(TASK)),
+    )
+    .await;
     assert_eq!(status, 400, "{answer}");
-    assert!(answer["error"].as_str().unwrap().contains("`bad id`"), "{answer}");
+    assert!(
+        answer["error"].as_str().unwrap().contains("`bad id`"),
+        "{answer}"
+    );
     let (status, _, _) = send(&gateway, Method::GET, agents, None, None).await;
     assert_eq!(status, 404, "the refused put made no agent");
     let (status, _, _) = send(
@@ -148,25 +158,50 @@ async fn the_gateway_records_each_change_and_pages_its_trail() {
         ("token-revoked", "r-5"),
         ("agent-deleted", "r-6"),
     ];
-    let expected: Vec<(String, String)> =
-        expected.iter().map(|(k, r)| (k.to_string(), r.to_string())).collect();
-    assert_eq!(said(&records), expected, "one record per change, none for a refusal");
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(k, r)| (k.to_string(), r.to_string()))
+        .collect();
+    assert_eq!(
+        said(&records),
+        expected,
+        "one record per change, none for a refusal"
+    );
     assert_eq!(seqs(&records), [1, 2, 3, 4, 5, 6]);
     assert_eq!(next, Value::Null, "a short page is the last");
     assert!(records.iter().all(|r| r["actor"] == "ops-bot"));
     let text = serde_json::to_string(&records).unwrap();
-    assert!(!text.contains("alice-secret-token"), "the token is never recorded");
     assert!(
-        text.contains(&mcp_profiles_serve::audit::fingerprint("alice-secret-token")),
+        !text.contains("alice-secret-token"),
+        "the token is never recorded"
+    );
+    assert!(
+        text.contains(&mcp_profiles_serve::audit::fingerprint(
+            "alice-secret-token"
+        )),
         "its fingerprint is"
     );
     assert_eq!(records[0]["before"], Value::Null);
     assert_eq!(records[0]["after"]["version"], 1);
     let (added, removed) = diff(&task, &office);
-    assert_eq!((&records[2]["added"], &records[2]["removed"]), (&added, &removed));
-    assert_eq!(records[3]["principal"], Value::Null, "the kill switch is every agent's");
-    assert_eq!(records[3]["after"], json!({ "deny": ["related-tasks"], "version": 1 }));
-    assert_eq!(records[5]["removed"], json!(office), "a deletion removes every tool");
+    assert_eq!(
+        (&records[2]["added"], &records[2]["removed"]),
+        (&added, &removed)
+    );
+    assert_eq!(
+        records[3]["principal"],
+        Value::Null,
+        "the kill switch is every agent's"
+    );
+    assert_eq!(
+        records[3]["after"],
+        json!({ "deny": ["related-tasks"], "version": 1 })
+    );
+    assert_eq!(
+        records[5]["removed"],
+        json!(office),
+        "a deletion removes every tool"
+    );
 
     // Pages, forward and back, and one principal's.
     let (head, next) = page(&gateway, "limit=4").await;
@@ -178,13 +213,20 @@ async fn the_gateway_records_each_change_and_pages_its_trail() {
     let (older, _) = page(&gateway, &format!("order=desc&before={next}&limit=2")).await;
     assert_eq!(seqs(&older), [4, 3]);
     let (alice, _) = page(&gateway, "principal=alice").await;
-    assert_eq!(seqs(&alice), [1, 2, 3, 5, 6], "a principal's, without the kill switch's");
+    assert_eq!(
+        seqs(&alice),
+        [1, 2, 3, 5, 6],
+        "a principal's, without the kill switch's"
+    );
 
     // A bad query is refused naming what is wrong.
     for (query, says) in [
         ("limit=0", "`limit` must be 1 to 1000, not 0"),
         ("since=abc", "`since` must be a whole number from 0 to"),
-        ("order=newest", "`order` must be `asc` or `desc`, not `newest`"),
+        (
+            "order=newest",
+            "`order` must be `asc` or `desc`, not `newest`",
+        ),
         ("token=x", "unknown query parameter `token`"),
         ("since=1&since=2", "`since` given twice"),
         ("principal=a%2Fb", "principal `a/b`"),
@@ -197,7 +239,13 @@ async fn the_gateway_records_each_change_and_pages_its_trail() {
         assert!(error.contains(says), "{query}: {error}");
     }
     let (status, _) = gateway
-        .control(&reqwest::Client::new(), Method::GET, "/api/v1/audit", None, None)
+        .control(
+            &reqwest::Client::new(),
+            Method::GET,
+            "/api/v1/audit",
+            None,
+            None,
+        )
         .await;
     assert_eq!(status, 401, "the trail is behind the control token");
 }
@@ -209,7 +257,8 @@ async fn gateways_on_one_redis_share_one_trail_across_their_restarts() {
     };
     let url = redis.url();
     let one = Server::start_gateway(&["--store", &url, "--control-token-name", "one"]).await;
-    let mut other = Server::start_gateway(&["--store", &url, "--control-token-name", "other"]).await;
+    let mut other =
+        Server::start_gateway(&["--store", &url, "--control-token-name", "other"]).await;
     put(&one, "alice", TASK).await;
     put(&other, "alice", OFFICE).await;
     other.kill().await;
@@ -219,7 +268,12 @@ async fn gateways_on_one_redis_share_one_trail_across_their_restarts() {
         let (records, _) = page(gateway, "").await;
         let who: Vec<(&str, &str)> = records
             .iter()
-            .map(|r| (r["actor"].as_str().unwrap(), r["principal"].as_str().unwrap()))
+            .map(|r| {
+                (
+                    r["actor"].as_str().unwrap(),
+                    r["principal"].as_str().unwrap(),
+                )
+            })
             .collect();
         assert_eq!(
             who,
@@ -246,7 +300,10 @@ fn a_control_token_name_that_is_the_token_is_refused() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--control-token-name"), "{stderr}");
-    assert!(!stderr.contains(TOKEN), "the token is never shown: {stderr}");
+    assert!(
+        !stderr.contains(TOKEN),
+        "the token is never shown: {stderr}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -260,7 +317,10 @@ async fn serve_records_its_live_changes_in_memory() {
         ),
         ("/api/v1/mcp/mode", json!({"mode": "config"})),
         ("/api/v1/mcp/policy", json!({"read_only": true})),
-        ("/api/v1/mcp/kill-switch", json!({"deny": ["related-tasks"]})),
+        (
+            "/api/v1/mcp/kill-switch",
+            json!({"deny": ["related-tasks"]}),
+        ),
         (
             "/api/v1/mcp/plugin-tools",
             serde_json::from_str(&snapshot(1, vec![tool("echo", &["kanban-task"])])).unwrap(),
@@ -286,15 +346,35 @@ async fn serve_records_its_live_changes_in_memory() {
     let kinds: Vec<String> = said(&records).into_iter().map(|(kind, _)| kind).collect();
     assert_eq!(
         kinds,
-        ["profile-put", "profile-put", "profile-put", "kill-switch", "catalog-put"]
+        [
+            "profile-put",
+            "profile-put",
+            "profile-put",
+            "kill-switch",
+            "catalog-put"
+        ]
     );
     assert!(records.iter().all(|r| r["actor"] == "backend"));
-    assert!(records.iter().all(|r| r["principal"] == Value::Null), "no stored task");
+    assert!(
+        records.iter().all(|r| r["principal"] == Value::Null),
+        "no stored task"
+    );
     for n in 0..3 {
-        assert_eq!(records[n]["before"]["context"], answers[n]["profile"], "{n}");
-        assert_eq!(records[n]["after"]["context"], answers[n + 1]["profile"], "{n}");
+        assert_eq!(
+            records[n]["before"]["context"], answers[n]["profile"],
+            "{n}"
+        );
+        assert_eq!(
+            records[n]["after"]["context"],
+            answers[n + 1]["profile"],
+            "{n}"
+        );
         let (added, removed) = diff(&names(&answers[n]), &names(&answers[n + 1]));
-        assert_eq!((&records[n]["added"], &records[n]["removed"]), (&added, &removed), "{n}");
+        assert_eq!(
+            (&records[n]["added"], &records[n]["removed"]),
+            (&added, &removed),
+            "{n}"
+        );
     }
     assert_eq!(records[3]["after"], json!({"deny": ["related-tasks"]}));
     assert_eq!(
@@ -322,20 +402,33 @@ async fn a_record_sqlite_cannot_save_refuses_the_change() {
         .unwrap();
     let stored_autopilot = || -> bool {
         db.read_only()
-            .query_row("SELECT autopilot FROM tasks WHERE id = 'task-2'", [], |row| row.get(0))
+            .query_row(
+                "SELECT autopilot FROM tasks WHERE id = 'task-2'",
+                [],
+                |row| row.get(0),
+            )
             .unwrap()
     };
 
     for (path, body) in [
-        ("/api/v1/tasks/task-2/autopilot", json!({"autopilot": false})),
+        (
+            "/api/v1/tasks/task-2/autopilot",
+            json!({"autopilot": false}),
+        ),
         ("/api/v1/mcp/policy", json!({"read_only": true})),
-        ("/api/v1/mcp/kill-switch", json!({"deny": ["related-tasks"]})),
+        (
+            "/api/v1/mcp/kill-switch",
+            json!({"deny": ["related-tasks"]}),
+        ),
         ("/api/v1/mcp/profile", json!({"surface": "office-task"})),
     ] {
         let (status, answer) = server.put(&http, path, body).await;
         assert_eq!(status, 500, "{path}: {answer}");
         let error = answer["error"].as_str().unwrap();
-        assert!(error.contains("the audit trail is closed"), "{path}: {error}");
+        assert!(
+            error.contains("the audit trail is closed"),
+            "{path}: {error}"
+        );
     }
     assert!(stored_autopilot(), "the task row was not saved");
     assert_eq!(server.profile(&http).await, profile, "nothing moved");
@@ -347,12 +440,21 @@ async fn a_record_sqlite_cannot_save_refuses_the_change() {
     // The trail open again, the change is made and recorded.
     closed.execute_batch("DROP TRIGGER closed;").unwrap();
     let answer = server
-        .put_ok(&http, "/api/v1/tasks/task-2/autopilot", json!({"autopilot": false}))
+        .put_ok(
+            &http,
+            "/api/v1/tasks/task-2/autopilot",
+            json!({"autopilot": false}),
+        )
         .await;
     assert_eq!(answer["changed"], true);
     assert!(!stored_autopilot());
     let (records, _) = page(&server, "principal=task-2").await;
     assert_eq!(said(&records)[0].0, "task-autopilot");
     assert_eq!(records[0]["after"]["context"], answer["profile"]);
-    assert_eq!(session.wait_for_notifications(1, crate::common::LIMIT).await, 1);
+    assert_eq!(
+        session
+            .wait_for_notifications(1, crate::common::LIMIT)
+            .await,
+        1
+    );
 }

@@ -516,12 +516,18 @@ async fn the_redis_store_takes_a_principal_as_a_name_never_a_pattern() {
     ];
     for pattern in patterns {
         assert!(store.agent(pattern).await.unwrap().is_none(), "{pattern}");
-        assert!(!store.delete_agent(pattern, by()).await.unwrap(), "{pattern}");
+        assert!(
+            !store.delete_agent(pattern, by()).await.unwrap(),
+            "{pattern}"
+        );
         match store.grant_token("mallory-token", pattern, by()).await {
             Err(StoreError::UnknownPrincipal(error)) => assert_eq!(error.principal(), pattern),
             other => panic!("{pattern}: {other:?}"),
         }
-        assert!(!store.revoke_token(pattern, by()).await.unwrap(), "{pattern}");
+        assert!(
+            !store.revoke_token(pattern, by()).await.unwrap(),
+            "{pattern}"
+        );
     }
     assert_eq!(keys(), before, "a pattern changed a key");
 
@@ -540,7 +546,10 @@ async fn the_redis_store_takes_a_principal_as_a_name_never_a_pattern() {
     }
     assert_eq!(keys(), expected);
     for pattern in patterns {
-        assert!(store.delete_agent(pattern, by()).await.unwrap(), "{pattern}");
+        assert!(
+            store.delete_agent(pattern, by()).await.unwrap(),
+            "{pattern}"
+        );
         expected.remove(&format!("{PREFIX}:agent:{pattern}"));
     }
     assert_eq!(keys(), expected);

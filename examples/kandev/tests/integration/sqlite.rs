@@ -302,7 +302,6 @@ async fn flipping_autopilot_notifies_once_and_survives_a_restart() {
     }
 }
 
-
 #[tokio::test]
 async fn title_ownership_moves_through_the_control_api_only() {
     let (db, _) = Db::init();

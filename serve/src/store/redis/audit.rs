@@ -144,8 +144,16 @@ mod tests {
         for (id, fields, says) in [
             ("7-1", KILL.to_vec(), "not `{seq}-0`"),
             ("x-0", KILL.to_vec(), "not `{seq}-0`"),
-            ("7-0", [KILL, &[("token", "abc")]].concat(), "unknown field `token`"),
-            ("7-0", [KILL, &[("actor", "again")]].concat(), "field `actor` twice"),
+            (
+                "7-0",
+                [KILL, &[("token", "abc")]].concat(),
+                "unknown field `token`",
+            ),
+            (
+                "7-0",
+                [KILL, &[("actor", "again")]].concat(),
+                "field `actor` twice",
+            ),
             ("7-0", KILL[1..].to_vec(), "missing field `at`"),
             (
                 "7-0",

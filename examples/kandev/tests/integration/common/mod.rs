@@ -441,8 +441,11 @@ impl Db {
 
     /// A read-only connection to the file, to look at what it holds.
     pub fn read_only(&self) -> rusqlite::Connection {
-        rusqlite::Connection::open_with_flags(&self.path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .expect("the database opens read-only")
+        rusqlite::Connection::open_with_flags(
+            &self.path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .expect("the database opens read-only")
     }
 
     /// The path as text, for command lines.
