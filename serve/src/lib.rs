@@ -2,6 +2,14 @@
 // Its link definitions point at docs.rs; these come first and win
 // (CommonMark keeps the first), so rustdoc checks them as intra-doc links.
 //! [`AgentStore`]: crate::AgentStore
+//! [`Attribution`]: crate::audit::Attribution
+//! [`AuditRecord`]: crate::audit::AuditRecord
+//! [`AuditEntry`]: crate::audit::AuditEntry
+//! [`AuditQuery`]: crate::audit::AuditQuery
+//! [`AuditKind::application`]: crate::audit::AuditKind::application
+//! [`MemoryAuditLog`]: crate::audit::MemoryAuditLog
+//! [`audit`]: crate::audit
+//! [`audit::states`]: crate::audit::states
 //! [`Backing`]: crate::Backing
 //! [`Backing::serving`]: crate::Backing::serving
 //! [`Backing::resolve`]: crate::Backing::resolve

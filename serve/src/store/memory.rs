@@ -10,10 +10,10 @@ use mcp_profiles::{ProfileContext, Vocabulary};
 
 #[cfg(feature = "runtime-tools")]
 use super::catalogs::{self, CatalogChange, StoredCatalog};
-use super::kill::{self, StoredKillSwitch};
-use super::{AgentChange, AgentStore, StoreError, StoreFuture, StoredAgent, stored};
 #[cfg(feature = "runtime-tools")]
 use super::decode_catalog;
+use super::kill::{self, StoredKillSwitch};
+use super::{AgentChange, AgentStore, StoreError, StoreFuture, StoredAgent, stored};
 use crate::ProfileStore;
 #[cfg(feature = "runtime-tools")]
 use crate::UnknownPrincipal;

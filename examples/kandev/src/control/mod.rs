@@ -20,7 +20,7 @@
 //!
 //! Every change (the profile, mode, providers, policy, kill switch, plugin
 //! tools, a task's autopilot, title owner or tool policy) is recorded in
-//! the audit trail in the same step ([`audited`]): in the database's
+//! the audit trail in the same step (`control/audited.rs`): in the database's
 //! `audit` table with `--db`, in memory otherwise. A record names the
 //! control token's name (`--control-token-name`, `control` unless told),
 //! the request's id (its `X-Request-Id`, else a fresh one, answered back
