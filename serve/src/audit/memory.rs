@@ -68,9 +68,10 @@ impl MemoryAuditLog {
     ///
     /// let log = MemoryAuditLog::default();
     /// let by = Attribution::new("control", "req-1")?;
+    /// let kind = AuditKind::application("task-autopilot")?;
     /// let flipped: Result<bool, String> = log.record(|| {
-    ///     // ... make the change; then say what it was.
-    ///     Ok((true, Some(AuditEntry::new(&by, AuditKind::application("task-autopilot")?, Some("task-2")))))
+    ///     // ... make the change (or fail, appending nothing); then say what it was.
+    ///     Ok((true, Some(AuditEntry::new(&by, kind, Some("task-2")))))
     /// });
     /// assert_eq!(flipped, Ok(true));
     /// assert_eq!(log.query(&AuditQuery::new()).len(), 1);

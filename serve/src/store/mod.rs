@@ -125,6 +125,11 @@ pub enum StoreError {
         /// The kill switch's version now.
         current: u64,
     },
+    /// The shared store was reached and refused the write (for Redis: the
+    /// script making it failed, as when the audit record cannot be
+    /// appended: a full memory, a key holding another type); nothing was
+    /// changed. The message is the store's.
+    Refused(String),
 }
 
 impl std::fmt::Display for StoreError {
@@ -143,6 +148,9 @@ impl std::fmt::Display for StoreError {
                 f,
                 "the kill switch is at version {current}, not the one expected"
             ),
+            StoreError::Refused(why) => {
+                write!(f, "the profile store refused the change: {why}")
+            }
         }
     }
 }

@@ -108,7 +108,7 @@ async fn a_record_redis_cannot_append_refuses_the_change() {
     );
     let put = a.store.put_agent("alice", child(), by()).await;
     assert!(
-        matches!(&put, Err(StoreError::Unavailable(why)) if why.contains("WRONGTYPE")),
+        matches!(&put, Err(StoreError::Refused(why)) if why.contains("WRONGTYPE")),
         "{put:?}"
     );
     let delete = a.store.delete_agent("alice", by()).await;

@@ -36,7 +36,8 @@ pub(super) fn failed(error: StoreError) -> Refusal {
         StoreError::UnknownPrincipal(_)
         | StoreError::InvalidKillSwitch(_)
         | StoreError::InvalidCatalog(_) => StatusCode::BAD_REQUEST,
-        StoreError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        // Unreachable, or reached and refusing writes (a full memory, say).
+        StoreError::Unavailable(_) | StoreError::Refused(_) => StatusCode::SERVICE_UNAVAILABLE,
         StoreError::Conflict { .. } | StoreError::KillSwitchConflict { .. } => StatusCode::CONFLICT,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     };

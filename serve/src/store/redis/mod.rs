@@ -292,7 +292,16 @@ impl<S: Vocabulary> Inner<S> {
         let mut connection = self.commands.clone();
         within(self.timeout, invocation.invoke_async(&mut connection))
             .await?
-            .map_err(|error| StoreError::Unavailable(error.to_string()))
+            .map_err(|error| match error.kind() {
+                // Raised by the script itself (a command in it failed):
+                // Redis was reached, and the script's first write, the
+                // audit record's, had not been made or was its own.
+                redis::ErrorKind::Extension
+                | redis::ErrorKind::Server(redis::ServerErrorKind::ResponseError) => {
+                    StoreError::Refused(error.to_string())
+                }
+                _ => StoreError::Unavailable(error.to_string()),
+            })
     }
 
     /// `script`, recording its change as `by` made it: with the audit
