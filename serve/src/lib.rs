@@ -2,6 +2,14 @@
 // Its link definitions point at docs.rs; these come first and win
 // (CommonMark keeps the first), so rustdoc checks them as intra-doc links.
 //! [`AgentStore`]: crate::AgentStore
+//! [`Attribution`]: crate::audit::Attribution
+//! [`AuditRecord`]: crate::audit::AuditRecord
+//! [`AuditEntry`]: crate::audit::AuditEntry
+//! [`AuditQuery`]: crate::audit::AuditQuery
+//! [`AuditKind::application`]: crate::audit::AuditKind::application
+//! [`MemoryAuditLog`]: crate::audit::MemoryAuditLog
+//! [`audit`]: crate::audit
+//! [`audit::states`]: crate::audit::states
 //! [`Backing`]: crate::Backing
 //! [`Backing::serving`]: crate::Backing::serving
 //! [`Backing::resolve`]: crate::Backing::resolve
@@ -31,6 +39,7 @@
 #![warn(missing_debug_implementations)]
 
 mod agents;
+pub mod audit;
 pub mod http;
 mod identity;
 #[cfg(feature = "oauth")]
@@ -39,6 +48,7 @@ pub mod oauth;
 pub mod store;
 
 pub use agents::{AgentUpdate, Apply, Backing, KillSwitchOutcome, ProfileStore, Unreachable};
+pub use audit::Attribution;
 pub use identity::{Principal, UnknownPrincipal};
 pub use store::{AgentChange, AgentStore, StoreError, StoredAgent, StoredKillSwitch};
 #[cfg(feature = "runtime-tools")]

@@ -206,9 +206,35 @@ struct ServeArgs {
     )]
     control_token: Option<String>,
     #[command(flatten)]
+    token_name: TokenNameArgs,
+    #[command(flatten)]
     plugins: PluginArgs,
     #[command(flatten)]
     limits: LimitArgs,
+}
+
+/// Who the control API's changes are recorded as (`serve` and `gateway`).
+#[derive(Args)]
+struct TokenNameArgs {
+    /// The control token's name, recorded as the actor of every change the
+    /// control API makes (the audit trail never holds the token itself).
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = control::attribution::DEFAULT_TOKEN_NAME,
+        env = "KANDEV_MCP_CONTROL_TOKEN_NAME"
+    )]
+    control_token_name: String,
+}
+
+impl TokenNameArgs {
+    /// The name, checked against `token`: an actor's name, never the token.
+    fn name(&self, token: &str) -> Result<String, Failure> {
+        Ok(control::attribution::token_name(
+            &self.control_token_name,
+            token,
+        )?)
+    }
 }
 
 /// Where plugin-tool calls go (`serve` and `gateway`).
@@ -256,6 +282,8 @@ struct GatewayArgs {
         hide_env_values = true
     )]
     control_token: Option<String>,
+    #[command(flatten)]
+    token_name: TokenNameArgs,
     /// With --store: milliseconds to keep serving the last applied profiles
     /// after losing Redis; past it, requests are refused until it is back.
     #[arg(long, value_name = "MS", default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(100..))]
@@ -587,12 +615,20 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     let _following = served
         .as_ref()
         .map(|served| served.follow(controller.clone(), FOLLOW_PERIOD));
+    // The board the sessions work on, which keeps the control API's audit
+    // trail: the served task's database, or the demo board in memory.
+    let (board, bound_task) = match &served {
+        Some(served) => (Arc::clone(served.store()), served.task_id().to_owned()),
+        None => (Arc::new(Store::demo()), "task-2".to_owned()),
+    };
     let mut control_server = None;
     if let Some(addr) = args.control {
         let token = token.unwrap_or_else(generated_token);
         let extras = control::Extras {
             plugins: Arc::new(Plugins::new(backend)),
             task: served.clone(),
+            board: Arc::clone(&board),
+            token_name: args.token_name.name(&token)?,
         };
         let app = control::router_with(controller.clone(), &token, extras);
         let limits = control::limits().with_drain_timeout(DRAIN);
@@ -603,10 +639,7 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         eprintln!("control: http://{}", http.local_addr());
         control_server = Some(http);
     }
-    let server = controller.server(match &served {
-        Some(served) => Kandev::new(Arc::clone(served.store()), served.task_id()),
-        None => Kandev::demo(),
-    });
+    let server = controller.server(Kandev::new(board, bound_task));
     // One deadline for the whole shutdown, from the signal (or the end of the
     // stdio session) on; the control listener stops accepting at once.
     let mut control_stopping = None;
@@ -672,6 +705,7 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
         Some(token) => usable_token(token)?,
         None => generated_token(),
     };
+    let token_name = args.token_name.name(&token)?;
     let plugin_backend = args.plugins.backend()?;
     // A colliding presentation starts nothing.
     let presentation = args.naming.presentation()?;
@@ -691,6 +725,7 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
         store: args.store,
         control: args.control,
         control_token: token,
+        control_token_name: token_name,
         grace: Duration::from_millis(args.grace_ms),
         plugin_backend,
         limits,

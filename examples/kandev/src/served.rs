@@ -8,6 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_profiles::{ProfileContext, ProfileController, Replacement};
+use mcp_profiles_serve::audit::states::{changed, compiled_tools};
+use mcp_profiles_serve::audit::{Attribution, AuditEntry, AuditKind};
+use serde_json::json;
 
 use crate::db::DbError;
 use crate::resolver::{Launch, resolve};
@@ -206,10 +209,12 @@ impl ServedTask {
     pub fn set_tool_policy(
         &self,
         controller: &ProfileController<Kandev>,
+        by: &Attribution,
         task_id: &str,
         policy: Option<TaskToolPolicy>,
     ) -> Result<TaskChange, TaskError> {
-        self.change(controller, task_id, |_, task| {
+        let change = Change::new("task-tool-policy", by, task_id);
+        self.change(controller, change, |_, task| {
             task.metadata.remove(COORDINATOR_METADATA_KEY);
             task.metadata.remove(MANAGED_METADATA_KEY);
             if let Some(policy) = &policy {
@@ -225,10 +230,12 @@ impl ServedTask {
     pub fn set_autopilot(
         &self,
         controller: &ProfileController<Kandev>,
+        by: &Attribution,
         task_id: &str,
         autopilot: bool,
     ) -> Result<TaskChange, TaskError> {
-        self.change(controller, task_id, |_, task| {
+        let change = Change::new("task-autopilot", by, task_id);
+        self.change(controller, change, |_, task| {
             task.autopilot = autopilot;
             Ok(())
         })
@@ -240,10 +247,12 @@ impl ServedTask {
     pub fn set_title_owner(
         &self,
         controller: &ProfileController<Kandev>,
+        by: &Attribution,
         task_id: &str,
         session: Option<String>,
     ) -> Result<TaskChange, TaskError> {
-        self.change(controller, task_id, |board, task| {
+        let change = Change::new("task-title-owner", by, task_id);
+        self.change(controller, change, |board, task| {
             if let Some(session) = &session {
                 session_of(board, "session", &task.id, session)?;
             }
@@ -252,27 +261,88 @@ impl ServedTask {
         })
     }
 
-    /// Edits the stored task, commits, and, still holding the board (so
-    /// concurrent changes apply in the order they were saved), replaces the
-    /// live profile with what the saved row resolves to.
+    /// Edits the stored task and, if this process serves it, works out the
+    /// live profile its saved row resolves to; records the change in the
+    /// audit trail and commits both in one transaction; and only then,
+    /// still holding the board (so concurrent changes apply in the order
+    /// they were saved), replaces the live profile. A flip to the value
+    /// held records nothing. A task whose stored
+    /// tool policy no longer validates, or a record that cannot be saved,
+    /// refuses the change: nothing is saved, nothing replaced.
     fn change(
         &self,
         controller: &ProfileController<Kandev>,
-        task_id: &str,
+        change: Change<'_>,
         edit: impl FnOnce(&Board, &mut Task) -> Result<(), BadField>,
     ) -> Result<TaskChange, TaskError> {
         let mut board = self.store.begin()?;
-        let mut task = stored_task(&board, task_id)?.clone();
+        let before = stored_task(&board, change.task_id)?.clone();
+        let mut task = before.clone();
         edit(&board, &mut task)?;
+        let live = (task.id == self.task_id)
+            .then(|| {
+                let current = *controller.current().context();
+                let providers = current.providers().collect();
+                let next = self.profile_of(&task, providers)?;
+                Ok::<_, BadField>((current, next.with_policy(current.policy())))
+            })
+            .transpose()?;
+        // A flip to the value held, which moves no live profile either,
+        // changes nothing and records nothing.
+        let moved = TaskState::from(&before) != TaskState::from(&task)
+            || live.is_some_and(|(current, next)| current != next);
+        if moved {
+            board.audit(change.entry(&before, &task, live.as_ref()))?;
+        }
         board.tasks.insert(task.id.clone(), task.clone());
         board.commit()?;
-        let replacement = (task.id == self.task_id)
-            .then(|| self.reresolve(controller, &task))
-            .transpose()?;
+        let replacement = live.map(|(_, next)| {
+            self.note(&task);
+            controller.replace(next)
+        });
         Ok(TaskChange {
             task: TaskState::from(&task),
             replacement,
         })
+    }
+}
+
+/// A task change as the audit trail records it: its kind, who asked and
+/// which task.
+struct Change<'a> {
+    kind: &'static str,
+    by: &'a Attribution,
+    task_id: &'a str,
+}
+
+impl<'a> Change<'a> {
+    fn new(kind: &'static str, by: &'a Attribution, task_id: &'a str) -> Self {
+        Change { kind, by, task_id }
+    }
+
+    /// The record of `before` becoming `after`, with the live profile's
+    /// change (`(current, next)`) when this process serves the task.
+    fn entry(
+        &self,
+        before: &Task,
+        after: &Task,
+        live: Option<&(ProfileContext<Kandev>, ProfileContext<Kandev>)>,
+    ) -> AuditEntry {
+        let kind = AuditKind::application(self.kind).expect("the task kinds are well formed");
+        let state = |task: &Task, context: Option<&ProfileContext<Kandev>>| {
+            let mut state = json!({ "task": TaskState::from(task) });
+            if let Some(context) = context {
+                state["context"] = json!(context);
+            }
+            state
+        };
+        let (added, removed) = live.map_or_else(Default::default, |(current, next)| {
+            changed(&compiled_tools(current), &compiled_tools(next))
+        });
+        AuditEntry::new(self.by, kind, Some(self.task_id))
+            .with_before(state(before, live.map(|(current, _)| current)))
+            .with_after(state(after, live.map(|(_, next)| next)))
+            .with_tools(added, removed)
     }
 }
 

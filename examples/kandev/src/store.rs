@@ -1,6 +1,8 @@
 //! The board every tool works against ([`Store`]), in memory or written
 //! through to a SQLite file (`crate::db`); the board itself is
-//! `crate::model`.
+//! `crate::model`. Beside it, the audit trail of the control API's changes
+//! ([`BoardGuard::audit`], [`Store::audit`]): the file's `audit` table, or
+//! the newest records in memory.
 
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
@@ -8,6 +10,8 @@ use std::sync::{Mutex, MutexGuard};
 
 // The model the board is made of, here too, where the tools look for it.
 pub use crate::model::*;
+
+use mcp_profiles_serve::audit::{AuditEntry, AuditQuery, AuditRecord, MemoryAuditLog};
 
 use crate::db::{Database, DbError, blocking};
 
@@ -23,6 +27,9 @@ struct Inner {
     board: Board,
     /// Where changes are written, if anywhere.
     db: Option<Database>,
+    /// The audit trail of a board kept in memory (one in a file keeps it
+    /// in its `audit` table).
+    memory: MemoryAuditLog,
 }
 
 impl Store {
@@ -33,7 +40,11 @@ impl Store {
 
     fn in_memory(board: Board) -> Self {
         Store {
-            inner: Mutex::new(Inner { board, db: None }),
+            inner: Mutex::new(Inner {
+                board,
+                db: None,
+                memory: MemoryAuditLog::default(),
+            }),
             path: None,
         }
     }
@@ -44,6 +55,7 @@ impl Store {
             inner: Mutex::new(Inner {
                 board,
                 db: Some(db),
+                memory: MemoryAuditLog::default(),
             }),
         }
     }
@@ -123,6 +135,16 @@ impl Store {
         read(&self.inner().board)
     }
 
+    /// The page of the audit trail `query` asks for: the file's, which every
+    /// process serving a task of it writes, or the one kept in memory.
+    pub fn audit(&self, query: &AuditQuery) -> Result<Vec<AuditRecord>, DbError> {
+        let inner = self.inner();
+        match &inner.db {
+            Some(db) => blocking(|| db.audit(query)),
+            None => Ok(inner.memory.query(query)),
+        }
+    }
+
     /// Reads the board again if another process changed the file; whether
     /// it did. Always `false` in memory.
     pub fn refresh(&self) -> Result<bool, DbError> {
@@ -141,6 +163,15 @@ impl Store {
     }
 }
 
+/// Milliseconds since the Unix epoch, now.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| {
+            u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+        })
+}
+
 /// The board, held for one call; dereferences to [`Board`].
 pub struct BoardGuard<'a> {
     inner: MutexGuard<'a, Inner>,
@@ -152,7 +183,7 @@ pub struct BoardGuard<'a> {
 
 impl BoardGuard<'_> {
     fn start(&mut self) -> Result<(), DbError> {
-        let Inner { board, db } = &mut *self.inner;
+        let Inner { board, db, .. } = &mut *self.inner;
         if let Some(db) = db {
             blocking(|| db.begin(board))?;
             self.open = true;
@@ -160,11 +191,32 @@ impl BoardGuard<'_> {
         Ok(())
     }
 
+    /// Records `entry` in the audit trail, in the transaction this guard
+    /// holds: committed with the change it records by
+    /// [`commit`](Self::commit), or not at all. Call it before changing
+    /// the board: a record that cannot be written ends the transaction at
+    /// once, keeping nothing, and is the error, so the change is refused.
+    /// In memory it always succeeds.
+    pub fn audit(&mut self, entry: AuditEntry) -> Result<AuditRecord, DbError> {
+        let Inner { db, memory, .. } = &mut *self.inner;
+        let Some(db) = db else {
+            return Ok(memory.append(entry));
+        };
+        let at = now_ms();
+        let written = blocking(|| db.append_audit(entry, at));
+        if written.is_err() {
+            db.rollback();
+            self.open = false;
+            self.changed = false;
+        }
+        written
+    }
+
     /// Saves what changed and commits now (a no-op in memory); the guard
     /// still holds the board afterwards, so what the caller does next sees
     /// exactly what was saved.
     pub fn commit(&mut self) -> Result<(), DbError> {
-        let Inner { board, db } = &mut *self.inner;
+        let Inner { board, db, .. } = &mut *self.inner;
         let Some(db) = db else {
             return Ok(());
         };

@@ -251,7 +251,7 @@ impl<S: Vocabulary> ProfileStore<S> {
         let mut agents = self.agents.write().unwrap_or_else(|e| e.into_inner());
         let agent = agents.get_mut(&key).ok_or(CatalogRefusal::NoAgent)?;
         agent.version += 1;
-        agent.catalog = Some(wire);
+        agent.catalog = Some((wire, crate::audit::states::CatalogSummary::of(catalog)));
         let version = agent.version;
         drop(agents);
         self.sync_views(&key);
@@ -264,7 +264,20 @@ impl<S: Vocabulary> ProfileStore<S> {
     pub(crate) fn catalog_wire(&self, principal: &str) -> Option<(Option<serde_json::Value>, u64)> {
         let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
         let agent = agents.get(&Principal::new(principal))?;
-        Some((agent.catalog.clone(), agent.version))
+        let wire = agent.catalog.as_ref().map(|(wire, _)| wire.clone());
+        Some((wire, agent.version))
+    }
+
+    /// What the audit trail says of `principal`'s catalog, put through this
+    /// store; `None` if it has none (or no agent).
+    #[cfg(feature = "runtime-tools")]
+    pub(crate) fn catalog_summary(
+        &self,
+        principal: &str,
+    ) -> Option<crate::audit::states::CatalogSummary> {
+        let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
+        let agent = agents.get(&Principal::new(principal))?;
+        agent.catalog.as_ref().map(|(_, summary)| summary.clone())
     }
 }
 

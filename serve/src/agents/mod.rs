@@ -22,6 +22,7 @@ use mcp_profiles::{
     Presentation, ProfileContext, ProfileController, ProfileHandle, Replacement, Vocabulary,
 };
 
+use crate::audit::MemoryAuditLog;
 use crate::identity::{Grant, Principal, SessionBook, UnknownPrincipal};
 
 mod kill;
@@ -98,6 +99,10 @@ pub struct ProfileStore<S: Vocabulary> {
     catalogs: Option<CatalogDecoder<S>>,
     /// The tool names every agent's sessions list; `None`: canonical names.
     presentation: Option<Presentation>,
+    /// The audit trail of the changes made through this store's
+    /// [`AgentStore`](crate::AgentStore) methods (not of a shared store it
+    /// mirrors, which keeps its own).
+    audit: MemoryAuditLog,
 }
 
 /// An empty store, serving no agent and taking no catalogs.
@@ -113,6 +118,7 @@ impl<S: Vocabulary> Default for ProfileStore<S> {
             #[cfg(feature = "runtime-tools")]
             catalogs: None,
             presentation: None,
+            audit: MemoryAuditLog::default(),
         }
     }
 }
@@ -137,9 +143,10 @@ struct Agent<S: Vocabulary> {
     controller: ProfileController<S>,
     version: u64,
     /// The wire form of the catalog put last through this store (not
-    /// through a shared one, which keeps its own).
+    /// through a shared one, which keeps its own), and what its audit
+    /// records say of it.
     #[cfg(feature = "runtime-tools")]
-    catalog: Option<serde_json::Value>,
+    catalog: Option<(serde_json::Value, crate::audit::states::CatalogSummary)>,
     /// Narrower views of the agent's profile (a token's scopes withholding
     /// some of it), each following the profile as it is replaced.
     views: HashMap<Narrowing<S>, ProfileController<S>>,
@@ -177,6 +184,33 @@ impl<S: Vocabulary> ProfileStore<S> {
     pub fn with_catalogs(mut self, decoder: CatalogDecoder<S>) -> Self {
         self.catalogs = Some(decoder);
         self
+    }
+
+    /// This store, its audit trail keeping the newest `capacity` records
+    /// (at least 1; by default
+    /// [`audit::DEFAULT_CAPACITY`](crate::audit::DEFAULT_CAPACITY)): the
+    /// changes made through its [`AgentStore`](crate::AgentStore) methods,
+    /// read with [`AgentStore::audit`](crate::AgentStore::audit). Its own
+    /// methods ([`add_agent`](Self::add_agent), [`grant`](Self::grant), ...)
+    /// are the parts those are made of, and record nothing.
+    pub fn with_audit_capacity(mut self, capacity: usize) -> Self {
+        self.audit = MemoryAuditLog::new(capacity);
+        self
+    }
+
+    /// The audit trail of the changes made through this store's
+    /// [`AgentStore`](crate::AgentStore) methods.
+    pub(crate) fn audit_log(&self) -> &MemoryAuditLog {
+        &self.audit
+    }
+
+    /// How many tokens name `principal` here.
+    pub(crate) fn token_count(&self, principal: &str) -> usize {
+        let tokens = self.tokens.read().unwrap_or_else(|e| e.into_inner());
+        tokens
+            .values()
+            .filter(|grant| grant.principal().name() == principal)
+            .count()
     }
 
     /// Gives `principal` an agent serving `initial` and returns the

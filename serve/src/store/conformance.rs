@@ -2,6 +2,11 @@
 //! them in the tests of your own [`AgentStore`], as this crate runs them
 //! for the in-memory store and for Redis.
 //!
+//! Among them, the audit trail's: one record per change, written as the
+//! change is made, none for a refused change or a write that changes
+//! nothing, each saying what it replaced and made, and pages read the same
+//! through either handle (see [`crate::audit`]).
+//!
 //! [`check`] takes two handles on one shared store, as two gateway
 //! instances would hold them (for a store that lives in one process, the
 //! same one twice), and a [`Fixture`] in the server's vocabulary. It
@@ -38,11 +43,15 @@
 //! # }
 //! ```
 
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use mcp_profiles::{PolicyError, ProfileContext, Vocabulary};
+use serde_json::Value;
 
 use super::{AgentStore, StoreError, StoredKillSwitch};
+use crate::audit::states::{self, compiled_tools};
+use crate::audit::{Attribution, AuditQuery, AuditRecord};
 
 /// How long a change made through one handle may take to reach the other
 /// (a feed, a poll): only a bound on waiting, never a measure.
@@ -114,6 +123,15 @@ pub async fn check<S: Vocabulary>(
         catalogs_beside_profiles(one, other, fixture, catalogs).await;
     }
     kill_switch(one, other, fixture).await;
+    audit_trail(one, other, fixture).await;
+}
+
+/// Who the checks other than the audit trail's say made their changes.
+fn by() -> &'static Attribution {
+    static BY: LazyLock<Attribution> = LazyLock::new(|| {
+        Attribution::new("conformance", "conformance-check").expect("a valid attribution")
+    });
+    &BY
 }
 
 async fn versions_and_compare_and_set<S: Vocabulary>(
@@ -122,7 +140,7 @@ async fn versions_and_compare_and_set<S: Vocabulary>(
     fixture: &Fixture<S>,
 ) {
     let principal = "conformance-versions";
-    let created = one.put_agent(principal, fixture.first).await.unwrap();
+    let created = one.put_agent(principal, fixture.first, by()).await.unwrap();
     assert_eq!(
         (created.agent.version, created.changed),
         (1, true),
@@ -138,19 +156,24 @@ async fn versions_and_compare_and_set<S: Vocabulary>(
         (1, fixture.first),
         "the other handle reads the agent as put"
     );
-    let same = one.put_agent(principal, fixture.first).await.unwrap();
+    let same = one.put_agent(principal, fixture.first, by()).await.unwrap();
     assert_eq!(
         (same.agent.version, same.changed),
         (2, false),
         "an equal profile bumps the version and changes nothing"
     );
-    let changed = other.put_agent(principal, fixture.second).await.unwrap();
+    let changed = other
+        .put_agent(principal, fixture.second, by())
+        .await
+        .unwrap();
     assert_eq!(
         (changed.agent.version, changed.changed),
         (3, true),
         "another tool set through the other handle is version 3 and changed"
     );
-    let stale = one.put_agent_if(principal, fixture.first, Some(2)).await;
+    let stale = one
+        .put_agent_if(principal, fixture.first, Some(2), by())
+        .await;
     assert!(
         matches!(&stale, Err(StoreError::Conflict { current: 3, .. })),
         "a compare-and-set on a stale version is a conflict naming the current one: {stale:?}"
@@ -162,7 +185,7 @@ async fn versions_and_compare_and_set<S: Vocabulary>(
         "a conflict changes nothing"
     );
     let current = one
-        .put_agent_if(principal, fixture.first, Some(3))
+        .put_agent_if(principal, fixture.first, Some(3), by())
         .await
         .unwrap();
     assert_eq!(
@@ -171,11 +194,13 @@ async fn versions_and_compare_and_set<S: Vocabulary>(
     );
     let create = "conformance-create-only";
     let made = one
-        .put_agent_if(create, fixture.first, Some(0))
+        .put_agent_if(create, fixture.first, Some(0), by())
         .await
         .unwrap();
     assert_eq!(made.agent.version, 1, "a create-only put makes version 1");
-    let again = other.put_agent_if(create, fixture.first, Some(0)).await;
+    let again = other
+        .put_agent_if(create, fixture.first, Some(0), by())
+        .await;
     assert!(
         matches!(&again, Err(StoreError::Conflict { current: 1, .. })),
         "a second create-only put is a conflict: {again:?}"
@@ -192,13 +217,15 @@ async fn tokens<S: Vocabulary>(
     fixture: &Fixture<S>,
 ) {
     let principal = "conformance-tokens";
-    let unknown = one.grant_token("conformance-token-0", principal).await;
+    let unknown = one
+        .grant_token("conformance-token-0", principal, by())
+        .await;
     assert!(
         matches!(&unknown, Err(StoreError::UnknownPrincipal(p)) if p.principal() == principal),
         "a grant for a principal without an agent is refused naming it: {unknown:?}"
     );
-    one.put_agent(principal, fixture.first).await.unwrap();
-    one.grant_token("conformance-token-1", principal)
+    one.put_agent(principal, fixture.first, by()).await.unwrap();
+    one.grant_token("conformance-token-1", principal, by())
         .await
         .unwrap();
     let found = other
@@ -212,11 +239,14 @@ async fn tokens<S: Vocabulary>(
         "a token granted through one handle is known through the other"
     );
     assert!(
-        other.revoke_token("conformance-token-1").await.unwrap(),
+        other
+            .revoke_token("conformance-token-1", by())
+            .await
+            .unwrap(),
         "revoking a granted token says so"
     );
     assert!(
-        !one.revoke_token("conformance-token-1").await.unwrap(),
+        !one.revoke_token("conformance-token-1", by()).await.unwrap(),
         "revoking it again says it was not granted"
     );
     eventually(
@@ -244,8 +274,8 @@ async fn changes_reach_the_other_handle<S: Vocabulary>(
     fixture: &Fixture<S>,
 ) {
     let principal = "conformance-served";
-    one.put_agent(principal, fixture.first).await.unwrap();
-    one.grant_token("conformance-token-2", principal)
+    one.put_agent(principal, fixture.first, by()).await.unwrap();
+    one.grant_token("conformance-token-2", principal, by())
         .await
         .unwrap();
     // A request bearing the token makes the other handle serve the agent.
@@ -255,7 +285,9 @@ async fn changes_reach_the_other_handle<S: Vocabulary>(
         .await
         .unwrap()
         .expect("the token is known");
-    one.put_agent(principal, fixture.second).await.unwrap();
+    one.put_agent(principal, fixture.second, by())
+        .await
+        .unwrap();
     let served = |store: &dyn AgentStore<S>| {
         let principal = store.profiles().principal("conformance-token-2");
         principal
@@ -275,8 +307,8 @@ async fn deletion<S: Vocabulary>(
     fixture: &Fixture<S>,
 ) {
     let principal = "conformance-deleted";
-    one.put_agent(principal, fixture.first).await.unwrap();
-    one.grant_token("conformance-token-3", principal)
+    one.put_agent(principal, fixture.first, by()).await.unwrap();
+    one.grant_token("conformance-token-3", principal, by())
         .await
         .unwrap();
     other
@@ -286,11 +318,11 @@ async fn deletion<S: Vocabulary>(
         .unwrap()
         .expect("the token is known");
     assert!(
-        other.delete_agent(principal).await.unwrap(),
+        other.delete_agent(principal, by()).await.unwrap(),
         "deleting an agent says so"
     );
     assert!(
-        !one.delete_agent(principal).await.unwrap(),
+        !one.delete_agent(principal, by()).await.unwrap(),
         "deleting it again says there was none"
     );
     assert!(
@@ -314,7 +346,9 @@ async fn deletion<S: Vocabulary>(
         },
     )
     .await;
-    let again = one.put_agent_if(principal, fixture.first, Some(0)).await;
+    let again = one
+        .put_agent_if(principal, fixture.first, Some(0), by())
+        .await;
     assert!(
         again.is_ok(),
         "a deleted agent can be created again: {again:?}"
@@ -330,13 +364,13 @@ async fn catalogs_beside_profiles<S: Vocabulary>(
 ) {
     let principal = "conformance-catalogs";
     let unknown = one
-        .put_catalog_if(principal, catalogs.one.clone(), None)
+        .put_catalog_if(principal, catalogs.one.clone(), None, by())
         .await;
     assert!(
         matches!(&unknown, Err(StoreError::UnknownPrincipal(_))),
         "a catalog for a principal without an agent is refused: {unknown:?}"
     );
-    one.put_agent(principal, fixture.first).await.unwrap();
+    one.put_agent(principal, fixture.first, by()).await.unwrap();
     let none = other
         .catalog(principal)
         .await
@@ -348,14 +382,14 @@ async fn catalogs_beside_profiles<S: Vocabulary>(
         "an agent starts without a catalog"
     );
     let refused = one
-        .put_catalog_if(principal, catalogs.refused.clone(), None)
+        .put_catalog_if(principal, catalogs.refused.clone(), None, by())
         .await;
     assert!(
         matches!(&refused, Err(StoreError::InvalidCatalog(_))),
         "a catalog the decoder refuses is refused: {refused:?}"
     );
     let put = one
-        .put_catalog_if(principal, catalogs.one.clone(), Some(1))
+        .put_catalog_if(principal, catalogs.one.clone(), Some(1), by())
         .await
         .unwrap();
     assert_eq!(put.version, 2, "a catalog bumps the agent's version");
@@ -366,18 +400,20 @@ async fn catalogs_beside_profiles<S: Vocabulary>(
         "the other handle reads the catalog as put"
     );
     let stale = other
-        .put_catalog_if(principal, catalogs.other.clone(), Some(1))
+        .put_catalog_if(principal, catalogs.other.clone(), Some(1), by())
         .await;
     assert!(
         matches!(&stale, Err(StoreError::Conflict { current: 2, .. })),
         "a catalog compare-and-set on a stale version is a conflict: {stale:?}"
     );
-    let profile = other.put_agent_if(principal, fixture.first, Some(1)).await;
+    let profile = other
+        .put_agent_if(principal, fixture.first, Some(1), by())
+        .await;
     assert!(
         matches!(&profile, Err(StoreError::Conflict { current: 2, .. })),
         "profiles and catalogs share one version: {profile:?}"
     );
-    one.put_agent(principal, fixture.first).await.unwrap();
+    one.put_agent(principal, fixture.first, by()).await.unwrap();
     let kept = one.catalog(principal).await.unwrap().unwrap();
     assert_eq!(
         (kept.wire, kept.version),
@@ -385,7 +421,7 @@ async fn catalogs_beside_profiles<S: Vocabulary>(
         "a profile replacement keeps the catalog"
     );
     let changed = other
-        .put_catalog_if(principal, catalogs.other.clone(), None)
+        .put_catalog_if(principal, catalogs.other.clone(), None, by())
         .await
         .unwrap();
     assert_eq!(
@@ -412,8 +448,8 @@ async fn kill_switch<S: Vocabulary>(
         .map_or(0, |stored| stored.version);
     // An agent served through the other handle, to see the switch reach it.
     let principal = "conformance-killed";
-    one.put_agent(principal, fixture.first).await.unwrap();
-    one.grant_token("conformance-token-4", principal)
+    one.put_agent(principal, fixture.first, by()).await.unwrap();
+    one.grant_token("conformance-token-4", principal, by())
         .await
         .unwrap();
     other
@@ -429,7 +465,7 @@ async fn kill_switch<S: Vocabulary>(
     };
 
     let put = one
-        .put_kill_switch_if(&[tool.to_owned()], Some(start))
+        .put_kill_switch_if(&[tool.to_owned()], Some(start), by())
         .await
         .unwrap();
     let killed = StoredKillSwitch::new(vec![tool.to_owned()], start + 1);
@@ -451,14 +487,14 @@ async fn kill_switch<S: Vocabulary>(
         "the other handle's agents are under the version put"
     );
 
-    let stale = other.put_kill_switch_if(&[], Some(start)).await;
+    let stale = other.put_kill_switch_if(&[], Some(start), by()).await;
     assert!(
         matches!(&stale, Err(StoreError::KillSwitchConflict { current }) if *current == start + 1),
         "a kill switch compare-and-set on a stale version is a conflict naming the current one: {stale:?}"
     );
     let misspelt = format!("{tool}x");
     let unknown = one
-        .put_kill_switch_if(std::slice::from_ref(&misspelt), None)
+        .put_kill_switch_if(std::slice::from_ref(&misspelt), None, by())
         .await;
     assert!(
         matches!(
@@ -474,7 +510,7 @@ async fn kill_switch<S: Vocabulary>(
         "the refusal names the name and the one meant: {message}"
     );
     let twice = one
-        .put_kill_switch_if(&[tool.to_owned(), tool.to_owned()], None)
+        .put_kill_switch_if(&[tool.to_owned(), tool.to_owned()], None, by())
         .await;
     assert!(
         matches!(
@@ -490,7 +526,7 @@ async fn kill_switch<S: Vocabulary>(
     );
 
     let off = other
-        .put_kill_switch_if(&[], Some(start + 1))
+        .put_kill_switch_if(&[], Some(start + 1), by())
         .await
         .unwrap();
     assert_eq!(
@@ -503,6 +539,278 @@ async fn kill_switch<S: Vocabulary>(
         || async { lists_tool(other) == Some(true) && lists_tool(one) != Some(false) },
     )
     .await;
+}
+
+async fn audit_trail<S: Vocabulary>(
+    one: &dyn AgentStore<S>,
+    other: &dyn AgentStore<S>,
+    fixture: &Fixture<S>,
+) {
+    let asked = |n: u32| {
+        Attribution::new("conformance-auditor", format!("conformance-audit-{n}"))
+            .expect("a valid attribution")
+    };
+    let (principal, token) = ("conformance-audited", "conformance-token-audited");
+    let (first, second) = (fixture.first, fixture.second);
+    let newest = one
+        .audit(&AuditQuery::new().newest_first().with_limit(1))
+        .await
+        .unwrap();
+    let start = newest.first().map_or(0, |record| record.seq);
+
+    let (a1, a2, a3, a4, a5, a6, a7, a8, refused) = (
+        asked(1),
+        asked(2),
+        asked(3),
+        asked(4),
+        asked(5),
+        asked(6),
+        asked(7),
+        asked(8),
+        asked(99),
+    );
+    let created = one.put_agent(principal, first, &a1).await.unwrap();
+    let replaced = other.put_agent(principal, second, &a2).await.unwrap();
+    let (v1, v2) = (created.agent.version, replaced.agent.version);
+    assert!(
+        one.put_agent_if(principal, first, Some(v1), &refused)
+            .await
+            .is_err(),
+        "a stale put is refused"
+    );
+    one.grant_token(token, principal, &a3).await.unwrap();
+    other.grant_token(token, principal, &refused).await.unwrap();
+    assert!(other.revoke_token(token, &a4).await.unwrap());
+    assert!(!one.revoke_token(token, &refused).await.unwrap());
+    let mut expected = vec![
+        ("profile-put", Some(principal), "conformance-audit-1"),
+        ("profile-put", Some(principal), "conformance-audit-2"),
+        ("token-granted", Some(principal), "conformance-audit-3"),
+        ("token-revoked", Some(principal), "conformance-audit-4"),
+    ];
+    // The agent's version once its catalog, if the store takes one, is put.
+    #[cfg(feature = "runtime-tools")]
+    let version = match &fixture.catalogs {
+        Some(catalogs) => {
+            let put = one
+                .put_catalog_if(principal, catalogs.one.clone(), None, &a5)
+                .await
+                .unwrap();
+            expected.push(("catalog-put", Some(principal), "conformance-audit-5"));
+            put.version
+        }
+        None => v2,
+    };
+    #[cfg(not(feature = "runtime-tools"))]
+    let version = {
+        let _ = &a5;
+        v2
+    };
+    let tool = compiled_tools(&first)
+        .into_iter()
+        .next()
+        .expect("the fixture's first context enables a compiled tool");
+    let switch = one.kill_switch().await.unwrap();
+    let (held, held_version) = switch.map_or((Vec::new(), 0), |s| (s.names, s.version));
+    let killed = one
+        .put_kill_switch_if(std::slice::from_ref(&tool), Some(held_version), &a6)
+        .await
+        .unwrap();
+    assert!(
+        one.put_kill_switch_if(&[format!("{tool}x")], None, &refused)
+            .await
+            .is_err(),
+        "an unknown name is refused"
+    );
+    let off = other
+        .put_kill_switch_if(&[], Some(killed.version), &a7)
+        .await
+        .unwrap();
+    assert!(other.delete_agent(principal, &a8).await.unwrap());
+    assert!(!one.delete_agent(principal, &refused).await.unwrap());
+    expected.extend([
+        ("kill-switch", None, "conformance-audit-6"),
+        ("kill-switch", None, "conformance-audit-7"),
+        ("agent-deleted", Some(principal), "conformance-audit-8"),
+    ]);
+
+    let all = other.audit(&AuditQuery::new().since(start)).await.unwrap();
+    let said: Vec<(&str, Option<&str>, &str)> = all
+        .iter()
+        .map(|r| {
+            (
+                r.kind.as_str(),
+                r.principal.as_deref(),
+                r.request_id.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        said, expected,
+        "one record per change, in order, through either handle; none for a refused change or a write that changed nothing"
+    );
+    for (offset, record) in all.iter().enumerate() {
+        assert_eq!(
+            record.seq,
+            start + 1 + offset as u64,
+            "records are numbered one after another"
+        );
+        assert_eq!(record.actor, "conformance-auditor", "the actor is kept");
+        assert!(record.at > 0, "each record says when");
+        let json = serde_json::to_string(record).unwrap();
+        assert!(
+            !json.contains(token),
+            "no record holds a token, only its fingerprint: {json}"
+        );
+        let back: AuditRecord = serde_json::from_str(&json).unwrap();
+        assert_eq!(&back, record, "a record's JSON form reads back as written");
+    }
+    let (first_tools, second_tools) = (compiled_tools(&first), compiled_tools(&second));
+    let states_of = |r: &AuditRecord| (r.before.clone(), r.after.clone());
+    let tools_of = |r: &AuditRecord| (r.added.clone(), r.removed.clone());
+    assert_eq!(
+        states_of(&all[0]),
+        (Value::Null, states::profile(&first, Some(v1))),
+        "a creation replaces nothing and makes the profile"
+    );
+    assert_eq!(
+        tools_of(&all[0]),
+        (first_tools.clone(), Vec::new()),
+        "a creation adds every tool of the profile"
+    );
+    assert_eq!(
+        states_of(&all[1]),
+        (
+            states::profile(&first, Some(v1)),
+            states::profile(&second, Some(v2))
+        ),
+        "a replacement says the profiles and versions before and after"
+    );
+    assert_eq!(
+        tools_of(&all[1]),
+        states::changed(&first_tools, &second_tools),
+        "a replacement says the tools it added and removed"
+    );
+    assert_eq!(
+        states_of(&all[2]),
+        (Value::Null, states::token(token, principal)),
+        "a grant says the token's fingerprint and principal"
+    );
+    assert_eq!(
+        states_of(&all[3]),
+        (states::token(token, principal), Value::Null),
+        "a revocation says what the token named"
+    );
+    let n = all.len();
+    let (kill_on, kill_off, deleted) = (&all[n - 3], &all[n - 2], &all[n - 1]);
+    if expected[4].0 == "catalog-put" {
+        let catalog = &all[4];
+        assert_eq!(
+            (&catalog.before, &catalog.after["version"]),
+            (&states::catalog(None, Some(v2)), &Value::from(version)),
+            "a first catalog replaces none and bumps the agent's version"
+        );
+        assert!(
+            !catalog.added.is_empty()
+                && catalog.removed.is_empty()
+                && catalog.after["catalog"]["tools"] == catalog.added.len(),
+            "a first catalog adds each of its tools: {catalog:?}"
+        );
+    }
+    assert_eq!(
+        states_of(kill_on),
+        (
+            states::kill_switch(&held, Some(held_version)),
+            states::kill_switch(std::slice::from_ref(&tool), Some(killed.version))
+        ),
+        "the kill switch's record says the lists and versions"
+    );
+    assert!(
+        kill_on.removed.contains(&tool) && !kill_on.added.contains(&tool),
+        "killing a tool removes it: {kill_on:?}"
+    );
+    assert_eq!(
+        (
+            kill_off.after.clone(),
+            kill_off.added.contains(&tool),
+            kill_off.removed.clone()
+        ),
+        (
+            states::kill_switch::<String>(&[], Some(off.version)),
+            true,
+            Vec::new()
+        ),
+        "turning the switch off gives the tool back"
+    );
+    assert_eq!(
+        (states_of(deleted), tools_of(deleted)),
+        (
+            (states::deleted(&second, version, 0), Value::Null),
+            (Vec::new(), second_tools.clone())
+        ),
+        "a deletion says what it removed"
+    );
+
+    let page = |query: AuditQuery| async move {
+        let through_one = one.audit(&query).await.unwrap();
+        let through_other = other.audit(&query).await.unwrap();
+        assert_eq!(
+            through_one, through_other,
+            "both handles read the same page of {query:?}"
+        );
+        through_one
+    };
+    let seqs = |records: &[AuditRecord]| records.iter().map(|r| r.seq).collect::<Vec<_>>();
+    let all_seqs = seqs(&all);
+    let head = page(AuditQuery::new().since(start).with_limit(3)).await;
+    assert_eq!(
+        seqs(&head),
+        all_seqs[..3],
+        "a page holds its limit, oldest first"
+    );
+    let next = page(AuditQuery::new().since(head[2].seq).with_limit(3)).await;
+    assert_eq!(
+        seqs(&next),
+        all_seqs[3..6],
+        "the next page starts after the last"
+    );
+    let latest = page(AuditQuery::new().newest_first().with_limit(2)).await;
+    assert_eq!(
+        seqs(&latest),
+        [all_seqs[n - 1], all_seqs[n - 2]],
+        "newest first, the newest records"
+    );
+    let back = page(
+        AuditQuery::new()
+            .newest_first()
+            .before(all_seqs[n - 1])
+            .with_limit(1),
+    )
+    .await;
+    assert_eq!(
+        seqs(&back),
+        [all_seqs[n - 2]],
+        "paging back before a record"
+    );
+    let between = page(AuditQuery::new().since(all_seqs[0]).before(all_seqs[2])).await;
+    assert_eq!(seqs(&between), [all_seqs[1]], "both bounds are exclusive");
+    let of = page(AuditQuery::new().since(start).of(principal)).await;
+    let of_principal: Vec<u64> = all
+        .iter()
+        .filter(|r| r.principal.as_deref() == Some(principal))
+        .map(|r| r.seq)
+        .collect();
+    assert_eq!(
+        seqs(&of),
+        of_principal,
+        "a principal's records, without the kill switch's"
+    );
+    let few = page(AuditQuery::new().since(start).of(principal).with_limit(2)).await;
+    assert_eq!(
+        seqs(&few),
+        of_principal[..2],
+        "a principal's page holds its limit"
+    );
 }
 
 /// Waits until `condition` holds, polling; panics with `what` if it still

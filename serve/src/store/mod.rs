@@ -1,8 +1,9 @@
 //! The store seam: where a multi-agent server keeps each principal's
 //! profile context, its version and the tokens that name it.
 //!
-//! [`AgentStore`] is what a backend (a control API) changes. Two
-//! implementations:
+//! [`AgentStore`] is what a backend (a control API) changes, each change
+//! attributed and recorded in the store's audit trail ([`crate::audit`]).
+//! Two implementations:
 //!
 //! - [`ProfileStore`] itself (in an `Arc`): in memory, one process, no extra
 //!   dependency. The default.
@@ -22,6 +23,7 @@ mod catalogs;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 mod kill;
+mod memory;
 #[cfg(feature = "redis")]
 mod redis;
 
@@ -30,6 +32,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use mcp_profiles::{PolicyError, Profile, ProfileContext, Vocabulary};
+
+use crate::audit::{Attribution, AuditQuery, AuditRecord};
 
 #[cfg(feature = "runtime-tools")]
 pub(crate) use self::catalogs::decode_catalog;
@@ -40,8 +44,6 @@ pub(crate) use self::catalogs::{listed_change, presentable};
 pub use self::kill::StoredKillSwitch;
 #[cfg(feature = "redis")]
 pub use self::redis::{RedisOptions, RedisStore};
-#[cfg(feature = "runtime-tools")]
-use crate::agents::CatalogRefusal;
 use crate::{ProfileStore, UnknownPrincipal};
 
 /// The future every [`AgentStore`] operation returns.
@@ -123,6 +125,11 @@ pub enum StoreError {
         /// The kill switch's version now.
         current: u64,
     },
+    /// The shared store was reached and refused the write (for Redis: the
+    /// script making it failed, as when the audit record cannot be
+    /// appended: a full memory, a key holding another type); nothing was
+    /// changed. The message is the store's.
+    Refused(String),
 }
 
 impl std::fmt::Display for StoreError {
@@ -141,6 +148,9 @@ impl std::fmt::Display for StoreError {
                 f,
                 "the kill switch is at version {current}, not the one expected"
             ),
+            StoreError::Refused(why) => {
+                write!(f, "the profile store refused the change: {why}")
+            }
         }
     }
 }
@@ -158,16 +168,23 @@ impl From<UnknownPrincipal> for StoreError {
 ///
 /// Tokens are secrets: implementations never log them, and a shared store
 /// keeps only their SHA-256 digests.
+///
+/// Every write takes an [`Attribution`] (who asked, in which request) and
+/// appends one [`AuditRecord`] per change in the same atomic step as the
+/// change: a record that cannot be appended refuses the change, and a
+/// write that is refused or changes nothing records nothing (see
+/// [`crate::audit`]). [`audit`](Self::audit) reads the trail.
 pub trait AgentStore<S: Vocabulary>: Send + Sync {
     /// Creates `principal`'s agent serving `context`, or replaces its
-    /// profile, in one atomic step that bumps its version and publishes the
-    /// change to every instance.
+    /// profile, in one atomic step that bumps its version, records
+    /// `profile-put` and publishes the change to every instance.
     fn put_agent<'a>(
         &'a self,
         principal: &'a str,
         context: ProfileContext<S>,
+        by: &'a Attribution,
     ) -> StoreFuture<'a, AgentChange<S>> {
-        self.put_agent_if(principal, context, None)
+        self.put_agent_if(principal, context, None, by)
     }
 
     /// [`put_agent`](Self::put_agent) as a compare-and-set: only if the
@@ -178,29 +195,42 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
         principal: &'a str,
         context: ProfileContext<S>,
         expected: Option<u64>,
+        by: &'a Attribution,
     ) -> StoreFuture<'a, AgentChange<S>>;
 
     /// `principal`'s agent, if it has one.
     fn agent<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredAgent<S>>>;
 
     /// Removes `principal`'s agent and every token naming it, ending their
-    /// sessions on every instance; whether it had one.
-    fn delete_agent<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, bool>;
+    /// sessions on every instance, and records `agent-deleted`; whether it
+    /// had one (none: nothing recorded).
+    fn delete_agent<'a>(&'a self, principal: &'a str, by: &'a Attribution)
+    -> StoreFuture<'a, bool>;
 
     /// Lets `token` act as `principal` on every instance (see
-    /// [`ProfileStore::grant`]).
-    fn grant_token<'a>(&'a self, token: &'a str, principal: &'a str) -> StoreFuture<'a, ()>;
+    /// [`ProfileStore::grant`]) and records `token-granted` with the
+    /// token's [`fingerprint`](crate::audit::fingerprint), never the token;
+    /// granting it again to the principal it names changes and records
+    /// nothing.
+    fn grant_token<'a>(
+        &'a self,
+        token: &'a str,
+        principal: &'a str,
+        by: &'a Attribution,
+    ) -> StoreFuture<'a, ()>;
 
     /// Stops accepting `token` on every instance and ends what was opened
-    /// with it (see [`ProfileStore::revoke`]); whether it was granted.
-    fn revoke_token<'a>(&'a self, token: &'a str) -> StoreFuture<'a, bool>;
+    /// with it (see [`ProfileStore::revoke`]), recording `token-revoked`;
+    /// whether it was granted (not: nothing recorded).
+    fn revoke_token<'a>(&'a self, token: &'a str, by: &'a Attribution) -> StoreFuture<'a, bool>;
 
     /// Puts `principal`'s runtime catalog, in the wire form the store's
     /// [`CatalogDecoder`](mcp_profiles::CatalogDecoder) reads, in one atomic step that bumps the agent's
-    /// version (the one [`put_agent`](Self::put_agent) bumps) and installs
-    /// it on every instance serving the principal: one `list_changed` per
-    /// session whose visible tools changed. As a compare-and-set when
-    /// `expected` is `Some` ([`StoreError::Conflict`], nothing changed).
+    /// version (the one [`put_agent`](Self::put_agent) bumps), records
+    /// `catalog-put` and installs it on every instance serving the
+    /// principal: one `list_changed` per session whose visible tools
+    /// changed. As a compare-and-set when `expected` is `Some`
+    /// ([`StoreError::Conflict`], nothing changed).
     ///
     /// The catalog is decoded first: one the decoder refuses is
     /// [`StoreError::InvalidCatalog`] and nothing is stored. An agent must
@@ -214,6 +244,7 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
         principal: &'a str,
         wire: serde_json::Value,
         expected: Option<u64>,
+        by: &'a Attribution,
     ) -> StoreFuture<'a, CatalogChange>;
 
     /// `principal`'s catalog as it was put, and the agent's version (the
@@ -224,7 +255,8 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
     /// Puts the operator's kill switch: `names`, tool and tool group names
     /// of the server, are removed from every agent's profile on every
     /// instance, in one atomic step that bumps the switch's version (its
-    /// own, not an agent's) and publishes the change. Each session whose
+    /// own, not an agent's), records `kill-switch` (of no principal) and
+    /// publishes the change. Each session whose
     /// visible tools changed gets one `list_changed`, every other session
     /// none; an empty list turns the switch off.
     ///
@@ -236,11 +268,16 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
         &'a self,
         names: &'a [String],
         expected: Option<u64>,
+        by: &'a Attribution,
     ) -> StoreFuture<'a, StoredKillSwitch>;
 
     /// The kill switch as stored (the version to compare-and-set with);
     /// `None` if it was never put.
     fn kill_switch(&self) -> StoreFuture<'_, Option<StoredKillSwitch>>;
+
+    /// One page of the audit trail, as `query` asks: every change made
+    /// through any handle on the store, in the order they were made.
+    fn audit<'a>(&'a self, query: &'a AuditQuery) -> StoreFuture<'a, Vec<AuditRecord>>;
 
     /// What this instance serves: hand it to
     /// [`crate::http::multi_agent_router`].
@@ -256,127 +293,5 @@ fn stored<S: Vocabulary>(
         principal: principal.to_owned(),
         profile: S::registry().assemble(&context),
         version,
-    }
-}
-
-/// The in-memory store: one process, versions counted per principal from 1
-/// and never repeated (a removal counts as one, as in Redis).
-impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
-    fn put_agent_if<'a>(
-        &'a self,
-        principal: &'a str,
-        context: ProfileContext<S>,
-        expected: Option<u64>,
-    ) -> StoreFuture<'a, AgentChange<S>> {
-        Box::pin(async move {
-            let (_, replacement, version) =
-                self.put_if(principal, context, expected)
-                    .map_err(|current| StoreError::Conflict {
-                        principal: principal.to_owned(),
-                        current,
-                    })?;
-            Ok(AgentChange {
-                agent: stored(principal, context, version),
-                changed: replacement.is_none_or(|replacement| replacement.changed()),
-            })
-        })
-    }
-
-    fn agent<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredAgent<S>>> {
-        Box::pin(async move {
-            let key = crate::identity::Principal::new(principal);
-            let Some(controller) = self.controller(&key) else {
-                return Ok(None);
-            };
-            let version = self.version(principal).unwrap_or_default();
-            Ok(Some(stored(
-                principal,
-                *controller.current().context(),
-                version,
-            )))
-        })
-    }
-
-    fn delete_agent<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, bool> {
-        Box::pin(async move { Ok(self.remove_agent(principal).is_some()) })
-    }
-
-    fn grant_token<'a>(&'a self, token: &'a str, principal: &'a str) -> StoreFuture<'a, ()> {
-        Box::pin(async move { Ok(self.grant(token, principal)?) })
-    }
-
-    fn revoke_token<'a>(&'a self, token: &'a str) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
-            let known = self.grant_for(token).is_some();
-            self.revoke(token);
-            Ok(known)
-        })
-    }
-
-    #[cfg(feature = "runtime-tools")]
-    fn put_catalog_if<'a>(
-        &'a self,
-        principal: &'a str,
-        wire: serde_json::Value,
-        expected: Option<u64>,
-    ) -> StoreFuture<'a, CatalogChange> {
-        Box::pin(async move {
-            let catalog = decode_catalog(self.catalog_decoder(), principal, &wire)?;
-            let (controller, installation, version) = self
-                .install_catalog_if(principal, wire, &catalog, expected)
-                .map_err(|refusal| match refusal {
-                    CatalogRefusal::NoAgent => UnknownPrincipal::new(principal).into(),
-                    CatalogRefusal::Conflict(current) => StoreError::Conflict {
-                        principal: principal.to_owned(),
-                        current,
-                    },
-                    CatalogRefusal::Presented(refused) => catalogs::not_presentable(&refused),
-                })?;
-            Ok(CatalogChange {
-                principal: principal.to_owned(),
-                version,
-                tools: catalogs::tool_names(&controller),
-                changed: installation.changed(),
-            })
-        })
-    }
-
-    #[cfg(feature = "runtime-tools")]
-    fn catalog<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredCatalog>> {
-        Box::pin(async move {
-            Ok(self
-                .catalog_wire(principal)
-                .map(|(wire, version)| StoredCatalog {
-                    principal: principal.to_owned(),
-                    wire,
-                    version,
-                }))
-        })
-    }
-
-    fn put_kill_switch_if<'a>(
-        &'a self,
-        names: &'a [String],
-        expected: Option<u64>,
-    ) -> StoreFuture<'a, StoredKillSwitch> {
-        Box::pin(async move {
-            let killed = kill::deny_list::<S, _>(names)?;
-            let (change, version) = self
-                .set_kill_switch_if(killed, expected)
-                .map_err(|current| StoreError::KillSwitchConflict { current })?;
-            Ok(StoredKillSwitch::of(change.killed, version))
-        })
-    }
-
-    fn kill_switch(&self) -> StoreFuture<'_, Option<StoredKillSwitch>> {
-        Box::pin(async move {
-            // Read together: the version under the lock that moves both.
-            let (killed, version) = self.kill_switch_in_force();
-            Ok((version > 0).then(|| StoredKillSwitch::of(killed, version)))
-        })
-    }
-
-    fn profiles(&self) -> &Arc<ProfileStore<S>> {
-        self
     }
 }

@@ -26,6 +26,7 @@ mod runtime_allow;
 mod runtime_tools;
 mod serving;
 mod shared_tools;
+mod store_audit;
 mod store_catalogs;
 mod store_conformance;
 mod store_kill;

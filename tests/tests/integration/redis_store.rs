@@ -11,6 +11,7 @@ use mcp_profiles::{CatalogDecoder, ProfileContext};
 use mcp_profiles_serve::http::HttpServer;
 use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, RedisStore};
 use mcp_profiles_tests::TaskServer;
+use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{CallOutcome, Session, http_transport, serve_agents};
 use mcp_profiles_tests::contexts::{asking, child, names_of};
 use mcp_profiles_tests::modern::{
@@ -100,10 +101,10 @@ impl Instance {
 /// Alice and bob, both asking, with a token each, written through `store`.
 async fn alice_and_bob(store: &impl AgentStore<TaskServer>) {
     for principal in ["alice", "bob"] {
-        let change = store.put_agent(principal, asking()).await.unwrap();
+        let change = store.put_agent(principal, asking(), by()).await.unwrap();
         assert!(change.changed);
         store
-            .grant_token(&format!("{principal}-token"), principal)
+            .grant_token(&format!("{principal}-token"), principal, by())
             .await
             .unwrap();
     }
@@ -177,7 +178,7 @@ async fn a_replacement_through_any_instance_reaches_every_session_of_the_princip
     // Through the third instance: every alice session hears once, bob's none.
     let change = instances[2]
         .store
-        .put_agent("alice", child())
+        .put_agent("alice", child(), by())
         .await
         .unwrap();
     assert!(change.changed);
@@ -192,7 +193,11 @@ async fn a_replacement_through_any_instance_reaches_every_session_of_the_princip
     }
     // The same tool set again: a new version, no notification anywhere.
     let same = child().with_provider(mcp_profiles_tests::Provider::GitLab);
-    let change = instances[1].store.put_agent("alice", same).await.unwrap();
+    let change = instances[1]
+        .store
+        .put_agent("alice", same, by())
+        .await
+        .unwrap();
     assert!(!change.changed);
     assert_eq!(change.agent.version, 3);
     for sessions in &mut alice {
@@ -201,7 +206,7 @@ async fn a_replacement_through_any_instance_reaches_every_session_of_the_princip
     // A compare-and-set on a stale version changes nothing anywhere.
     let stale = instances[0]
         .store
-        .put_agent_if("alice", asking(), Some(2))
+        .put_agent_if("alice", asking(), Some(2), by())
         .await;
     assert!(
         matches!(
@@ -236,8 +241,11 @@ async fn unknown_and_revoked_tokens_are_refused_on_every_instance() {
         Instance::start(&redis, grace).await,
     );
     alice_and_bob(&a.store).await;
-    a.store.grant_token("alice-phone", "alice").await.unwrap();
-    let unknown = a.store.grant_token("carol-token", "carol").await;
+    a.store
+        .grant_token("alice-phone", "alice", by())
+        .await
+        .unwrap();
+    let unknown = a.store.grant_token("carol-token", "carol", by()).await;
     assert!(
         matches!(
             unknown,
@@ -250,7 +258,7 @@ async fn unknown_and_revoked_tokens_are_refused_on_every_instance() {
 
     let mut on_b = Sessions::open(&b, "alice-token").await;
     let phone = Sessions::open(&b, "alice-phone").await;
-    assert!(a.store.revoke_token("alice-token").await.unwrap());
+    assert!(a.store.revoke_token("alice-token", by()).await.unwrap());
     // Refused on both instances within a second of the answer.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(1);
     for instance in [&a, &b] {
@@ -266,10 +274,10 @@ async fn unknown_and_revoked_tokens_are_refused_on_every_instance() {
     let ended = tokio::time::timeout(LIMIT, on_b.events.next()).await;
     assert!(!matches!(ended, Ok(Ok(Some(_)))), "{ended:?}");
     phone.expect_tools(&asking()).await;
-    assert!(!a.store.revoke_token("alice-token").await.unwrap());
+    assert!(!a.store.revoke_token("alice-token", by()).await.unwrap());
 
     // Deleting an agent ends all its tokens everywhere.
-    assert!(b.store.delete_agent("alice").await.unwrap());
+    assert!(b.store.delete_agent("alice", by()).await.unwrap());
     let deadline = tokio::time::Instant::now() + Duration::from_secs(1);
     while b.status("alice-phone").await != 401 {
         assert!(
@@ -279,7 +287,7 @@ async fn unknown_and_revoked_tokens_are_refused_on_every_instance() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     assert!(a.store.agent("alice").await.unwrap().is_none());
-    assert!(!a.store.delete_agent("alice").await.unwrap());
+    assert!(!a.store.delete_agent("alice", by()).await.unwrap());
     assert_eq!(b.status("bob-token").await, 200);
 }
 
@@ -301,7 +309,7 @@ async fn a_redis_restart_loses_no_change_and_converges() {
     redis.kill();
     // Within the grace period the last applied profile is still served.
     on_b.expect_tools(&asking()).await;
-    let write = a.store.put_agent("alice", child()).await;
+    let write = a.store.put_agent("alice", child(), by()).await;
     assert!(
         matches!(write, Err(mcp_profiles_serve::StoreError::Unavailable(_))),
         "{write:?}"
@@ -311,7 +319,7 @@ async fn a_redis_restart_loses_no_change_and_converges() {
     // Made as soon as Redis is back, perhaps before b has subscribed again:
     // b's reload catches it if the feed did not.
     let change = loop {
-        match a.store.put_agent("alice", child()).await {
+        match a.store.put_agent("alice", child(), by()).await {
             Ok(change) => break change,
             Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
         }
@@ -347,7 +355,7 @@ async fn a_change_published_while_an_instance_is_off_the_feed_is_applied_when_it
     // through the reload that follows its reconnection.
     let killed = redis.command(&["CLIENT", "KILL", "TYPE", "pubsub"]);
     assert!(killed.starts_with(':'), "{killed}");
-    let change = a.store.put_agent("alice", child()).await.unwrap();
+    let change = a.store.put_agent("alice", child(), by()).await.unwrap();
     assert!(change.changed);
     for sessions in [&mut on_a, &mut on_b] {
         sessions.expect_one_more(1).await;
@@ -405,13 +413,13 @@ async fn past_the_grace_period_requests_are_refused_until_redis_is_back() {
 async fn the_in_memory_store_counts_versions_through_the_same_seam() {
     let store = Arc::new(ProfileStore::<TaskServer>::default());
     alice_and_bob(&store).await;
-    let change = store.put_agent("alice", child()).await.unwrap();
+    let change = store.put_agent("alice", child(), by()).await.unwrap();
     assert!(change.changed);
     assert_eq!(change.agent.version, 2);
-    let change = store.put_agent("alice", child()).await.unwrap();
+    let change = store.put_agent("alice", child(), by()).await.unwrap();
     assert!(!change.changed);
     assert_eq!(change.agent.version, 3);
-    let stale = store.put_agent_if("alice", asking(), Some(2)).await;
+    let stale = store.put_agent_if("alice", asking(), Some(2), by()).await;
     assert!(
         matches!(
             &stale,
@@ -420,15 +428,15 @@ async fn the_in_memory_store_counts_versions_through_the_same_seam() {
         "{stale:?}"
     );
     let created = store
-        .put_agent_if("carol", asking(), Some(0))
+        .put_agent_if("carol", asking(), Some(0), by())
         .await
         .unwrap();
     assert_eq!(created.agent.version, 1);
     let stored = store.agent("alice").await.unwrap().unwrap();
     assert_eq!((stored.version, stored.profile.context()), (3, &child()));
-    assert!(store.revoke_token("alice-token").await.unwrap());
+    assert!(store.revoke_token("alice-token", by()).await.unwrap());
     assert!(store.principal("alice-token").is_none());
-    assert!(store.delete_agent("alice").await.unwrap());
+    assert!(store.delete_agent("alice", by()).await.unwrap());
     assert!(store.agent("alice").await.unwrap().is_none());
     let _ = Arc::clone(store.profiles());
 }

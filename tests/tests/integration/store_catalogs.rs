@@ -11,6 +11,7 @@ use std::time::Duration;
 use mcp_profiles::rmcp::model::{CallToolResult, ContentBlock};
 use mcp_profiles::{Catalog, CatalogDecoder, Rule, RuntimeTool};
 use mcp_profiles_serve::{AgentStore, ProfileStore, StoreError};
+use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{CallOutcome, refused};
 use mcp_profiles_tests::contexts::{asking, names_of};
 use mcp_profiles_tests::modern::{LIMIT, QUIET};
@@ -62,9 +63,9 @@ fn listing(extra: &[&str]) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_store_without_a_decoder_takes_no_catalogs() {
     let without = Arc::new(ProfileStore::<TaskServer>::default());
-    without.put_agent("alice", asking()).await.unwrap();
+    without.put_agent("alice", asking(), by()).await.unwrap();
     let refused = without
-        .put_catalog_if("alice", wire(1, &["echo"]), None)
+        .put_catalog_if("alice", wire(1, &["echo"]), None, by())
         .await;
     assert!(
         matches!(&refused, Err(StoreError::InvalidCatalog(why)) if why.contains("no catalogs")),
@@ -80,14 +81,17 @@ async fn redis_instances_share_catalogs_and_reload_one_they_missed() {
     let grace = Duration::from_secs(30);
     let a = Instance::start_with(&redis, grace, Some(decoder())).await;
     let b = Instance::start_with(&redis, grace, Some(decoder())).await;
-    a.store.put_agent("alice", asking()).await.unwrap();
+    a.store.put_agent("alice", asking(), by()).await.unwrap();
     a.store
-        .put_catalog_if("alice", wire(1, &["echo"]), None)
+        .put_catalog_if("alice", wire(1, &["echo"]), None, by())
         .await
         .unwrap();
-    a.store.grant_token("alice-token", "alice").await.unwrap();
-    a.store.put_agent("bob", asking()).await.unwrap();
-    a.store.grant_token("bob-token", "bob").await.unwrap();
+    a.store
+        .grant_token("alice-token", "alice", by())
+        .await
+        .unwrap();
+    a.store.put_agent("bob", asking(), by()).await.unwrap();
+    a.store.grant_token("bob-token", "bob", by()).await.unwrap();
 
     let on_b = b.legacy("alice-token").await;
     assert_eq!(on_b.tool_names().await, listing(&["echo"]));
@@ -102,7 +106,7 @@ async fn redis_instances_share_catalogs_and_reload_one_they_missed() {
     // for bob.
     let change = a
         .store
-        .put_catalog_if("alice", wire(6, &["echo", "more"]), None)
+        .put_catalog_if("alice", wire(6, &["echo", "more"]), None, by())
         .await
         .unwrap();
     assert!(change.changed);
@@ -116,7 +120,7 @@ async fn redis_instances_share_catalogs_and_reload_one_they_missed() {
     // subscribes again.
     redis.command(&["CLIENT", "KILL", "TYPE", "pubsub"]);
     a.store
-        .put_catalog_if("alice", wire(7, &[]), None)
+        .put_catalog_if("alice", wire(7, &[]), None, by())
         .await
         .unwrap();
     assert_eq!(on_b.wait_for_notifications(2, LIMIT).await, 2);
@@ -127,7 +131,7 @@ async fn redis_instances_share_catalogs_and_reload_one_they_missed() {
 
     // An instance started now loads the agent with its catalog.
     a.store
-        .put_catalog_if("alice", wire(8, &["late"]), None)
+        .put_catalog_if("alice", wire(8, &["late"]), None, by())
         .await
         .unwrap();
     let c = Instance::start_with(&redis, grace, Some(decoder())).await;

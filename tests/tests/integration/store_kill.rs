@@ -11,6 +11,7 @@ use std::time::Duration;
 use mcp_profiles::DenyList;
 use mcp_profiles_serve::{AgentStore, Apply, KillSwitchOutcome, ProfileStore, StoredKillSwitch};
 use mcp_profiles_tests::TaskServer;
+use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{CallOutcome, Session, disabled, http_transport, serve_agents};
 use mcp_profiles_tests::contexts::{asking, child, names_of};
 use mcp_profiles_tests::modern::{LIMIT, QUIET};
@@ -82,9 +83,9 @@ async fn the_in_memory_store_applies_each_kill_switch_version_once() {
     assert!(!carol.current().tool_names().contains(&KILLED));
 
     // Off through the store seam, as a compare-and-set on version 1.
-    let stale = store.put_kill_switch_if(&[], Some(0)).await;
+    let stale = store.put_kill_switch_if(&[], Some(0), by()).await;
     assert!(stale.is_err(), "{stale:?}");
-    let off = store.put_kill_switch_if(&[], Some(1)).await.unwrap();
+    let off = store.put_kill_switch_if(&[], Some(1), by()).await.unwrap();
     assert_eq!(off, StoredKillSwitch::new(Vec::new(), 2));
     heard(&alice, 2).await;
     assert_eq!(bob.notifications(), 0);
@@ -106,17 +107,28 @@ async fn a_redis_instance_loads_the_kill_switch_catches_up_and_skips_unknown_nam
     };
     let grace = Duration::from_secs(30);
     let a = Instance::start(&redis, grace).await;
-    a.store.put_agent("alice", asking()).await.unwrap();
-    a.store.grant_token("alice-token", "alice").await.unwrap();
+    a.store.put_agent("alice", asking(), by()).await.unwrap();
+    a.store
+        .grant_token("alice-token", "alice", by())
+        .await
+        .unwrap();
     let put = a
         .store
-        .put_kill_switch_if(&[KILLED.to_owned()], Some(0))
+        .put_kill_switch_if(&[KILLED.to_owned()], Some(0), by())
         .await
         .unwrap();
     assert_eq!(put, StoredKillSwitch::new(vec![KILLED.to_owned()], 1));
     assert_eq!(
         redis.query(&["HGETALL", "mcp-profiles:kill"]),
-        ["version", "1", "names", r#"["ask_user_question"]"#]
+        [
+            "version",
+            "1",
+            "names",
+            r#"["ask_user_question"]"#,
+            // What the audit trail's next record diffs against.
+            "tools",
+            r#"["ask_user_question"]"#
+        ]
     );
 
     // An instance started now loads it before it serves.
@@ -135,7 +147,10 @@ async fn a_redis_instance_loads_the_kill_switch_catches_up_and_skips_unknown_nam
     // Off while b is off the feed: b's reload catches up, one notification.
     let dropped = redis.command(&["CLIENT", "KILL", "TYPE", "pubsub"]);
     assert!(dropped.starts_with(':'), "{dropped}");
-    a.store.put_kill_switch_if(&[], Some(1)).await.unwrap();
+    a.store
+        .put_kill_switch_if(&[], Some(1), by())
+        .await
+        .unwrap();
     heard(&on_b, 1).await;
     assert_eq!(on_b.tool_names().await, names_of(&asking()));
     assert_eq!(b.store.profiles().kill_switch_version(), 2);

@@ -13,6 +13,7 @@ use std::time::Duration;
 use mcp_profiles::{Presentation, PresentationError};
 use mcp_profiles_serve::{AgentStore, ProfileStore, StoreError};
 use mcp_profiles_tests::TaskServer;
+use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{CallOutcome, Session, http_transport, serve_agents};
 use mcp_profiles_tests::contexts::{asking, names_of};
 use mcp_profiles_tests::modern::{LIMIT, QUIET};
@@ -53,8 +54,11 @@ fn refused_for_shadowing<T: std::fmt::Debug>(refusal: &Result<T, StoreError>) ->
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_store_presents_every_agents_names_and_refuses_a_colliding_catalog() {
     let store = Arc::new(presenting());
-    store.put_agent("alice", asking()).await.unwrap();
-    store.grant_token("alice-token", "alice").await.unwrap();
+    store.put_agent("alice", asking(), by()).await.unwrap();
+    store
+        .grant_token("alice-token", "alice", by())
+        .await
+        .unwrap();
     let (http, uri) = serve_agents(&store, TaskServer::default()).await;
     let session = Session::connect(http_transport(&uri, Some("alice-token"))).await;
     let listed = listing(&[]);
@@ -73,7 +77,7 @@ async fn a_store_presents_every_agents_names_and_refuses_a_colliding_catalog() {
     // `ask_user` is what `ask_user_question` is listed as: refused, naming
     // both; the version, the stored catalog and the sessions are untouched.
     let refusal = store
-        .put_catalog_if("alice", wire(1, &["ask_user"]), None)
+        .put_catalog_if("alice", wire(1, &["ask_user"]), None, by())
         .await;
     assert!(refused_for_shadowing(&refusal), "{refusal:?}");
     let kept = store
@@ -86,7 +90,7 @@ async fn a_store_presents_every_agents_names_and_refuses_a_colliding_catalog() {
 
     // A catalog that collides nowhere installs, listed by presented names.
     let change = store
-        .put_catalog_if("alice", wire(2, &["poll_question"]), Some(1))
+        .put_catalog_if("alice", wire(2, &["poll_question"]), Some(1), by())
         .await
         .unwrap();
     assert_eq!((change.version, change.changed), (2, true));
@@ -149,8 +153,11 @@ async fn redis_refuses_a_colliding_catalog_before_storing_it() {
     let grace = Duration::from_secs(30);
     let a = Instance::start_over(&redis, grace, presenting()).await;
     let b = Instance::start_over(&redis, grace, presenting()).await;
-    a.store.put_agent("alice", asking()).await.unwrap();
-    a.store.grant_token("alice-token", "alice").await.unwrap();
+    a.store.put_agent("alice", asking(), by()).await.unwrap();
+    a.store
+        .grant_token("alice-token", "alice", by())
+        .await
+        .unwrap();
     let on_b = b.legacy("alice-token").await;
     assert_eq!(on_b.tool_names().await, listing(&[]));
     assert_eq!(on_b.call("ask_user", None).await, CallOutcome::Ran(vec![]));
@@ -159,7 +166,7 @@ async fn redis_refuses_a_colliding_catalog_before_storing_it() {
     for instance in [&a, &b] {
         let refusal = instance
             .store
-            .put_catalog_if("alice", wire(1, &["ask_user"]), None)
+            .put_catalog_if("alice", wire(1, &["ask_user"]), None, by())
             .await;
         assert!(refused_for_shadowing(&refusal), "{refusal:?}");
     }
@@ -173,7 +180,7 @@ async fn redis_refuses_a_colliding_catalog_before_storing_it() {
 
     let change = a
         .store
-        .put_catalog_if("alice", wire(2, &["poll_question"]), Some(1))
+        .put_catalog_if("alice", wire(2, &["poll_question"]), Some(1), by())
         .await
         .unwrap();
     assert_eq!(change.tools, listing(&["poll"]));
@@ -190,7 +197,7 @@ async fn redis_refuses_a_colliding_catalog_before_storing_it() {
     let plain = Instance::start_with(&redis, grace, Some(decoder())).await;
     plain
         .store
-        .put_catalog_if("alice", wire(3, &["ask_user"]), None)
+        .put_catalog_if("alice", wire(3, &["ask_user"]), None, by())
         .await
         .unwrap();
     assert_eq!(on_b.wait_for_notifications(2, LIMIT).await, 2);

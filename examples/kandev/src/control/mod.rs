@@ -16,6 +16,16 @@
 //! | `PUT /api/v1/tasks/{id}/tool-policy` | `{"coordinator_tool_policy": {...}}`, `{"managed_tool_policy": {...}}` or `{}` | see [`tasks`] |
 //! | `GET /api/v1/mcp/plugin-tools` | — | the installed plugin-tool snapshot |
 //! | `PUT /api/v1/mcp/plugin-tools` | a plugin-tool snapshot | `{"generation", "revision", "tools", "changed"}` |
+//! | `GET /api/v1/audit?principal=&since=&before=&order=&limit=` | — | `{"records", "next"}`, see [`audit`] |
+//!
+//! Every change (the profile, mode, providers, policy, kill switch, plugin
+//! tools, a task's autopilot, title owner or tool policy) is recorded in
+//! the audit trail in the same step (`control/audited.rs`): in the database's
+//! `audit` table with `--db`, in memory otherwise. A record names the
+//! control token's name (`--control-token-name`, `control` unless told),
+//! the request's id (its `X-Request-Id`, else a fresh one, answered back
+//! in `X-Request-Id`), what it replaced and made, and the tools it added
+//! and removed; a record that cannot be saved refuses its change (500).
 //!
 //! The plugin-tool routes are described in `control/plugins.rs`, the
 //! snapshot in [`crate::plugins::Snapshot`]; the policy and kill-switch
@@ -43,8 +53,9 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, put};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use mcp_profiles::{Profile, ProfileContext, ProfileController, Replacement};
+use mcp_profiles_serve::audit::Attribution;
 use serde::Deserialize;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{DeserializeOwned, Deserializer, MapAccess, Visitor};
@@ -54,7 +65,11 @@ use crate::legacy;
 use crate::plugins::{Backend, Plugins};
 use crate::served::ServedTask;
 use crate::server::Kandev;
+use crate::store::Store;
 
+pub mod attribution;
+pub mod audit;
+mod audited;
 pub(crate) mod plugins;
 pub mod policy;
 
@@ -83,8 +98,12 @@ struct Control {
     controller: ProfileController<Kandev>,
     plugins: Arc<Plugins>,
     token: Arc<str>,
+    /// The name changes are recorded under (never the token).
+    actor: Arc<str>,
     /// The stored task this process serves, if any (`serve --db --task`).
     task: Option<Arc<ServedTask>>,
+    /// The board, which keeps the audit trail.
+    board: Arc<Store>,
 }
 
 /// The control API's router, with no plugin backend (plugin tools can be
@@ -100,15 +119,24 @@ pub struct Extras {
     /// The stored task this process serves (`serve --db --task`), which
     /// adds the task routes ([`tasks`]).
     pub task: Option<Arc<ServedTask>>,
+    /// The board the sessions work on, which keeps the audit trail of the
+    /// API's changes: the served task's database, or the demo board.
+    pub board: Arc<Store>,
+    /// The name the API's changes are recorded under: the control token's
+    /// (see [`attribution::token_name`]).
+    pub token_name: String,
 }
 
 impl Default for Extras {
     /// No plugin backend (plugin tools can be installed; their calls answer
-    /// a tool error) and no stored task.
+    /// a tool error), no stored task, a demo board of its own, and the
+    /// changes recorded as [`attribution::DEFAULT_TOKEN_NAME`]'s.
     fn default() -> Self {
         Extras {
             plugins: Arc::new(Plugins::new(Backend::none())),
             task: None,
+            board: Arc::new(Store::demo()),
+            token_name: attribution::DEFAULT_TOKEN_NAME.to_owned(),
         }
     }
 }
@@ -120,7 +148,9 @@ pub fn router_with(controller: ProfileController<Kandev>, token: &str, extras: E
         controller,
         plugins: extras.plugins,
         token: Arc::from(token),
+        actor: Arc::from(extras.token_name),
         task: extras.task,
+        board: extras.board,
     };
     Router::new()
         .route("/api/v1/mcp/profile", get(get_profile).put(put_profile))
@@ -149,6 +179,7 @@ pub fn router_with(controller: ProfileController<Kandev>, token: &str, extras: E
             "/api/v1/tasks/{id}/tool-policy",
             put(tasks::put_tool_policy),
         )
+        .route("/api/v1/audit", get(get_audit))
         .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .fallback(no_route)
@@ -186,9 +217,33 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 
 async fn authorise(State(control): State<Control>, request: Request, next: Next) -> Response {
     match check_token(request.headers(), &control.token) {
-        Ok(()) => next.run(request).await,
+        Ok(()) => attribution::attributed(&control.actor, request, next).await,
         Err(refusal) => refusal.into_response(),
     }
+}
+
+/// Runs `work` off the async workers (it waits on the board, perhaps on
+/// SQLite) and answers what it returns.
+async fn off_workers<T: Send + 'static>(
+    control: Control,
+    work: impl FnOnce(&Control) -> Result<T, Refusal> + Send + 'static,
+) -> Result<T, Refusal> {
+    tokio::task::spawn_blocking(move || work(&control))
+        .await
+        .map_err(|error| Refusal(StatusCode::INTERNAL_SERVER_ERROR, error.to_string()))?
+}
+
+async fn get_audit(State(control): State<Control>, uri: Uri) -> Result<Response, Refusal> {
+    let query = audit::query(uri.query(), |principal| {
+        crate::store::check_name("principal", principal)
+            .map_err(|error| Refusal(StatusCode::BAD_REQUEST, error.to_string()))
+    })?;
+    let records = off_workers(control, {
+        let query = query.clone();
+        move |control| control.board.audit(&query).map_err(audited::failed_read)
+    })
+    .await?;
+    Ok(audit::answer(&query, records))
 }
 
 /// 401 unless `headers` bear `Authorization: Bearer <expected>`.
@@ -346,6 +401,7 @@ async fn get_profile(State(control): State<Control>) -> Response {
 
 async fn put_profile(
     State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
@@ -359,8 +415,24 @@ async fn put_profile(
     };
     let context = crate::tool_policies::context_from_json(text)
         .map_err(|error| Refusal(StatusCode::BAD_REQUEST, error.to_string()))?;
-    let change = control.controller.replace(context);
-    Ok(answer_change(&control.controller, &change))
+    replaced(control, by, move |_| Ok(context)).await
+}
+
+/// Replaces the live profile with what `next` makes of it, recorded, and
+/// answers the change.
+async fn replaced(
+    control: Control,
+    by: Attribution,
+    next: impl FnOnce(&ProfileContext<Kandev>) -> Result<ProfileContext<Kandev>, Refusal>
+    + Send
+    + 'static,
+) -> Result<Response, Refusal> {
+    let controller = control.controller.clone();
+    let change = off_workers(control, move |control| {
+        audited::replace_profile(control, &by, next)
+    })
+    .await?;
+    Ok(answer_change(&controller, &change))
 }
 
 #[derive(Deserialize)]
@@ -373,13 +445,16 @@ struct ModeBody {
 
 async fn put_mode(
     State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
     let body: ModeBody = decode(&headers, body)?;
-    let change = legacy::set_mode(&control.controller, &body.mode, body.disable_ask_question)
-        .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))?;
-    Ok(answer_change(&control.controller, &change))
+    replaced(control, by, move |current| {
+        legacy::apply_mode(current, &body.mode, body.disable_ask_question)
+            .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))
+    })
+    .await
 }
 
 #[derive(Deserialize)]
@@ -390,13 +465,16 @@ struct ProvidersBody {
 
 async fn put_providers(
     State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
     let body: ProvidersBody = decode(&headers, body)?;
-    let change = legacy::set_providers(&control.controller, &body.mcp_providers)
-        .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))?;
-    Ok(answer_change(&control.controller, &change))
+    replaced(control, by, move |current| {
+        legacy::apply_providers(current, &body.mcp_providers)
+            .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))
+    })
+    .await
 }
 
 #[cfg(test)]

@@ -9,15 +9,17 @@
 //! the installed snapshot, or `{"generation": null, "revision": null,
 //! "tools": []}` before the first.
 
+use axum::Extension;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use mcp_profiles_serve::audit::Attribution;
 use serde_json::json;
 
-use super::{Control, Refusal, json_body};
+use super::{Control, Refusal, audited, json_body};
 use crate::plugins::Snapshot;
 
 /// The largest snapshot read: a catalog of a few thousand tools.
@@ -47,25 +49,30 @@ pub(crate) fn no_snapshot() -> Response {
 
 pub(super) async fn put_plugin_tools(
     State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
     let snapshot = snapshot_body(&headers, body)?;
-    // Verifying compiles every schema: CPU work kept off the async workers.
+    // Verifying compiles every schema: CPU work kept off the async workers,
+    // and done before the board is held to record the change.
     let install = tokio::task::spawn_blocking(move || {
-        let installation = control.plugins.install(&control.controller, snapshot)?;
+        let bad =
+            |err: crate::plugins::SnapshotError| Refusal(StatusCode::BAD_REQUEST, err.to_string());
+        snapshot.check().map_err(bad)?;
+        let catalog = control.plugins.catalog(&snapshot).map_err(bad)?;
+        let installation = audited::install_plugins(&control, &by, snapshot, &catalog)?;
         let tools: Vec<String> = control
             .controller
             .tools()
             .iter()
             .map(|tool| tool.name.to_string())
             .collect();
-        Ok::<_, crate::plugins::SnapshotError>((installation, tools))
+        Ok::<_, Refusal>((installation, tools))
     });
     let (installation, tools) = install
         .await
-        .map_err(|err| Refusal(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))?
-        .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))?;
+        .map_err(|err| Refusal(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))??;
     Ok(Json(json!({
         "generation": installation.generation,
         "revision": installation.revision,

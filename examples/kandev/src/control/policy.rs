@@ -23,6 +23,7 @@
 //! keeps the policy; only `PUT /api/v1/mcp/profile`, which replaces the
 //! whole context, sets it anew (from its `"policy"` field).
 
+use axum::Extension;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -30,10 +31,11 @@ use axum::extract::rejection::BytesRejection;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use mcp_profiles::{DenyList, Policy};
+use mcp_profiles_serve::audit::Attribution;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Control, Refusal, answer_body, decode};
+use super::{Control, Refusal, answer_body, audited, decode, off_workers};
 use crate::server::Kandev;
 
 /// The policy with every field written out, unlike its own JSON form
@@ -53,14 +55,17 @@ pub(super) async fn get_policy(State(control): State<Control>) -> Response {
 
 pub(super) async fn put_policy(
     State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
     let policy: Policy<Kandev> = decode(&headers, body)?;
-    let controller = &control.controller;
-    let Ok(change) =
-        controller.update(|current| Ok::<_, std::convert::Infallible>(current.with_policy(policy)));
-    let mut body = answer_body(controller, &change.new, Some(change.changed()));
+    let controller = control.controller.clone();
+    let change = off_workers(control, move |control| {
+        audited::replace_profile(control, &by, |current| Ok(current.with_policy(policy)))
+    })
+    .await?;
+    let mut body = answer_body(&controller, &change.new, Some(change.changed()));
     body["policy"] = policy_json(policy);
     Ok(Json(body).into_response())
 }
@@ -78,14 +83,18 @@ pub(super) async fn get_kill_switch(State(control): State<Control>) -> Response 
 
 pub(super) async fn put_kill_switch(
     State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
     let KillSwitchBody { deny } = decode(&headers, body)?;
-    let controller = &control.controller;
-    let change = controller.kill_switch().set(deny);
+    let controller = control.controller.clone();
+    let change = off_workers(control, move |control| {
+        audited::set_kill_switch(control, &by, deny)
+    })
+    .await?;
     let changed = !change.replacements.is_empty();
-    let mut body = answer_body(controller, &controller.current(), Some(changed));
+    let mut body = answer_body(&controller, &controller.current(), Some(changed));
     body["deny"] = json!(change.killed);
     body["notified_sessions"] = json!(change.notified_sessions());
     Ok(Json(body).into_response())

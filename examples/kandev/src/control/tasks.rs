@@ -8,9 +8,12 @@
 //! | `PUT /api/v1/tasks/{id}/title-owner` | `{"session": "session-2"}` or `{"session": null}` |
 //! | `PUT /api/v1/tasks/{id}/tool-policy` | `{"coordinator_tool_policy": {...}}`, `{"managed_tool_policy": {...}}` or `{}` (none) |
 //!
-//! Each saves the value, then re-resolves the served task's profile from
-//! the saved row and replaces it (one `list_changed` per session whose tool
-//! set changed, none otherwise). The answer is `{"task": {...}, "live":
+//! Each saves the value, with its audit record (`task-autopilot`,
+//! `task-title-owner`, `task-tool-policy`; principal: the task's id;
+//! before and after: `{"task": TASK, "context": CONTEXT}`, the context
+//! only for the served task) in the same transaction, then re-resolves
+//! the served task's profile from the saved row and replaces it (one
+//! `list_changed` per session whose tool set changed, none otherwise). The answer is `{"task": {...}, "live":
 //! true, "profile", "tools", "changed"}` for the served task and `{"task":
 //! {...}, "live": false}` for another task of the database (a server that
 //! serves that task picks the change up from the file within its follow
@@ -18,12 +21,14 @@
 //! is 404, a bad body or session 400, a database failure 500; none of them
 //! changes anything. Without `--db`/`--task` the routes answer 404.
 
+use axum::Extension;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use mcp_profiles_serve::audit::Attribution;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -47,6 +52,7 @@ struct TitleOwnerBody {
 
 pub(super) async fn put_autopilot(
     State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
     id: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -55,13 +61,14 @@ pub(super) async fn put_autopilot(
     let body: AutopilotBody = decode(&headers, body)?;
     apply(control, move |control| {
         let served = control.task.as_ref().expect("checked by `apply`");
-        served.set_autopilot(&control.controller, &id, body.autopilot)
+        served.set_autopilot(&control.controller, &by, &id, body.autopilot)
     })
     .await
 }
 
 pub(super) async fn put_title_owner(
     State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
     id: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -80,7 +87,7 @@ pub(super) async fn put_title_owner(
     };
     apply(control, move |control| {
         let served = control.task.as_ref().expect("checked by `apply`");
-        served.set_title_owner(&control.controller, &id, session)
+        served.set_title_owner(&control.controller, &by, &id, session)
     })
     .await
 }
@@ -96,6 +103,7 @@ struct ToolPolicyBody {
 
 pub(super) async fn put_tool_policy(
     State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
     id: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -122,7 +130,7 @@ pub(super) async fn put_tool_policy(
     }
     apply(control, move |control| {
         let served = control.task.as_ref().expect("checked by `apply`");
-        served.set_tool_policy(&control.controller, &id, policy)
+        served.set_tool_policy(&control.controller, &by, &id, policy)
     })
     .await
 }

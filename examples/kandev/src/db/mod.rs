@@ -11,6 +11,7 @@
 //! kandev-mcp's application id, a schema version this build knows (a newer
 //! one is refused, never altered) and pass `PRAGMA quick_check`.
 
+mod audit;
 mod rows;
 mod schema;
 mod tasks_table;
@@ -19,6 +20,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use mcp_profiles_serve::audit::{AuditEntry, AuditQuery, AuditRecord};
 use rusqlite::{Connection, OpenFlags, params};
 
 use crate::model::{Board, Task};
@@ -60,6 +62,9 @@ pub enum DbErrorKind {
     BadRow(BadRow),
     /// SQLite refused (not a database, disk full, locked, ...).
     Sqlite(rusqlite::Error),
+    /// A change was to be recorded in the audit trail outside the
+    /// transaction that makes it; nothing was written.
+    NoTransaction,
 }
 
 impl DbError {
@@ -105,6 +110,10 @@ impl fmt::Display for DbError {
             DbErrorKind::Corrupt(report) => write!(f, "corrupt: {report}"),
             DbErrorKind::BadRow(row) => write!(f, "{row}"),
             DbErrorKind::Sqlite(error) => write!(f, "{error}"),
+            DbErrorKind::NoTransaction => write!(
+                f,
+                "a change's audit record must be written in the change's transaction; none was open"
+            ),
         }
     }
 }
@@ -252,6 +261,22 @@ impl Database {
             let _ = self.conn.execute_batch("ROLLBACK");
         }
         self.stale = true;
+    }
+
+    /// Writes `entry` as the next row of the audit trail, made at `at`,
+    /// inside the open transaction (committed, or rolled back, with it).
+    pub(crate) fn append_audit(&self, entry: AuditEntry, at: u64) -> Result<AuditRecord, DbError> {
+        if self.conn.is_autocommit() {
+            // Outside a transaction the row would be saved on its own,
+            // apart from the change it records.
+            return Err(self.error(DbErrorKind::NoTransaction));
+        }
+        audit::append(&self.conn, entry, at).map_err(|e| self.sqlite(e))
+    }
+
+    /// The page of the audit trail `query` asks for.
+    pub(crate) fn audit(&self, query: &AuditQuery) -> Result<Vec<AuditRecord>, DbError> {
+        audit::page(&self.conn, query).map_err(|kind| self.error(kind))
     }
 
     /// Marks the board as possibly different from the file.

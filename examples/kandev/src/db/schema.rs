@@ -50,6 +50,21 @@ const MIGRATIONS: &[&str] = &[
     // and a managed conversation's policy live.
     "ALTER TABLE tasks ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}'
          CHECK (json_type(metadata) = 'object');",
+    // 5: the audit trail of the control API's changes (`db/audit.rs`),
+    // each row written in the transaction of its change.
+    "CREATE TABLE audit (
+         seq INTEGER PRIMARY KEY AUTOINCREMENT,
+         at INTEGER NOT NULL CHECK (at >= 0),
+         actor TEXT NOT NULL CHECK (length(actor) > 0),
+         principal TEXT,
+         kind TEXT NOT NULL CHECK (length(kind) > 0),
+         before TEXT NOT NULL CHECK (json_valid(before)),
+         after TEXT NOT NULL CHECK (json_valid(after)),
+         added TEXT NOT NULL CHECK (json_type(added) = 'array'),
+         removed TEXT NOT NULL CHECK (json_type(removed) = 'array'),
+         request_id TEXT NOT NULL CHECK (length(request_id) > 0)
+     ) STRICT;
+     CREATE INDEX audit_by_principal ON audit (principal, seq);",
 ];
 
 /// Migration 3 (see [`MIGRATIONS`]): `pr_automation` and `mr_automation`

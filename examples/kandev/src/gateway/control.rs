@@ -13,6 +13,15 @@
 //! | `POST /api/v1/tokens/revoke` | `{"token"}` | `{"revoked": bool}` |
 //! | `GET /api/v1/kill-switch` | — | `{"deny", "version"}` |
 //! | `PUT /api/v1/kill-switch` | `{"deny": [NAME, ...], "version": N}` | `{"deny", "version"}` |
+//! | `GET /api/v1/audit?principal=&since=&before=&order=&limit=` | — | `{"records", "next"}`, see [`crate::control::audit`] |
+//!
+//! Every change (an agent put or deleted, a token granted or revoked, a
+//! plugin-tool snapshot, the kill switch) is recorded in the store's audit
+//! trail in the same step as the change: who made it (the control token's
+//! name, `--control-token-name`), the request's id (its `X-Request-Id`, or
+//! a fresh one; answered back in `X-Request-Id`), what it replaced and
+//! made, and the tools it added and removed. Tokens are recorded only as a
+//! short SHA-256 fingerprint.
 //!
 //! The kill-switch routes (`gateway/kill.rs`) hold the operator's deny list
 //! over every agent; its `PUT` is always a compare-and-set on the switch's
@@ -37,19 +46,23 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{DefaultBodyLimit, Path, Request, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
+use mcp_profiles_serve::audit::Attribution;
 use mcp_profiles_serve::{AgentStore, StoredAgent};
 
 use crate::tool_policies::KandevContext;
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::control::attribution::{DEFAULT_TOKEN_NAME, attributed};
 use crate::control::plugins::MAX_SNAPSHOT_BYTES;
-use crate::control::{MAX_BODY_BYTES, Refusal, check_token, decode, method_not_allowed, no_route};
+use crate::control::{
+    MAX_BODY_BYTES, Refusal, audit, check_token, decode, method_not_allowed, no_route,
+};
 use crate::server::Kandev;
 
 pub use super::requests::MAX_PRINCIPAL_BYTES;
@@ -58,12 +71,20 @@ use super::requests::{Control, failed, no_agent, path_principal, principal_name,
 /// The longest agent token.
 pub const MAX_TOKEN_BYTES: usize = 1024;
 
-/// The gateway's control router over `store`. `token` must be non-empty.
+/// The gateway's control router over `store`, its changes recorded as
+/// the control token's ([`DEFAULT_TOKEN_NAME`]). `token` must be non-empty.
 pub fn router(store: Arc<dyn AgentStore<Kandev>>, token: &str) -> Router {
+    router_with_name(store, token, DEFAULT_TOKEN_NAME)
+}
+
+/// [`router`], its changes recorded in the audit trail as `name`'s (see
+/// [`crate::control::attribution::token_name`]).
+pub fn router_with_name(store: Arc<dyn AgentStore<Kandev>>, token: &str, name: &str) -> Router {
     assert!(!token.is_empty(), "the control API needs a token");
     let state = Control {
         store,
         token: Arc::from(token),
+        actor: Arc::from(name),
     };
     Router::new()
         .route(
@@ -82,6 +103,7 @@ pub fn router(store: Arc<dyn AgentStore<Kandev>>, token: &str) -> Router {
             "/api/v1/kill-switch",
             get(super::kill::get_kill_switch).put(super::kill::put_kill_switch),
         )
+        .route("/api/v1/audit", get(get_audit))
         .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .fallback(no_route)
@@ -91,9 +113,15 @@ pub fn router(store: Arc<dyn AgentStore<Kandev>>, token: &str) -> Router {
 
 async fn authorise(State(control): State<Control>, request: Request, next: Next) -> Response {
     match check_token(request.headers(), &control.token) {
-        Ok(()) => next.run(request).await,
+        Ok(()) => attributed(&control.actor, request, next).await,
         Err(refusal) => refusal.into_response(),
     }
+}
+
+async fn get_audit(State(control): State<Control>, uri: Uri) -> Result<Response, Refusal> {
+    let query = audit::query(uri.query(), |principal| principal_name(principal).map(drop))?;
+    let records = control.store.audit(&query).await.map_err(failed)?;
+    Ok(audit::answer(&query, records))
 }
 
 /// A token an HTTP client can present; the message never shows it.
@@ -147,6 +175,7 @@ struct PutBody {
 
 async fn put_agent(
     State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -155,7 +184,7 @@ async fn put_agent(
     let body: PutBody = decode(&headers, body)?;
     let change = control
         .store
-        .put_agent_if(&principal, body.profile.0, body.version)
+        .put_agent_if(&principal, body.profile.0, body.version, &by)
         .await
         .map_err(failed)?;
     let mut answer = agent_json(&change.agent);
@@ -171,12 +200,13 @@ async fn put_agent(
 
 async fn delete_agent(
     State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
     path: Result<Path<String>, PathRejection>,
 ) -> Result<Response, Refusal> {
     let principal = path_principal(path)?;
     if !control
         .store
-        .delete_agent(&principal)
+        .delete_agent(&principal, &by)
         .await
         .map_err(failed)?
     {
@@ -195,6 +225,7 @@ struct GrantBody {
 
 async fn grant(
     State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
@@ -203,7 +234,7 @@ async fn grant(
     let token = token_value(&body.token)?;
     control
         .store
-        .grant_token(token, principal)
+        .grant_token(token, principal, &by)
         .await
         .map_err(failed)?;
     tracing::info!(principal, "token granted");
@@ -218,12 +249,17 @@ struct RevokeBody {
 
 async fn revoke(
     State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
     let body: RevokeBody = decode(&headers, body)?;
     let token = token_value(&body.token)?;
-    let revoked = control.store.revoke_token(token).await.map_err(failed)?;
+    let revoked = control
+        .store
+        .revoke_token(token, &by)
+        .await
+        .map_err(failed)?;
     tracing::info!(revoked, "token revoked");
     Ok(Json(json!({ "revoked": revoked })).into_response())
 }

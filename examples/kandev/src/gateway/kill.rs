@@ -19,6 +19,7 @@
 //! a tool nor a tool group of Kandev (naming it, with the closest name) or
 //! one given twice; nothing changes.
 
+use axum::Extension;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -26,6 +27,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use mcp_profiles_serve::StoredKillSwitch;
+use mcp_profiles_serve::audit::Attribution;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -55,13 +57,14 @@ pub(super) async fn get_kill_switch(State(control): State<Control>) -> Result<Re
 
 pub(super) async fn put_kill_switch(
     State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
     let body: PutBody = decode(&headers, body)?;
     let stored = control
         .store
-        .put_kill_switch_if(&body.deny, body.version)
+        .put_kill_switch_if(&body.deny, body.version, &by)
         .await
         .map_err(failed)?;
     tracing::info!(

@@ -46,6 +46,10 @@ pub struct Config {
     pub control: SocketAddr,
     /// The control API's bearer token (non-empty).
     pub control_token: String,
+    /// The name the control API's changes are recorded under in the audit
+    /// trail (never the token; see
+    /// [`token_name`](crate::control::attribution::token_name)).
+    pub control_token_name: String,
     /// How long to serve without Redis before refusing (see
     /// [`RedisOptions::with_grace`]).
     pub grace: Duration,
@@ -107,7 +111,11 @@ pub async fn run(mut config: Config, stop: impl Future<Output = ()>) -> io::Resu
         None => serve.agents(store.profiles(), Kandev::demo()).await?,
     };
     eprintln!("mcp: http://{}/mcp", mcp.local_addr());
-    let app = control::router(Arc::clone(&store), &config.control_token);
+    let app = control::router_with_name(
+        Arc::clone(&store),
+        &config.control_token,
+        &config.control_token_name,
+    );
     let limits = crate::control::limits().with_drain_timeout(config.drain);
     let control = mcp_profiles_serve::http::Serve::on(config.control)
         .limits(limits)

@@ -15,6 +15,7 @@
 //! snapshot whose names would collide under the gateway's name
 //! presentation, and nothing is stored.
 
+use axum::Extension;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
@@ -22,6 +23,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use mcp_profiles::{KillSwitch, ProfileController};
+use mcp_profiles_serve::audit::Attribution;
 use mcp_profiles_serve::{AgentStore, StoreError, StoredCatalog};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -49,6 +51,7 @@ pub(super) async fn get_plugin_tools(
 
 pub(super) async fn put_plugin_tools(
     State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -71,7 +74,7 @@ pub(super) async fn put_plugin_tools(
         }
         match control
             .store
-            .put_catalog_if(&principal, wire.clone(), Some(stored.version))
+            .put_catalog_if(&principal, wire.clone(), Some(stored.version), &by)
             .await
         {
             Ok(change) => {

@@ -16,11 +16,12 @@ use crate::server::Kandev;
 pub const MAX_PRINCIPAL_BYTES: usize = 128;
 
 /// What every route of the gateway's control API holds: the store it
-/// changes and the control token.
+/// changes, the control token and the name its changes are recorded under.
 #[derive(Clone)]
 pub(super) struct Control {
     pub(super) store: Arc<dyn AgentStore<Kandev>>,
     pub(super) token: Arc<str>,
+    pub(super) actor: Arc<str>,
 }
 
 pub(super) fn refusal(status: StatusCode, message: impl Into<String>) -> Refusal {
@@ -35,7 +36,8 @@ pub(super) fn failed(error: StoreError) -> Refusal {
         StoreError::UnknownPrincipal(_)
         | StoreError::InvalidKillSwitch(_)
         | StoreError::InvalidCatalog(_) => StatusCode::BAD_REQUEST,
-        StoreError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        // Unreachable, or reached and refusing writes (a full memory, say).
+        StoreError::Unavailable(_) | StoreError::Refused(_) => StatusCode::SERVICE_UNAVAILABLE,
         StoreError::Conflict { .. } | StoreError::KillSwitchConflict { .. } => StatusCode::CONFLICT,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     };

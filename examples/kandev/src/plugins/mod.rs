@@ -68,8 +68,21 @@ impl Plugins {
     ) -> Result<Installation, SnapshotError> {
         snapshot.check()?;
         let catalog = self.catalog(&snapshot)?;
+        self.install_catalog(controller, snapshot, &catalog)
+    }
+
+    /// Installs `catalog`, built from the checked `snapshot` by
+    /// [`catalog`](Self::catalog), on `controller`, as
+    /// [`install`](Self::install) does: for a caller that built it first,
+    /// off the locks it installs under.
+    pub fn install_catalog(
+        &self,
+        controller: &ProfileController<Kandev>,
+        snapshot: Snapshot,
+        catalog: &Catalog<Kandev>,
+    ) -> Result<Installation, SnapshotError> {
         let mut installed = self.lock();
-        let installation = controller.install(&catalog);
+        let installation = controller.install(catalog);
         // Refused under the controller's name presentation: nothing changed.
         if let Some(refused) = &installation.refused {
             return Err(SnapshotError::new(vec![refused.to_string()]));

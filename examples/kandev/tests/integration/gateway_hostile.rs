@@ -22,6 +22,7 @@ use kandev_mcp::gateway::control::MAX_PRINCIPAL_BYTES;
 use kandev_mcp::{Kandev, Surface};
 use mcp_profiles::ProfileContext;
 use mcp_profiles_serve::{AgentStore, RedisOptions, RedisStore, StoreError};
+use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{Session, http_transport, refused};
 use mcp_profiles_tests::raw::RawSession;
 use mcp_profiles_tests::redis::RedisServer;
@@ -151,6 +152,11 @@ fn agent_keys(principal: &str, tokens: &[&str]) -> BTreeSet<String> {
         keys.insert(format!("{PREFIX}:token:{}", sha256(token)));
     }
     keys
+}
+
+/// The audit trail's keys, which a store holds once it recorded a change.
+fn audit_keys() -> BTreeSet<String> {
+    [format!("{PREFIX}:audit"), format!("{PREFIX}:audit:seq")].into()
 }
 
 /// A token's SHA-256 in lower-case hex: what the Redis store keys it by.
@@ -325,6 +331,7 @@ async fn principal_names(mut deployment: Deployment) {
     if let Some(keys) = &keys {
         let mut expected = agent_keys("alice", &["alice-token"]);
         expected.extend(agent_keys("bob", &["bob-token"]));
+        expected.extend(audit_keys());
         assert_eq!(keys, &expected);
     }
     let change = json!({ "profile": profile(OFFICE) });
@@ -491,14 +498,15 @@ async fn the_redis_store_takes_a_principal_as_a_name_never_a_pattern() {
     let office = ProfileContext::new(Surface::OfficeTask);
     let config = ProfileContext::new(Surface::Configuration);
     for principal in ["alice", "bob"] {
-        store.put_agent(principal, office).await.unwrap();
+        store.put_agent(principal, office, by()).await.unwrap();
         store
-            .grant_token(&format!("{principal}-token"), principal)
+            .grant_token(&format!("{principal}-token"), principal, by())
             .await
             .unwrap();
     }
     let mut before = agent_keys("alice", &["alice-token"]);
     before.extend(agent_keys("bob", &["bob-token"]));
+    before.extend(audit_keys());
     let keys = || -> BTreeSet<String> { redis.query(&["KEYS", "*"]).into_iter().collect() };
     assert_eq!(keys(), before);
 
@@ -508,19 +516,25 @@ async fn the_redis_store_takes_a_principal_as_a_name_never_a_pattern() {
     ];
     for pattern in patterns {
         assert!(store.agent(pattern).await.unwrap().is_none(), "{pattern}");
-        assert!(!store.delete_agent(pattern).await.unwrap(), "{pattern}");
-        match store.grant_token("mallory-token", pattern).await {
+        assert!(
+            !store.delete_agent(pattern, by()).await.unwrap(),
+            "{pattern}"
+        );
+        match store.grant_token("mallory-token", pattern, by()).await {
             Err(StoreError::UnknownPrincipal(error)) => assert_eq!(error.principal(), pattern),
             other => panic!("{pattern}: {other:?}"),
         }
-        assert!(!store.revoke_token(pattern).await.unwrap(), "{pattern}");
+        assert!(
+            !store.revoke_token(pattern, by()).await.unwrap(),
+            "{pattern}"
+        );
     }
     assert_eq!(keys(), before, "a pattern changed a key");
 
     // A principal named like a pattern is stored under exactly that name,
     // and removing it removes only it.
     for pattern in patterns {
-        let change = store.put_agent(pattern, config).await.unwrap();
+        let change = store.put_agent(pattern, config, by()).await.unwrap();
         assert_eq!(change.agent.principal, pattern);
         let got = store.agent(pattern).await.unwrap().expect("stored");
         assert_eq!((got.principal.as_str(), got.version), (pattern, 1));
@@ -532,7 +546,10 @@ async fn the_redis_store_takes_a_principal_as_a_name_never_a_pattern() {
     }
     assert_eq!(keys(), expected);
     for pattern in patterns {
-        assert!(store.delete_agent(pattern).await.unwrap(), "{pattern}");
+        assert!(
+            store.delete_agent(pattern, by()).await.unwrap(),
+            "{pattern}"
+        );
         expected.remove(&format!("{PREFIX}:agent:{pattern}"));
     }
     assert_eq!(keys(), expected);

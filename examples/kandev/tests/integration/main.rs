@@ -5,6 +5,7 @@
 
 mod common;
 
+mod audit_trail;
 mod busy_board;
 mod catalog;
 mod cli;

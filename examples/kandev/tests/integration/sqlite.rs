@@ -226,23 +226,79 @@ async fn flipping_autopilot_notifies_once_and_survives_a_restart() {
         live_profile(&server, &session).await,
         resolved(task(true, true))
     );
+    // Every flip is in the file's audit trail, whichever process made it,
+    // across the restarts: the profile the served task had and got (for
+    // the flips of the task a process served), the request and the tools.
+    let trail = server.audit(&http, "").await;
+    let records = trail["records"].as_array().expect("records");
+    let said: Vec<(&str, &str, bool, bool)> = records
+        .iter()
+        .map(|r| {
+            (
+                r["kind"].as_str().unwrap(),
+                r["principal"].as_str().unwrap(),
+                r["before"]["task"]["autopilot"].as_bool().unwrap(),
+                r["after"]["task"]["autopilot"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        said,
+        [
+            ("task-autopilot", "task-2", true, false),
+            ("task-autopilot", "task-2", false, true),
+        ],
+        "one record per change; the same value again changed nothing: {trail}"
+    );
+    assert_eq!(records[0]["before"]["context"], resolved(task(true, true)));
+    assert_eq!(records[0]["after"]["context"], resolved(task(false, true)));
+    assert!(
+        !records[0]["added"].as_array().unwrap().is_empty()
+            && !records[0]["removed"].as_array().unwrap().is_empty(),
+        "{}",
+        records[0]
+    );
+    assert!(
+        records[1]["before"].get("context").is_none(),
+        "a process that does not serve the task records no live profile: {}",
+        records[1]
+    );
+    let seqs: Vec<u64> = records.iter().map(|r| r["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, [1, 2]);
+    assert!(records.iter().all(|r| r["actor"] == "control"));
     drop(session);
     stop(server).await;
     stop(other).await;
 
-    // No profile was ever written: only the task's facts are in the file.
-    let mut stored = std::fs::read(&db.path).unwrap();
-    stored.extend(std::fs::read(db.path.with_extension("db-wal")).unwrap_or_default());
-    for term in [
-        "kanban-task",
-        "parent-question",
-        "user-question",
-        "capabilities",
-    ] {
-        let found = stored
-            .windows(term.len())
-            .any(|window| window == term.as_bytes());
-        assert!(!found, "`{term}` is in the database");
+    // No profile was ever stored as state: the tasks and records hold only
+    // the task's facts (the audit trail keeps the history of profiles).
+    let conn = db.read_only();
+    for table in ["tasks", "records"] {
+        let rows: Vec<String> = conn
+            .prepare(&format!("SELECT * FROM {table}"))
+            .unwrap()
+            .query_map([], |row| {
+                let mut text = String::new();
+                for column in 0..row.as_ref().column_count() {
+                    let value: rusqlite::types::Value = row.get(column)?;
+                    text.push_str(&format!("{value:?}"));
+                }
+                Ok(text)
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        for term in [
+            "kanban-task",
+            "parent-question",
+            "user-question",
+            "capabilities",
+        ] {
+            assert!(
+                !rows.iter().any(|row| row.contains(term)),
+                "`{term}` is in the `{table}` table"
+            );
+        }
     }
 }
 

@@ -271,10 +271,12 @@ fn damaged_newer_foreign_and_unreadable_files_are_refused_with_exit_2() {
 async fn an_older_schema_is_migrated_in_order() {
     let (db, _) = Db::init();
     let conn = Connection::open(&db.path).unwrap();
-    // Back to what version 1 wrote: no index (2), no task metadata (4).
+    // Back to what version 1 wrote: no index (2), no task metadata (4), no
+    // audit trail (5).
     conn.execute_batch(
         "DROP INDEX tasks_by_parent;
          ALTER TABLE tasks DROP COLUMN metadata;
+         DROP TABLE audit;
          PRAGMA user_version = 1;",
     )
     .unwrap();
@@ -302,6 +304,14 @@ async fn an_older_schema_is_migrated_in_order() {
         )
         .unwrap();
     assert_eq!(metadata, "{}");
+    let audit: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE name = 'audit'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(audit, 1, "step 5 made the audit table");
 }
 
 #[test]

@@ -4,8 +4,10 @@
 //! (only newer versions), and loads it again on (re)connecting.
 
 use super::scripts::PUT_KILL;
-use super::{Inner, within};
+use super::{Inner, json_array, within};
 use crate::agents::Apply;
+use crate::audit::Attribution;
+use crate::audit::states::denied_tools;
 use crate::store::StoreError;
 use crate::store::kill::{StoredKillSwitch, deny_list, deny_list_skipping_unknown};
 use mcp_profiles::Vocabulary;
@@ -17,20 +19,17 @@ impl<S: Vocabulary> Inner<S> {
         &self,
         names: &[String],
         expected: Option<u64>,
+        by: &Attribution,
     ) -> Result<StoredKillSwitch, StoreError> {
         let killed = deny_list::<S, _>(names)?;
         let stored = StoredKillSwitch::of(killed, 0);
-        let json = serde_json::to_string(&stored.names)
-            .map_err(|error| StoreError::Corrupt(error.to_string()))?;
-        let outcome: i64 = self
-            .run(
-                PUT_KILL
-                    .key(self.keys.kill())
-                    .arg(json)
-                    .arg(self.keys.channel())
-                    .arg(expected.map(|v| v.to_string()).unwrap_or_default()),
-            )
-            .await?;
+        let mut put = self.audited(&PUT_KILL, by);
+        put.key(self.keys.kill())
+            .arg(json_array(&stored.names)?)
+            .arg(self.keys.channel())
+            .arg(expected.map(|v| v.to_string()).unwrap_or_default())
+            .arg(json_array(&denied_tools::<S, _>(&stored.names))?);
+        let outcome: i64 = self.run(&put).await?;
         let Ok(version) = u64::try_from(outcome) else {
             let current = u64::try_from(-1 - outcome).unwrap_or_default();
             return Err(StoreError::KillSwitchConflict { current });

@@ -16,6 +16,7 @@
 //! serves, applies each newer one the feed carries, and loads it again on
 //! reconnecting.
 
+mod audit;
 mod feed;
 mod health;
 mod kill;
@@ -39,6 +40,8 @@ use super::{
     StoredKillSwitch, decode_catalog, listed_change, presentable, stored,
 };
 use crate::agents::{AgentUpdate, Apply, Backing, Unreachable};
+use crate::audit::states::{CatalogSummary, compiled_tools, fingerprint};
+use crate::audit::{Attribution, AuditQuery, AuditRecord};
 use crate::{ProfileStore, UnknownPrincipal};
 
 /// How a [`RedisStore`] connects and when it stops serving.
@@ -47,6 +50,7 @@ pub struct RedisOptions {
     grace: Duration,
     prefix: String,
     timeout: Duration,
+    audit_capacity: usize,
 }
 
 impl Default for RedisOptions {
@@ -55,6 +59,7 @@ impl Default for RedisOptions {
             grace: Duration::from_secs(5),
             prefix: "mcp-profiles".to_owned(),
             timeout: Duration::from_secs(2),
+            audit_capacity: crate::audit::DEFAULT_CAPACITY,
         }
     }
 }
@@ -86,9 +91,24 @@ impl RedisOptions {
         self
     }
 
+    /// About how many records the audit trail's stream keeps (default
+    /// [`audit::DEFAULT_CAPACITY`](crate::audit::DEFAULT_CAPACITY); at
+    /// least 1): each change's `XADD` trims it with `MAXLEN ~ N`, which
+    /// drops the oldest entries a whole node at a time, so a few more may
+    /// stay. Set every instance of a deployment alike.
+    pub fn with_audit_capacity(mut self, capacity: usize) -> Self {
+        self.audit_capacity = capacity.max(1);
+        self
+    }
+
     /// The grace period.
     pub fn grace(&self) -> Duration {
         self.grace
+    }
+
+    /// About how many records the audit trail keeps.
+    pub fn audit_capacity(&self) -> usize {
+        self.audit_capacity
     }
 
     fn heartbeat(&self) -> Duration {
@@ -122,6 +142,7 @@ pub(super) struct Inner<S: Vocabulary> {
     commands: ConnectionManager,
     keys: Keys,
     timeout: Duration,
+    audit_capacity: usize,
     health: Health,
     /// Token digest → token, for the tokens granted locally.
     known: Mutex<HashMap<String, String>>,
@@ -225,6 +246,7 @@ impl<S: Vocabulary> RedisStore<S> {
             commands,
             keys,
             timeout: options.timeout,
+            audit_capacity: options.audit_capacity,
             health: Health::new(options.grace),
             known: Mutex::default(),
             seen: AtomicU64::new(0),
@@ -270,7 +292,33 @@ impl<S: Vocabulary> Inner<S> {
         let mut connection = self.commands.clone();
         within(self.timeout, invocation.invoke_async(&mut connection))
             .await?
-            .map_err(|error| StoreError::Unavailable(error.to_string()))
+            .map_err(|error| match error.kind() {
+                // Raised by the script itself (a command in it failed):
+                // Redis was reached, and the script's first write, the
+                // audit record's, had not been made or was its own.
+                redis::ErrorKind::Extension
+                | redis::ErrorKind::Server(redis::ServerErrorKind::ResponseError) => {
+                    StoreError::Refused(error.to_string())
+                }
+                _ => StoreError::Unavailable(error.to_string()),
+            })
+    }
+
+    /// `script`, recording its change as `by` made it: with the audit
+    /// trail's keys and arguments first, as every script that changes
+    /// something takes them (see `scripts::AUDIT`).
+    fn audited<'s>(
+        &self,
+        script: &'s redis::Script,
+        by: &Attribution,
+    ) -> redis::ScriptInvocation<'s> {
+        let mut invocation = script.key(self.keys.audit());
+        invocation
+            .key(self.keys.audit_seq())
+            .arg(self.audit_capacity)
+            .arg(by.actor())
+            .arg(by.request_id());
+        invocation
     }
 
     /// Runs one command on the command connection.
@@ -391,6 +439,11 @@ impl<S: Vocabulary> Inner<S> {
     }
 }
 
+/// `names` as a JSON array, as the scripts take lists.
+pub(super) fn json_array(names: &[String]) -> Result<String, StoreError> {
+    serde_json::to_string(names).map_err(|error| StoreError::Corrupt(error.to_string()))
+}
+
 /// A stored profile, decoded strictly.
 fn decode<S: Vocabulary>(principal: &str, json: &str) -> Result<ProfileContext<S>, StoreError> {
     ProfileContext::from_json(json).map_err(|error| {
@@ -433,6 +486,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         principal: &'a str,
         context: ProfileContext<S>,
         expected: Option<u64>,
+        by: &'a Attribution,
     ) -> StoreFuture<'a, AgentChange<S>> {
         Box::pin(async move {
             let inner = &self.inner;
@@ -440,16 +494,16 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
             let expected = expected
                 .map(|version| version.to_string())
                 .unwrap_or_default();
-            let (version, previous): (i64, String) = inner
-                .run(
-                    PUT.key(keys.agent(principal))
-                        .key(keys.version(principal))
-                        .arg(context.to_json())
-                        .arg(keys.channel())
-                        .arg(principal)
-                        .arg(expected),
-                )
-                .await?;
+            let tools = json_array(&compiled_tools(&context))?;
+            let mut put = inner.audited(&PUT, by);
+            put.key(keys.agent(principal))
+                .key(keys.version(principal))
+                .arg(context.to_json())
+                .arg(keys.channel())
+                .arg(principal)
+                .arg(expected)
+                .arg(tools);
+            let (version, previous): (i64, String) = inner.run(&put).await?;
             let Ok(version) = u64::try_from(version) else {
                 return Err(StoreError::Conflict {
                     principal: principal.to_owned(),
@@ -483,21 +537,23 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         })
     }
 
-    fn delete_agent<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, bool> {
+    fn delete_agent<'a>(
+        &'a self,
+        principal: &'a str,
+        by: &'a Attribution,
+    ) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let inner = &self.inner;
             let keys = &inner.keys;
-            let version: u64 = inner
-                .run(
-                    DELETE
-                        .key(keys.agent(principal))
-                        .key(keys.version(principal))
-                        .key(keys.tokens(principal))
-                        .arg(keys.channel())
-                        .arg(principal)
-                        .arg(keys.token_prefix()),
-                )
-                .await?;
+            let mut delete = inner.audited(&DELETE, by);
+            delete
+                .key(keys.agent(principal))
+                .key(keys.version(principal))
+                .key(keys.tokens(principal))
+                .arg(keys.channel())
+                .arg(principal)
+                .arg(keys.token_prefix());
+            let version: u64 = inner.run(&delete).await?;
             if version > 0 {
                 inner.local.apply(principal, version, None, Apply::IfServed);
             }
@@ -505,23 +561,27 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         })
     }
 
-    fn grant_token<'a>(&'a self, token: &'a str, principal: &'a str) -> StoreFuture<'a, ()> {
+    fn grant_token<'a>(
+        &'a self,
+        token: &'a str,
+        principal: &'a str,
+        by: &'a Attribution,
+    ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let inner = &self.inner;
             let keys = &inner.keys;
             let digest = digest(token);
-            let outcome: i64 = inner
-                .run(
-                    GRANT
-                        .key(keys.token(&digest))
-                        .key(keys.agent(principal))
-                        .key(keys.tokens(principal))
-                        .arg(principal)
-                        .arg(&digest)
-                        .arg(keys.channel())
-                        .arg(keys.tokens_prefix()),
-                )
-                .await?;
+            let mut grant = inner.audited(&GRANT, by);
+            grant
+                .key(keys.token(&digest))
+                .key(keys.agent(principal))
+                .key(keys.tokens(principal))
+                .arg(principal)
+                .arg(&digest)
+                .arg(keys.channel())
+                .arg(keys.tokens_prefix())
+                .arg(fingerprint(token));
+            let outcome: i64 = inner.run(&grant).await?;
             match outcome {
                 -1 => Err(UnknownPrincipal::new(principal).into()),
                 // Named another principal before: what it opened ends.
@@ -540,20 +600,19 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         })
     }
 
-    fn revoke_token<'a>(&'a self, token: &'a str) -> StoreFuture<'a, bool> {
+    fn revoke_token<'a>(&'a self, token: &'a str, by: &'a Attribution) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let inner = &self.inner;
             let keys = &inner.keys;
             let digest = digest(token);
-            let revoked: i64 = inner
-                .run(
-                    REVOKE
-                        .key(keys.token(&digest))
-                        .arg(&digest)
-                        .arg(keys.channel())
-                        .arg(keys.tokens_prefix()),
-                )
-                .await?;
+            let mut revoke = inner.audited(&REVOKE, by);
+            revoke
+                .key(keys.token(&digest))
+                .arg(&digest)
+                .arg(keys.channel())
+                .arg(keys.tokens_prefix())
+                .arg(fingerprint(token));
+            let revoked: i64 = inner.run(&revoke).await?;
             inner.revoke_local(&digest);
             Ok(revoked == 1)
         })
@@ -564,6 +623,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         principal: &'a str,
         wire: serde_json::Value,
         expected: Option<u64>,
+        by: &'a Attribution,
     ) -> StoreFuture<'a, CatalogChange> {
         Box::pin(async move {
             let inner = &self.inner;
@@ -572,17 +632,17 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
             // Refused before it is stored: every instance serving the agent
             // would refuse it alike (a deployment presents names one way).
             presentable(&inner.local, &catalog)?;
-            let (version, previous, context): (i64, String, String) = inner
-                .run(
-                    PUT_CATALOG
-                        .key(keys.agent(principal))
-                        .key(keys.version(principal))
-                        .arg(wire.to_string())
-                        .arg(keys.channel())
-                        .arg(principal)
-                        .arg(expected.map(|v| v.to_string()).unwrap_or_default()),
-                )
-                .await?;
+            let summary = CatalogSummary::of(&catalog);
+            let mut put = inner.audited(&PUT_CATALOG, by);
+            put.key(keys.agent(principal))
+                .key(keys.version(principal))
+                .arg(wire.to_string())
+                .arg(keys.channel())
+                .arg(principal)
+                .arg(expected.map(|v| v.to_string()).unwrap_or_default())
+                .arg(summary.to_json().to_string())
+                .arg(json_array(&summary.tools)?);
+            let (version, previous, context): (i64, String, String) = inner.run(&put).await?;
             let version = match version {
                 -2 => return Err(UnknownPrincipal::new(principal).into()),
                 -1 => {
@@ -644,12 +704,17 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         &'a self,
         names: &'a [String],
         expected: Option<u64>,
+        by: &'a Attribution,
     ) -> StoreFuture<'a, StoredKillSwitch> {
-        Box::pin(self.inner.put_kill_switch(names, expected))
+        Box::pin(self.inner.put_kill_switch(names, expected, by))
     }
 
     fn kill_switch(&self) -> StoreFuture<'_, Option<StoredKillSwitch>> {
         Box::pin(self.inner.fetch_kill_switch())
+    }
+
+    fn audit<'a>(&'a self, query: &'a AuditQuery) -> StoreFuture<'a, Vec<AuditRecord>> {
+        Box::pin(self.inner.read_audit(query))
     }
 
     fn profiles(&self) -> &Arc<ProfileStore<S>> {

@@ -336,6 +336,17 @@ impl Server {
         answer
     }
 
+    /// `GET /api/v1/audit?{query}` with the right token: the page, its
+    /// records' JSON form and `next`; panics unless it answers 200.
+    pub async fn audit(&self, http: &reqwest::Client, query: &str) -> Value {
+        let path = format!("/api/v1/audit?{query}");
+        let (status, answer) = self
+            .control(http, reqwest::Method::GET, &path, Some(BEARER), None)
+            .await;
+        assert_eq!(status, 200, "GET {path}: {answer}");
+        answer
+    }
+
     /// `PUT path` with the right token and `body`: the status and answer.
     pub async fn put(&self, http: &reqwest::Client, path: &str, body: Value) -> (u16, Value) {
         let body = Some(body.to_string());
@@ -426,6 +437,15 @@ impl Db {
         );
         let printed = serde_json::from_slice(&output.stdout).expect("init prints JSON");
         (Db { dir, path }, printed)
+    }
+
+    /// A read-only connection to the file, to look at what it holds.
+    pub fn read_only(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open_with_flags(
+            &self.path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .expect("the database opens read-only")
     }
 
     /// The path as text, for command lines.

@@ -1,0 +1,167 @@
+//! `GET /api/v1/audit`: the audit trail of every change made through the
+//! control API, a page at a time, on `serve`'s control API and the
+//! gateway's alike.
+//!
+//! | parameter | value | default |
+//! |---|---|---|
+//! | `principal` | only this principal's records (the gateway's agent; `serve`'s task id) | every record |
+//! | `since` | only records after this `seq` (page forward) | the first |
+//! | `before` | only records before this `seq` (page back) | the last |
+//! | `order` | `asc` (oldest first) or `desc` (newest first) | `asc` |
+//! | `limit` | 1 to 1000 | 100 |
+//!
+//! The answer is `{"records": [RECORD, ...], "next": SEQ or null}`, each
+//! record in the JSON form of [`mcp_profiles_serve::audit`]; `next` is what
+//! to pass as `since` (`asc`) or `before` (`desc`) for the next page, and
+//! `null` once a page comes back short. Decoding is strict: an unknown or
+//! repeated parameter, an empty value, a number that is not a whole number
+//! (`+1`, `1.0`, `-1`) or out of range is 400 naming it.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use mcp_profiles_serve::audit::{AuditQuery, AuditRecord};
+use serde_json::json;
+
+use super::Refusal;
+
+/// The parameters `GET /api/v1/audit` takes.
+const PARAMETERS: [&str; 5] = ["principal", "since", "before", "order", "limit"];
+
+/// The query of `GET /api/v1/audit?{raw}`, strictly; `principal` checks a
+/// principal's name as the API names principals.
+pub(crate) fn query(
+    raw: Option<&str>,
+    principal: impl Fn(&str) -> Result<(), Refusal>,
+) -> Result<AuditQuery, Refusal> {
+    let bad = |message: String| Refusal(StatusCode::BAD_REQUEST, message);
+    let mut query = AuditQuery::new();
+    let mut seen: Vec<String> = Vec::new();
+    for (name, value) in form_urlencoded::parse(raw.unwrap_or_default().as_bytes()) {
+        if !PARAMETERS.contains(&name.as_ref()) {
+            return Err(bad(format!(
+                "unknown query parameter `{}`; expected one of {}",
+                clipped(&name),
+                PARAMETERS.join(", ")
+            )));
+        }
+        if seen.iter().any(|known| *known == name) {
+            return Err(bad(format!("query parameter `{name}` given twice")));
+        }
+        if value.is_empty() {
+            return Err(bad(format!("query parameter `{name}` is empty")));
+        }
+        query = match name.as_ref() {
+            "principal" => {
+                principal(&value)?;
+                query.of(&value)
+            }
+            "since" => query.since(number(&name, &value, u64::MAX)?),
+            "before" => query.before(number(&name, &value, u64::MAX)?),
+            "limit" => {
+                let limit = number(&name, &value, AuditQuery::MAX_LIMIT as u64)?;
+                if limit == 0 {
+                    return Err(bad(format!(
+                        "`limit` must be 1 to {}, not 0",
+                        AuditQuery::MAX_LIMIT
+                    )));
+                }
+                query.with_limit(limit as usize)
+            }
+            _ => match value.as_ref() {
+                "asc" => query,
+                "desc" => query.newest_first(),
+                other => {
+                    return Err(bad(format!(
+                        "`order` must be `asc` or `desc`, not `{}`",
+                        clipped(other)
+                    )));
+                }
+            },
+        };
+        seen.push(name.into_owned());
+    }
+    Ok(query)
+}
+
+/// `value` as a whole number from 0 to `max`, or 400 naming it.
+fn number(name: &str, value: &str, max: u64) -> Result<u64, Refusal> {
+    value
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| value.parse::<u64>().ok())
+        .flatten()
+        .filter(|number| *number <= max)
+        .ok_or_else(|| {
+            Refusal(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "`{name}` must be a whole number from {} to {max}, not `{}`",
+                    u64::from(name == "limit"),
+                    clipped(value)
+                ),
+            )
+        })
+}
+
+/// `value` as a message shows it: escaped, cut at 64 characters.
+fn clipped(value: &str) -> String {
+    let shown: String = value.chars().take(64).collect();
+    let cut = if shown.len() < value.len() { "…" } else { "" };
+    format!("{}{cut}", shown.escape_debug())
+}
+
+/// The answer: the page and where the next one starts.
+pub(crate) fn answer(query: &AuditQuery, records: Vec<AuditRecord>) -> Response {
+    let next = (records.len() == query.limit())
+        .then(|| records.last().map(|record| record.seq))
+        .flatten();
+    Json(json!({ "records": records, "next": next })).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decoded(raw: &str) -> Result<AuditQuery, String> {
+        query(Some(raw), |_| Ok(())).map_err(|refusal| refusal.1)
+    }
+
+    #[test]
+    fn every_parameter_decodes() {
+        let query = decoded("principal=alice&since=4&before=90&order=desc&limit=7").unwrap();
+        assert_eq!(query.principal(), Some("alice"));
+        assert_eq!((query.since_seq(), query.before_seq()), (Some(4), Some(90)));
+        assert_eq!(query.limit(), 7);
+        assert_eq!(
+            query.order(),
+            mcp_profiles_serve::audit::AuditOrder::NewestFirst
+        );
+        assert_eq!(decoded("").unwrap(), AuditQuery::new());
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        for (raw, says) in [
+            ("token=x", "unknown query parameter `token`"),
+            ("since=1&since=2", "`since` given twice"),
+            ("since=", "`since` is empty"),
+            ("since=+1", "`since` must be a whole number from 0 to"),
+            ("before=-1", "not `-1`"),
+            (
+                "limit=1.0",
+                "`limit` must be a whole number from 1 to 1000, not `1.0`",
+            ),
+            ("limit=1001", "not `1001`"),
+            ("limit=0", "`limit` must be 1 to 1000, not 0"),
+            (
+                "order=newest",
+                "`order` must be `asc` or `desc`, not `newest`",
+            ),
+            ("since=99999999999999999999", "not `99999999999999999999`"),
+        ] {
+            let message = decoded(raw).unwrap_err();
+            assert!(message.contains(says), "{raw}: {message}");
+        }
+    }
+}

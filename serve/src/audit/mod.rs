@@ -1,0 +1,71 @@
+//! The audit trail: one [`AuditRecord`] for every change of what an agent
+//! can reach, written by the store in the same step as the change.
+//!
+//! Every write of an [`AgentStore`](crate::AgentStore) takes an
+//! [`Attribution`] — who asked (a name, never a secret: a control token's
+//! name, an OAuth subject) and the request's id — and the store appends the
+//! record with the change, all or nothing: the in-memory store under the
+//! lock that makes the change (into a bounded [`MemoryAuditLog`]),
+//! `RedisStore` inside the Lua script that makes it (into a capped Redis
+//! stream), so a record that cannot be appended refuses the change. A
+//! refused change (a stale version, an unknown name) and a write that
+//! changes nothing (revoking an unknown token, granting a token again to the
+//! principal it names, deleting an agent that does not exist) leave no
+//! record. [`AgentStore::audit`](crate::AgentStore::audit) reads the trail
+//! back a page at a time ([`AuditQuery`]).
+//!
+//! # The record's JSON form
+//!
+//! Stable; every field is always present:
+//!
+//! ```json
+//! {
+//!   "seq": 42,
+//!   "at": 1767225600123,
+//!   "actor": "control",
+//!   "principal": "alice",
+//!   "kind": "profile-put",
+//!   "before": {"context": {"surface": "ticket", "capabilities": [], "providers": []}, "version": 2},
+//!   "after": {"context": {"surface": "ticket", "capabilities": ["refund"], "providers": []}, "version": 3},
+//!   "added": ["issue_refund"],
+//!   "removed": [],
+//!   "request_id": "9f1c0c52-3d0b-4a57-a3c5-0e0f5f8a4c11"
+//! }
+//! ```
+//!
+//! - `seq`: grows by one with every record of one log (a store, shared by
+//!   every instance of it), from 1; never reused.
+//! - `at`: when the change was made, in milliseconds since the Unix epoch
+//!   (the Redis server's clock for `RedisStore`).
+//! - `actor`, `request_id`: the write's [`Attribution`].
+//! - `principal`: the agent changed; `null` for the kill switch, which is
+//!   every agent's.
+//! - `kind`: see [`AuditKind`]; an application's own kinds are lower-case
+//!   names of its choosing (`task-autopilot`, say).
+//! - `before`, `after`: the state the change replaced and the one it made
+//!   (`null`: none, as before an agent's creation or after its deletion);
+//!   see [`states`] for each kind's. A token is never stored, only its
+//!   [`fingerprint`].
+//! - `added`, `removed`: the tools the change gave and took away, sorted:
+//!   for a profile, the compiled tools it enables; for a catalog, the
+//!   catalog's tools; for the kill switch, the compiled tools it denies;
+//!   empty for tokens.
+//!
+//! Bounded: the in-memory log keeps the newest 10,000 records by default
+//! ([`ProfileStore::with_audit_capacity`](crate::ProfileStore::with_audit_capacity)),
+//! the Redis stream about as many (`RedisOptions::with_audit_capacity`,
+//! trimmed with `XADD ... MAXLEN ~ N`); `seq` goes on across what was
+//! dropped.
+
+mod memory;
+mod query;
+mod record;
+pub mod states;
+
+pub use memory::MemoryAuditLog;
+pub use query::{AuditOrder, AuditQuery};
+pub use record::{Attribution, AuditEntry, AuditError, AuditKind, AuditRecord};
+pub use states::fingerprint;
+
+/// How many records a log keeps unless told otherwise.
+pub const DEFAULT_CAPACITY: usize = 10_000;
