@@ -18,6 +18,7 @@ use crate::clipped::Clipped;
 use crate::controller::Cell;
 use crate::forward::forward_to_handler;
 use crate::notification::{Kinds, SessionGuard, changes_so_far};
+use crate::telemetry::{self, Refusal};
 use crate::{ProfileResolver, Vocabulary, prompts, resources};
 
 /// Serves handler `S` with the tools of its controller's current profile.
@@ -147,6 +148,17 @@ impl<S: Vocabulary> ProfiledServer<S> {
         }
     }
 
+    /// The context a request is served on, for its span.
+    #[cfg(feature = "metrics")]
+    fn context_of(&self, extensions: &Extensions) -> Option<crate::ProfileContext<S>> {
+        let cell = match &self.shared.source {
+            Source::Single(cell) => Cow::Borrowed(cell),
+            // Resolved again, only for a span a subscriber listens to.
+            Source::Resolver(resolver) => Cow::Owned(resolver.resolve(extensions).ok()?.cell),
+        };
+        Some(*cell.current().profile.context())
+    }
+
     /// A server for one more session: the same handler and profile (or
     /// resolver), its own session state.
     pub fn new_session(&self) -> Self {
@@ -259,9 +271,11 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
             || sent.as_deref().is_some_and(|sent| current.withheld(sent));
         let sent = sent.as_deref().unwrap_or(&request.name);
         if withheld {
+            telemetry::refused(Refusal::Killed);
             tracing::debug!(tool = %Clipped(sent), "refused a tool the operator disabled");
             return Err(disabled_by_operator(sent));
         }
+        telemetry::refused(Refusal::Hidden);
         tracing::debug!(tool = %Clipped(sent), "refused a tool outside the current profile");
         Err(not_in_profile(sent))
     }
@@ -301,18 +315,30 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         Ok(result)
     }
 
+    #[cfg_attr(
+        feature = "metrics",
+        tracing::instrument(
+            level = "debug",
+            name = "mcp_profiles.list",
+            skip_all,
+            fields(profile = tracing::field::Empty, principal = tracing::field::Empty)
+        )
+    )]
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let cell = self.cell(&context.extensions)?;
-        Ok(
-            ListToolsResult::with_all_items(cell.current().list().to_vec())
-                .with_ttl_ms(cell.list_ttl_ms())
-                // The list depends on who asks: never share it across principals.
-                .with_cache_scope(CacheScope::Private),
-        )
+        let current = cell.current();
+        #[cfg(feature = "metrics")]
+        telemetry::record_profile(&tracing::Span::current(), || {
+            Some(*current.profile.context())
+        });
+        Ok(ListToolsResult::with_all_items(current.list().to_vec())
+            .with_ttl_ms(cell.list_ttl_ms())
+            // The list depends on who asks: never share it across principals.
+            .with_cache_scope(CacheScope::Private))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -334,6 +360,12 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_ {
+        // Entered while the profile is resolved, so a resolver can record
+        // whom it serves (`principal`) in it.
+        #[cfg(feature = "metrics")]
+        let span = telemetry::call_span(&request.name);
+        #[cfg(feature = "metrics")]
+        let entered = span.enter();
         // The call runs on the snapshot loaded here, whatever replaces it
         // meanwhile: a plain reference, as snapshots live as long as the
         // process.
@@ -341,12 +373,20 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
             Source::Single(cell) => Some(cell.compiled()),
             Source::Resolver(_) => self.cell(&context.extensions).ok().map(|c| c.compiled()),
         }
-        .filter(|tools| tools.serves(&request.name));
-        async move {
+        .and_then(|tools| Some((tools, tools.position(&request.name)?)));
+        #[cfg(feature = "metrics")]
+        {
+            telemetry::record_profile(&span, || self.context_of(&context.extensions));
+            drop(entered);
+        }
+        let call = async move {
             match compiled {
-                Some(tools) => {
+                Some((tools, position)) => {
+                    let timer = tools.timer(position);
                     let call = ToolCallContext::new(&self.shared.handler, request, context);
-                    tools.router.call(call).await
+                    let response = tools.router.call(call).await;
+                    timer.finish(&response);
+                    response
                 }
                 None => {
                     // Boxed in its own statement: as a temporary of the
@@ -355,7 +395,11 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
                     elsewhere.await
                 }
             }
-        }
+        };
+        #[cfg(feature = "metrics")]
+        return tracing::Instrument::instrument(call, span);
+        #[cfg(not(feature = "metrics"))]
+        call
     }
 
     fn on_initialized(

@@ -26,6 +26,9 @@ use mcp_profiles_rules::BitSet;
 use crate::assembly::{GroupSet, ToolSet};
 use crate::content::{ContentViews, View};
 use crate::resources::ResourceRoute;
+use crate::telemetry::Timer;
+#[cfg(feature = "metrics")]
+use crate::telemetry::ToolMeter;
 use crate::{
     AllowLists, DenyList, Policy, Profile, ProfileContext, Registry, Restrictions, Vocabulary,
 };
@@ -77,6 +80,9 @@ pub(crate) struct ToolSnapshot<S: Vocabulary> {
     pub tools: Vec<Tool>,
     /// `tools/call`, holding only this set's routes.
     pub router: ToolRouter<S>,
+    /// Each tool's metric handles, in the order of the sorted names.
+    #[cfg(feature = "metrics")]
+    meters: Box<[ToolMeter]>,
 }
 
 impl<S: Vocabulary> ToolSnapshot<S> {
@@ -92,6 +98,12 @@ impl<S: Vocabulary> ToolSnapshot<S> {
             router.add_route(route);
         }
         ToolSnapshot {
+            #[cfg(feature = "metrics")]
+            meters: set
+                .tools
+                .iter()
+                .map(|&name| ToolMeter::register_static(name))
+                .collect(),
             set: Arc::new(set),
             tools,
             router,
@@ -102,7 +114,25 @@ impl<S: Vocabulary> ToolSnapshot<S> {
     /// names, which is cheaper than one of the listed tools.
     #[inline]
     pub fn serves(&self, name: &str) -> bool {
-        self.set.tools.binary_search(&name).is_ok()
+        self.position(name).is_some()
+    }
+
+    /// Where `name` is among the sorted names, if this set has it.
+    #[inline]
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.set.tools.binary_search(&name).ok()
+    }
+
+    /// The timer of one call of the tool at `position`.
+    #[inline]
+    pub fn timer(&self, position: usize) -> Timer<'_> {
+        #[cfg(feature = "metrics")]
+        return self.meters[position].start();
+        #[cfg(not(feature = "metrics"))]
+        {
+            let _ = position;
+            Timer::default()
+        }
     }
 }
 

@@ -8,6 +8,9 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+#[cfg(feature = "metrics")]
+use crate::telemetry::PrincipalMeter;
+
 /// The identity a bearer token stands for.
 ///
 /// ```
@@ -51,6 +54,9 @@ impl Principal {
 pub(crate) struct Grant {
     principal: Principal,
     ended: CancellationToken,
+    /// The principal's request counter, when the store labels principals.
+    #[cfg(feature = "metrics")]
+    meter: PrincipalMeter,
 }
 
 impl Grant {
@@ -59,12 +65,20 @@ impl Grant {
         Grant {
             principal,
             ended: CancellationToken::new(),
+            #[cfg(feature = "metrics")]
+            meter: PrincipalMeter::default(),
         }
     }
 
     /// The principal the token names.
     pub(crate) fn principal(&self) -> &Principal {
         &self.principal
+    }
+
+    /// The principal's request counter (registered on first use).
+    #[cfg(feature = "metrics")]
+    pub(crate) fn meter(&self) -> &PrincipalMeter {
+        &self.meter
     }
 
     /// Cancelled once the token is revoked.

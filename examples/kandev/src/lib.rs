@@ -21,6 +21,7 @@ pub mod model;
 pub mod naming;
 pub mod plugins;
 pub mod policy;
+pub mod prometheus;
 pub mod resolver;
 pub mod served;
 pub mod server;

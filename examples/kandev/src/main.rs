@@ -205,6 +205,9 @@ struct ServeArgs {
         hide_env_values = true
     )]
     control_token: Option<String>,
+    /// Serve `GET /metrics` on the control listener without its token.
+    #[arg(long, requires = "control")]
+    metrics_public: bool,
     #[command(flatten)]
     plugins: PluginArgs,
     #[command(flatten)]
@@ -273,6 +276,14 @@ struct GatewayArgs {
     /// still manages the agents' stored profiles.
     #[arg(long, value_name = "PATH")]
     oauth: Option<PathBuf>,
+    /// Serve `GET /metrics` on the control listener without its token.
+    #[arg(long)]
+    metrics_public: bool,
+    /// Count each principal's requests under its own `principal` label
+    /// (one series per agent: for a known fleet of agents, not for any
+    /// OAuth subject).
+    #[arg(long)]
+    metrics_principals: bool,
 }
 
 /// A `redis://` (or `rediss://`) URL, else an error naming it.
@@ -579,6 +590,10 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         },
     };
     let context = policy::restrict(context, &flags, deny)?;
+    // Before the controller registers anything with it.
+    if args.control.is_some() {
+        kandev_mcp::prometheus::install();
+    }
     let controller = ProfileController::<Kandev>::new(context);
     if let Some(presentation) = presentation {
         controller.set_presentation(presentation)?;
@@ -594,7 +609,9 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
             plugins: Arc::new(Plugins::new(backend)),
             task: served.clone(),
         };
-        let app = control::router_with(controller.clone(), &token, extras);
+        let scrape = (!args.metrics_public).then_some(token.as_str());
+        let app = control::router_with(controller.clone(), &token, extras)
+            .merge(kandev_mcp::prometheus::router(scrape));
         let limits = control::limits().with_drain_timeout(DRAIN);
         let http = mcp_profiles_serve::http::Serve::on(addr)
             .limits(limits)
@@ -697,6 +714,8 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
         drain: DRAIN,
         presentation,
         oauth,
+        metrics_public: args.metrics_public,
+        principal_metrics: args.metrics_principals,
     };
     Ok(gateway::run(config, signals.next()).await?)
 }

@@ -98,6 +98,8 @@ pub struct ProfileStore<S: Vocabulary> {
     catalogs: Option<CatalogDecoder<S>>,
     /// The tool names every agent's sessions list; `None`: canonical names.
     presentation: Option<Presentation>,
+    /// Whether request counts carry the principal as a label.
+    principal_metrics: bool,
 }
 
 /// An empty store, serving no agent and taking no catalogs.
@@ -113,6 +115,7 @@ impl<S: Vocabulary> Default for ProfileStore<S> {
             #[cfg(feature = "runtime-tools")]
             catalogs: None,
             presentation: None,
+            principal_metrics: false,
         }
     }
 }
@@ -177,6 +180,22 @@ impl<S: Vocabulary> ProfileStore<S> {
     pub fn with_catalogs(mut self, decoder: CatalogDecoder<S>) -> Self {
         self.catalogs = Some(decoder);
         self
+    }
+
+    /// This store, its routers counting requests per principal (feature
+    /// `metrics`): `mcp_profiles_agent_requests_total` gets a `principal`
+    /// label, one series per principal that makes a request. Off by
+    /// default, since each principal is a series the metrics backend keeps:
+    /// turn it on where principals are few and known (a fleet of agents),
+    /// not where any OAuth subject may become one.
+    pub fn with_principal_metrics(mut self) -> Self {
+        self.principal_metrics = true;
+        self
+    }
+
+    /// Whether request counts carry the principal as a label.
+    pub(crate) fn principal_metrics(&self) -> bool {
+        self.principal_metrics
     }
 
     /// Gives `principal` an agent serving `initial` and returns the
@@ -253,7 +272,9 @@ impl<S: Vocabulary> ProfileStore<S> {
         };
         // Replaced outside the agents' lock: replacing notifies sessions.
         let (controller, version) = existing;
+        let span = crate::telemetry::agent_span(principal.name());
         let replacement = controller.replace(context);
+        drop(span);
         self.sync_views(&principal);
         Ok((controller, Some(replacement), version))
     }
@@ -478,6 +499,10 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// Whether `principal` has an agent here, loading it from the shared
     /// store behind this one when it has none yet; `Err` when that store
     /// could not answer.
+    #[cfg_attr(
+        not(feature = "oauth"),
+        allow(dead_code, reason = "only the OAuth router narrows")
+    )]
     pub(crate) async fn find_agent(&self, principal: &str) -> Result<bool, Unreachable> {
         if self.version(principal).is_some() {
             return Ok(true);

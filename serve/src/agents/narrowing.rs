@@ -16,6 +16,10 @@ pub(crate) struct Narrowing<S: Vocabulary> {
     providers: Option<BTreeSet<S::Provider>>,
 }
 
+#[cfg_attr(
+    not(feature = "oauth"),
+    allow(dead_code, reason = "only the OAuth router narrows")
+)]
 impl<S: Vocabulary> Narrowing<S> {
     pub(crate) fn new(
         withheld: BTreeSet<S::Capability>,

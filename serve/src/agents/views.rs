@@ -13,6 +13,10 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// agent's own when the narrowing takes nothing away, else a view made
     /// on first use and kept while the agent is. `None` if the principal
     /// has no agent.
+    #[cfg_attr(
+        not(feature = "oauth"),
+        allow(dead_code, reason = "only the OAuth router narrows")
+    )]
     pub(crate) fn view(
         &self,
         principal: &Principal,
@@ -72,6 +76,10 @@ impl<S: Vocabulary> ProfileStore<S> {
 
 /// Installs `agent`'s catalog on a new view of it.
 #[cfg_attr(not(feature = "runtime-tools"), expect(unused_variables))]
+#[cfg_attr(
+    not(feature = "oauth"),
+    allow(dead_code, reason = "only the OAuth router narrows")
+)]
 fn follow_catalog<S: Vocabulary>(agent: &ProfileController<S>, view: &ProfileController<S>) {
     #[cfg(feature = "runtime-tools")]
     if let Some(catalog) = agent.catalog() {

@@ -25,6 +25,7 @@ mod invariants;
 mod legacy;
 mod load;
 mod matrix;
+mod metrics;
 mod plugin_surfaces;
 mod plugins;
 mod resolver;
