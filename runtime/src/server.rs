@@ -354,18 +354,13 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     // the future exists, which then holds only what `#[tool_handler]`'s
     // does. A call to anything but a compiled tool is boxed, so it does not
     // grow the future either (`BENCHMARKS.md`, "Dispatch").
+    #[cfg(not(feature = "metrics"))]
     #[inline]
     fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_ {
-        // Entered while the profile is resolved, so a resolver can record
-        // whom it serves (`principal`) in it.
-        #[cfg(feature = "metrics")]
-        let span = telemetry::call_span(&request.name);
-        #[cfg(feature = "metrics")]
-        let entered = span.enter();
         // The call runs on the snapshot loaded here, whatever replaces it
         // meanwhile: a plain reference, as snapshots live as long as the
         // process.
@@ -373,20 +368,12 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
             Source::Single(cell) => Some(cell.compiled()),
             Source::Resolver(_) => self.cell(&context.extensions).ok().map(|c| c.compiled()),
         }
-        .and_then(|tools| Some((tools, tools.position(&request.name)?)));
-        #[cfg(feature = "metrics")]
-        {
-            telemetry::record_profile(&span, || self.context_of(&context.extensions));
-            drop(entered);
-        }
-        let call = async move {
+        .filter(|tools| tools.serves(&request.name));
+        async move {
             match compiled {
-                Some((tools, position)) => {
-                    let timer = tools.timer(position);
+                Some(tools) => {
                     let call = ToolCallContext::new(&self.shared.handler, request, context);
-                    let response = tools.router.call(call).await;
-                    timer.finish(&response);
-                    response
+                    tools.router.call(call).await
                 }
                 None => {
                     // Boxed in its own statement: as a temporary of the
@@ -395,11 +382,53 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
                     elsewhere.await
                 }
             }
-        };
-        #[cfg(feature = "metrics")]
-        return tracing::Instrument::instrument(call, span);
-        #[cfg(not(feature = "metrics"))]
-        call
+        }
+    }
+
+    // With metrics, the same, counted, timed and in a span: the call's
+    // span is entered while the profile is resolved (so a resolver can
+    // record whom it serves in it), and kept for the call only when a
+    // subscriber records it, so an unobserved call's future holds none.
+    #[cfg(feature = "metrics")]
+    #[inline]
+    fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_ {
+        use tracing::Instrument;
+
+        let span = telemetry::call_span(&request.name);
+        let entered = span.enter();
+        let compiled = match &self.shared.source {
+            Source::Single(cell) => Some(cell.compiled()),
+            Source::Resolver(_) => self.cell(&context.extensions).ok().map(|c| c.compiled()),
+        }
+        .and_then(|tools| Some((tools, tools.position(&request.name)?)));
+        telemetry::record_profile(&span, || self.context_of(&context.extensions));
+        drop(entered);
+        let span = (!span.is_disabled()).then_some(span);
+        async move {
+            match compiled {
+                Some((tools, position)) => {
+                    let started = telemetry::Started::now();
+                    let call = ToolCallContext::new(&self.shared.handler, request, context);
+                    let routed = tools.router.call(call);
+                    let response = match span {
+                        None => routed.await,
+                        Some(span) => routed.instrument(span).await,
+                    };
+                    tools.meter(position).finish(started, &response);
+                    response
+                }
+                None => {
+                    let span = span.unwrap_or_else(tracing::Span::none);
+                    let elsewhere =
+                        Box::pin(self.call_elsewhere(request, context).instrument(span));
+                    elsewhere.await
+                }
+            }
+        }
     }
 
     fn on_initialized(

@@ -26,7 +26,6 @@ use mcp_profiles_rules::BitSet;
 use crate::assembly::{GroupSet, ToolSet};
 use crate::content::{ContentViews, View};
 use crate::resources::ResourceRoute;
-use crate::telemetry::Timer;
 #[cfg(feature = "metrics")]
 use crate::telemetry::ToolMeter;
 use crate::{
@@ -114,25 +113,21 @@ impl<S: Vocabulary> ToolSnapshot<S> {
     /// names, which is cheaper than one of the listed tools.
     #[inline]
     pub fn serves(&self, name: &str) -> bool {
-        self.position(name).is_some()
+        self.set.tools.binary_search(&name).is_ok()
     }
 
     /// Where `name` is among the sorted names, if this set has it.
+    #[cfg(feature = "metrics")]
     #[inline]
     pub fn position(&self, name: &str) -> Option<usize> {
         self.set.tools.binary_search(&name).ok()
     }
 
-    /// The timer of one call of the tool at `position`.
+    /// The metric handles of the tool at `position`.
+    #[cfg(feature = "metrics")]
     #[inline]
-    pub fn timer(&self, position: usize) -> Timer<'_> {
-        #[cfg(feature = "metrics")]
-        return self.meters[position].start();
-        #[cfg(not(feature = "metrics"))]
-        {
-            let _ = position;
-            Timer::default()
-        }
+    pub fn meter(&self, position: usize) -> &ToolMeter {
+        &self.meters[position]
     }
 }
 

@@ -9,17 +9,18 @@
 //! recorder before the first controller is made: a handle registered
 //! before it counts into nothing.
 //!
-//! Without the feature every function here is empty and every type
-//! zero-sized, so nothing is compiled into the dispatch path.
+//! Without the feature the counting functions here are empty and the
+//! per-tool handles and timers do not exist: a call takes exactly the path
+//! it took before metrics existed (`server.rs` keeps it apart).
 
 #[cfg(feature = "metrics")]
 use std::sync::OnceLock;
-#[cfg(feature = "metrics")]
-use std::time::Instant;
 
+#[cfg(feature = "metrics")]
 use rmcp::ErrorData;
+#[cfg(feature = "metrics")]
 use rmcp::model::CallToolResponse;
-#[cfg(feature = "runtime-tools")]
+#[cfg(all(feature = "metrics", feature = "runtime-tools"))]
 use rmcp::model::CallToolResult;
 
 #[cfg(feature = "metrics")]
@@ -116,7 +117,11 @@ struct Handles {
 impl Handles {
     fn get() -> &'static Handles {
         static HANDLES: OnceLock<Handles> = OnceLock::new();
-        HANDLES.get_or_init(Handles::register)
+        HANDLES.get_or_init(|| {
+            // Calibrated here, not on the first call.
+            let _ = clock();
+            Handles::register()
+        })
     }
 
     fn register() -> Handles {
@@ -270,34 +275,22 @@ pub(crate) struct ToolMeter {
     duration: Histogram,
 }
 
-/// One tool's handles (none without the feature).
-#[cfg(not(feature = "metrics"))]
-pub(crate) struct ToolMeter;
-
+#[cfg(feature = "metrics")]
 impl ToolMeter {
     /// Registers the handles of the (runtime) tool called `name`.
     #[cfg(feature = "runtime-tools")]
     pub(crate) fn register(name: &str) -> Self {
-        #[cfg(feature = "metrics")]
-        {
-            let _ = Handles::get(); // descriptions first
-            let tool = metrics::SharedString::from(name.to_owned());
-            ToolMeter {
-                ok: metrics::counter!(names::TOOL_CALLS, "tool" => tool.clone(), "result" => "ok"),
-                error: metrics::counter!(names::TOOL_CALLS, "tool" => tool.clone(), "result" => "error"),
-                duration: metrics::histogram!(names::TOOL_CALL_DURATION, "tool" => tool),
-            }
-        }
-        #[cfg(not(feature = "metrics"))]
-        {
-            let _ = name;
-            ToolMeter
+        let _ = Handles::get(); // descriptions first
+        let tool = metrics::SharedString::from(name.to_owned());
+        ToolMeter {
+            ok: metrics::counter!(names::TOOL_CALLS, "tool" => tool.clone(), "result" => "ok"),
+            error: metrics::counter!(names::TOOL_CALLS, "tool" => tool.clone(), "result" => "error"),
+            duration: metrics::histogram!(names::TOOL_CALL_DURATION, "tool" => tool),
         }
     }
 
     /// Registers the handles of a compiled tool, whose name lives as long
     /// as the process: the labels borrow it.
-    #[cfg(feature = "metrics")]
     pub(crate) fn register_static(name: &'static str) -> Self {
         let _ = Handles::get();
         ToolMeter {
@@ -307,82 +300,70 @@ impl ToolMeter {
         }
     }
 
-    /// Starts timing one call of this tool.
-    #[cfg(any(feature = "metrics", feature = "runtime-tools"))]
+    /// Counts a compiled tool's call `started` then, by what it answered:
+    /// arguments that did not deserialize are a refusal (the handler never
+    /// ran), anything else a call, `ok` or `error`, with its duration.
     #[inline]
-    pub(crate) fn start(&self) -> Timer<'_> {
-        Timer {
-            #[cfg(feature = "metrics")]
-            meter: self,
-            #[cfg(feature = "metrics")]
-            started: Instant::now(),
-            #[cfg(not(feature = "metrics"))]
-            meter: std::marker::PhantomData,
+    pub(crate) fn finish(&self, started: Started, response: &Result<CallToolResponse, ErrorData>) {
+        let failed = match response {
+            Ok(CallToolResponse::Complete(result)) => result.is_error == Some(true),
+            Ok(_) => false,
+            Err(_) => true,
+        };
+        if failed && response.as_ref().is_ok_and(bad_arguments) {
+            refused(Refusal::BadArguments);
+            return;
         }
-    }
-}
-
-/// One call being timed.
-pub(crate) struct Timer<'a> {
-    #[cfg(feature = "metrics")]
-    meter: &'a ToolMeter,
-    #[cfg(feature = "metrics")]
-    started: Instant,
-    #[cfg(not(feature = "metrics"))]
-    meter: std::marker::PhantomData<&'a ToolMeter>,
-}
-
-#[cfg(not(feature = "metrics"))]
-impl Default for Timer<'_> {
-    fn default() -> Self {
-        Timer {
-            meter: std::marker::PhantomData,
-        }
-    }
-}
-
-impl Timer<'_> {
-    /// Counts a compiled tool's call by what it answered: arguments that
-    /// did not deserialize are a refusal (the handler never ran), anything
-    /// else a call, `ok` or `error`, with its duration.
-    #[inline]
-    pub(crate) fn finish(self, response: &Result<CallToolResponse, ErrorData>) {
-        #[cfg(feature = "metrics")]
-        {
-            let failed = match response {
-                Ok(CallToolResponse::Complete(result)) => result.is_error == Some(true),
-                Ok(_) => false,
-                Err(_) => true,
-            };
-            if failed && response.as_ref().is_ok_and(bad_arguments) {
-                refused(Refusal::BadArguments);
-                return;
-            }
-            self.record(failed);
-        }
-        #[cfg(not(feature = "metrics"))]
-        let _ = (self, response);
+        self.record(started, failed);
     }
 
-    /// Counts a runtime tool's call (its arguments were checked before).
+    /// Counts a runtime tool's call `started` then (its arguments were
+    /// checked before).
     #[cfg(feature = "runtime-tools")]
     #[inline]
-    pub(crate) fn finish_runtime(self, result: &Result<CallToolResult, ErrorData>) {
-        #[cfg(feature = "metrics")]
-        self.record(result.as_ref().map_or(true, |r| r.is_error == Some(true)));
-        #[cfg(not(feature = "metrics"))]
-        let _ = (self, result);
+    pub(crate) fn finish_runtime(
+        &self,
+        started: Started,
+        result: &Result<CallToolResult, ErrorData>,
+    ) {
+        self.record(
+            started,
+            result.as_ref().map_or(true, |r| r.is_error == Some(true)),
+        );
     }
 
-    #[cfg(feature = "metrics")]
-    fn record(self, failed: bool) {
-        let meter = self.meter;
-        meter.duration.record(self.started.elapsed().as_secs_f64());
+    fn record(&self, started: Started, failed: bool) {
+        let clock = clock();
+        let nanos = clock.delta_as_nanos(started.0, clock.raw());
+        self.duration.record(nanos as f64 / 1e9);
         if failed {
-            meter.error.increment(1);
+            self.error.increment(1);
         } else {
-            meter.ok.increment(1);
+            self.ok.increment(1);
         }
+    }
+}
+
+/// The clock calls are timed with: the CPU's time-stamp counter where it
+/// is invariant (a few instructions to read, where `Instant::now` and
+/// `elapsed` cost about a hundred per call), else the OS's monotonic
+/// clock. Calibrated once, when the first handles are registered.
+#[cfg(feature = "metrics")]
+fn clock() -> &'static quanta::Clock {
+    static CLOCK: OnceLock<quanta::Clock> = OnceLock::new();
+    CLOCK.get_or_init(quanta::Clock::new)
+}
+
+/// When a call started, in [`clock`]'s raw units.
+#[cfg(feature = "metrics")]
+pub(crate) struct Started(u64);
+
+#[cfg(feature = "metrics")]
+impl Started {
+    /// Now.
+    #[inline]
+    pub(crate) fn now() -> Started {
+        Started(clock().raw())
     }
 }
 

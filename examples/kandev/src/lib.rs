@@ -16,6 +16,7 @@ pub mod file_limit;
 pub mod gateway;
 pub mod kandev_hints;
 pub mod legacy;
+pub mod logging;
 pub mod matrix;
 pub mod model;
 pub mod naming;

@@ -1,6 +1,6 @@
 //! `kandev-mcp`: Kandev's MCP tool surface on mcp-profiles.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -562,7 +562,7 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     // Handlers are installed now, so a signal arriving while we start up is
     // not lost (or fatal).
     let mut signals = Signals::new()?;
-    init_logging();
+    init_logging(args.http.is_some());
     // Before the database, listeners and backend open anything: what they
     // will hold is in the reserve, what is open now is counted.
     let mcp_limits = match args.http {
@@ -695,7 +695,7 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
     // Nor does an OAuth configuration that names anything unknown.
     let oauth = args.oauth.as_deref().map(oauth_settings).transpose()?;
     let mut signals = Signals::new()?;
-    init_logging();
+    init_logging(true);
     let uses = Uses {
         control: true,
         redis: args.store.is_some(),
@@ -742,16 +742,11 @@ fn generated_token() -> String {
     token
 }
 
-/// Logs to stderr (stdout may be the MCP channel), coloured only for a
-/// terminal, `info` unless `RUST_LOG` says otherwise.
-fn init_logging() {
-    tracing_subscriber::fmt()
-        .with_writer(io::stderr)
-        .with_ansi(io::stderr().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
+/// Logs to stderr (stdout may be the MCP channel); see
+/// `kandev_mcp::logging` for the OpenTelemetry export (feature `otel`),
+/// which only a server whose stdout is free (`stdout_free`) may turn on.
+fn init_logging(stdout_free: bool) {
+    kandev_mcp::logging::init(stdout_free);
 }
 
 /// Awaits `stopping` until `deadline` at most; past it, says so and moves

@@ -38,8 +38,13 @@ pub(crate) async fn call<S: Vocabulary>(
     let Value::Object(arguments) = arguments else {
         unreachable!("built as an object above")
     };
-    let timer = entry.meter.start();
-    let result = (entry.tool.handler)(arguments, context).await;
-    timer.finish_runtime(&result);
-    result
+    #[cfg(not(feature = "metrics"))]
+    return (entry.tool.handler)(arguments, context).await;
+    #[cfg(feature = "metrics")]
+    {
+        let started = telemetry::Started::now();
+        let result = (entry.tool.handler)(arguments, context).await;
+        entry.meter.finish_runtime(started, &result);
+        result
+    }
 }

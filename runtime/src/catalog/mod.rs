@@ -190,6 +190,7 @@ pub(crate) struct Entry<S: Vocabulary> {
     rule: RuleMasks,
     arguments: jsonschema::Validator,
     /// The tool's metric handles, registered when the catalog is verified.
+    #[cfg(feature = "metrics")]
     meter: crate::telemetry::ToolMeter,
 }
 

@@ -19,12 +19,12 @@ use crate::common::gateway::{grant, put};
 use crate::common::{BEARER, LIMIT, QUIET, Server};
 
 /// A parsed scrape.
-struct Metrics(Scrape);
+pub(crate) struct Metrics(Scrape);
 
 impl Metrics {
     /// `GET /metrics` with `authorization`; panics unless it answers 200 in
     /// the text format, and parses it.
-    async fn scrape(server: &Server, authorization: Option<&str>) -> Metrics {
+    pub(crate) async fn scrape(server: &Server, authorization: Option<&str>) -> Metrics {
         let (status, content_type, text) = get(server, authorization).await;
         assert_eq!(status, 200, "{text}");
         assert_eq!(
@@ -37,7 +37,7 @@ impl Metrics {
 
     /// The value of the sample named `name` whose labels are exactly
     /// `labels`; 0 when there is none (a series never counted).
-    fn value(&self, name: &str, labels: &[(&str, &str)]) -> f64 {
+    pub(crate) fn value(&self, name: &str, labels: &[(&str, &str)]) -> f64 {
         let found: Vec<f64> = self
             .0
             .samples
@@ -364,4 +364,99 @@ async fn the_gateway_counts_requests_per_principal_only_when_asked() {
         assert_eq!(metrics.value("mcp_profiles_store_up", &[]), 0.0);
         drop((alice, bob));
     }
+}
+
+/// An `initialize` bearing `token`: whether the gateway refused it for a
+/// store out of reach past its grace period.
+async fn refused_for_grace(gateway: &Server, token: &str) -> bool {
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "probe", "version": "0"}},
+    });
+    let response =
+        mcp_profiles_tests::raw::RawSession::post(&gateway.mcp, token, None, &initialize).await;
+    response.text().await.unwrap().contains("grace period")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_reports_the_health_of_its_redis_store() {
+    let Some(mut redis) = mcp_profiles_tests::redis::RedisServer::start() else {
+        return;
+    };
+    let gateway = Server::start_gateway(&["--store", &redis.url(), "--grace-ms", "100"]).await;
+    put(&gateway, "alice", r#"{"surface":"kanban-task"}"#).await;
+    grant(&gateway, "alice-token", "alice").await;
+    let store = |name, labels: Vec<(&'static str, &'static str)>, value| (name, labels, value);
+    expect_exactly(
+        &gateway,
+        Some(BEARER),
+        &[
+            store("mcp_profiles_store_up", vec![], 1.0),
+            store("mcp_profiles_store_disconnects_total", vec![], 0.0),
+            store("mcp_profiles_store_feed_gaps_total", vec![], 0.0),
+        ],
+    )
+    .await;
+
+    // A change whose version skips one on the feed of a principal this
+    // gateway serves (alice, once her token was seen): it reads her again.
+    assert_eq!(
+        crate::common::gateway::admitted(&gateway, "alice-token").await,
+        200
+    );
+    let skipped = json!({
+        "kind": "put", "principal": "alice", "version": 3,
+        "context": r#"{"surface":"office-task"}"#,
+    });
+    redis.command(&["PUBLISH", "mcp-profiles:changes", &skipped.to_string()]);
+    expect_exactly(
+        &gateway,
+        Some(BEARER),
+        &[store("mcp_profiles_store_feed_gaps_total", vec![], 1.0)],
+    )
+    .await;
+
+    // Redis dies: the gateway notices, and past the grace period refuses
+    // what it admits, counting each refusal.
+    redis.kill();
+    expect_exactly(
+        &gateway,
+        Some(BEARER),
+        &[
+            store("mcp_profiles_store_up", vec![], 0.0),
+            store("mcp_profiles_store_disconnects_total", vec![], 1.0),
+        ],
+    )
+    .await;
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    while !refused_for_grace(&gateway, "alice-token").await {
+        assert!(tokio::time::Instant::now() < deadline, "never refused");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(refused_for_grace(&gateway, "alice-token").await);
+    assert!(refused_for_grace(&gateway, "alice-token").await);
+    // The first refusal may have been admitted a moment before the grace
+    // period ran out at the router: two or three are counted.
+    let counted = Metrics::scrape(&gateway, Some(BEARER))
+        .await
+        .value("mcp_profiles_store_grace_refusals_total", &[]);
+    assert!((2.0..=3.0).contains(&counted), "{counted}");
+
+    // Redis is back: the gateway reloads and is up again.
+    redis.restart();
+    expect_exactly(
+        &gateway,
+        Some(BEARER),
+        &[
+            store("mcp_profiles_store_up", vec![], 1.0),
+            store(
+                "mcp_profiles_store_reloads_total",
+                vec![("result", "ok")],
+                1.0,
+            ),
+            store("mcp_profiles_store_disconnects_total", vec![], 1.0),
+        ],
+    )
+    .await;
 }
