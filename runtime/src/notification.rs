@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use rmcp::service::{Peer, RoleServer, SubscriptionSink};
 use tokio::runtime::Handle;
 
-use crate::telemetry::{self, Era};
+use crate::telemetry::{self, Era, List};
 
 /// Which lists changed: a set of [`Kinds::TOOLS`], [`Kinds::PROMPTS`] and
 /// [`Kinds::RESOURCES`].
@@ -31,6 +31,8 @@ impl Kinds {
     pub const ALL: Kinds = Kinds(7);
     /// Each kind, in delivery order, with its counter's index.
     const EACH: [Kinds; KINDS] = [Kinds::TOOLS, Kinds::PROMPTS, Kinds::RESOURCES];
+    /// [`EACH`](Self::EACH) as counted.
+    const COUNTED: [List; KINDS] = [List::Tools, List::Prompts, List::Resources];
 
     /// `self`, plus `kind` when `on`.
     pub fn with(self, kind: Kinds, on: bool) -> Kinds {
@@ -177,8 +179,8 @@ impl Queue {
     /// session has closed. Each owed notification is taken exactly once,
     /// here or by a delivery, so none is counted twice.
     fn drop_owed(&self) {
-        for (pending, kind) in self.pending.iter().zip(Kinds::EACH) {
-            telemetry::list_changed(kind, false, pending.swap(0, Ordering::SeqCst));
+        for (pending, list) in self.pending.iter().zip(Kinds::COUNTED) {
+            telemetry::list_changed(list, false, pending.swap(0, Ordering::SeqCst));
         }
     }
 }
@@ -375,13 +377,13 @@ async fn drain(queue: Arc<Queue>) {
         let mut sent = true;
         while sent && !Queue::flag(&queue.closed) {
             sent = false;
-            for (pending, kind) in queue.pending.iter().zip(Kinds::EACH) {
+            for (index, pending) in queue.pending.iter().enumerate() {
                 if Queue::flag(&queue.closed) || !take_one(pending) {
                     continue;
                 }
                 sent = true;
-                let delivered = queue.target.notify(kind).await;
-                telemetry::list_changed(kind, delivered.is_ok(), 1);
+                let delivered = queue.target.notify(Kinds::EACH[index]).await;
+                telemetry::list_changed(Kinds::COUNTED[index], delivered.is_ok(), 1);
                 if let Err(error) = delivered {
                     tracing::debug!(%error, "peer gone; stopping list_changed delivery");
                     queue.close();

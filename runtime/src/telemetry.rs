@@ -26,7 +26,13 @@ use rmcp::model::CallToolResult;
 #[cfg(feature = "metrics")]
 use metrics::{Counter, Gauge, Histogram};
 
-use crate::notification::Kinds;
+/// A kind of list, as counted.
+#[derive(Clone, Copy)]
+pub(crate) enum List {
+    Tools,
+    Prompts,
+    Resources,
+}
 
 /// The names of the core's series, for exporters' tests and dashboards.
 #[cfg(feature = "metrics")]
@@ -194,20 +200,10 @@ pub(crate) fn install(outcome: Install) {
     let _ = outcome;
 }
 
-/// The index of a single kind in the per-kind arrays.
-#[cfg(feature = "metrics")]
-fn kind_index(kind: Kinds) -> usize {
-    match kind {
-        Kinds::TOOLS => 0,
-        Kinds::PROMPTS => 1,
-        _ => 2,
-    }
-}
-
-/// Counts `count` list_changed notifications of one `kind`, sent or
+/// Counts `count` list_changed notifications about `kind`, sent or
 /// dropped.
 #[inline]
-pub(crate) fn list_changed(kind: Kinds, delivered: bool, count: u64) {
+pub(crate) fn list_changed(kind: List, delivered: bool, count: u64) {
     #[cfg(feature = "metrics")]
     if count > 0 {
         let handles = Handles::get();
@@ -216,7 +212,7 @@ pub(crate) fn list_changed(kind: Kinds, delivered: bool, count: u64) {
         } else {
             &handles.dropped
         };
-        counters[kind_index(kind)].increment(count);
+        counters[kind as usize].increment(count);
     }
     #[cfg(not(feature = "metrics"))]
     let _ = (kind, delivered, count);

@@ -8,9 +8,6 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-#[cfg(feature = "metrics")]
-use crate::telemetry::PrincipalMeter;
-
 /// The identity a bearer token stands for.
 ///
 /// ```
@@ -54,9 +51,10 @@ impl Principal {
 pub(crate) struct Grant {
     principal: Principal,
     ended: CancellationToken,
-    /// The principal's request counter, when the store labels principals.
+    /// The principal's request counter, when the store labels principals
+    /// (registered on first use by `telemetry::admitted`).
     #[cfg(feature = "metrics")]
-    meter: PrincipalMeter,
+    meter: std::sync::OnceLock<metrics::Counter>,
 }
 
 impl Grant {
@@ -66,7 +64,7 @@ impl Grant {
             principal,
             ended: CancellationToken::new(),
             #[cfg(feature = "metrics")]
-            meter: PrincipalMeter::default(),
+            meter: std::sync::OnceLock::new(),
         }
     }
 
@@ -77,7 +75,7 @@ impl Grant {
 
     /// The principal's request counter (registered on first use).
     #[cfg(feature = "metrics")]
-    pub(crate) fn meter(&self) -> &PrincipalMeter {
+    pub(crate) fn meter(&self) -> &std::sync::OnceLock<metrics::Counter> {
         &self.meter
     }
 

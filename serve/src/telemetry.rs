@@ -128,11 +128,6 @@ fn describe() {
     metrics::describe_counter!(STORE_DISCONNECTS, "Connections to the shared store lost");
 }
 
-/// One principal's request counter, kept with its grant.
-#[cfg(feature = "metrics")]
-#[derive(Default)]
-pub(crate) struct PrincipalMeter(OnceLock<Counter>);
-
 /// Counts a request admitted with `grant`: under its principal's label
 /// when `labelled`, else in the one unlabelled series.
 #[inline]
@@ -142,7 +137,6 @@ pub(crate) fn admitted(grant: &Grant, labelled: bool) {
         if labelled {
             grant
                 .meter()
-                .0
                 .get_or_init(|| {
                     let principal = grant.principal().name().to_owned();
                     metrics::counter!(names::AGENT_REQUESTS, "principal" => principal)

@@ -17,6 +17,9 @@
 //! | `GET /api/v1/mcp/plugin-tools` | — | the installed plugin-tool snapshot |
 //! | `PUT /api/v1/mcp/plugin-tools` | a plugin-tool snapshot | `{"generation", "revision", "tools", "changed"}` |
 //!
+//! `serve` merges `GET /metrics` into this listener (see
+//! [`crate::prometheus`]), behind the same token unless `--metrics-public`.
+//!
 //! The plugin-tool routes are described in `control/plugins.rs`, the
 //! snapshot in [`crate::plugins::Snapshot`]; the policy and kill-switch
 //! routes in [`policy`]. A mode or provider change keeps the policy.

@@ -14,6 +14,9 @@
 //! | `GET /api/v1/kill-switch` | — | `{"deny", "version"}` |
 //! | `PUT /api/v1/kill-switch` | `{"deny": [NAME, ...], "version": N}` | `{"deny", "version"}` |
 //!
+//! `GET /metrics` is merged into this listener by [`super::run`] (see
+//! [`crate::prometheus`]), behind the same token unless `--metrics-public`.
+//!
 //! The kill-switch routes (`gateway/kill.rs`) hold the operator's deny list
 //! over every agent; its `PUT` is always a compare-and-set on the switch's
 //! own version (409 when stale).
