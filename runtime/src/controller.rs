@@ -12,6 +12,9 @@ use crate::catalog::{Catalog, InstallOutcome, Installation, Runtime, RuntimeDiff
 use crate::notification::{Kinds, Sessions};
 use crate::presentation::{Presentation, PresentationError};
 use crate::snapshot::{Content, Served, Snapshots, ToolSnapshot};
+#[cfg(feature = "runtime-tools")]
+use crate::telemetry::Install;
+use crate::telemetry::{self, Outcome};
 use crate::{
     DenyList, Explanation, KillSwitch, Profile, ProfileContext, ProfiledServer, Registry, ToolDiff,
     Vocabulary,
@@ -521,6 +524,7 @@ impl<S: Vocabulary> ProfileController<S> {
         let guard = self.lock();
         if let Err(refused) = self.admit(catalog.as_ref()) {
             drop(guard);
+            telemetry::replacement(Outcome::Refused);
             let current = self.current();
             return Replacement {
                 old: current.clone(),
@@ -586,7 +590,7 @@ impl<S: Vocabulary> ProfileController<S> {
     ) -> Result<Replacement<S>, E> {
         let guard = self.lock();
         let current = *self.cell.current().profile.context();
-        let context = change(&current)?;
+        let context = change(&current).inspect_err(|_| telemetry::replacement(Outcome::Refused))?;
         let replacement = self.swap(context, CatalogSwap::default());
         drop(guard);
         Ok(replacement)
@@ -601,6 +605,13 @@ impl<S: Vocabulary> ProfileController<S> {
         let cell = &self.cell;
         let previous = cell.current();
         let old = previous.profile.clone();
+        #[cfg(feature = "metrics")]
+        let _span = tracing::info_span!(
+            "mcp_profiles.replace",
+            old = %old.context(),
+            profile = %context,
+        )
+        .entered();
         let killed = cell.kill.killed();
         let Served {
             profile: new,
@@ -642,8 +653,10 @@ impl<S: Vocabulary> ProfileController<S> {
             .with(Kinds::PROMPTS, prompts_changed)
             .with(Kinds::RESOURCES, resources_changed);
         let notified_sessions = if kinds == Kinds::NONE {
+            telemetry::replacement(Outcome::Unchanged);
             0
         } else {
+            telemetry::replacement(Outcome::Changed);
             cell.sessions.notify_all(kinds)
         };
         tracing::info!(
@@ -705,6 +718,7 @@ impl<S: Vocabulary> ProfileController<S> {
         }
         let installed = self.cell.current().runtime.catalog().cloned();
         if let Some(installed) = installed.filter(|old| !old.superseded_by(catalog)) {
+            telemetry::install(Install::IgnoredStale);
             tracing::debug!(
                 generation = catalog.generation(),
                 revision = catalog.revision(),
@@ -752,6 +766,7 @@ impl<S: Vocabulary> ProfileController<S> {
     /// The outcome of a catalog [`admit`](Self::admit) refused: nothing
     /// changed.
     fn refuse(&self, catalog: &Catalog<S>, refused: PresentationError) -> Installation {
+        telemetry::install(Install::Refused);
         tracing::warn!(
             generation = catalog.generation(),
             revision = catalog.revision(),
@@ -783,6 +798,10 @@ impl<S: Vocabulary> ProfileController<S> {
             (None, None) => InstallOutcome::Unchanged,
             _ => InstallOutcome::Installed,
         };
+        telemetry::install(match outcome {
+            InstallOutcome::Unchanged => Install::Unchanged,
+            _ => Install::Installed,
+        });
         let context = *previous.profile.context();
         // The compiled side stays as it is: only a swap reads the kill list
         // again, so the runtime side keeps to the list it was built under.

@@ -82,6 +82,7 @@ mod rule;
 mod server;
 mod snapshot;
 mod sorted;
+mod telemetry;
 mod tool_name;
 mod vocabulary;
 
@@ -106,6 +107,9 @@ pub use registry::{Group, Registry, RegistryError, RegistryErrors};
 pub use resolve::{ProfileHandle, ProfileResolver};
 pub use rule::{Decision, Rule, TermSet};
 pub use server::ProfiledServer;
+/// The names of the series the core records (feature `metrics`).
+#[cfg(feature = "metrics")]
+pub use telemetry::names as metric_names;
 pub use vocabulary::{Term, TermKind, UnknownName, Vocabulary};
 
 pub use mcp_profiles_macros::{prompt_group, resource_group, tool_group, vocabulary};

@@ -16,6 +16,8 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use rmcp::service::{Peer, RoleServer, SubscriptionSink};
 use tokio::runtime::Handle;
 
+use crate::telemetry::{self, Era, List};
+
 /// Which lists changed: a set of [`Kinds::TOOLS`], [`Kinds::PROMPTS`] and
 /// [`Kinds::RESOURCES`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +31,8 @@ impl Kinds {
     pub const ALL: Kinds = Kinds(7);
     /// Each kind, in delivery order, with its counter's index.
     const EACH: [Kinds; KINDS] = [Kinds::TOOLS, Kinds::PROMPTS, Kinds::RESOURCES];
+    /// [`EACH`](Self::EACH) as counted.
+    const COUNTED: [List; KINDS] = [List::Tools, List::Prompts, List::Resources];
 
     /// `self`, plus `kind` when `on`.
     pub fn with(self, kind: Kinds, on: bool) -> Kinds {
@@ -58,6 +62,14 @@ enum Target {
 }
 
 impl Target {
+    /// Which era of client this target serves, as counted.
+    fn era(&self) -> Era {
+        match self {
+            Target::Peer(_) => Era::Session,
+            Target::Subscription(..) => Era::Listen,
+        }
+    }
+
     /// The kinds this target hears of.
     fn kinds(&self) -> Kinds {
         match self {
@@ -162,6 +174,15 @@ impl Queue {
     fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
     }
+
+    /// Counts what is still owed as dropped and owes nothing more: the
+    /// session has closed. Each owed notification is taken exactly once,
+    /// here or by a delivery, so none is counted twice.
+    fn drop_owed(&self) {
+        for (pending, list) in self.pending.iter().zip(Kinds::COUNTED) {
+            telemetry::list_changed(list, false, pending.swap(0, Ordering::SeqCst));
+        }
+    }
 }
 
 /// Keeps a session registered; dropping it forgets the session.
@@ -186,6 +207,9 @@ impl Drop for SessionGuard {
         if let Some(sessions) = self.sessions.upgrade() {
             sessions.forget(key(&self.queue));
         }
+        self.queue.close();
+        self.queue.drop_owed();
+        telemetry::session(self.queue.target.era(), false);
     }
 }
 
@@ -220,6 +244,7 @@ impl Sessions {
             let _ = self.runtime.get_or_init(|| handle);
         }
         let kinds = target.kinds();
+        telemetry::session(target.era(), true);
         let queue = Arc::new(Queue {
             target,
             pending: Default::default(),
@@ -352,16 +377,21 @@ async fn drain(queue: Arc<Queue>) {
         let mut sent = true;
         while sent && !Queue::flag(&queue.closed) {
             sent = false;
-            for (pending, kind) in queue.pending.iter().zip(Kinds::EACH) {
+            for (index, pending) in queue.pending.iter().enumerate() {
                 if Queue::flag(&queue.closed) || !take_one(pending) {
                     continue;
                 }
                 sent = true;
-                if let Err(error) = queue.target.notify(kind).await {
+                let delivered = queue.target.notify(Kinds::EACH[index]).await;
+                telemetry::list_changed(Kinds::COUNTED[index], delivered.is_ok(), 1);
+                if let Err(error) = delivered {
                     tracing::debug!(%error, "peer gone; stopping list_changed delivery");
                     queue.close();
                 }
             }
+        }
+        if Queue::flag(&queue.closed) {
+            queue.drop_owed();
         }
         queue.draining.store(false, Ordering::SeqCst);
         // A bump that landed after the loop saw zero found `draining` set and

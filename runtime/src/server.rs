@@ -18,6 +18,7 @@ use crate::clipped::Clipped;
 use crate::controller::Cell;
 use crate::forward::forward_to_handler;
 use crate::notification::{Kinds, SessionGuard, changes_so_far};
+use crate::telemetry::{self, Refusal};
 use crate::{ProfileResolver, Vocabulary, prompts, resources};
 
 /// Serves handler `S` with the tools of its controller's current profile.
@@ -147,6 +148,17 @@ impl<S: Vocabulary> ProfiledServer<S> {
         }
     }
 
+    /// The context a request is served on, for its span.
+    #[cfg(feature = "metrics")]
+    fn context_of(&self, extensions: &Extensions) -> Option<crate::ProfileContext<S>> {
+        let cell = match &self.shared.source {
+            Source::Single(cell) => Cow::Borrowed(cell),
+            // Resolved again, only for a span a subscriber listens to.
+            Source::Resolver(resolver) => Cow::Owned(resolver.resolve(extensions).ok()?.cell),
+        };
+        Some(*cell.current().profile.context())
+    }
+
     /// A server for one more session: the same handler and profile (or
     /// resolver), its own session state.
     pub fn new_session(&self) -> Self {
@@ -259,9 +271,11 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
             || sent.as_deref().is_some_and(|sent| current.withheld(sent));
         let sent = sent.as_deref().unwrap_or(&request.name);
         if withheld {
+            telemetry::refused(Refusal::Killed);
             tracing::debug!(tool = %Clipped(sent), "refused a tool the operator disabled");
             return Err(disabled_by_operator(sent));
         }
+        telemetry::refused(Refusal::Hidden);
         tracing::debug!(tool = %Clipped(sent), "refused a tool outside the current profile");
         Err(not_in_profile(sent))
     }
@@ -301,18 +315,30 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         Ok(result)
     }
 
+    #[cfg_attr(
+        feature = "metrics",
+        tracing::instrument(
+            level = "debug",
+            name = "mcp_profiles.list",
+            skip_all,
+            fields(profile = tracing::field::Empty, principal = tracing::field::Empty)
+        )
+    )]
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let cell = self.cell(&context.extensions)?;
-        Ok(
-            ListToolsResult::with_all_items(cell.current().list().to_vec())
-                .with_ttl_ms(cell.list_ttl_ms())
-                // The list depends on who asks: never share it across principals.
-                .with_cache_scope(CacheScope::Private),
-        )
+        let current = cell.current();
+        #[cfg(feature = "metrics")]
+        telemetry::record_profile(&tracing::Span::current(), || {
+            Some(*current.profile.context())
+        });
+        Ok(ListToolsResult::with_all_items(current.list().to_vec())
+            .with_ttl_ms(cell.list_ttl_ms())
+            // The list depends on who asks: never share it across principals.
+            .with_cache_scope(CacheScope::Private))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -328,6 +354,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     // the future exists, which then holds only what `#[tool_handler]`'s
     // does. A call to anything but a compiled tool is boxed, so it does not
     // grow the future either (`BENCHMARKS.md`, "Dispatch").
+    #[cfg(not(feature = "metrics"))]
     #[inline]
     fn call_tool(
         &self,
@@ -352,6 +379,52 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
                     // Boxed in its own statement: as a temporary of the
                     // awaiting one, the unboxed future would keep a slot.
                     let elsewhere = Box::pin(self.call_elsewhere(request, context));
+                    elsewhere.await
+                }
+            }
+        }
+    }
+
+    // With metrics, the same, counted, timed and in a span: the call's
+    // span is entered while the profile is resolved (so a resolver can
+    // record whom it serves in it), and kept for the call only when a
+    // subscriber records it, so an unobserved call's future holds none.
+    #[cfg(feature = "metrics")]
+    #[inline]
+    fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_ {
+        use tracing::Instrument;
+
+        let span = telemetry::call_span(&request.name);
+        let entered = span.enter();
+        let compiled = match &self.shared.source {
+            Source::Single(cell) => Some(cell.compiled()),
+            Source::Resolver(_) => self.cell(&context.extensions).ok().map(|c| c.compiled()),
+        }
+        .and_then(|tools| Some((tools, tools.position(&request.name)?)));
+        telemetry::record_profile(&span, || self.context_of(&context.extensions));
+        drop(entered);
+        let span = (!span.is_disabled()).then_some(span);
+        async move {
+            match compiled {
+                Some((tools, position)) => {
+                    let started = telemetry::Started::now();
+                    let call = ToolCallContext::new(&self.shared.handler, request, context);
+                    let routed = tools.router.call(call);
+                    let response = match span {
+                        None => routed.await,
+                        Some(span) => routed.instrument(span).await,
+                    };
+                    tools.meter(position).finish(started, &response);
+                    response
+                }
+                None => {
+                    let span = span.unwrap_or_else(tracing::Span::none);
+                    let elsewhere =
+                        Box::pin(self.call_elsewhere(request, context).instrument(span));
                     elsewhere.await
                 }
             }

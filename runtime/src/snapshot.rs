@@ -26,6 +26,8 @@ use mcp_profiles_rules::BitSet;
 use crate::assembly::{GroupSet, ToolSet};
 use crate::content::{ContentViews, View};
 use crate::resources::ResourceRoute;
+#[cfg(feature = "metrics")]
+use crate::telemetry::ToolMeter;
 use crate::{
     AllowLists, DenyList, Policy, Profile, ProfileContext, Registry, Restrictions, Vocabulary,
 };
@@ -77,6 +79,9 @@ pub(crate) struct ToolSnapshot<S: Vocabulary> {
     pub tools: Vec<Tool>,
     /// `tools/call`, holding only this set's routes.
     pub router: ToolRouter<S>,
+    /// Each tool's metric handles, in the order of the sorted names.
+    #[cfg(feature = "metrics")]
+    meters: Box<[ToolMeter]>,
 }
 
 impl<S: Vocabulary> ToolSnapshot<S> {
@@ -92,6 +97,12 @@ impl<S: Vocabulary> ToolSnapshot<S> {
             router.add_route(route);
         }
         ToolSnapshot {
+            #[cfg(feature = "metrics")]
+            meters: set
+                .tools
+                .iter()
+                .map(|&name| ToolMeter::register_static(name))
+                .collect(),
             set: Arc::new(set),
             tools,
             router,
@@ -103,6 +114,20 @@ impl<S: Vocabulary> ToolSnapshot<S> {
     #[inline]
     pub fn serves(&self, name: &str) -> bool {
         self.set.tools.binary_search(&name).is_ok()
+    }
+
+    /// Where `name` is among the sorted names, if this set has it.
+    #[cfg(feature = "metrics")]
+    #[inline]
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.set.tools.binary_search(&name).ok()
+    }
+
+    /// The metric handles of the tool at `position`.
+    #[cfg(feature = "metrics")]
+    #[inline]
+    pub fn meter(&self, position: usize) -> &ToolMeter {
+        &self.meters[position]
     }
 }
 

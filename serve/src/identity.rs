@@ -51,6 +51,10 @@ impl Principal {
 pub(crate) struct Grant {
     principal: Principal,
     ended: CancellationToken,
+    /// The principal's request counter, when the store labels principals
+    /// (registered on first use by `telemetry::admitted`).
+    #[cfg(feature = "metrics")]
+    meter: std::sync::OnceLock<metrics::Counter>,
 }
 
 impl Grant {
@@ -59,12 +63,20 @@ impl Grant {
         Grant {
             principal,
             ended: CancellationToken::new(),
+            #[cfg(feature = "metrics")]
+            meter: std::sync::OnceLock::new(),
         }
     }
 
     /// The principal the token names.
     pub(crate) fn principal(&self) -> &Principal {
         &self.principal
+    }
+
+    /// The principal's request counter (registered on first use).
+    #[cfg(feature = "metrics")]
+    pub(crate) fn meter(&self) -> &std::sync::OnceLock<metrics::Counter> {
+        &self.meter
     }
 
     /// Cancelled once the token is revoked.

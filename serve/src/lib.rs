@@ -46,6 +46,7 @@ mod identity;
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
 pub mod oauth;
 pub mod store;
+mod telemetry;
 
 pub use agents::{AgentUpdate, Apply, Backing, KillSwitchOutcome, ProfileStore, Unreachable};
 pub use audit::Attribution;
@@ -55,3 +56,6 @@ pub use store::{AgentChange, AgentStore, StoreError, StoredAgent, StoredKillSwit
 pub use store::{CatalogChange, StoredCatalog};
 #[cfg(feature = "redis")]
 pub use store::{RedisOptions, RedisStore};
+/// The names of the series the serving layer records (feature `metrics`).
+#[cfg(feature = "metrics")]
+pub use telemetry::names as metric_names;

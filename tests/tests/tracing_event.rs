@@ -1,4 +1,5 @@
-//! The one `tracing` info event every replacement emits. Alone in its test
+//! The one `tracing` info event every replacement emits, and the spans of
+//! the `metrics` feature around it and around a call. Alone in their test
 //! binary: tracing caches callsite interest process-wide, and a concurrent
 //! test replacing profiles without a subscriber could make this thread's
 //! scoped subscriber miss the event.
@@ -6,6 +7,8 @@
 use std::sync::{Arc, Mutex};
 
 use mcp_profiles::{ProfileContext, ProfileController};
+#[cfg(feature = "metrics")]
+use mcp_profiles_tests::client::{Session, refused, serve_duplex};
 use mcp_profiles_tests::{Capability, Surface, TaskServer};
 
 type Context = ProfileContext<TaskServer>;
@@ -25,16 +28,31 @@ impl std::io::Write for Captured {
     }
 }
 
-#[test]
-fn every_replacement_emits_one_info_event_with_old_new_and_counts() {
+/// A subscriber writing to a buffer, at `level` and above, and the buffer.
+fn capturing(
+    level: tracing::Level,
+) -> (impl tracing::Subscriber + Send + Sync + 'static, Captured) {
     let captured = Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_writer(move || writer.clone())
+        .with_max_level(level)
         .with_ansi(false)
         .without_time()
         .with_target(false)
         .finish();
+    (subscriber, captured)
+}
+
+impl Captured {
+    fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
+
+#[test]
+fn every_replacement_emits_one_info_event_with_old_new_and_counts() {
+    let (subscriber, captured) = capturing(tracing::Level::INFO);
     let controller = ProfileController::<TaskServer>::new(
         Context::new(Surface::KanbanTask)
             .with_capability(Capability::UserQuestion)
@@ -47,13 +65,40 @@ fn every_replacement_emits_one_info_event_with_old_new_and_counts() {
                 .unwrap(),
         );
     });
-    let output = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let output = captured.text();
     let tools = controller.current().tool_names().len();
+    // In the replacement's span with the `metrics` feature.
+    let span = if cfg!(feature = "metrics") {
+        "mcp_profiles.replace{old=kanban-task +user-question \
+         profile=kanban-task +parent-question}: "
+    } else {
+        ""
+    };
     assert_eq!(
         output,
         format!(
-            " INFO tool profile replaced old=kanban-task +user-question \
-             new=kanban-task +parent-question tools={tools} added=1 removed=1 notified_sessions=0\n"
+            " INFO {span}tool profile replaced \
+             old=kanban-task +user-question new=kanban-task +parent-question \
+             tools={tools} added=1 removed=1 notified_sessions=0\n"
         )
     );
+}
+
+/// A call runs in a `debug` span naming the tool and the profile; its
+/// refusal is logged inside it.
+#[cfg(feature = "metrics")]
+#[tokio::test(flavor = "current_thread")]
+async fn a_call_runs_in_a_span_with_its_tool_and_profile() {
+    let (subscriber, captured) = capturing(tracing::Level::DEBUG);
+    let _default = tracing::subscriber::set_default(subscriber);
+    let controller = ProfileController::<TaskServer>::new(Context::new(Surface::KanbanTask));
+    let session = Session::connect(serve_duplex(controller.server(TaskServer::default()))).await;
+    assert_eq!(
+        session.call("no_such_tool", None).await,
+        refused("no_such_tool")
+    );
+    let output = captured.text();
+    let refusal = "mcp_profiles.call{tool=no_such_tool profile=kanban-task}: \
+                   refused a tool outside the current profile tool=no_such_tool";
+    assert!(output.contains(refusal), "{output}");
 }

@@ -1,6 +1,6 @@
 //! `kandev-mcp`: Kandev's MCP tool surface on mcp-profiles.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -205,6 +205,9 @@ struct ServeArgs {
         hide_env_values = true
     )]
     control_token: Option<String>,
+    /// Serve `GET /metrics` on the control listener without its token.
+    #[arg(long, requires = "control")]
+    metrics_public: bool,
     #[command(flatten)]
     token_name: TokenNameArgs,
     #[command(flatten)]
@@ -301,6 +304,14 @@ struct GatewayArgs {
     /// still manages the agents' stored profiles.
     #[arg(long, value_name = "PATH")]
     oauth: Option<PathBuf>,
+    /// Serve `GET /metrics` on the control listener without its token.
+    #[arg(long)]
+    metrics_public: bool,
+    /// Count each principal's requests under its own `principal` label
+    /// (one series per agent: for a known fleet of agents, not for any
+    /// OAuth subject).
+    #[arg(long)]
+    metrics_principals: bool,
 }
 
 /// A `redis://` (or `rediss://`) URL, else an error naming it.
@@ -579,7 +590,7 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     // Handlers are installed now, so a signal arriving while we start up is
     // not lost (or fatal).
     let mut signals = Signals::new()?;
-    init_logging();
+    init_logging(args.http.is_some());
     // Before the database, listeners and backend open anything: what they
     // will hold is in the reserve, what is open now is counted.
     let mcp_limits = match args.http {
@@ -607,6 +618,10 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         },
     };
     let context = policy::restrict(context, &flags, deny)?;
+    // Before the controller registers anything with it.
+    if args.control.is_some() {
+        kandev_mcp::prometheus::install();
+    }
     let controller = ProfileController::<Kandev>::new(context);
     if let Some(presentation) = presentation {
         controller.set_presentation(presentation)?;
@@ -630,7 +645,9 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
             board: Arc::clone(&board),
             token_name: args.token_name.name(&token)?,
         };
-        let app = control::router_with(controller.clone(), &token, extras);
+        let scrape = (!args.metrics_public).then_some(token.as_str());
+        let app = control::router_with(controller.clone(), &token, extras)
+            .merge(kandev_mcp::prometheus::router(scrape));
         let limits = control::limits().with_drain_timeout(DRAIN);
         let http = mcp_profiles_serve::http::Serve::on(addr)
             .limits(limits)
@@ -712,7 +729,7 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
     // Nor does an OAuth configuration that names anything unknown.
     let oauth = args.oauth.as_deref().map(oauth_settings).transpose()?;
     let mut signals = Signals::new()?;
-    init_logging();
+    init_logging(true);
     let uses = Uses {
         control: true,
         redis: args.store.is_some(),
@@ -732,6 +749,8 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
         drain: DRAIN,
         presentation,
         oauth,
+        metrics_public: args.metrics_public,
+        principal_metrics: args.metrics_principals,
     };
     Ok(gateway::run(config, signals.next()).await?)
 }
@@ -758,16 +777,11 @@ fn generated_token() -> String {
     token
 }
 
-/// Logs to stderr (stdout may be the MCP channel), coloured only for a
-/// terminal, `info` unless `RUST_LOG` says otherwise.
-fn init_logging() {
-    tracing_subscriber::fmt()
-        .with_writer(io::stderr)
-        .with_ansi(io::stderr().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
+/// Logs to stderr (stdout may be the MCP channel); see
+/// `kandev_mcp::logging` for the OpenTelemetry export (feature `otel`),
+/// which only a server whose stdout is free (`stdout_free`) may turn on.
+fn init_logging(stdout_free: bool) {
+    kandev_mcp::logging::init(stdout_free);
 }
 
 /// Awaits `stopping` until `deadline` at most; past it, says so and moves

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::Entry;
 use super::validate::display_path;
 use crate::Vocabulary;
+use crate::telemetry::{self, Refusal};
 
 /// Runs the visible runtime tool `entry` (the server found it by
 /// `request.name`, once).
@@ -28,6 +29,7 @@ pub(crate) async fn call<S: Vocabulary>(
             entry.tool.name(),
             display_path(&path),
         );
+        telemetry::refused(Refusal::BadArguments);
         return Err(ErrorData::invalid_params(
             message,
             Some(serde_json::json!({ "path": path })),
@@ -36,5 +38,13 @@ pub(crate) async fn call<S: Vocabulary>(
     let Value::Object(arguments) = arguments else {
         unreachable!("built as an object above")
     };
-    (entry.tool.handler)(arguments, context).await
+    #[cfg(not(feature = "metrics"))]
+    return (entry.tool.handler)(arguments, context).await;
+    #[cfg(feature = "metrics")]
+    {
+        let started = telemetry::Started::now();
+        let result = (entry.tool.handler)(arguments, context).await;
+        entry.meter.finish_runtime(started, &result);
+        result
+    }
 }

@@ -189,6 +189,9 @@ pub(crate) struct Entry<S: Vocabulary> {
     tool: RuntimeTool<S>,
     rule: RuleMasks,
     arguments: jsonschema::Validator,
+    /// The tool's metric handles, registered when the catalog is verified.
+    #[cfg(feature = "metrics")]
+    meter: crate::telemetry::ToolMeter,
 }
 
 /// A versioned, verified set of runtime tools for server type `S`.

@@ -65,6 +65,8 @@ pub(super) fn verify<S: Vocabulary>(
             Ok(Some(arguments)) => entries.push(Entry {
                 rule,
                 arguments,
+                #[cfg(feature = "metrics")]
+                meter: crate::telemetry::ToolMeter::register(&name),
                 tool,
             }),
             Ok(None) => unreachable!("an input schema is always given"),

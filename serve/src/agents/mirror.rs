@@ -193,6 +193,10 @@ impl<S: Vocabulary> ProfileStore<S> {
                 None => None,
             }
         };
+        let _span = controller
+            .is_some()
+            .then(|| crate::telemetry::agent_span(principal))
+            .flatten();
         match controller {
             // Outside the agents' lock: replacing notifies sessions.
             Some((controller, AgentUpdate::Context(context))) => {

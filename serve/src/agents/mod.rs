@@ -103,6 +103,8 @@ pub struct ProfileStore<S: Vocabulary> {
     /// [`AgentStore`](crate::AgentStore) methods (not of a shared store it
     /// mirrors, which keeps its own).
     audit: MemoryAuditLog,
+    /// Whether request counts carry the principal as a label.
+    principal_metrics: bool,
 }
 
 /// An empty store, serving no agent and taking no catalogs.
@@ -119,6 +121,7 @@ impl<S: Vocabulary> Default for ProfileStore<S> {
             catalogs: None,
             presentation: None,
             audit: MemoryAuditLog::default(),
+            principal_metrics: false,
         }
     }
 }
@@ -213,6 +216,22 @@ impl<S: Vocabulary> ProfileStore<S> {
             .count()
     }
 
+    /// This store, its routers counting requests per principal (feature
+    /// `metrics`): `mcp_profiles_agent_requests_total` gets a `principal`
+    /// label, one series per principal that makes a request. Off by
+    /// default, since each principal is a series the metrics backend keeps:
+    /// turn it on where principals are few and known (a fleet of agents),
+    /// not where any OAuth subject may become one.
+    pub fn with_principal_metrics(mut self) -> Self {
+        self.principal_metrics = true;
+        self
+    }
+
+    /// Whether request counts carry the principal as a label.
+    pub(crate) fn principal_metrics(&self) -> bool {
+        self.principal_metrics
+    }
+
     /// Gives `principal` an agent serving `initial` and returns the
     /// backend's handle on it.
     ///
@@ -287,7 +306,9 @@ impl<S: Vocabulary> ProfileStore<S> {
         };
         // Replaced outside the agents' lock: replacing notifies sessions.
         let (controller, version) = existing;
+        let span = crate::telemetry::agent_span(principal.name());
         let replacement = controller.replace(context);
+        drop(span);
         self.sync_views(&principal);
         Ok((controller, Some(replacement), version))
     }

@@ -30,7 +30,8 @@ pub use oauth::oauth_router;
 use mcp_profiles::{ProfiledServer, Vocabulary};
 
 use crate::ProfileStore;
-use crate::identity::{SessionBook, bearer_token};
+use crate::identity::{Grant, SessionBook, bearer_token};
+use crate::telemetry::{self, HttpRefusal};
 use resolver::{Admitted, Served, StoreResolver};
 use tracker::{Tracker, unauthorised, unavailable};
 
@@ -111,12 +112,16 @@ where
                 // A token unknown here may be known to a shared store.
                 Some(token) => match gate.find_grant(token).await {
                     Ok(grant) => grant,
-                    Err(refusal) => return Err(unavailable(&refusal.to_string())),
+                    Err(refusal) => {
+                        telemetry::http_refused(HttpRefusal::StoreUnavailable);
+                        return Err(unavailable(&refusal.to_string()));
+                    }
                 },
                 None => None,
             };
             let admitted = grant.and_then(|grant| gate.admit(&grant).map(|handle| (grant, handle)));
             let Some((grant, handle)) = admitted else {
+                telemetry::http_refused(HttpRefusal::UnknownToken);
                 return Err(unauthorised());
             };
             Ok((grant, handle, request))
@@ -143,19 +148,37 @@ where
     let book: Arc<dyn SessionBook> = tracker.clone();
     store.attach(Arc::downgrade(&book));
     let server = ProfiledServer::resolving(handler, Arc::new(StoreResolver::new(store)));
+    let counted = Arc::clone(store);
     mcp_router(server, sessions, config).layer(axum::middleware::from_fn(
         move |request: axum::extract::Request, next: axum::middleware::Next| {
             let (admit, tracker) = (admit.clone(), Arc::clone(&tracker));
+            let counted = Arc::clone(&counted);
             async move {
                 let (grant, handle, mut request) = match admit(request).await {
                     Ok(admitted) => admitted,
                     Err(refusal) => return refusal,
                 };
-                request.extensions_mut().insert(Served(handle));
+                count_admitted(&counted, &grant);
+                request.extensions_mut().insert(Served {
+                    handle,
+                    #[cfg(feature = "metrics")]
+                    principal: grant.principal().clone(),
+                });
                 tracker.serve(grant, request, next).await
             }
         },
     ))
+}
+
+/// Counts a request `store`'s router admitted with `grant`, and whether
+/// its MCP requests will be refused for a store out of reach too long.
+#[inline]
+fn count_admitted<S: Vocabulary>(store: &ProfileStore<S>, grant: &Grant) {
+    telemetry::admitted(grant, store.principal_metrics());
+    #[cfg(feature = "metrics")]
+    if store.serving().is_err() {
+        telemetry::grace_refused();
+    }
 }
 
 /// One listener, built up then started: where it binds, the [`Limits`] on

@@ -111,6 +111,7 @@ async fn step_up<S: Vocabulary>(
     let bytes = axum::body::to_bytes(body, MAX_INSPECTED_BODY)
         .await
         .map_err(|_| {
+            crate::telemetry::oauth_refused("body_too_large");
             (
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "request body larger than 4 MiB",
@@ -120,6 +121,7 @@ async fn step_up<S: Vocabulary>(
     if let Some(tool) = called_tool(&bytes)
         && let Some(scope) = oauth.step_up_scope(store, &admission.handle, &admission.token, &tool)
     {
+        crate::telemetry::oauth_refused("insufficient_scope");
         tracing::info!(tool, scope, "tool call needs a step-up scope");
         return Err(oauth.insufficient_scope(&admission.token, &scope));
     }

@@ -16,12 +16,22 @@ use crate::identity::Grant;
 /// the profile it is served, and the request itself.
 pub(super) type Admitted<S> = (Arc<Grant>, ProfileHandle<S>, axum::extract::Request);
 
-/// The profile a request was admitted with, in its HTTP extensions.
-pub(super) struct Served<S: Vocabulary>(pub(super) ProfileHandle<S>);
+/// The profile a request was admitted with, and whose it is, in its HTTP
+/// extensions.
+pub(super) struct Served<S: Vocabulary> {
+    pub(super) handle: ProfileHandle<S>,
+    /// For the spans of its MCP requests.
+    #[cfg(feature = "metrics")]
+    pub(super) principal: crate::Principal,
+}
 
 impl<S: Vocabulary> Clone for Served<S> {
     fn clone(&self) -> Self {
-        Served(self.0.clone())
+        Served {
+            handle: self.handle.clone(),
+            #[cfg(feature = "metrics")]
+            principal: self.principal.clone(),
+        }
     }
 }
 
@@ -50,7 +60,11 @@ impl<S: Vocabulary> ProfileResolver<S> for StoreResolver<S> {
         extensions
             .get::<http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<Served<S>>())
-            .map(|served| served.0.clone())
+            .map(|served| {
+                #[cfg(feature = "metrics")]
+                crate::telemetry::record_principal(&served.principal);
+                served.handle.clone()
+            })
             .ok_or_else(|| {
                 ErrorData::invalid_request(
                     "the request's bearer token names no known principal",

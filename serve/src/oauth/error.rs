@@ -105,6 +105,32 @@ impl TokenError {
         response
     }
 
+    /// The reason as a fixed snake_case name (`missing`, `malformed`,
+    /// `algorithm_not_allowed`, `missing_key_id`, `unknown_key`,
+    /// `key_mismatch`, `bad_signature`, `expired`, `not_yet_valid`,
+    /// `wrong_issuer`, `wrong_audience`, `missing_claim`, `invalid_claim`,
+    /// `inactive`, `unavailable`): a metric label or a log field that
+    /// never carries the token's own text.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            TokenError::Missing => "missing",
+            TokenError::Malformed(_) => "malformed",
+            TokenError::AlgorithmNotAllowed(_) => "algorithm_not_allowed",
+            TokenError::MissingKeyId => "missing_key_id",
+            TokenError::UnknownKey(_) => "unknown_key",
+            TokenError::KeyMismatch { .. } => "key_mismatch",
+            TokenError::BadSignature => "bad_signature",
+            TokenError::Expired => "expired",
+            TokenError::NotYetValid => "not_yet_valid",
+            TokenError::WrongIssuer => "wrong_issuer",
+            TokenError::WrongAudience => "wrong_audience",
+            TokenError::MissingClaim(_) => "missing_claim",
+            TokenError::InvalidClaim(_) => "invalid_claim",
+            TokenError::Inactive => "inactive",
+            TokenError::Unavailable(_) => "unavailable",
+        }
+    }
+
     /// A fixed sentence per reason: safe as an RFC 6750 `error_description`
     /// (printable ASCII without `"` or `\`).
     fn description(&self) -> &'static str {

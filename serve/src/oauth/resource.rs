@@ -21,6 +21,7 @@ use super::{
 };
 use crate::ProfileStore;
 use crate::identity::{Grant, Principal};
+use crate::telemetry;
 
 /// An OAuth 2.1 resource server for a [`ProfileStore`]'s agents: validates
 /// each request's access token ([`TokenValidator`]) and maps it to the
@@ -176,6 +177,7 @@ impl<S: Vocabulary> OAuth<S> {
     /// asks for first (the spec's scope selection); step-up scopes are
     /// asked for when a call needs them.
     fn unauthenticated(&self, metadata_url: &str) -> Response {
+        telemetry::oauth_refused(TokenError::Missing.reason());
         let mut response = TokenError::Missing.response(metadata_url);
         let first: Vec<&str> = self
             .mapping
@@ -269,16 +271,19 @@ impl<S: Vocabulary> fmt::Debug for OAuth<S> {
 
 /// A token refused: its answer, and a log line saying why.
 fn refused(error: &TokenError, metadata_url: &str) -> Response {
+    telemetry::oauth_refused(error.reason());
     tracing::info!(%error, "access token refused");
     error.response(metadata_url)
 }
 
 /// A valid token that maps to no profile: 403, saying why.
 fn forbidden(why: &MappingRefusal) -> Response {
+    telemetry::oauth_refused("no_profile");
     tracing::info!(%why, "access token maps to no profile");
     (StatusCode::FORBIDDEN, format!("forbidden: {why}")).into_response()
 }
 
 fn unavailable(why: &str) -> Response {
+    telemetry::oauth_refused("store_unavailable");
     (StatusCode::SERVICE_UNAVAILABLE, why.to_owned()).into_response()
 }

@@ -27,6 +27,9 @@
 //! in `X-Request-Id`), what it replaced and made, and the tools it added
 //! and removed; a record that cannot be saved refuses its change (500).
 //!
+//! `serve` merges `GET /metrics` into this listener (see
+//! [`crate::prometheus`]), behind the same token unless `--metrics-public`.
+//!
 //! The plugin-tool routes are described in `control/plugins.rs`, the
 //! snapshot in [`crate::plugins::Snapshot`]; the policy and kill-switch
 //! routes in [`policy`]. A mode or provider change keeps the policy.

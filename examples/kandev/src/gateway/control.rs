@@ -23,6 +23,9 @@
 //! made, and the tools it added and removed. Tokens are recorded only as a
 //! short SHA-256 fingerprint.
 //!
+//! `GET /metrics` is merged into this listener by [`super::run`] (see
+//! [`crate::prometheus`]), behind the same token unless `--metrics-public`.
+//!
 //! The kill-switch routes (`gateway/kill.rs`) hold the operator's deny list
 //! over every agent; its `PUT` is always a compare-and-set on the switch's
 //! own version (409 when stale).

@@ -65,6 +65,10 @@ pub struct Config {
     /// Access tokens of an identity provider instead of the control API's
     /// bearer tokens; `None`: the control API's tokens.
     pub oauth: Option<OAuth<Kandev>>,
+    /// `GET /metrics` without the control token.
+    pub metrics_public: bool,
+    /// Requests counted per principal (a `principal` label).
+    pub principal_metrics: bool,
 }
 
 /// The store `config` names, connected. Its agents' plugin-tool snapshots
@@ -75,6 +79,9 @@ pub struct Config {
 pub async fn store(config: &Config) -> io::Result<Arc<dyn AgentStore<Kandev>>> {
     let decoder = catalog_decoder(config.plugin_backend.clone());
     let mut profiles = ProfileStore::<Kandev>::default().with_catalogs(decoder);
+    if config.principal_metrics {
+        profiles = profiles.with_principal_metrics();
+    }
     if let Some(presentation) = &config.presentation {
         profiles = profiles
             .with_presentation(presentation.clone())
@@ -95,6 +102,8 @@ pub async fn store(config: &Config) -> io::Result<Arc<dyn AgentStore<Kandev>>> {
 /// Serves MCP and the control API until `stop` resolves, then drains both
 /// within `config.drain`. Announces `mcp: URL` and `control: URL` on stderr.
 pub async fn run(mut config: Config, stop: impl Future<Output = ()>) -> io::Result<()> {
+    // Before the store makes any controller.
+    crate::prometheus::install();
     let store = store(&config).await?;
     let serve = mcp_profiles_serve::http::Serve::on(config.http)
         .limits(config.limits.with_drain_timeout(config.drain));
@@ -111,11 +120,13 @@ pub async fn run(mut config: Config, stop: impl Future<Output = ()>) -> io::Resu
         None => serve.agents(store.profiles(), Kandev::demo()).await?,
     };
     eprintln!("mcp: http://{}/mcp", mcp.local_addr());
+    let scrape = (!config.metrics_public).then_some(config.control_token.as_str());
     let app = control::router_with_name(
         Arc::clone(&store),
         &config.control_token,
         &config.control_token_name,
-    );
+    )
+    .merge(crate::prometheus::router(scrape));
     let limits = crate::control::limits().with_drain_timeout(config.drain);
     let control = mcp_profiles_serve::http::Serve::on(config.control)
         .limits(limits)

@@ -189,6 +189,23 @@ async fn refuses_without_a_usable_token(redis: Option<&RedisServer>) {
     let (status, _, body) = initialize(&gateway.mcp, Some(&setup.alice("kandev:ask"))).await;
     assert_eq!(status, 200, "{body}");
     gateway.assert_alive();
+
+    // Each refusal was counted under its reason, and alice's request.
+    #[cfg(feature = "metrics")]
+    {
+        let metrics = crate::metrics::Metrics::scrape(&gateway, Some(common::BEARER)).await;
+        let refusals = "mcp_profiles_oauth_refusals_total";
+        for reason in ["missing", "expired", "no_profile"] {
+            assert_eq!(
+                metrics.value(refusals, &[("reason", reason)]),
+                1.0,
+                "{reason}"
+            );
+        }
+        assert_eq!(metrics.value(refusals, &[("reason", "bad_signature")]), 0.0);
+        let admitted = metrics.value("mcp_profiles_agent_requests_total", &[]);
+        assert_eq!(admitted, 1.0, "alice's initialize");
+    }
 }
 
 /// Scopes narrow alice's stored profile; a call of the tool the step-up

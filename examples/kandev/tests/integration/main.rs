@@ -26,6 +26,9 @@ mod invariants;
 mod legacy;
 mod load;
 mod matrix;
+// `/metrics` is served only with the `metrics` feature (on by default).
+#[cfg(feature = "metrics")]
+mod metrics;
 mod plugin_surfaces;
 mod plugins;
 mod resolver;

@@ -17,6 +17,7 @@ use mcp_profiles::Vocabulary;
 
 use crate::agents::{AgentUpdate, Apply};
 use crate::store::StoreError;
+use crate::telemetry;
 
 /// A subscription to `channel` on a connection of its own.
 pub(super) async fn subscribe(
@@ -60,10 +61,13 @@ pub(super) async fn run<S: Vocabulary>(
                 let Some(inner) = store.upgrade() else { return };
                 match inner.reload().await {
                     Ok(principals) => {
+                        telemetry::reload(true);
+                        telemetry::store_up(true);
                         inner.health.ok();
                         tracing::info!(principals, "profile store reachable again; reloaded");
                     }
                     Err(error) => {
+                        telemetry::reload(false);
                         tracing::warn!(%error, "reloading from the profile store failed");
                         continue;
                     }
@@ -96,6 +100,7 @@ pub(super) async fn run<S: Vocabulary>(
                 }
             }
         };
+        telemetry::store_up(false);
         tracing::warn!(
             error = %lost,
             "lost the profile store; serving the profiles last applied for at most the grace period"
@@ -132,6 +137,7 @@ impl<S: Vocabulary> Inner<S> {
                         .apply(&principal, version, update, Apply::IfServed);
                 } else if version > applied {
                     // Versions skipped: read what is there now.
+                    telemetry::feed_gap();
                     tracing::info!(
                         principal,
                         applied,

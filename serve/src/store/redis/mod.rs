@@ -263,6 +263,7 @@ impl<S: Vocabulary> RedisStore<S> {
             options.heartbeat(),
         ));
         let _ = inner.feed.set(task.abort_handle());
+        crate::telemetry::store_up(true);
         tracing::info!(url, grace = ?options.grace, "profile store on Redis");
         Ok(RedisStore { inner })
     }
