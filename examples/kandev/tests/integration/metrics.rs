@@ -169,8 +169,9 @@ async fn a_scripted_serve_run_is_scraped_with_exact_counts() {
     ));
 
     // Replacements: office (changed), office again (unchanged), an unknown
-    // provider (refused: the legacy update fails), the kill switch
-    // (changed), back to the kanban task (changed).
+    // provider (400: the control API works out and records the next state
+    // before the live change, so it never reaches the controller), the
+    // kill switch (changed), back to the kanban task (changed).
     let office = r#"{"surface":"office-task"}"#;
     assert_eq!(server.replace(&http, office).await["changed"], json!(true));
     assert_eq!(server.replace(&http, office).await["changed"], json!(false));
@@ -217,7 +218,7 @@ async fn a_scripted_serve_run_is_scraped_with_exact_counts() {
         (
             "mcp_profiles_replacements_total",
             vec![("outcome", "refused")],
-            1.0,
+            0.0,
         ),
         (
             "mcp_profiles_list_changed_delivered_total",
