@@ -18,6 +18,7 @@ use crate::clipped::Clipped;
 use crate::controller::Cell;
 use crate::forward::forward_to_handler;
 use crate::notification::{Kinds, SessionGuard, changes_so_far};
+use crate::snapshot::ToolSnapshot;
 use crate::telemetry::{self, Refusal};
 use crate::{ProfileResolver, Vocabulary, prompts, resources};
 
@@ -145,6 +146,16 @@ impl<S: Vocabulary> ProfiledServer<S> {
             Source::Resolver(resolver) => resolver
                 .resolve(extensions)
                 .map(|handle| Cow::Owned(handle.cell)),
+        }
+    }
+
+    /// The compiled tools the request's profile serves now (`None` when
+    /// the resolver finds no profile for it); a plain reference, as
+    /// snapshots live as long as the process.
+    fn compiled(&self, extensions: &Extensions) -> Option<&'static ToolSnapshot<S>> {
+        match &self.shared.source {
+            Source::Single(cell) => Some(cell.compiled()),
+            Source::Resolver(_) => self.cell(extensions).ok().map(|c| c.compiled()),
         }
     }
 
@@ -364,11 +375,9 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         // The call runs on the snapshot loaded here, whatever replaces it
         // meanwhile: a plain reference, as snapshots live as long as the
         // process.
-        let compiled = match &self.shared.source {
-            Source::Single(cell) => Some(cell.compiled()),
-            Source::Resolver(_) => self.cell(&context.extensions).ok().map(|c| c.compiled()),
-        }
-        .filter(|tools| tools.serves(&request.name));
+        let compiled = self
+            .compiled(&context.extensions)
+            .filter(|tools| tools.serves(&request.name));
         async move {
             match compiled {
                 Some(tools) => {
@@ -400,11 +409,9 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
 
         let span = telemetry::call_span(&request.name);
         let entered = span.enter();
-        let compiled = match &self.shared.source {
-            Source::Single(cell) => Some(cell.compiled()),
-            Source::Resolver(_) => self.cell(&context.extensions).ok().map(|c| c.compiled()),
-        }
-        .and_then(|tools| Some((tools, tools.position(&request.name)?)));
+        let compiled = self
+            .compiled(&context.extensions)
+            .and_then(|tools| Some((tools, tools.position(&request.name)?)));
         telemetry::record_profile(&span, || self.context_of(&context.extensions));
         drop(entered);
         let span = (!span.is_disabled()).then_some(span);

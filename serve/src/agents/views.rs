@@ -54,7 +54,10 @@ impl<S: Vocabulary> ProfileStore<S> {
     pub(super) fn sync_views(&self, principal: &Principal) {
         let (controller, views): (ProfileController<S>, Vec<_>) = {
             let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
-            let Some(agent) = agents.get(principal) else {
+            let Some(agent) = agents
+                .get(principal)
+                .filter(|agent| !agent.views.is_empty())
+            else {
                 return;
             };
             let views = agent

@@ -31,18 +31,19 @@ impl<S: Vocabulary> OAuth<S> {
         {
             return None;
         }
+        // The stored profile a wider token would narrow, read once.
+        let stored = match self.mapping().profile(token).ok()? {
+            TokenProfile::Stored { principal, .. } => {
+                let whole = store.view(&Principal::new(&principal), &Narrowing::none())?;
+                Some(*whole.current().context())
+            }
+            TokenProfile::Derived { .. } => None,
+        };
         missing.into_iter().find_map(|scope| {
             let mut scopes = token.scopes().clone();
             scopes.insert(scope.to_owned());
             let wider = match self.mapping().profile_with(token, &scopes).ok()? {
-                TokenProfile::Stored {
-                    principal,
-                    narrowing,
-                    ..
-                } => {
-                    let stored = store.view(&Principal::new(&principal), &Narrowing::none())?;
-                    narrowing.apply(stored.current().context())
-                }
+                TokenProfile::Stored { narrowing, .. } => narrowing.apply(stored.as_ref()?),
                 TokenProfile::Derived { context, .. } => context,
             };
             let reveals = lists(store, &S::registry().assemble(&wider), tool);
