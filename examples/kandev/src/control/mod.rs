@@ -64,12 +64,14 @@ use serde::de::value::MapAccessDeserializer;
 use serde::de::{DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde_json::{Value, json};
 
+use crate::admin::Sessions;
 use crate::legacy;
 use crate::plugins::{Backend, Plugins};
 use crate::served::ServedTask;
 use crate::server::Kandev;
 use crate::store::Store;
 
+mod admin;
 pub mod attribution;
 pub mod audit;
 mod audited;
@@ -185,9 +187,10 @@ pub fn router_with(controller: ProfileController<Kandev>, token: &str, extras: E
         .route("/api/v1/audit", get(get_audit))
         .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state.clone())
+        .merge(admin::router(state, Sessions::new(token)))
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
-        .with_state(state)
 }
 
 pub(crate) async fn method_not_allowed() -> Response {

@@ -40,7 +40,7 @@ use crate::server::Kandev;
 
 /// The policy with every field written out, unlike its own JSON form
 /// (which leaves out what does not restrict).
-fn policy_json(policy: Policy<Kandev>) -> Value {
+pub(super) fn policy_json(policy: Policy<Kandev>) -> Value {
     json!({
         "read_only": policy.read_only(),
         "no_destructive": policy.no_destructive(),

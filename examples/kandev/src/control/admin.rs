@@ -1,0 +1,292 @@
+//! `serve`'s admin pages (see [`crate::admin`]): the one live profile, why
+//! it serves what it serves, and forms that replace it or set the kill
+//! switch, each previewed first and applied through the control API's
+//! audited path ([`super::audited`]).
+//!
+//! | route | what |
+//! |---|---|
+//! | `GET /admin` | the profile, policy, kill switch, live sessions, visible tools, the explain table, the exposure matrix, the newest audit records |
+//! | `POST /admin/profile` | `profile=JSON` (as `PUT /api/v1/mcp/profile` takes it): the preview |
+//! | `POST /admin/profile/apply` | `profile=JSON&expect=JSON`: applies it if the profile is still `expect` (else 409) |
+//! | `POST /admin/kill-switch` | `deny=NAMES` (separated by spaces, commas or lines): the preview |
+//! | `POST /admin/kill-switch/apply` | `deny=NAMES&expect=NAMES`: applies it if the switch is still `expect` (else 409) |
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::{get, post};
+use maud::{Markup, html};
+use mcp_profiles::{DenyList, ProfileContext, Vocabulary};
+use mcp_profiles_serve::audit::states::denied_tools;
+use mcp_profiles_serve::audit::{Attribution, AuditQuery};
+
+use super::{Control, Refusal, attribution, audited, off_workers};
+use crate::admin::render::{self, Preview};
+use crate::admin::{self, Form, Login, Problem, Sessions, SignedIn, csrf_field, page, see_other};
+use crate::server::Kandev;
+
+/// The admin routes of `serve`'s control listener.
+pub(super) fn router(control: Control, sessions: Arc<Sessions>) -> Router {
+    Router::new()
+        .route("/admin", get(overview))
+        .route("/admin/profile", post(preview_profile))
+        .route("/admin/profile/apply", post(apply_profile))
+        .route("/admin/kill-switch", post(preview_kill_switch))
+        .route("/admin/kill-switch/apply", post(apply_kill_switch))
+        .route_layer(middleware::from_fn_with_state(control.clone(), attribute))
+        .route_layer(middleware::from_fn_with_state(
+            Arc::clone(&sessions),
+            admin::require_login,
+        ))
+        .layer(DefaultBodyLimit::max(admin::MAX_FORM_BYTES))
+        .with_state(control)
+        .merge(admin::shared_routes(sessions))
+}
+
+/// Changes made through the page are the control token's, like the API's.
+async fn attribute(State(control): State<Control>, request: Request, next: Next) -> Response {
+    attribution::attributed(&control.actor, request, next).await
+}
+
+impl From<Refusal> for Problem {
+    fn from(Refusal(status, message): Refusal) -> Self {
+        Problem::new(status, message)
+    }
+}
+
+async fn overview(State(control): State<Control>, login: Login) -> Result<Response, Problem> {
+    let records = off_workers(control.clone(), |control| {
+        let query = AuditQuery::new()
+            .newest_first()
+            .with_limit(render::AUDIT_ROWS);
+        control.board.audit(&query).map_err(audited::failed_read)
+    })
+    .await?;
+    let controller = &control.controller;
+    let profile = controller.current();
+    let context = profile.context();
+    let killed = controller.kill_switch().killed();
+    let visible: Vec<String> = controller
+        .tools()
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect();
+    let reached: BTreeSet<String> = profile.tool_names().iter().map(|&t| t.to_owned()).collect();
+    let columns = [("this session".to_owned(), reached)];
+    let body = html! {
+        section #session {
+            dl.facts {
+                dt { "profile" } dd #profile { code { (context.to_string()) } }
+                dt { "policy" } dd { code { (policy_text(context)) } }
+                dt { "kill switch" } dd #kill-switch { (names_or_off(killed.names())) }
+                dt { "live sessions" } dd #sessions { (controller.session_count()) }
+                @if let Some(task) = &control.task {
+                    dt { "task" } dd { code { (task.task_id()) } }
+                }
+            }
+        }
+        h2 { "Visible tools (" span #tool-count { (visible.len()) } ")" }
+        div #tools { (render::tools(&visible, "")) }
+        h2 { "Why: every group, on or off" }
+        (render::explanation(&controller.explain()))
+        h2 { "Replace the profile" }
+        (profile_form(&login, &pretty(context)))
+        h2 { "Kill switch" }
+        (kill_switch_form(&login, &killed.names().join("\n")))
+        h2 { "Exposure matrix" }
+        p.muted { "Every compiled tool, and whether this session reaches it." }
+        (render::matrix(&render::registry_tools(controller.registry()), &columns))
+        h2 { "Audit trail (newest first)" }
+        (render::audit(&records))
+    };
+    Ok(page(StatusCode::OK, "The session", Some(&login), body))
+}
+
+fn profile_form(login: &SignedIn, profile: &str) -> Markup {
+    html! {
+        form #profile-form method="post" action="/admin/profile" {
+            (csrf_field(login))
+            label for="profile" { "Profile (JSON, as " code { "PUT /api/v1/mcp/profile" } " takes it)" }
+            textarea #profile name="profile" spellcheck="false" { (profile) }
+            button type="submit" { "Preview" }
+        }
+    }
+}
+
+fn kill_switch_form(login: &SignedIn, names: &str) -> Markup {
+    html! {
+        form #kill-switch-form method="post" action="/admin/kill-switch" {
+            (csrf_field(login))
+            label for="deny" { "Tools and tool groups to deny (empty: off)" }
+            textarea #deny name="deny" spellcheck="false" { (names) }
+            button type="submit" { "Preview" }
+        }
+    }
+}
+
+async fn preview_profile(
+    State(control): State<Control>,
+    login: Login,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let form = Form::read_checked(&login, &headers, body)?;
+    let text = form.field("profile")?;
+    let next = crate::tool_policies::context_from_json(text)
+        .map_err(|error| Problem::bad(format!("the profile: {error}")))?;
+    let current = *control.controller.current().context();
+    let killed = control.controller.kill_switch().killed();
+    let before = pretty(&current);
+    let after = pretty(&next);
+    let preview = Preview {
+        before: &before,
+        after: &after,
+        served_before: &served(&current, killed.names()),
+        served_after: &served(&next, killed.names()),
+    };
+    let body = html! {
+        (preview.render())
+        form #apply method="post" action="/admin/profile/apply" {
+            (csrf_field(&login))
+            input type="hidden" name="profile" value=(compact(&next));
+            input type="hidden" name="expect" value=(compact(&current));
+            button type="submit" { "Apply" }
+            " " a.button href="/admin" { "Cancel" }
+        }
+    };
+    Ok(page(StatusCode::OK, "Replace the profile?", Some(&login), body))
+}
+
+async fn apply_profile(
+    State(control): State<Control>,
+    login: Login,
+    axum::Extension(by): axum::Extension<Attribution>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let form = Form::read_checked(&login, &headers, body)?;
+    let next = crate::tool_policies::context_from_json(form.field("profile")?)
+        .map_err(|error| Problem::bad(format!("the profile: {error}")))?;
+    let expect = form.field("expect")?.to_owned();
+    off_workers(control, move |control| {
+        audited::replace_profile(control, &by, |current| {
+            if compact(current) != expect {
+                return Err(changed_since("profile"));
+            }
+            Ok(next)
+        })
+    })
+    .await?;
+    Ok(see_other("/admin"))
+}
+
+async fn preview_kill_switch(
+    State(control): State<Control>,
+    login: Login,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let form = Form::read_checked(&login, &headers, body)?;
+    let deny = deny_list(form.field("deny")?)?;
+    let context = *control.controller.current().context();
+    let killed = control.controller.kill_switch().killed();
+    let before = names_or_off(killed.names());
+    let after = names_or_off(deny.names());
+    let preview = Preview {
+        before: &before,
+        after: &after,
+        served_before: &served(&context, killed.names()),
+        served_after: &served(&context, deny.names()),
+    };
+    let body = html! {
+        (preview.render())
+        form #apply method="post" action="/admin/kill-switch/apply" {
+            (csrf_field(&login))
+            input type="hidden" name="deny" value=(deny.names().join(" "));
+            input type="hidden" name="expect" value=(killed.names().join(" "));
+            button type="submit" { "Apply" }
+            " " a.button href="/admin" { "Cancel" }
+        }
+    };
+    Ok(page(StatusCode::OK, "Set the kill switch?", Some(&login), body))
+}
+
+async fn apply_kill_switch(
+    State(control): State<Control>,
+    login: Login,
+    axum::Extension(by): axum::Extension<Attribution>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let form = Form::read_checked(&login, &headers, body)?;
+    let deny = deny_list(form.field("deny")?)?;
+    let expect = deny_list(form.field("expect")?)?;
+    off_workers(control, move |control| {
+        if control.controller.kill_switch().killed().names() != expect.names() {
+            return Err(changed_since("kill switch"));
+        }
+        audited::set_kill_switch(control, &by, deny)
+    })
+    .await?;
+    Ok(see_other("/admin"))
+}
+
+fn changed_since(what: &str) -> Refusal {
+    Refusal(
+        StatusCode::CONFLICT,
+        format!("the {what} changed since the preview: preview the change again"),
+    )
+}
+
+/// A deny list from names separated by whitespace or commas, each a tool or
+/// tool group of Kandev's; 400 naming an unknown or repeated one.
+pub(crate) fn deny_list(text: &str) -> Result<DenyList<Kandev>, Problem> {
+    let names: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|name| !name.is_empty())
+        .collect();
+    serde_json::from_value(serde_json::json!(names))
+        .map_err(|error| Problem::bad(format!("the deny list: {error}")))
+}
+
+/// The compiled tools `context` serves with `killed` denied, sorted.
+pub(crate) fn served<N: AsRef<str>>(context: &ProfileContext<Kandev>, killed: &[N]) -> Vec<String> {
+    let denied: BTreeSet<String> = denied_tools::<Kandev, N>(killed).into_iter().collect();
+    Kandev::registry()
+        .assemble(context)
+        .tool_names()
+        .iter()
+        .filter(|&&tool| !denied.contains(tool))
+        .map(|&tool| tool.to_owned())
+        .collect()
+}
+
+/// Names as a line, or `off` for none.
+pub(crate) fn names_or_off(names: &[&str]) -> String {
+    if names.is_empty() {
+        "off".to_owned()
+    } else {
+        names.join(" ")
+    }
+}
+
+fn policy_text(context: &ProfileContext<Kandev>) -> String {
+    serde_json::to_string(&super::policy::policy_json(context.policy())).unwrap_or_default()
+}
+
+/// A context as the profile form shows it.
+pub(crate) fn pretty(context: &ProfileContext<Kandev>) -> String {
+    serde_json::to_string_pretty(context).unwrap_or_default()
+}
+
+/// A context as a hidden field carries it (and compares it).
+pub(crate) fn compact(context: &ProfileContext<Kandev>) -> String {
+    serde_json::to_string(context).unwrap_or_default()
+}
