@@ -46,6 +46,13 @@ impl Principal {
     }
 }
 
+/// Principals are found by name: `store.controller("alice")`.
+impl std::borrow::Borrow<str> for Principal {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
 /// One granted token: whom it names, and the signal that ends every
 /// session and response stream opened with it.
 pub(crate) struct Grant {

@@ -4,6 +4,7 @@
 //! `notifications/tools/list_changed`.
 
 pub mod audit;
+pub mod browser;
 pub mod client;
 pub mod clinic;
 pub mod contexts;

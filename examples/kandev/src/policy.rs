@@ -34,9 +34,10 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
-use mcp_profiles::{Clipped, DenyList, PolicyError, Profile, ProfileContext, Vocabulary};
+use mcp_profiles::{Clipped, DenyList, Policy, PolicyError, Profile, ProfileContext, Vocabulary};
 use rmcp::model::ToolAnnotations;
 use serde::Serialize;
+use serde_json::{Value, json};
 
 use crate::server::Kandev;
 
@@ -222,4 +223,15 @@ pub fn tools_json(profile: &Profile<Kandev>) -> Vec<ToolEntry> {
             annotations: annotations(name),
         })
         .collect()
+}
+
+/// The policy with every field written out, unlike its own JSON form
+/// (which leaves out what does not restrict): how the control API and the
+/// admin page show it.
+pub fn policy_json(policy: Policy<Kandev>) -> Value {
+    json!({
+        "read_only": policy.read_only(),
+        "no_destructive": policy.no_destructive(),
+        "deny": policy.deny(),
+    })
 }

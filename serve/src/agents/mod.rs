@@ -495,8 +495,31 @@ impl<S: Vocabulary> ProfileStore<S> {
         Some(self.grant_for(token)?.principal().clone())
     }
 
-    /// The controller of `principal`'s agent.
-    pub fn controller(&self, principal: &Principal) -> Option<ProfileController<S>> {
+    /// The controller of `principal`'s agent: a [`Principal`] or its name.
+    ///
+    /// ```
+    /// # mod server {
+    /// #     #[derive(Clone)] pub struct Demo;
+    /// #     impl rmcp::ServerHandler for Demo {}
+    /// # }
+    /// # use server::Demo;
+    /// # mcp_profiles::vocabulary! {
+    /// #     server Demo;
+    /// #     #[surfaces] pub enum Surface { Ticket }
+    /// #     #[capabilities] pub enum Capability {}
+    /// #     #[providers] pub enum Provider {}
+    /// # }
+    /// # use mcp_profiles::ProfileContext;
+    /// # let store = mcp_profiles_serve::ProfileStore::<Demo>::new();
+    /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
+    /// assert_eq!(store.controller("alice").unwrap().session_count(), 0);
+    /// assert!(store.controller("bob").is_none());
+    /// ```
+    pub fn controller<Q>(&self, principal: &Q) -> Option<ProfileController<S>>
+    where
+        Principal: std::borrow::Borrow<Q>,
+        Q: std::hash::Hash + Eq + ?Sized,
+    {
         let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
         agents.get(principal).map(|agent| agent.controller.clone())
     }

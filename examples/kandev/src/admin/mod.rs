@@ -20,6 +20,7 @@
 //! `gateway/admin.rs`). Every page answers with a Content-Security-Policy
 //! that allows no script, no frame and forms only to this listener.
 
+pub mod profiles;
 pub mod render;
 pub mod sessions;
 
@@ -268,7 +269,10 @@ impl Form {
         })?;
         let mut fields = HashMap::new();
         for (name, value) in form_urlencoded::parse(&bytes) {
-            if fields.insert(name.to_string(), value.into_owned()).is_some() {
+            if fields
+                .insert(name.to_string(), value.into_owned())
+                .is_some()
+            {
                 return Err(Problem::bad(format!("field `{name}` given twice")));
             }
         }

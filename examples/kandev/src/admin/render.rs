@@ -17,7 +17,7 @@ pub fn tools<N: AsRef<str>>(names: &[N], class: &str) -> Markup {
         @if names.is_empty() {
             p.muted { "none" }
         } @else {
-            ul.tools class=(class) {
+            ul class=(format!("tools {class}").trim_end()) {
                 @for name in names { li { code { (name.as_ref()) } } }
             }
         }
@@ -148,6 +148,8 @@ fn when(at: u64) -> String {
 /// What a change would do, before it is applied: the state before and
 /// after, and the tools it adds and removes.
 pub struct Preview<'a> {
+    /// Whose tools `served_before` and `served_after` are.
+    pub served: &'a str,
     /// What is in force now.
     pub before: &'a str,
     /// What the change makes.
@@ -175,10 +177,11 @@ impl Preview<'_> {
         html! {
             section #diff {
                 p {
+                    (self.served) ": "
                     @if added.is_empty() && removed.is_empty() {
-                        "The tools served stay the same (" (self.served_after.len()) ")."
+                        "the same " (self.served_after.len()) " tools."
                     } @else {
-                        "Tools served: " (self.served_before.len()) " → " (self.served_after.len()) "."
+                        (self.served_before.len()) " → " (self.served_after.len()) " tools."
                     }
                 }
                 h2 { "Added (" (added.len()) ")" }

@@ -169,9 +169,17 @@ mod tests {
             .unwrap();
         assert!(login.accepts(login.csrf()));
         assert!(!login.accepts("forged"));
-        assert!(sessions.signed_in(&with_cookie(&format!("{COOKIE}=x"))).is_none());
+        assert!(
+            sessions
+                .signed_in(&with_cookie(&format!("{COOKIE}=x")))
+                .is_none()
+        );
         sessions.log_out(&login);
-        assert!(sessions.signed_in(&with_cookie(&format!("{COOKIE}={id}"))).is_none());
+        assert!(
+            sessions
+                .signed_in(&with_cookie(&format!("{COOKIE}={id}")))
+                .is_none()
+        );
     }
 
     #[test]
@@ -181,7 +189,11 @@ mod tests {
         for _ in 0..MAX_SESSIONS {
             sessions.log_in("t").unwrap();
         }
-        assert!(sessions.signed_in(&with_cookie(&format!("{COOKIE}={first}"))).is_none());
+        assert!(
+            sessions
+                .signed_in(&with_cookie(&format!("{COOKIE}={first}")))
+                .is_none()
+        );
         assert_eq!(sessions.live.lock().unwrap().len(), MAX_SESSIONS);
     }
 }

@@ -23,14 +23,12 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{get, post};
 use maud::{Markup, html};
-use mcp_profiles::{DenyList, ProfileContext, Vocabulary};
-use mcp_profiles_serve::audit::states::denied_tools;
 use mcp_profiles_serve::audit::{Attribution, AuditQuery};
 
 use super::{Control, Refusal, attribution, audited, off_workers};
+use crate::admin::profiles::{compact, deny_list, names_or_off, policy_text, pretty, served};
 use crate::admin::render::{self, Preview};
 use crate::admin::{self, Form, Login, Problem, Sessions, SignedIn, csrf_field, page, see_other};
-use crate::server::Kandev;
 
 /// The admin routes of `serve`'s control listener.
 pub(super) fn router(control: Control, sessions: Arc<Sessions>) -> Router {
@@ -83,7 +81,7 @@ async fn overview(State(control): State<Control>, login: Login) -> Result<Respon
     let body = html! {
         section #session {
             dl.facts {
-                dt { "profile" } dd #profile { code { (context.to_string()) } }
+                dt { "profile" } dd #current-profile { code { (context.to_string()) } }
                 dt { "policy" } dd { code { (policy_text(context)) } }
                 dt { "kill switch" } dd #kill-switch { (names_or_off(killed.names())) }
                 dt { "live sessions" } dd #sessions { (controller.session_count()) }
@@ -146,6 +144,7 @@ async fn preview_profile(
     let before = pretty(&current);
     let after = pretty(&next);
     let preview = Preview {
+        served: "The tools this session is served",
         before: &before,
         after: &after,
         served_before: &served(&current, killed.names()),
@@ -161,7 +160,12 @@ async fn preview_profile(
             " " a.button href="/admin" { "Cancel" }
         }
     };
-    Ok(page(StatusCode::OK, "Replace the profile?", Some(&login), body))
+    Ok(page(
+        StatusCode::OK,
+        "Replace the profile?",
+        Some(&login),
+        body,
+    ))
 }
 
 async fn apply_profile(
@@ -200,6 +204,7 @@ async fn preview_kill_switch(
     let before = names_or_off(killed.names());
     let after = names_or_off(deny.names());
     let preview = Preview {
+        served: "The tools this session is served",
         before: &before,
         after: &after,
         served_before: &served(&context, killed.names()),
@@ -215,7 +220,12 @@ async fn preview_kill_switch(
             " " a.button href="/admin" { "Cancel" }
         }
     };
-    Ok(page(StatusCode::OK, "Set the kill switch?", Some(&login), body))
+    Ok(page(
+        StatusCode::OK,
+        "Set the kill switch?",
+        Some(&login),
+        body,
+    ))
 }
 
 async fn apply_kill_switch(
@@ -243,50 +253,4 @@ fn changed_since(what: &str) -> Refusal {
         StatusCode::CONFLICT,
         format!("the {what} changed since the preview: preview the change again"),
     )
-}
-
-/// A deny list from names separated by whitespace or commas, each a tool or
-/// tool group of Kandev's; 400 naming an unknown or repeated one.
-pub(crate) fn deny_list(text: &str) -> Result<DenyList<Kandev>, Problem> {
-    let names: Vec<&str> = text
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|name| !name.is_empty())
-        .collect();
-    serde_json::from_value(serde_json::json!(names))
-        .map_err(|error| Problem::bad(format!("the deny list: {error}")))
-}
-
-/// The compiled tools `context` serves with `killed` denied, sorted.
-pub(crate) fn served<N: AsRef<str>>(context: &ProfileContext<Kandev>, killed: &[N]) -> Vec<String> {
-    let denied: BTreeSet<String> = denied_tools::<Kandev, N>(killed).into_iter().collect();
-    Kandev::registry()
-        .assemble(context)
-        .tool_names()
-        .iter()
-        .filter(|&&tool| !denied.contains(tool))
-        .map(|&tool| tool.to_owned())
-        .collect()
-}
-
-/// Names as a line, or `off` for none.
-pub(crate) fn names_or_off(names: &[&str]) -> String {
-    if names.is_empty() {
-        "off".to_owned()
-    } else {
-        names.join(" ")
-    }
-}
-
-fn policy_text(context: &ProfileContext<Kandev>) -> String {
-    serde_json::to_string(&super::policy::policy_json(context.policy())).unwrap_or_default()
-}
-
-/// A context as the profile form shows it.
-pub(crate) fn pretty(context: &ProfileContext<Kandev>) -> String {
-    serde_json::to_string_pretty(context).unwrap_or_default()
-}
-
-/// A context as a hidden field carries it (and compares it).
-pub(crate) fn compact(context: &ProfileContext<Kandev>) -> String {
-    serde_json::to_string(context).unwrap_or_default()
 }

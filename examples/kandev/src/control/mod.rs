@@ -27,6 +27,11 @@
 //! in `X-Request-Id`), what it replaced and made, and the tools it added
 //! and removed; a record that cannot be saved refuses its change (500).
 //!
+//! The listener also serves the admin page, `/admin`: HTML for a browser,
+//! a login with the control token kept in a cookie, forms that preview a
+//! change and then apply it through the same audited path (see the
+//! README's "The admin page").
+//!
 //! `serve` merges `GET /metrics` into this listener (see
 //! [`crate::prometheus`]), behind the same token unless `--metrics-public`.
 //!

@@ -33,24 +33,14 @@ use axum::response::{IntoResponse, Response};
 use mcp_profiles::{DenyList, Policy};
 use mcp_profiles_serve::audit::Attribution;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::{Control, Refusal, answer_body, audited, decode, off_workers};
 use crate::server::Kandev;
 
-/// The policy with every field written out, unlike its own JSON form
-/// (which leaves out what does not restrict).
-pub(super) fn policy_json(policy: Policy<Kandev>) -> Value {
-    json!({
-        "read_only": policy.read_only(),
-        "no_destructive": policy.no_destructive(),
-        "deny": policy.deny(),
-    })
-}
-
 pub(super) async fn get_policy(State(control): State<Control>) -> Response {
     let policy = control.controller.current().context().policy();
-    Json(json!({ "policy": policy_json(policy) })).into_response()
+    Json(json!({ "policy": crate::policy::policy_json(policy) })).into_response()
 }
 
 pub(super) async fn put_policy(
@@ -66,7 +56,7 @@ pub(super) async fn put_policy(
     })
     .await?;
     let mut body = answer_body(&controller, &change.new, Some(change.changed()));
-    body["policy"] = policy_json(policy);
+    body["policy"] = crate::policy::policy_json(policy);
     Ok(Json(body).into_response())
 }
 

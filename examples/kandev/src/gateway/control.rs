@@ -23,6 +23,11 @@
 //! made, and the tools it added and removed. Tokens are recorded only as a
 //! short SHA-256 fingerprint.
 //!
+//! The listener also serves the admin page, `/admin`: HTML for a browser,
+//! a login with the control token kept in a cookie, forms that preview a
+//! change and then apply it through the same audited path (see the
+//! README's "The admin page").
+//!
 //! `GET /metrics` is merged into this listener by [`super::run`] (see
 //! [`crate::prometheus`]), behind the same token unless `--metrics-public`.
 //!
@@ -61,6 +66,7 @@ use crate::tool_policies::KandevContext;
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::admin::Sessions;
 use crate::control::attribution::{DEFAULT_TOKEN_NAME, attributed};
 use crate::control::plugins::MAX_SNAPSHOT_BYTES;
 use crate::control::{
@@ -109,9 +115,10 @@ pub fn router_with_name(store: Arc<dyn AgentStore<Kandev>>, token: &str, name: &
         .route("/api/v1/audit", get(get_audit))
         .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state.clone())
+        .merge(super::admin::router(state, Sessions::new(token)))
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
-        .with_state(state)
 }
 
 async fn authorise(State(control): State<Control>, request: Request, next: Next) -> Response {

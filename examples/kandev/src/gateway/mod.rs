@@ -17,6 +17,7 @@
 //! [`mcp_profiles_serve::oauth::OAuth`]); the control API still manages the
 //! stored profiles, and its token routes serve no MCP request then.
 
+mod admin;
 pub mod control;
 mod kill;
 mod plugins;

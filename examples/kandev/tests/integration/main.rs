@@ -5,6 +5,7 @@
 
 mod common;
 
+mod admin;
 mod audit_trail;
 mod busy_board;
 mod catalog;

@@ -1,0 +1,368 @@
+//! The gateway's admin pages (see the admin page's routes in
+//! `admin/mod.rs`): every principal with its profile and live sessions on
+//! this gateway, the exposure matrix, each agent's explain view, and forms
+//! that replace an agent's profile or set the kill switch, each previewed
+//! first and applied through the store (so recorded in its audit trail) as
+//! a compare-and-set on the version the preview read.
+//!
+//! | route | what |
+//! |---|---|
+//! | `GET /admin` | every principal (version, profile, visible tools, live sessions here), the kill switch, the exposure matrix, the newest audit records |
+//! | `GET /admin/agents/{principal}` | the agent: profile, policy, visible tools, the explain table, its audit records |
+//! | `POST /admin/agents/{principal}/profile` | `profile=JSON&version=N`: the preview |
+//! | `POST /admin/agents/{principal}/profile/apply` | `profile=JSON&version=N`: applied if the agent is still at version N (else 409) |
+//! | `POST /admin/kill-switch` | `deny=NAMES&version=N`: the preview |
+//! | `POST /admin/kill-switch/apply` | `deny=NAMES&version=N`: applied if the switch is still at version N (else 409) |
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::{Extension, Router};
+use maud::{Markup, html};
+use mcp_profiles::{ProfileController, Vocabulary};
+use mcp_profiles_serve::audit::{Attribution, AuditQuery};
+use mcp_profiles_serve::{StoreError, StoredKillSwitch};
+
+use super::requests::{Control, failed, principal_name};
+use crate::admin::profiles::{compact, deny_list, names_or_off, policy_text, pretty, served};
+use crate::admin::render::{self, Preview};
+use crate::admin::{self, Form, Login, Problem, Sessions, SignedIn, csrf_field, page, see_other};
+use crate::control::attribution::attributed;
+use crate::server::Kandev;
+
+/// The admin routes of the gateway's control listener.
+pub(super) fn router(control: Control, sessions: Arc<Sessions>) -> Router {
+    Router::new()
+        .route("/admin", get(overview))
+        .route("/admin/agents/{principal}", get(agent))
+        .route("/admin/agents/{principal}/profile", post(preview_profile))
+        .route(
+            "/admin/agents/{principal}/profile/apply",
+            post(apply_profile),
+        )
+        .route("/admin/kill-switch", post(preview_kill_switch))
+        .route("/admin/kill-switch/apply", post(apply_kill_switch))
+        .route_layer(middleware::from_fn_with_state(control.clone(), attribute))
+        .route_layer(middleware::from_fn_with_state(
+            Arc::clone(&sessions),
+            admin::require_login,
+        ))
+        .layer(DefaultBodyLimit::max(admin::MAX_FORM_BYTES))
+        .with_state(control)
+        .merge(admin::shared_routes(sessions))
+}
+
+/// Changes made through the page are the control token's, like the API's.
+async fn attribute(State(control): State<Control>, request: Request, next: Next) -> Response {
+    attributed(&control.actor, request, next).await
+}
+
+fn store_problem(error: StoreError) -> Problem {
+    let refusal = failed(error);
+    Problem::new(refusal.0, refusal.1)
+}
+
+/// Every principal with an agent on this gateway, sorted, with its
+/// controller.
+fn agents(control: &Control) -> Vec<(String, u64, ProfileController<Kandev>)> {
+    let profiles = control.store.profiles();
+    let mut agents: Vec<_> = profiles
+        .versions()
+        .into_iter()
+        .filter_map(|(principal, version)| {
+            let controller = profiles.controller(principal.as_str())?;
+            Some((principal, version, controller))
+        })
+        .collect();
+    agents.sort_by(|a, b| a.0.cmp(&b.0));
+    agents
+}
+
+async fn kill_switch(control: &Control) -> Result<StoredKillSwitch, Problem> {
+    let stored = control.store.kill_switch().await.map_err(store_problem)?;
+    Ok(stored.unwrap_or_else(|| StoredKillSwitch::new(Vec::new(), 0)))
+}
+
+async fn audit(control: &Control, query: AuditQuery) -> Result<Markup, Problem> {
+    let query = query.newest_first().with_limit(render::AUDIT_ROWS);
+    let records = control.store.audit(&query).await.map_err(store_problem)?;
+    Ok(render::audit(&records))
+}
+
+async fn overview(State(control): State<Control>, login: Login) -> Result<Response, Problem> {
+    let agents = agents(&control);
+    let switch = kill_switch(&control).await?;
+    let columns: Vec<(String, BTreeSet<String>)> = agents
+        .iter()
+        .map(|(principal, _, controller)| {
+            let reached = controller
+                .current()
+                .tool_names()
+                .iter()
+                .map(|&t| t.to_owned())
+                .collect();
+            (principal.clone(), reached)
+        })
+        .collect();
+    let body = html! {
+        h2 { "Principals (" (agents.len()) ")" }
+        @if agents.is_empty() {
+            p.muted { "no agent yet: put one with " code { "PUT /api/v1/agents/{principal}" } }
+        } @else {
+            table #principals {
+                thead { tr { th { "principal" } th { "version" } th { "profile" } th { "visible tools" } th { "live sessions here" } } }
+                tbody {
+                    @for (principal, version, controller) in &agents {
+                        tr {
+                            td { a href=(format!("/admin/agents/{principal}")) { (principal) } }
+                            td { (version) }
+                            td { code { (controller.current().context().to_string()) } }
+                            td { (controller.tools().len()) }
+                            td { (controller.session_count()) }
+                        }
+                    }
+                }
+            }
+        }
+        h2 { "Kill switch" }
+        p #kill-switch { "Denied on every agent: " (names_or_off(&switch.names.iter().map(String::as_str).collect::<Vec<_>>())) " (version " (switch.version) ")" }
+        (kill_switch_form(&login, &switch))
+        h2 { "Exposure matrix" }
+        p.muted { "Every compiled tool, and which principals reach it." }
+        (render::matrix(&render::registry_tools(Kandev::registry()), &columns))
+        h2 { "Audit trail (newest first)" }
+        (audit(&control, AuditQuery::new()).await?)
+    };
+    Ok(page(StatusCode::OK, "The gateway", Some(&login), body))
+}
+
+fn kill_switch_form(login: &SignedIn, switch: &StoredKillSwitch) -> Markup {
+    html! {
+        form #kill-switch-form method="post" action="/admin/kill-switch" {
+            (csrf_field(login))
+            input type="hidden" name="version" value=(switch.version);
+            label for="deny" { "Tools and tool groups to deny on every agent (empty: off)" }
+            textarea #deny name="deny" spellcheck="false" { (switch.names.join("\n")) }
+            button type="submit" { "Preview" }
+        }
+    }
+}
+
+/// The principal in the path, checked as the control API checks it.
+fn checked(principal: &str) -> Result<&str, Problem> {
+    principal_name(principal).map_err(|refusal| Problem::new(refusal.0, refusal.1))
+}
+
+async fn agent(
+    State(control): State<Control>,
+    login: Login,
+    Path(principal): Path<String>,
+) -> Result<Response, Problem> {
+    let principal = checked(&principal)?;
+    let stored = control
+        .store
+        .agent(principal)
+        .await
+        .map_err(store_problem)?
+        .ok_or_else(|| Problem::new(StatusCode::NOT_FOUND, format!("no agent `{principal}`")))?;
+    let context = *stored.profile.context();
+    let controller = control.store.profiles().controller(principal);
+    let visible: Vec<String> = match &controller {
+        Some(controller) => controller
+            .tools()
+            .into_iter()
+            .map(|tool| tool.name.into_owned())
+            .collect(),
+        None => stored
+            .profile
+            .tool_names()
+            .iter()
+            .map(|&t| t.to_owned())
+            .collect(),
+    };
+    let explanation = match &controller {
+        Some(controller) => render::explanation(&controller.explain()),
+        None => render::explanation(&Kandev::registry().explain(&context)),
+    };
+    let body = html! {
+        section #agent {
+            dl.facts {
+                dt { "version" } dd #version { (stored.version) }
+                dt { "profile" } dd #current-profile { code { (context.to_string()) } }
+                dt { "policy" } dd { code { (policy_text(&context)) } }
+                dt { "live sessions here" } dd #sessions { (controller.as_ref().map_or(0, |c| c.session_count())) }
+            }
+        }
+        h2 { "Visible tools (" span #tool-count { (visible.len()) } ")" }
+        div #tools { (render::tools(&visible, "")) }
+        h2 { "Why: every group, on or off" }
+        (explanation)
+        h2 { "Replace the profile" }
+        form #profile-form method="post" action=(format!("/admin/agents/{principal}/profile")) {
+            (csrf_field(&login))
+            input type="hidden" name="version" value=(stored.version);
+            label for="profile" { "Profile (JSON, as " code { "PUT /api/v1/agents/{principal}" } " takes it)" }
+            textarea #profile name="profile" spellcheck="false" { (pretty(&context)) }
+            button type="submit" { "Preview" }
+        }
+        h2 { "Audit trail of " (principal) " (newest first)" }
+        (audit(&control, AuditQuery::new().of(principal)).await?)
+    };
+    Ok(page(
+        StatusCode::OK,
+        &format!("Agent {principal}"),
+        Some(&login),
+        body,
+    ))
+}
+
+fn version(form: &Form) -> Result<u64, Problem> {
+    let text = form.field("version")?;
+    text.parse()
+        .map_err(|_| Problem::bad(format!("`version` must be a whole number, not `{text}`")))
+}
+
+async fn preview_profile(
+    State(control): State<Control>,
+    login: Login,
+    Path(principal): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let principal = checked(&principal)?;
+    let form = Form::read_checked(&login, &headers, body)?;
+    let version = version(&form)?;
+    let next = crate::tool_policies::context_from_json(form.field("profile")?)
+        .map_err(|error| Problem::bad(format!("the profile: {error}")))?;
+    let stored = control
+        .store
+        .agent(principal)
+        .await
+        .map_err(store_problem)?
+        .ok_or_else(|| Problem::new(StatusCode::NOT_FOUND, format!("no agent `{principal}`")))?;
+    let switch = kill_switch(&control).await?;
+    let current = *stored.profile.context();
+    let (before, after) = (pretty(&current), pretty(&next));
+    let served_label = format!("The tools {principal} is served");
+    let preview = Preview {
+        served: &served_label,
+        before: &before,
+        after: &after,
+        served_before: &served(&current, &switch.names),
+        served_after: &served(&next, &switch.names),
+    };
+    let body = html! {
+        @if stored.version != version {
+            p.problem role="alert" { "The agent changed since the page was loaded (version " (version) ", now " (stored.version) "): this preview is against the newer one." }
+        }
+        (preview.render())
+        form #apply method="post" action=(format!("/admin/agents/{principal}/profile/apply")) {
+            (csrf_field(&login))
+            input type="hidden" name="profile" value=(compact(&next));
+            input type="hidden" name="version" value=(stored.version);
+            button type="submit" { "Apply" }
+            " " a.button href=(format!("/admin/agents/{principal}")) { "Cancel" }
+        }
+    };
+    Ok(page(
+        StatusCode::OK,
+        &format!("Replace {principal}'s profile?"),
+        Some(&login),
+        body,
+    ))
+}
+
+async fn apply_profile(
+    State(control): State<Control>,
+    login: Login,
+    Extension(by): Extension<Attribution>,
+    Path(principal): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let principal = checked(&principal)?;
+    let form = Form::read_checked(&login, &headers, body)?;
+    let version = version(&form)?;
+    let next = crate::tool_policies::context_from_json(form.field("profile")?)
+        .map_err(|error| Problem::bad(format!("the profile: {error}")))?;
+    control
+        .store
+        .put_agent_if(principal, next, Some(version), &by)
+        .await
+        .map_err(store_problem)?;
+    Ok(see_other(&format!("/admin/agents/{principal}")))
+}
+
+async fn preview_kill_switch(
+    State(control): State<Control>,
+    login: Login,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let form = Form::read_checked(&login, &headers, body)?;
+    let version = version(&form)?;
+    let deny = deny_list(form.field("deny")?)?;
+    let switch = kill_switch(&control).await?;
+    // What any agent here reaches, before and after.
+    let reached = |killed: &[&str]| -> Vec<String> {
+        let all: BTreeSet<String> = agents(&control)
+            .iter()
+            .flat_map(|(_, _, controller)| served(controller.current().context(), killed))
+            .collect();
+        all.into_iter().collect()
+    };
+    let old: Vec<&str> = switch.names.iter().map(String::as_str).collect();
+    let (before, after) = (names_or_off(&old), names_or_off(deny.names()));
+    let preview = Preview {
+        served: "The tools any agent on this gateway reaches",
+        before: &before,
+        after: &after,
+        served_before: &reached(&old),
+        served_after: &reached(deny.names()),
+    };
+    let body = html! {
+        @if switch.version != version {
+            p.problem role="alert" { "The kill switch changed since the page was loaded (version " (version) ", now " (switch.version) "): this preview is against the newer one." }
+        }
+        (preview.render())
+        form #apply method="post" action="/admin/kill-switch/apply" {
+            (csrf_field(&login))
+            input type="hidden" name="deny" value=(deny.names().join(" "));
+            input type="hidden" name="version" value=(switch.version);
+            button type="submit" { "Apply" }
+            " " a.button href="/admin" { "Cancel" }
+        }
+    };
+    Ok(page(
+        StatusCode::OK,
+        "Set the kill switch?",
+        Some(&login),
+        body,
+    ))
+}
+
+async fn apply_kill_switch(
+    State(control): State<Control>,
+    login: Login,
+    Extension(by): Extension<Attribution>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    let form = Form::read_checked(&login, &headers, body)?;
+    let version = version(&form)?;
+    let deny = deny_list(form.field("deny")?)?;
+    let names: Vec<String> = deny.names().iter().map(|&name| name.to_owned()).collect();
+    control
+        .store
+        .put_kill_switch_if(&names, Some(version), &by)
+        .await
+        .map_err(store_problem)?;
+    Ok(see_other("/admin"))
+}
