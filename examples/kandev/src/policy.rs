@@ -42,7 +42,7 @@ use serde_json::{Value, json};
 use crate::server::Kandev;
 
 /// A `--policy` value: which restriction of the context's
-/// [`Policy`](mcp_profiles::Policy) to turn on.
+/// [`Policy`] to turn on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Flag {
     /// `read-only`: only tools whose `readOnlyHint` is true.

@@ -116,6 +116,35 @@ pub fn page(status: StatusCode, title: &str, login: Option<&SignedIn>, body: Mar
     response
 }
 
+/// The page that shows `preview` (after `notice`, if any) and the form
+/// that applies it: a `POST` to `action` of the hidden `fields` and the
+/// login's CSRF token, or a way back to `cancel`.
+pub fn confirm(
+    login: &SignedIn,
+    title: &str,
+    notice: Option<String>,
+    preview: &render::Preview<'_>,
+    action: &str,
+    fields: &[(&str, String)],
+    cancel: &str,
+) -> Response {
+    let body = html! {
+        @if let Some(notice) = notice {
+            p.problem role="alert" { (notice) }
+        }
+        (preview.render())
+        form #apply method="post" action=(action) {
+            (csrf_field(login))
+            @for (name, value) in fields {
+                input type="hidden" name=(name) value=(value);
+            }
+            button type="submit" { "Apply" }
+            " " a.button href=(cancel) { "Cancel" }
+        }
+    };
+    page(StatusCode::OK, title, Some(login), body)
+}
+
 /// The hidden field that carries `login`'s CSRF token in a form.
 pub fn csrf_field(login: &SignedIn) -> Markup {
     html! { input type="hidden" name="csrf" value=(login.csrf()); }

@@ -5,8 +5,16 @@ use std::collections::BTreeSet;
 use mcp_profiles::{DenyList, ProfileContext, Vocabulary};
 use mcp_profiles_serve::audit::states::denied_tools;
 
-use super::Problem;
+use super::{Form, Problem};
 use crate::server::Kandev;
+
+/// The form's `profile` field: a context as the control API takes it
+/// (ours, or with Kandev's coordinator binding or managed policy); 400
+/// saying what is wrong with it.
+pub fn profile_field(form: &Form) -> Result<ProfileContext<Kandev>, Problem> {
+    crate::tool_policies::context_from_json(form.field("profile")?)
+        .map_err(|error| Problem::bad(format!("the profile: {error}")))
+}
 
 /// A deny list from names separated by whitespace or commas, each a tool or
 /// tool group of Kandev's; 400 naming an unknown or repeated one.

@@ -26,7 +26,9 @@ use maud::{Markup, html};
 use mcp_profiles_serve::audit::{Attribution, AuditQuery};
 
 use super::{Control, Refusal, attribution, audited, off_workers};
-use crate::admin::profiles::{compact, deny_list, names_or_off, policy_text, pretty, served};
+use crate::admin::profiles::{
+    compact, deny_list, names_or_off, policy_text, pretty, profile_field, served,
+};
 use crate::admin::render::{self, Preview};
 use crate::admin::{self, Form, Login, Problem, Sessions, SignedIn, csrf_field, page, see_other};
 
@@ -84,7 +86,7 @@ async fn overview(State(control): State<Control>, login: Login) -> Result<Respon
                 dt { "profile" } dd #current-profile { code { (context.to_string()) } }
                 dt { "policy" } dd { code { (policy_text(context)) } }
                 dt { "kill switch" } dd #kill-switch { (names_or_off(killed.names())) }
-                dt { "live sessions" } dd #sessions { (controller.session_count()) }
+                dt { "sessions and listen streams" } dd #sessions { (controller.session_count()) }
                 @if let Some(task) = &control.task {
                     dt { "task" } dd { code { (task.task_id()) } }
                 }
@@ -136,9 +138,7 @@ async fn preview_profile(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let form = Form::read_checked(&login, &headers, body)?;
-    let text = form.field("profile")?;
-    let next = crate::tool_policies::context_from_json(text)
-        .map_err(|error| Problem::bad(format!("the profile: {error}")))?;
+    let next = profile_field(&form)?;
     let current = *control.controller.current().context();
     let killed = control.controller.kill_switch().killed();
     let before = pretty(&current);
@@ -150,21 +150,14 @@ async fn preview_profile(
         served_before: &served(&current, killed.names()),
         served_after: &served(&next, killed.names()),
     };
-    let body = html! {
-        (preview.render())
-        form #apply method="post" action="/admin/profile/apply" {
-            (csrf_field(&login))
-            input type="hidden" name="profile" value=(compact(&next));
-            input type="hidden" name="expect" value=(compact(&current));
-            button type="submit" { "Apply" }
-            " " a.button href="/admin" { "Cancel" }
-        }
-    };
-    Ok(page(
-        StatusCode::OK,
+    Ok(admin::confirm(
+        &login,
         "Replace the profile?",
-        Some(&login),
-        body,
+        None,
+        &preview,
+        "/admin/profile/apply",
+        &[("profile", compact(&next)), ("expect", compact(&current))],
+        "/admin",
     ))
 }
 
@@ -176,8 +169,7 @@ async fn apply_profile(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let form = Form::read_checked(&login, &headers, body)?;
-    let next = crate::tool_policies::context_from_json(form.field("profile")?)
-        .map_err(|error| Problem::bad(format!("the profile: {error}")))?;
+    let next = profile_field(&form)?;
     let expect = form.field("expect")?.to_owned();
     off_workers(control, move |control| {
         audited::replace_profile(control, &by, |current| {
@@ -210,21 +202,17 @@ async fn preview_kill_switch(
         served_before: &served(&context, killed.names()),
         served_after: &served(&context, deny.names()),
     };
-    let body = html! {
-        (preview.render())
-        form #apply method="post" action="/admin/kill-switch/apply" {
-            (csrf_field(&login))
-            input type="hidden" name="deny" value=(deny.names().join(" "));
-            input type="hidden" name="expect" value=(killed.names().join(" "));
-            button type="submit" { "Apply" }
-            " " a.button href="/admin" { "Cancel" }
-        }
-    };
-    Ok(page(
-        StatusCode::OK,
+    Ok(admin::confirm(
+        &login,
         "Set the kill switch?",
-        Some(&login),
-        body,
+        None,
+        &preview,
+        "/admin/kill-switch/apply",
+        &[
+            ("deny", deny.names().join(" ")),
+            ("expect", killed.names().join(" ")),
+        ],
+        "/admin",
     ))
 }
 

@@ -28,10 +28,12 @@ use axum::{Extension, Router};
 use maud::{Markup, html};
 use mcp_profiles::{ProfileController, Vocabulary};
 use mcp_profiles_serve::audit::{Attribution, AuditQuery};
-use mcp_profiles_serve::{StoreError, StoredKillSwitch};
+use mcp_profiles_serve::{StoreError, StoredAgent, StoredKillSwitch};
 
 use super::requests::{Control, failed, principal_name};
-use crate::admin::profiles::{compact, deny_list, names_or_off, policy_text, pretty, served};
+use crate::admin::profiles::{
+    compact, deny_list, names_or_off, policy_text, pretty, profile_field, served,
+};
 use crate::admin::render::{self, Preview};
 use crate::admin::{self, Form, Login, Problem, Sessions, SignedIn, csrf_field, page, see_other};
 use crate::control::attribution::attributed;
@@ -85,6 +87,16 @@ fn agents(control: &Control) -> Vec<(String, u64, ProfileController<Kandev>)> {
     agents
 }
 
+/// `principal`'s agent as stored, or 404.
+async fn stored_agent(control: &Control, principal: &str) -> Result<StoredAgent<Kandev>, Problem> {
+    control
+        .store
+        .agent(principal)
+        .await
+        .map_err(store_problem)?
+        .ok_or_else(|| Problem::new(StatusCode::NOT_FOUND, format!("no agent `{principal}`")))
+}
+
 async fn kill_switch(control: &Control) -> Result<StoredKillSwitch, Problem> {
     let stored = control.store.kill_switch().await.map_err(store_problem)?;
     Ok(stored.unwrap_or_else(|| StoredKillSwitch::new(Vec::new(), 0)))
@@ -117,7 +129,7 @@ async fn overview(State(control): State<Control>, login: Login) -> Result<Respon
             p.muted { "no agent yet: put one with " code { "PUT /api/v1/agents/{principal}" } }
         } @else {
             table #principals {
-                thead { tr { th { "principal" } th { "version" } th { "profile" } th { "visible tools" } th { "live sessions here" } } }
+                thead { tr { th { "principal" } th { "version" } th { "profile" } th { "visible tools" } th { "sessions and listen streams here" } } }
                 tbody {
                     @for (principal, version, controller) in &agents {
                         tr {
@@ -166,12 +178,7 @@ async fn agent(
     Path(principal): Path<String>,
 ) -> Result<Response, Problem> {
     let principal = checked(&principal)?;
-    let stored = control
-        .store
-        .agent(principal)
-        .await
-        .map_err(store_problem)?
-        .ok_or_else(|| Problem::new(StatusCode::NOT_FOUND, format!("no agent `{principal}`")))?;
+    let stored = stored_agent(&control, principal).await?;
     let context = *stored.profile.context();
     let controller = control.store.profiles().controller(principal);
     let visible: Vec<String> = match &controller {
@@ -197,7 +204,7 @@ async fn agent(
                 dt { "version" } dd #version { (stored.version) }
                 dt { "profile" } dd #current-profile { code { (context.to_string()) } }
                 dt { "policy" } dd { code { (policy_text(&context)) } }
-                dt { "live sessions here" } dd #sessions { (controller.as_ref().map_or(0, |c| c.session_count())) }
+                dt { "sessions and listen streams here" } dd #sessions { (controller.as_ref().map_or(0, |c| c.session_count())) }
             }
         }
         h2 { "Visible tools (" span #tool-count { (visible.len()) } ")" }
@@ -223,6 +230,15 @@ async fn agent(
     ))
 }
 
+/// The warning on a preview made against a newer version than the page
+/// showed.
+fn changed_since(what: &str, shown: u64, now: u64) -> String {
+    format!(
+        "The {what} changed since the page was loaded (version {shown}, now {now}): \
+         this preview is against the newer one."
+    )
+}
+
 fn version(form: &Form) -> Result<u64, Problem> {
     let text = form.field("version")?;
     text.parse()
@@ -239,14 +255,8 @@ async fn preview_profile(
     let principal = checked(&principal)?;
     let form = Form::read_checked(&login, &headers, body)?;
     let version = version(&form)?;
-    let next = crate::tool_policies::context_from_json(form.field("profile")?)
-        .map_err(|error| Problem::bad(format!("the profile: {error}")))?;
-    let stored = control
-        .store
-        .agent(principal)
-        .await
-        .map_err(store_problem)?
-        .ok_or_else(|| Problem::new(StatusCode::NOT_FOUND, format!("no agent `{principal}`")))?;
+    let next = profile_field(&form)?;
+    let stored = stored_agent(&control, principal).await?;
     let switch = kill_switch(&control).await?;
     let current = *stored.profile.context();
     let (before, after) = (pretty(&current), pretty(&next));
@@ -258,24 +268,19 @@ async fn preview_profile(
         served_before: &served(&current, &switch.names),
         served_after: &served(&next, &switch.names),
     };
-    let body = html! {
-        @if stored.version != version {
-            p.problem role="alert" { "The agent changed since the page was loaded (version " (version) ", now " (stored.version) "): this preview is against the newer one." }
-        }
-        (preview.render())
-        form #apply method="post" action=(format!("/admin/agents/{principal}/profile/apply")) {
-            (csrf_field(&login))
-            input type="hidden" name="profile" value=(compact(&next));
-            input type="hidden" name="version" value=(stored.version);
-            button type="submit" { "Apply" }
-            " " a.button href=(format!("/admin/agents/{principal}")) { "Cancel" }
-        }
-    };
-    Ok(page(
-        StatusCode::OK,
+    let notice =
+        (stored.version != version).then(|| changed_since("agent", version, stored.version));
+    Ok(admin::confirm(
+        &login,
         &format!("Replace {principal}'s profile?"),
-        Some(&login),
-        body,
+        notice,
+        &preview,
+        &format!("/admin/agents/{principal}/profile/apply"),
+        &[
+            ("profile", compact(&next)),
+            ("version", stored.version.to_string()),
+        ],
+        &format!("/admin/agents/{principal}"),
     ))
 }
 
@@ -290,8 +295,7 @@ async fn apply_profile(
     let principal = checked(&principal)?;
     let form = Form::read_checked(&login, &headers, body)?;
     let version = version(&form)?;
-    let next = crate::tool_policies::context_from_json(form.field("profile")?)
-        .map_err(|error| Problem::bad(format!("the profile: {error}")))?;
+    let next = profile_field(&form)?;
     control
         .store
         .put_agent_if(principal, next, Some(version), &by)
@@ -327,24 +331,19 @@ async fn preview_kill_switch(
         served_before: &reached(&old),
         served_after: &reached(deny.names()),
     };
-    let body = html! {
-        @if switch.version != version {
-            p.problem role="alert" { "The kill switch changed since the page was loaded (version " (version) ", now " (switch.version) "): this preview is against the newer one." }
-        }
-        (preview.render())
-        form #apply method="post" action="/admin/kill-switch/apply" {
-            (csrf_field(&login))
-            input type="hidden" name="deny" value=(deny.names().join(" "));
-            input type="hidden" name="version" value=(switch.version);
-            button type="submit" { "Apply" }
-            " " a.button href="/admin" { "Cancel" }
-        }
-    };
-    Ok(page(
-        StatusCode::OK,
+    let notice =
+        (switch.version != version).then(|| changed_since("kill switch", version, switch.version));
+    Ok(admin::confirm(
+        &login,
         "Set the kill switch?",
-        Some(&login),
-        body,
+        notice,
+        &preview,
+        "/admin/kill-switch/apply",
+        &[
+            ("deny", deny.names().join(" ")),
+            ("version", switch.version.to_string()),
+        ],
+        "/admin",
     ))
 }
 
