@@ -11,6 +11,7 @@ use arc_swap::ArcSwap;
 use crate::catalog::{Catalog, InstallOutcome, Installation, Runtime, RuntimeDiff};
 use crate::notification::{Kinds, Sessions};
 use crate::presentation::{Presentation, PresentationError};
+use crate::search::{Searching, ToolSearch};
 use crate::snapshot::{Content, Served, Snapshots, ToolSnapshot};
 #[cfg(feature = "runtime-tools")]
 use crate::telemetry::Install;
@@ -19,6 +20,8 @@ use crate::{
     DenyList, Explanation, KillSwitch, Profile, ProfileContext, ProfiledServer, Registry, ToolDiff,
     Vocabulary,
 };
+
+mod search;
 
 /// What the sessions serve right now.
 pub(crate) struct Current<S: Vocabulary> {
@@ -35,6 +38,15 @@ pub(crate) struct Current<S: Vocabulary> {
     pub runtime: Runtime<S>,
     /// The attached presentation and `tools/list` under it.
     presented: Option<Presented>,
+    /// The attached tool search and what it makes of this state.
+    search: Option<Search<S>>,
+}
+
+/// A tool search and, where it applies to the profile, what `tools/list`
+/// answers under it.
+struct Search<S: Vocabulary> {
+    config: Arc<ToolSearch<S>>,
+    active: Option<Searching>,
 }
 
 /// A presentation and the list it presents.
@@ -44,12 +56,89 @@ struct Presented {
 }
 
 impl<S: Vocabulary> Current<S> {
-    /// `tools/list`: the compiled tools, plus the visible runtime ones,
-    /// under the attached presentation.
+    /// `tools/list`: where tool search applies, what it lists; else every
+    /// tool served ([`reachable`](Self::reachable)).
     pub fn list(&self) -> &[rmcp::model::Tool] {
+        match self.searching() {
+            Some(searching) => searching.listed(),
+            None => self.reachable(),
+        }
+    }
+
+    /// Every tool served: the compiled tools, plus the visible runtime
+    /// ones, under the attached presentation; what search finds among.
+    pub fn reachable(&self) -> &[rmcp::model::Tool] {
         match &self.presented {
             Some(presented) => &presented.list,
             None => self.canonical_list(),
+        }
+    }
+
+    /// The tool search in force for this profile, if any.
+    pub fn searching(&self) -> Option<&Searching> {
+        self.search.as_ref()?.active.as_ref()
+    }
+
+    /// The attached tool search, whether or not it applies here.
+    fn search_config(&self) -> Option<Arc<ToolSearch<S>>> {
+        self.search.as_ref().map(|search| search.config.clone())
+    }
+
+    /// This state under `config` (none: no search): presented first, so
+    /// search lists and finds tools by the names they are called by.
+    fn searching_with(mut self, config: Option<Arc<ToolSearch<S>>>) -> Self {
+        self.search = config.map(|config| {
+            let active = config.applies_to(self.profile.context()).then(|| {
+                Searching::new(&config, self.reachable(), |name| {
+                    match self.unpresent(name) {
+                        Some(canonical) => std::borrow::Cow::Owned(canonical),
+                        None => std::borrow::Cow::Borrowed(name),
+                    }
+                })
+            });
+            Search { config, active }
+        });
+        self
+    }
+
+    /// The same profile, tools and catalog, listed under `presentation`
+    /// and `search`.
+    fn relisted(
+        &self,
+        presentation: Option<Presentation>,
+        search: Option<Arc<ToolSearch<S>>>,
+    ) -> Current<S> {
+        Current {
+            profile: self.profile.clone(),
+            tools: self.tools,
+            content: self.content,
+            killed: self.killed,
+            withheld: self.withheld.clone(),
+            #[cfg(feature = "runtime-tools")]
+            runtime: self.runtime.clone(),
+            presented: None,
+            search: None,
+        }
+        .listed_under(presentation, search)
+    }
+
+    /// This state listed under `presentation` and `search`.
+    fn listed_under(
+        self,
+        presentation: Option<Presentation>,
+        search: Option<Arc<ToolSearch<S>>>,
+    ) -> Self {
+        self.presenting(presentation).searching_with(search)
+    }
+
+    /// Whether sessions must hear of the change from `self` to `new`:
+    /// under search, when what is listed changed; otherwise when the
+    /// served tools changed (`served_changed`).
+    fn tools_changed(&self, new: &Current<S>, served_changed: bool) -> bool {
+        if self.searching().is_some() || new.searching().is_some() {
+            self.list() != new.list()
+        } else {
+            served_changed
         }
     }
 
@@ -120,9 +209,10 @@ impl<S: Vocabulary> Current<S> {
         let find = |list: &'_ [rmcp::model::Tool]| {
             list.binary_search_by(|tool| (*tool.name).cmp(name)).ok()
         };
-        let list = self.list();
-        if let Some(index) = find(list) {
-            return Some(&list[index]);
+        for list in [self.list(), self.reachable()] {
+            if let Some(index) = find(list) {
+                return Some(&list[index]);
+            }
         }
         let canonical = self.canonical_list();
         find(canonical).map(|index| &canonical[index])
@@ -322,6 +412,7 @@ impl<S: Vocabulary> ProfileController<S> {
                     #[cfg(feature = "runtime-tools")]
                     runtime: Runtime::empty(),
                     presented: None,
+                    search: None,
                 }),
                 replacing: Mutex::new(()),
                 sessions: Arc::default(),
@@ -457,6 +548,9 @@ impl<S: Vocabulary> ProfileController<S> {
         #[cfg(not(feature = "runtime-tools"))]
         let runtime = None::<std::iter::Empty<&str>>;
         presentation.verify_names(compiled.chain(runtime.into_iter().flatten()))?;
+        if let Some(search) = previous.search_config() {
+            search.check_names(self.served_names(&previous), Some(&presentation))?;
+        }
         drop(previous);
         self.present_locked(Some(presentation));
         drop(guard);
@@ -480,17 +574,7 @@ impl<S: Vocabulary> ProfileController<S> {
     fn present_locked(&self, presentation: Option<Presentation>) {
         let cell = &self.cell;
         let previous = cell.current();
-        let current = Current {
-            profile: previous.profile.clone(),
-            tools: previous.tools,
-            content: previous.content,
-            killed: previous.killed,
-            withheld: previous.withheld.clone(),
-            #[cfg(feature = "runtime-tools")]
-            runtime: previous.runtime.clone(),
-            presented: None,
-        }
-        .presenting(presentation);
+        let current = previous.relisted(presentation, previous.search_config());
         let (old, new) = (previous.list(), current.list());
         let changed = old.len() != new.len() || old.iter().zip(new).any(|(a, b)| a.name != b.name);
         drop(previous);
@@ -634,8 +718,6 @@ impl<S: Vocabulary> ProfileController<S> {
         let unchanged = diff.is_empty() && runtime_diff.is_empty();
         #[cfg(not(feature = "runtime-tools"))]
         let unchanged = diff.is_empty();
-        let presentation = previous.presentation().cloned();
-        drop(previous);
         let current = Current {
             profile: new.clone(),
             tools,
@@ -645,11 +727,14 @@ impl<S: Vocabulary> ProfileController<S> {
             #[cfg(feature = "runtime-tools")]
             runtime,
             presented: None,
-        };
-        cell.current
-            .store(Arc::new(current.presenting(presentation)));
+            search: None,
+        }
+        .listed_under(previous.presentation().cloned(), previous.search_config());
+        let tools_changed = previous.tools_changed(&current, !unchanged);
+        drop(previous);
+        cell.current.store(Arc::new(current));
         let kinds = Kinds::NONE
-            .with(Kinds::TOOLS, !unchanged)
+            .with(Kinds::TOOLS, tools_changed)
             .with(Kinds::PROMPTS, prompts_changed)
             .with(Kinds::RESOURCES, resources_changed);
         let notified_sessions = if kinds == Kinds::NONE {
@@ -757,10 +842,16 @@ impl<S: Vocabulary> ProfileController<S> {
     /// the replacement lock.
     fn admit(&self, catalog: Option<&Catalog<S>>) -> Result<(), PresentationError> {
         let current = self.cell.current();
-        let (Some(presentation), Some(catalog)) = (current.presentation(), catalog) else {
+        let Some(catalog) = catalog else {
             return Ok(());
         };
-        presentation.verify_catalog(catalog)
+        if let Some(presentation) = current.presentation() {
+            presentation.verify_catalog(catalog)?;
+        }
+        match current.search_config() {
+            Some(search) => search.check_names(catalog.tool_names(), current.presentation()),
+            None => Ok(()),
+        }
     }
 
     /// The outcome of a catalog [`admit`](Self::admit) refused: nothing
@@ -815,15 +906,16 @@ impl<S: Vocabulary> ProfileController<S> {
             withheld: previous.withheld.clone(),
             runtime,
             presented: None,
-        };
-        let presentation = previous.presentation().cloned();
-        cell.current
-            .store(Arc::new(current.presenting(presentation)));
+            search: None,
+        }
+        .listed_under(previous.presentation().cloned(), previous.search_config());
+        let tools_changed = previous.tools_changed(&current, !diff.is_empty());
+        cell.current.store(Arc::new(current));
         drop(previous);
-        let notified_sessions = if diff.is_empty() {
-            0
-        } else {
+        let notified_sessions = if tools_changed {
             cell.sessions.notify_all(Kinds::TOOLS)
+        } else {
+            0
         };
         drop(guard);
         let (generation, revision) = catalog.map_or(("", 0), |catalog| {
@@ -853,12 +945,5 @@ impl<S: Vocabulary> ProfileController<S> {
     /// The installed catalog, if any.
     pub fn catalog(&self) -> Option<Catalog<S>> {
         self.cell.current().runtime.catalog().cloned()
-    }
-
-    /// What a session lists now: the profile's compiled tools and the
-    /// runtime tools its context enables, sorted by name; under the
-    /// attached [`Presentation`], by their presented names.
-    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
-        self.cell.current().list().to_vec()
     }
 }

@@ -79,6 +79,7 @@ mod registry;
 mod resolve;
 mod resources;
 mod rule;
+mod search;
 mod server;
 mod snapshot;
 mod sorted;
@@ -106,6 +107,7 @@ pub use registry::RegistryBuilder;
 pub use registry::{Group, Registry, RegistryError, RegistryErrors};
 pub use resolve::{ProfileHandle, ProfileResolver};
 pub use rule::{Decision, Rule, TermSet};
+pub use search::{ToolSearch, ToolSearchError};
 pub use server::ProfiledServer;
 /// The names of the series the core records (feature `metrics`).
 #[cfg(feature = "metrics")]

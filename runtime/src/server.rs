@@ -18,6 +18,7 @@ use crate::clipped::Clipped;
 use crate::controller::Cell;
 use crate::forward::forward_to_handler;
 use crate::notification::{Kinds, SessionGuard, changes_so_far};
+use crate::search::{Meta, proxied_request};
 use crate::snapshot::ToolSnapshot;
 use crate::telemetry::{self, Refusal};
 use crate::{ProfileResolver, Vocabulary, prompts, resources};
@@ -221,6 +222,10 @@ fn requested_kinds(filter: &SubscriptionFilter) -> Kinds {
         )
 }
 
+/// A call through tool search's proxy: the direct call it stands for.
+type ProxiedCall<'a> =
+    std::pin::Pin<Box<dyn Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'a>>;
+
 /// The error for a tool outside the current profile.
 fn not_in_profile(name: &str) -> ErrorData {
     ErrorData::invalid_params(
@@ -252,6 +257,26 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let current = self.cell(&context.extensions)?.current();
+        if let Some(searching) = current.searching()
+            && let Some(meta) = searching.meta(&request.name)
+        {
+            let inner = match meta {
+                Meta::Search => {
+                    return Ok(searching
+                        .search(current.reachable(), request.arguments)
+                        .into());
+                }
+                Meta::Call => match proxied_request(searching, request, not_in_profile)? {
+                    Ok(inner) => inner,
+                    Err(refused) => return Ok(refused.into()),
+                },
+            };
+            drop(current);
+            // The named tool's own dispatch, refusals and all: boxed, as
+            // this future would otherwise hold itself.
+            let call: ProxiedCall<'_> = Box::pin(ServerHandler::call_tool(self, inner, context));
+            return call.await;
+        }
         // A presented name is called by its canonical one; a canonical name
         // that is served stays itself (no name presents as another's).
         // What the client sent is kept for the refusals, which name it.

@@ -33,6 +33,14 @@ pub enum PresentationError {
         /// The name both would be listed as.
         presented: String,
     },
+    /// Tool `tool` would be listed as `name`, the name of one of tool
+    /// search's own tools ([`ToolSearch`](crate::ToolSearch)).
+    ReservedBySearch {
+        /// The tool.
+        tool: String,
+        /// The search tool's name it would be listed as.
+        name: String,
+    },
 }
 
 impl fmt::Display for PresentationError {
@@ -59,6 +67,12 @@ impl fmt::Display for PresentationError {
                 Clipped(first),
                 Clipped(second),
                 Clipped(presented)
+            ),
+            PresentationError::ReservedBySearch { tool, name } => write!(
+                f,
+                "tool `{}` would be listed as `{}`, the name of a tool search tool; rename one",
+                Clipped(tool),
+                Clipped(name)
             ),
         }
     }

@@ -24,6 +24,7 @@ mod rmcp_surface;
 mod rule_forms;
 mod runtime_allow;
 mod runtime_tools;
+mod search;
 mod serving;
 mod shared_tools;
 mod store_audit;
