@@ -25,6 +25,7 @@ pub mod plugins;
 pub mod policy;
 pub mod prometheus;
 pub mod resolver;
+pub mod search;
 pub mod served;
 pub mod server;
 pub mod store;

@@ -112,6 +112,17 @@ struct NamingArgs {
     present_without_suffix: bool,
 }
 
+/// Tool search (`serve` and `gateway`).
+#[derive(Args)]
+struct SearchArgs {
+    /// On the configuration, external and automation surfaces, list only
+    /// the question tool and two tools of the server's: `search_tools`,
+    /// which finds the profile's other tools, and `call_tool`, which calls
+    /// one (as does a direct call by its name).
+    #[arg(long)]
+    tool_search: bool,
+}
+
 impl NamingArgs {
     /// The presentation asked for, proven collision-free; `None`: the full
     /// names.
@@ -122,6 +133,18 @@ impl NamingArgs {
         let presentation = naming::without_server_suffix()
             .map_err(|err| format!("--present-without-suffix: {err}"))?;
         Ok(Some(presentation))
+    }
+}
+
+impl SearchArgs {
+    /// The tool search asked for; `None`: every tool listed.
+    fn tool_search(&self) -> Result<Option<mcp_profiles::ToolSearch<Kandev>>, Failure> {
+        if !self.tool_search {
+            return Ok(None);
+        }
+        let search = kandev_mcp::search::tool_search()
+            .map_err(|err| format!("--tool-search: {err}"))?;
+        Ok(Some(search))
     }
 }
 
@@ -190,6 +213,8 @@ struct ServeArgs {
     policy: PolicyArgs,
     #[command(flatten)]
     naming: NamingArgs,
+    #[command(flatten)]
+    search: SearchArgs,
     #[command(flatten)]
     stored: StoredArgs,
     /// Serve the control API (profile, mode and provider updates; with
@@ -298,6 +323,9 @@ struct GatewayArgs {
     /// Every agent's tool names (start every gateway of one store alike).
     #[command(flatten)]
     naming: NamingArgs,
+    /// Every agent's tool search (start every gateway of one store alike).
+    #[command(flatten)]
+    search: SearchArgs,
     /// Identify agents by OAuth access tokens of an identity provider: a
     /// JSON file `{"token": {"issuer": ..., "resource": ...}, "claims":
     /// {...}}` (see the runtime guide's OAuth deployment). The control API
@@ -587,6 +615,7 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     // A bad --policy or --deny, or a colliding presentation, starts nothing.
     let (flags, deny) = args.policy.parse()?;
     let presentation = args.naming.presentation()?;
+    let tool_search = args.search.tool_search()?;
     // Handlers are installed now, so a signal arriving while we start up is
     // not lost (or fatal).
     let mut signals = Signals::new()?;
@@ -625,6 +654,9 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     let controller = ProfileController::<Kandev>::new(context);
     if let Some(presentation) = presentation {
         controller.set_presentation(presentation)?;
+    }
+    if let Some(search) = tool_search {
+        controller.set_tool_search(search)?;
     }
     // Changes other processes save to the task reach the live profile too.
     let _following = served
@@ -726,6 +758,7 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
     let plugin_backend = args.plugins.backend()?;
     // A colliding presentation starts nothing.
     let presentation = args.naming.presentation()?;
+    let tool_search = args.search.tool_search()?;
     // Nor does an OAuth configuration that names anything unknown.
     let oauth = args.oauth.as_deref().map(oauth_settings).transpose()?;
     let mut signals = Signals::new()?;
@@ -748,6 +781,7 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
         limits,
         drain: DRAIN,
         presentation,
+        tool_search,
         oauth,
         metrics_public: args.metrics_public,
         principal_metrics: args.metrics_principals,

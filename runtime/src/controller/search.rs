@@ -104,6 +104,19 @@ impl<S: Vocabulary> ProfileController<S> {
 }
 
 impl<S: Vocabulary> ToolSearch<S> {
+    /// Whether a controller with this search (and `presentation`) would
+    /// install `catalog`: refused, naming the tool, if one of its tools is,
+    /// or is presented as, one of search's names. For a store that must
+    /// refuse a catalog before it keeps it.
+    #[cfg(feature = "runtime-tools")]
+    pub fn verify_catalog(
+        &self,
+        catalog: &crate::Catalog<S>,
+        presentation: Option<&Presentation>,
+    ) -> Result<(), PresentationError> {
+        self.check_names(catalog.tool_names(), presentation)
+    }
+
     /// Refuses `names` (canonical tool names) if one is, or under
     /// `presentation` is listed as, one of search's tool names.
     pub(crate) fn check_names<'a>(

@@ -19,7 +19,8 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 #[cfg(feature = "runtime-tools")]
 use mcp_profiles::CatalogDecoder;
 use mcp_profiles::{
-    Presentation, ProfileContext, ProfileController, ProfileHandle, Replacement, Vocabulary,
+    Presentation, ProfileContext, ProfileController, ProfileHandle, Replacement, ToolSearch,
+    Vocabulary,
 };
 
 use crate::audit::MemoryAuditLog;
@@ -29,6 +30,7 @@ mod kill;
 mod mirror;
 mod narrowing;
 mod presentation;
+mod search;
 mod views;
 
 pub use kill::KillSwitchOutcome;
@@ -99,6 +101,8 @@ pub struct ProfileStore<S: Vocabulary> {
     catalogs: Option<CatalogDecoder<S>>,
     /// The tool names every agent's sessions list; `None`: canonical names.
     presentation: Option<Presentation>,
+    /// Tool search on every agent's sessions; `None`: every tool listed.
+    tool_search: Option<ToolSearch<S>>,
     /// The audit trail of the changes made through this store's
     /// [`AgentStore`](crate::AgentStore) methods (not of a shared store it
     /// mirrors, which keeps its own).
@@ -120,6 +124,7 @@ impl<S: Vocabulary> Default for ProfileStore<S> {
             #[cfg(feature = "runtime-tools")]
             catalogs: None,
             presentation: None,
+            tool_search: None,
             audit: MemoryAuditLog::default(),
             principal_metrics: false,
         }
@@ -313,11 +318,12 @@ impl<S: Vocabulary> ProfileStore<S> {
         Ok((controller, Some(replacement), version))
     }
 
-    /// A controller for a new agent, under the store's kill switch and
-    /// name presentation.
+    /// A controller for a new agent, under the store's kill switch, name
+    /// presentation and tool search.
     pub(crate) fn new_controller(&self, context: ProfileContext<S>) -> ProfileController<S> {
         let controller = ProfileController::with_kill_switch(context, &self.kill.switch);
         self.present(&controller);
+        self.search(&controller);
         controller
     }
 

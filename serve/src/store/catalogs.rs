@@ -60,20 +60,25 @@ pub(crate) fn decode_catalog<S: Vocabulary>(
     decoder(principal, wire).map_err(|error| StoreError::InvalidCatalog(error.to_string()))
 }
 
-/// `catalog`, if `store`'s name presentation admits it; else why not,
-/// naming both colliding tools. For a store that keeps a catalog before
+/// `catalog`, if `store`'s name presentation and tool search admit it;
+/// else why not, naming both colliding tools. For a store that keeps a catalog before
 /// the controllers serving it install it.
 #[cfg(feature = "redis")]
 pub(crate) fn presentable<S: Vocabulary>(
     store: &ProfileStore<S>,
     catalog: &Catalog<S>,
 ) -> Result<(), StoreError> {
-    match store.presentation() {
-        Some(presentation) => presentation
+    if let Some(presentation) = store.presentation() {
+        presentation
             .verify_catalog(catalog)
-            .map_err(|refused| not_presentable(&refused)),
-        None => Ok(()),
+            .map_err(|refused| not_presentable(&refused))?;
     }
+    if let Some(search) = store.tool_search() {
+        search
+            .verify_catalog(catalog, store.presentation())
+            .map_err(|refused| not_presentable(&refused))?;
+    }
+    Ok(())
 }
 
 /// The refusal of a catalog whose tools collide under the store's name
@@ -83,24 +88,27 @@ pub(crate) fn not_presentable(refused: &PresentationError) -> StoreError {
 }
 
 /// What a session of `context` lists with `after` installed instead of
-/// `before`, under the operator's `killed` list and `presentation`: its
-/// tool names and whether they changed. Computed on a controller of its
-/// own, so no session is told.
+/// `before`, under the operator's `killed` list and the store's listing
+/// (its presentation and tool search): its tool names and whether they
+/// changed. Computed on a controller of its own, so no session is told.
 #[cfg(feature = "redis")]
 pub(crate) fn listed_change<S: Vocabulary>(
     context: ProfileContext<S>,
     killed: DenyList<S>,
-    presentation: Option<&Presentation>,
+    (presentation, search): (Option<&Presentation>, Option<&mcp_profiles::ToolSearch<S>>),
     before: Option<&Catalog<S>>,
     after: Option<&Catalog<S>>,
 ) -> (Vec<String>, bool) {
     let switch = KillSwitch::new();
     switch.set(killed);
     let controller = ProfileController::with_kill_switch(context, &switch);
+    // Both proven over the registry when the store took them; `after` was
+    // checked against them before it was stored.
     if let Some(presentation) = presentation {
-        // Proven over the registry when the store took it; `after` was
-        // checked against it before it was stored.
         let _ = controller.set_presentation(presentation.clone());
+    }
+    if let Some(search) = search {
+        let _ = controller.set_tool_search(search.clone());
     }
     controller.set_catalog(before);
     let installation = controller.set_catalog(after);

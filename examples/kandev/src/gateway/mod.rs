@@ -63,6 +63,9 @@ pub struct Config {
     /// How every agent's sessions see tool names (see
     /// [`crate::naming`]); `None`: Kandev's own names.
     pub presentation: Option<Presentation>,
+    /// Tool search on every agent's sessions where it applies (see
+    /// [`crate::search`]); `None`: every tool listed.
+    pub tool_search: Option<mcp_profiles::ToolSearch<Kandev>>,
     /// Access tokens of an identity provider instead of the control API's
     /// bearer tokens; `None`: the control API's tokens.
     pub oauth: Option<OAuth<Kandev>>,
@@ -86,6 +89,11 @@ pub async fn store(config: &Config) -> io::Result<Arc<dyn AgentStore<Kandev>>> {
     if let Some(presentation) = &config.presentation {
         profiles = profiles
             .with_presentation(presentation.clone())
+            .map_err(io::Error::other)?;
+    }
+    if let Some(search) = &config.tool_search {
+        profiles = profiles
+            .with_tool_search(search.clone())
             .map_err(io::Error::other)?;
     }
     Ok(match &config.store {

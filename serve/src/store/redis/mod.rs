@@ -667,7 +667,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
             let (tools, changed) = listed_change(
                 context,
                 inner.local.killed(),
-                inner.local.presentation(),
+                (inner.local.presentation(), inner.local.tool_search()),
                 before.as_ref(),
                 Some(&catalog),
             );
