@@ -12,6 +12,7 @@ pub mod depot;
 pub mod groups;
 pub mod library;
 pub mod modern;
+pub mod node_sdk;
 pub mod oauth;
 pub mod raw;
 pub mod redis;

@@ -142,8 +142,8 @@ impl SearchArgs {
         if !self.tool_search {
             return Ok(None);
         }
-        let search = kandev_mcp::search::tool_search()
-            .map_err(|err| format!("--tool-search: {err}"))?;
+        let search =
+            kandev_mcp::search::tool_search().map_err(|err| format!("--tool-search: {err}"))?;
         Ok(Some(search))
     }
 }

@@ -12,8 +12,11 @@ use mcp_profiles::{ToolSearch, ToolSearchError};
 use crate::{Kandev, Surface};
 
 /// The surfaces searched: those with the most tools.
-pub const SEARCHED_SURFACES: [Surface; 3] =
-    [Surface::Configuration, Surface::External, Surface::Automation];
+pub const SEARCHED_SURFACES: [Surface; 3] = [
+    Surface::Configuration,
+    Surface::External,
+    Surface::Automation,
+];
 
 /// The groups listed besides search's two tools.
 pub const ALWAYS_LISTED: [&str; 1] = ["user-question"];
@@ -38,7 +41,9 @@ mod tests {
     fn search_reaches_exactly_each_profile_and_lists_little() {
         let search = tool_search().expect("declared groups");
         let controller = ProfileController::<Kandev>::new(ProfileContext::new(Surface::KanbanTask));
-        controller.set_tool_search(search.clone()).expect("no collision");
+        controller
+            .set_tool_search(search.clone())
+            .expect("no collision");
         for context in ProfileContext::<Kandev>::all() {
             controller.replace(context);
             let reachable: Vec<String> = controller

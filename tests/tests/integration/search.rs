@@ -399,3 +399,72 @@ fn capability_contexts_list_their_always_listed_group_only_when_enabled() {
         ["ask_user_question", "call_tool", "search_tools"]
     );
 }
+
+/// The official TypeScript SDK's client: it lists search's tools, searches,
+/// and gets the same answer through the proxy as directly, refusals too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_typescript_sdk_client_searches_and_calls_through_the_proxy() {
+    use mcp_profiles_tests::node_sdk::Sdk;
+    let Some(sdk) = Sdk::find(
+        "the tool-search test with the TypeScript MCP SDK",
+        "cargo test -p mcp-profiles-tests --test integration search::the_typescript_sdk",
+    ) else {
+        return;
+    };
+    let controller = ProfileController::<TaskServer>::new(asking());
+    controller.set_tool_search(search()).expect("no collision");
+    let handler = TaskServer::default();
+    let http = mcp_profiles_serve::http::serve(
+        controller.server(handler.clone()),
+        "127.0.0.1:0".parse().unwrap(),
+    )
+    .await
+    .unwrap();
+    let uri = format!("http://{}/mcp", http.local_addr());
+    let scripts = sdk.scripts("search", &["client.mjs"]);
+    let output = sdk
+        .node(&scripts.join("client.mjs"))
+        .args([
+            uri.as_str(),
+            "list the tasks of a workflow",
+            "list_tasks",
+            r#"{"workflow_id":"w7"}"#,
+            "ask_parent_question",
+        ])
+        .output();
+    let output = tokio::time::timeout(LIMIT, output)
+        .await
+        .expect("the SDK client finishes")
+        .expect("node runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON report");
+    assert_eq!(
+        report["listed"],
+        json!(["ask_user_question", "call_tool", "search_tools"])
+    );
+    assert_eq!(report["found"][0], "list_tasks", "{report}");
+    for name in report["found"].as_array().unwrap() {
+        assert!(
+            names_of(&asking()).contains(&name.as_str().unwrap().to_owned()),
+            "{report}"
+        );
+    }
+    assert_eq!(report["schemas"], true);
+    assert_eq!(report["proxied"], json!({"text": "w7", "isError": false}));
+    assert_eq!(report["direct"], report["proxied"]);
+    assert_eq!(report["outsideProxied"]["code"], -32602, "{report}");
+    assert!(
+        report["outsideProxied"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("tool `ask_parent_question` is not available in the current profile"),
+        "{report}"
+    );
+    assert_eq!(report["outsideDirect"], report["outsideProxied"]);
+    assert_eq!(handler.calls("list_tasks"), 2);
+    assert_eq!(handler.calls("ask_parent_question"), 0);
+}

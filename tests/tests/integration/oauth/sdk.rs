@@ -10,9 +10,6 @@
 //! `target/oauth-sdk`). Without them the test says it was skipped and
 //! passes; with `MCP_PROFILES_REQUIRE_OAUTH_SDK=1` (set by CI) it fails.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -20,12 +17,12 @@ use mcp_profiles_serve::ProfileStore;
 use mcp_profiles_serve::oauth::{ClaimMapping, OAuth, OAuthConfig, TokenValidator};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::contexts::Context;
+use mcp_profiles_tests::node_sdk::Sdk;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 /// The variable that turns a missing SDK into a failure.
-const REQUIRE: &str = "MCP_PROFILES_REQUIRE_OAUTH_SDK";
 /// The subject of the authorization server's tokens: an agent here.
 const SUBJECT: &str = "alice";
 /// `tasks:title` is asked for only when a call needs it.
@@ -39,8 +36,13 @@ const LIMIT: Duration = Duration::from_secs(120);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sdk_client_authorizes_and_steps_up() {
-    let Some(sdk) = Sdk::find() else { return };
-    let scripts = sdk.scripts();
+    let Some(sdk) = Sdk::find(
+        "the OAuth test with the TypeScript MCP SDK",
+        "cargo test -p mcp-profiles-tests --test integration oauth::sdk",
+    ) else {
+        return;
+    };
+    let scripts = sdk.scripts("oauth", &["authorization-server.mjs", "client.mjs"]);
 
     let mut issuer = sdk.node(&scripts.join("authorization-server.mjs"));
     issuer.arg(SUBJECT);
@@ -177,92 +179,6 @@ async fn the_sdk_client_authorizes_and_steps_up() {
         report()
     );
     server.abort();
-}
-
-/// Node and the SDK under `target/oauth-sdk`.
-struct Sdk {
-    prefix: PathBuf,
-}
-
-impl Sdk {
-    /// The installed SDK, or `None` after saying the test was skipped
-    /// (panics under [`REQUIRE`]).
-    fn find() -> Option<Sdk> {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .expect("the workspace root");
-        // Where scripts/oauth-sdk.sh installs: $CARGO_TARGET_DIR/oauth-sdk.
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map_or_else(|| root.join("target"), |dir| root.join(dir));
-        let sdk = Sdk {
-            prefix: target.join("oauth-sdk"),
-        };
-        if sdk.node_binary().is_file()
-            && sdk
-                .prefix
-                .join("node_modules/@modelcontextprotocol/sdk/package.json")
-                .is_file()
-        {
-            return Some(sdk);
-        }
-        let missing = format!(
-            "node and @modelcontextprotocol/sdk are not installed in {}",
-            sdk.prefix.display()
-        );
-        if std::env::var(REQUIRE).is_ok_and(|value| value == "1") {
-            panic!("{REQUIRE}=1 but {missing}: run scripts/oauth-sdk.sh install");
-        }
-        // Straight to the terminal: libtest captures `eprintln!`.
-        let message = format!(
-            "\nSKIPPED: the OAuth test with the TypeScript MCP SDK did not run: {missing}. Run it with:\n    bash scripts/oauth-sdk.sh install && cargo test -p mcp-profiles-tests --test integration oauth::sdk\n\n"
-        );
-        let _ = std::io::stderr().write_all(message.as_bytes());
-        None
-    }
-
-    fn node_binary(&self) -> PathBuf {
-        self.prefix.join("node_modules/.bin/node")
-    }
-
-    /// The node scripts, copied beside `node_modules` so that their imports
-    /// resolve there (Node resolves an ES module's imports from its own
-    /// directory up, not from `NODE_PATH`); removed when dropped.
-    fn scripts(&self) -> Scripts {
-        let dir = self.prefix.join(format!("run-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a directory for the node scripts");
-        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("node/oauth");
-        for name in ["authorization-server.mjs", "client.mjs"] {
-            std::fs::copy(source.join(name), dir.join(name)).expect("the node script is copied");
-        }
-        Scripts(dir)
-    }
-
-    /// `node SCRIPT`, its stdout and stderr piped, killed when dropped.
-    fn node(&self, script: &Path) -> Command {
-        let mut command = Command::new(self.node_binary());
-        command
-            .arg(script)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .env("NO_COLOR", "1")
-            .kill_on_drop(true);
-        command
-    }
-}
-
-struct Scripts(PathBuf);
-
-impl Scripts {
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scripts {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Everything `stderr` says, as it says it.
