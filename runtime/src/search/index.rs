@@ -75,7 +75,9 @@ impl Index {
     /// by position. A tool no term of the query matches is never returned.
     pub(crate) fn search(&self, query: &str, limit: usize) -> Vec<usize> {
         let documents = self.lengths.len() as f64;
-        let mut scores: HashMap<u32, f64> = HashMap::new();
+        // Dense: one slot per tool, touched only through the postings.
+        let mut scores = vec![0.0f64; self.lengths.len()];
+        let mut touched: Vec<u32> = Vec::new();
         let mut query_terms = terms(query);
         query_terms.sort_unstable();
         query_terms.dedup();
@@ -89,21 +91,34 @@ impl Index {
                 let frequency = f64::from(frequency);
                 let length = f64::from(self.lengths[position as usize]);
                 let norm = K1 * (1.0 - B + B * length / self.average_length);
-                *scores.entry(position).or_default() +=
-                    idf * frequency * (K1 + 1.0) / (frequency + norm);
+                let slot = &mut scores[position as usize];
+                if *slot == 0.0 {
+                    touched.push(position);
+                }
+                *slot += idf * frequency * (K1 + 1.0) / (frequency + norm);
             }
         }
         let exact = query.trim().to_lowercase();
         if let Some(position) = self.names.iter().position(|name| *name == exact) {
-            let position = u32::try_from(position).expect("fewer than 2^32 tools");
-            scores.insert(position, f64::INFINITY);
+            if scores[position] == 0.0 {
+                touched.push(u32::try_from(position).expect("fewer than 2^32 tools"));
+            }
+            scores[position] = f64::INFINITY;
         }
-        let mut ranked: Vec<(u32, f64)> = scores.into_iter().collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        ranked
+        // Best first, ties by position; only the best `limit` are sorted.
+        let better = |a: &u32, b: &u32| {
+            scores[*b as usize]
+                .total_cmp(&scores[*a as usize])
+                .then(a.cmp(b))
+        };
+        if touched.len() > limit && limit > 0 {
+            touched.select_nth_unstable_by(limit - 1, better);
+        }
+        touched.truncate(limit);
+        touched.sort_unstable_by(better);
+        touched
             .into_iter()
-            .take(limit)
-            .map(|(position, _)| position as usize)
+            .map(|position| position as usize)
             .collect()
     }
 }

@@ -35,6 +35,7 @@ mod plugins;
 mod resolver;
 mod saturation;
 mod save_failures;
+mod search;
 mod signals;
 mod sqlite;
 mod sqlite_files;
