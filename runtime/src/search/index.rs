@@ -155,11 +155,23 @@ pub(crate) fn terms(text: &str) -> Vec<String> {
     out
 }
 
+/// Words that say nothing about which tool is meant: dropped from queries
+/// and tools alike, so "list the tasks" does not match every description
+/// that says "the".
+const STOP_WORDS: [&str; 32] = [
+    "a", "all", "an", "and", "any", "are", "as", "at", "be", "by", "can", "do", "does", "for",
+    "from", "i", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "that", "the",
+    "this", "to", "with", "you",
+];
+
 fn push_term(out: &mut Vec<String>, word: &mut String) {
     if word.is_empty() {
         return;
     }
     let mut term = std::mem::take(word);
+    if STOP_WORDS.binary_search(&term.as_str()).is_ok() {
+        return;
+    }
     if term.len() > 3 && term.ends_with('s') && !term.ends_with("ss") {
         term.pop();
     }
@@ -219,6 +231,8 @@ mod tests {
             ["task", "id", "workflow", "step"]
         );
         assert_eq!(terms("Address class"), ["address", "class"]);
+        assert_eq!(terms("list the tasks of a workflow"), ["list", "task", "workflow"]);
+        assert!(STOP_WORDS.is_sorted());
         assert!(terms("  _- ").is_empty());
     }
 

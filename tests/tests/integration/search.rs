@@ -468,3 +468,31 @@ async fn the_typescript_sdk_client_searches_and_calls_through_the_proxy() {
     assert_eq!(handler.calls("list_tasks"), 2);
     assert_eq!(handler.calls("ask_parent_question"), 0);
 }
+
+/// A runtime catalog is searched from the install on, and no longer once
+/// it is gone; neither change is listed, so neither sends `list_changed`.
+#[tokio::test]
+async fn catalog_installs_reindex_without_a_list_changed() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let controller = ProfileController::<TaskServer>::new(asking());
+    controller.set_tool_search(search()).expect("no collision");
+    let session = Session::connect(serve_duplex(controller.server(TaskServer::default()))).await;
+    assert!(found(&session.call("search_tools", query("echo the text")).await).is_empty());
+    controller.install(&catalog(1, vec![echo("echo_text", &calls)]));
+    assert_eq!(
+        found(&session.call("search_tools", query("echo the text")).await),
+        ["echo_text"]
+    );
+    assert_eq!(
+        proxied(&session, "echo_text", json!({"text": "hi"})).await,
+        CallOutcome::Ran(vec!["hi".to_owned()])
+    );
+    controller.set_catalog(None);
+    assert!(found(&session.call("search_tools", query("echo the text")).await).is_empty());
+    assert_eq!(
+        proxied(&session, "echo_text", json!({"text": "hi"})).await,
+        refused("echo_text")
+    );
+    session.expect_exactly(&[(List::Tools, 0)]).await;
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
