@@ -231,7 +231,10 @@ mod tests {
             ["task", "id", "workflow", "step"]
         );
         assert_eq!(terms("Address class"), ["address", "class"]);
-        assert_eq!(terms("list the tasks of a workflow"), ["list", "task", "workflow"]);
+        assert_eq!(
+            terms("list the tasks of a workflow"),
+            ["list", "task", "workflow"]
+        );
         assert!(STOP_WORDS.is_sorted());
         assert!(terms("  _- ").is_empty());
     }
