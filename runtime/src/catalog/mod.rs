@@ -356,7 +356,8 @@ pub struct Installation {
     pub revision: u64,
     /// How the controller's visible runtime tools changed.
     pub diff: RuntimeDiff,
-    /// How many sessions were sent a list_changed (none when `diff` is empty).
+    /// How many sessions were sent a list_changed (none when `diff` is
+    /// empty, nor under tool search when what is listed stayed the same).
     pub notified_sessions: usize,
     /// Why the catalog was refused ([`InstallOutcome::Refused`]), naming
     /// the colliding tools.

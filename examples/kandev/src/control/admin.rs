@@ -73,11 +73,8 @@ async fn overview(State(control): State<Control>, login: Login) -> Result<Respon
     let profile = controller.current();
     let context = profile.context();
     let killed = controller.kill_switch().killed();
-    let visible: Vec<String> = controller
-        .tools()
-        .into_iter()
-        .map(|tool| tool.name.into_owned())
-        .collect();
+    let visible = names(controller.reachable_tools());
+    let listed = names(controller.tools());
     let reached: BTreeSet<String> = profile.tool_names().iter().map(|&t| t.to_owned()).collect();
     let columns = [("this session".to_owned(), reached)];
     let body = html! {
@@ -86,13 +83,16 @@ async fn overview(State(control): State<Control>, login: Login) -> Result<Respon
                 dt { "profile" } dd #current-profile { code { (context.to_string()) } }
                 dt { "policy" } dd { code { (policy_text(context)) } }
                 dt { "kill switch" } dd #kill-switch { (names_or_off(killed.names())) }
+                @if listed != visible {
+                    dt { "listed (tool search)" } dd #listed { (listed.join(" ")) }
+                }
                 dt { "sessions and listen streams" } dd #sessions { (controller.session_count()) }
                 @if let Some(task) = &control.task {
                     dt { "task" } dd { code { (task.task_id()) } }
                 }
             }
         }
-        h2 { "Visible tools (" span #tool-count { (visible.len()) } ")" }
+        h2 { "Reachable tools (" span #tool-count { (visible.len()) } ")" }
         div #tools { (render::tools(&visible, "")) }
         h2 { "Why: every group, on or off" }
         (render::explanation(&controller.explain()))
@@ -107,6 +107,13 @@ async fn overview(State(control): State<Control>, login: Login) -> Result<Respon
         (render::audit(&records))
     };
     Ok(page(StatusCode::OK, "The session", Some(&login), body))
+}
+
+fn names(tools: Vec<mcp_profiles::rmcp::model::Tool>) -> Vec<String> {
+    tools
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect()
 }
 
 fn profile_form(login: &SignedIn, profile: &str) -> Markup {

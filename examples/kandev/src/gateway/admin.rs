@@ -129,14 +129,14 @@ async fn overview(State(control): State<Control>, login: Login) -> Result<Respon
             p.muted { "no agent yet: put one with " code { "PUT /api/v1/agents/{principal}" } }
         } @else {
             table #principals {
-                thead { tr { th { "principal" } th { "version" } th { "profile" } th { "visible tools" } th { "sessions and listen streams here" } } }
+                thead { tr { th { "principal" } th { "version" } th { "profile" } th { "reachable tools" } th { "sessions and listen streams here" } } }
                 tbody {
                     @for (principal, version, controller) in &agents {
                         tr {
                             td { a href=(format!("/admin/agents/{principal}")) { (principal) } }
                             td { (version) }
                             td { code { (controller.current().context().to_string()) } }
-                            td { (controller.tools().len()) }
+                            td { (controller.reachable_tools().len()) }
                             td { (controller.session_count()) }
                         }
                     }
@@ -183,7 +183,7 @@ async fn agent(
     let controller = control.store.profiles().controller(principal);
     let visible: Vec<String> = match &controller {
         Some(controller) => controller
-            .tools()
+            .reachable_tools()
             .into_iter()
             .map(|tool| tool.name.into_owned())
             .collect(),
@@ -207,7 +207,7 @@ async fn agent(
                 dt { "sessions and listen streams here" } dd #sessions { (controller.as_ref().map_or(0, |c| c.session_count())) }
             }
         }
-        h2 { "Visible tools (" span #tool-count { (visible.len()) } ")" }
+        h2 { "Reachable tools (" span #tool-count { (visible.len()) } ")" }
         div #tools { (render::tools(&visible, "")) }
         h2 { "Why: every group, on or off" }
         (explanation)
