@@ -238,5 +238,7 @@ impl fmt::Display for RegistryError {
     }
 }
 
+impl std::error::Error for RegistryError {}
+
 /// Every invariant a registry broke, one per line when displayed.
 pub type RegistryErrors = Errors<RegistryError>;
