@@ -124,10 +124,10 @@ pub use rmcp;
 /// Items used by generated code; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__mcp_profiles_token_budget as token_budget;
     pub use crate::compose::{
         Composed, GroupShape, Part, compose, exposed_by, has, routes as composed_routes,
     };
-    pub use crate::__mcp_profiles_token_budget as token_budget;
     pub use crate::content::ContentEntry;
     pub use crate::cost::verify_linked;
     pub use crate::policy::AllowSpec;

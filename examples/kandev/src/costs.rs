@@ -143,6 +143,12 @@ pub fn section(out: &mut String) {
     );
     let all = ListCost::of(definitions().values());
     for tool in all.largest(all.tools().len()) {
-        let _ = writeln!(out, "| {} | {} | {} |", tool.name(), tool.bytes(), tool.tokens());
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            tool.name(),
+            tool.bytes(),
+            tool.tokens()
+        );
     }
 }

@@ -14,8 +14,7 @@ use kandev_mcp::resolver::{Launch, LaunchPurpose, Purpose, SessionFacts, resolve
 use kandev_mcp::served::ServedTask;
 use kandev_mcp::store::Store;
 use kandev_mcp::{
-    Kandev, Provider, control, costs, demo, gateway, legacy, matrix, naming, policy,
-    tool_policies,
+    Kandev, Provider, control, costs, demo, gateway, legacy, matrix, naming, policy, tool_policies,
 };
 use mcp_profiles::{DenyList, ProfileContext, ProfileController, Vocabulary};
 use rmcp::ServiceExt;

@@ -97,7 +97,9 @@ impl<S: Vocabulary> Registry<S> {
         let mut errors = Vec::new();
         for &(surface, budget) in S::TOKEN_BUDGETS {
             match self.max_cost(surface) {
-                Ok(max) if max.cost.tokens() > budget => errors.push(over_budget(surface, budget, &max)),
+                Ok(max) if max.cost.tokens() > budget => {
+                    errors.push(over_budget(surface, budget, &max))
+                }
                 Ok(_) => {}
                 Err(error) => errors.push(error),
             }
@@ -113,7 +115,9 @@ impl<S: Vocabulary> Registry<S> {
             .iter()
             .map(|group| *group.rule().masks())
             .filter(|rule| rule.surfaces == 0 || rule.surfaces & surface.bit() != 0)
-            .fold(0, |mask, rule| mask | rule.capabilities | rule.any_capabilities)
+            .fold(0, |mask, rule| {
+                mask | rule.capabilities | rule.any_capabilities
+            })
             & mask_below(S::Capability::ALL.len());
         let mut conflicts = [0u64; 64];
         for &(a, b) in S::EXCLUSIVE {
@@ -140,7 +144,13 @@ impl<S: Vocabulary> Registry<S> {
 /// that may be held together: adds to `sets` every maximal set extending
 /// `chosen` with members of `candidates` and none of `excluded`. False
 /// once `sets` would pass [`MAX_CAPABILITY_SETS`].
-fn maximal_sets(chosen: u64, candidates: u64, excluded: u64, conflicts: &[u64; 64], sets: &mut Vec<u64>) -> bool {
+fn maximal_sets(
+    chosen: u64,
+    candidates: u64,
+    excluded: u64,
+    conflicts: &[u64; 64],
+    sets: &mut Vec<u64>,
+) -> bool {
     if candidates == 0 && excluded == 0 {
         sets.push(chosen);
         return sets.len() <= MAX_CAPABILITY_SETS;
@@ -171,7 +181,11 @@ fn maximal_sets(chosen: u64, candidates: u64, excluded: u64, conflicts: &[u64; 6
 }
 
 /// The error for a surface whose costliest context `max` is over `budget`.
-fn over_budget<S: Vocabulary>(surface: S::Surface, budget: usize, max: &MaxCost<S>) -> RegistryError {
+fn over_budget<S: Vocabulary>(
+    surface: S::Surface,
+    budget: usize,
+    max: &MaxCost<S>,
+) -> RegistryError {
     RegistryError::OverBudget {
         surface: surface.wire_name().to_owned(),
         budget,

@@ -44,7 +44,10 @@ pub(super) fn widest_lists<S: Vocabulary>(
         }
     }
     contested.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-    let candidates: Vec<Vec<usize>> = contested.iter().map(|(_, _, groups)| groups.clone()).collect();
+    let candidates: Vec<Vec<usize>> = contested
+        .iter()
+        .map(|(_, _, groups)| groups.clone())
+        .collect();
     let mut matching = Matching {
         candidates: &candidates,
         capacity: |group: usize| groups[group].allow_spec().map_or(0, |spec| spec.max),

@@ -6,8 +6,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use rmcp::model::Tool;
-use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
 
 /// The name of the token estimate [`ToolCost::tokens`] and
 /// [`ListCost::tokens`] give: o200k_base tokens of each tool's complete
@@ -183,7 +183,11 @@ impl fmt::Display for ListCost {
         let mut rows: Vec<[String; 3]> = Vec::with_capacity(self.tools.len() + 2);
         rows.push(["tool".into(), "bytes".into(), "tokens".into()]);
         for tool in &self.tools {
-            rows.push([tool.name.to_string(), tool.bytes.to_string(), tool.tokens_text()]);
+            rows.push([
+                tool.name.to_string(),
+                tool.bytes.to_string(),
+                tool.tokens_text(),
+            ]);
         }
         rows.push([
             format!("total ({})", self.tools.len()),

@@ -7,7 +7,9 @@
 ///
 /// The vocabulary is loaded once per process, on first use.
 pub(crate) fn count(text: &str) -> usize {
-    tiktoken_rs::o200k_base_singleton().encode_ordinary(text).len()
+    tiktoken_rs::o200k_base_singleton()
+        .encode_ordinary(text)
+        .len()
 }
 
 #[cfg(test)]

@@ -31,7 +31,10 @@ fn lists(universe: &[&'static str], max: usize) -> Vec<Vec<&'static str>> {
 
 /// Every valid context on `surface`, with every combination of allow lists
 /// its groups may be given.
-fn every_context<S: Vocabulary>(registry: &Registry<S>, surface: S::Surface) -> Vec<ProfileContext<S>> {
+fn every_context<S: Vocabulary>(
+    registry: &Registry<S>,
+    surface: S::Surface,
+) -> Vec<ProfileContext<S>> {
     let allowing: Vec<&Group<S>> = registry
         .groups()
         .iter()
@@ -45,9 +48,11 @@ fn every_context<S: Vocabulary>(registry: &Registry<S>, surface: S::Surface) -> 
         contexts = contexts
             .iter()
             .flat_map(|context| {
-                choices
-                    .iter()
-                    .map(|list| context.with_allowed(group.name(), list).expect("a valid list"))
+                choices.iter().map(|list| {
+                    context
+                        .with_allowed(group.name(), list)
+                        .expect("a valid list")
+                })
             })
             .collect();
     }
@@ -81,7 +86,10 @@ fn an_over_budget_surface_fails_the_generated_test_naming_its_context_cost_and_l
         ["export_audit_trail", "link_issue", "list_tickets"]
     );
     let (tokens, bytes) = (max.cost().tokens(), max.cost().bytes());
-    assert!(tokens > 150, "the fixture must be over its budget: {tokens}");
+    assert!(
+        tokens > 150,
+        "the fixture must be over its budget: {tokens}"
+    );
     let largest: Vec<String> = max
         .cost()
         .largest(5)
@@ -89,7 +97,10 @@ fn an_over_budget_surface_fails_the_generated_test_naming_its_context_cost_and_l
         .map(|tool| format!("{} ({})", tool.name(), tool.tokens()))
         .collect();
     assert_eq!(largest.len(), 3);
-    assert!(largest[0].starts_with("export_audit_trail ("), "{largest:?}");
+    assert!(
+        largest[0].starts_with("export_audit_trail ("),
+        "{largest:?}"
+    );
     // What the test `vocabulary!` adds runs, and how it fails.
     let failed = std::panic::catch_unwind(|| {
         mcp_profiles::__private::verify_linked::<Costly>("Costly");
@@ -123,7 +134,10 @@ fn an_over_budget_surface_fails_the_generated_test_naming_its_context_cost_and_l
     assert_eq!(surfaces, ["desk"]);
     assert_eq!(
         Costly::TOKEN_BUDGETS,
-        [(costly::Surface::Desk, 150), (costly::Surface::Triage, 100_000)]
+        [
+            (costly::Surface::Desk, 150),
+            (costly::Surface::Triage, 100_000)
+        ]
     );
 }
 
@@ -134,7 +148,11 @@ fn the_costliest_context_is_the_costliest_of_every_context_and_allow_list() {
         let max = costly.max_cost(surface).unwrap();
         assert_eq!(max.context().surface(), surface);
         assert_eq!(max.cost(), &costly.cost(max.context()), "{surface}");
-        assert_eq!(max.cost().tokens(), brute_max(&costly, surface), "{surface}");
+        assert_eq!(
+            max.cost().tokens(),
+            brute_max(&costly, surface),
+            "{surface}"
+        );
     }
     // `triage` may keep two of its three governed tools: the two costliest.
     let triage = costly.max_cost(costly::Surface::Triage).unwrap();
@@ -147,7 +165,11 @@ fn the_costliest_context_is_the_costliest_of_every_context_and_allow_list() {
     for &surface in depot::Surface::ALL {
         let max = registry.max_cost(surface).unwrap();
         assert_eq!(max.cost(), &registry.cost(max.context()), "{surface}");
-        assert_eq!(max.cost().tokens(), brute_max(registry, surface), "{surface}");
+        assert_eq!(
+            max.cost().tokens(),
+            brute_max(registry, surface),
+            "{surface}"
+        );
     }
 }
 
@@ -174,7 +196,11 @@ mod desk {
     /// definition, its name.
     pub fn registry() -> mcp_profiles::Registry<Desk> {
         mcp_profiles::Registry::<Desk>::builder()
-            .group("tickets", Rule::on_surface(Surface::Ticket), &["list_tickets"])
+            .group(
+                "tickets",
+                Rule::on_surface(Surface::Ticket),
+                &["list_tickets"],
+            )
             .group(
                 "refunds",
                 Rule::on_surface(Surface::Ticket).requiring(Capability::Refund),
@@ -215,16 +241,28 @@ fn exclusive_capabilities_are_weighed_side_against_side() {
     let registry = desk::registry();
     for &surface in desk::Surface::ALL {
         let max = registry.max_cost(surface).unwrap();
-        assert_eq!(max.cost().tokens(), brute_max(&registry, surface), "{surface}");
+        assert_eq!(
+            max.cost().tokens(),
+            brute_max(&registry, surface),
+            "{surface}"
+        );
     }
     assert_eq!(
-        registry.max_cost(desk::Surface::Ticket).unwrap().context().to_json(),
+        registry
+            .max_cost(desk::Surface::Ticket)
+            .unwrap()
+            .context()
+            .to_json(),
         r#"{"surface":"ticket","capabilities":["read-only","mute"],"providers":["jira","zendesk"]}"#
     );
     // On the archive only the audits (on every surface) mention a
     // capability: every provider and read-only.
     assert_eq!(
-        registry.max_cost(desk::Surface::Archive).unwrap().context().to_json(),
+        registry
+            .max_cost(desk::Surface::Archive)
+            .unwrap()
+            .context()
+            .to_json(),
         r#"{"surface":"archive","capabilities":["read-only"],"providers":["jira","zendesk"]}"#
     );
     let errors = registry.verify_budgets().unwrap_err();
@@ -322,17 +360,28 @@ async fn the_cost_is_what_a_client_is_served() {
         mcp_profiles::Policy::none().with_deny(Costly::registry().deny_list(["jira"]).unwrap()),
     );
     let explained = Costly::registry().explain(&denied).cost();
-    assert_eq!(tool_names(&explained), ["export_audit_trail", "list_tickets"]);
+    assert_eq!(
+        tool_names(&explained),
+        ["export_audit_trail", "list_tickets"]
+    );
     assert_eq!(explained, Costly::registry().cost(&denied));
     // One line per tool, then the total.
     let table = cost.to_string();
     let lines: Vec<&str> = table.lines().collect();
     assert_eq!(lines.len(), 5, "{table}");
-    assert!(lines[0].starts_with("tool ") && lines[0].ends_with("bytes  tokens"), "{table}");
+    assert!(
+        lines[0].starts_with("tool ") && lines[0].ends_with("bytes  tokens"),
+        "{table}"
+    );
     let total: Vec<String> = lines[4].split_whitespace().map(str::to_owned).collect();
     assert_eq!(
         total,
-        ["total", "(3)", &cost.bytes().to_string(), &cost.tokens().to_string()],
+        [
+            "total",
+            "(3)",
+            &cost.bytes().to_string(),
+            &cost.tokens().to_string()
+        ],
         "{table}"
     );
     let json = serde_json::to_value(&cost).unwrap();

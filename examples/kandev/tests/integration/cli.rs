@@ -407,9 +407,17 @@ fn tools_json_gives_what_each_tool_and_the_whole_list_cost() {
         list["bytes"].as_u64().unwrap(),
         sum("bytes") + tools.len() as u64 - 1 + 2
     );
-    assert!(tools.iter().all(|tool| tool["tokens"].as_u64().unwrap() > 0));
+    assert!(
+        tools
+            .iter()
+            .all(|tool| tool["tokens"].as_u64().unwrap() > 0)
+    );
     // Within the budget `kanban-task` declares.
-    assert!(list["tokens"].as_u64().unwrap() <= 10_250, "{}", list["tokens"]);
+    assert!(
+        list["tokens"].as_u64().unwrap() <= 10_250,
+        "{}",
+        list["tokens"]
+    );
     // A presentation lists shorter names, so the same tools cost less; a
     // policy lists fewer tools.
     let presented = tools_list(&["--mode", "task", "--present-without-suffix"]);
