@@ -88,8 +88,8 @@ impl Serialize for ToolCost {
 ///   plus one per separator and two for the brackets). The JSON-RPC
 ///   envelope around it (`{"jsonrpc":"2.0","id":..,"result":{"tools":`,
 ///   cache hints) is not counted: it does not grow with the profile.
-/// - [`tokens`](Self::tokens) (feature `tokens`): the sum of the per-tool
-///   token counts, [`TOKEN_ESTIMATOR`]. Tokenising the whole array at once
+/// - `tokens` (feature `tokens`): the sum of the per-tool token counts,
+///   `TOKEN_ESTIMATOR`. Tokenising the whole array at once
 ///   differs by the few tokens its brackets and commas make; the sum is
 ///   what a per-tool estimate (Kandev's, ours) adds up to, and what a
 ///   budget is checked against.
