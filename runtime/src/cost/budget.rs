@@ -9,9 +9,9 @@
 //! (only those some group on the surface mentions; the others change
 //! nothing), with, for each group that declares an allow list, the list
 //! of at most `max` names that keeps the most tokens. Those maximal sets
-//! are the maximal independent sets of the exclusivity graph (one per
-//! capability when there are no exclusive pairs), enumerated with
-//! Bron–Kerbosch.
+//! are the maximal independent sets of the exclusivity graph (a single
+//! one, every capability, when there are no exclusive pairs; two per
+//! disjoint pair otherwise), enumerated with Bron–Kerbosch.
 
 use mcp_profiles_rules::{ContextBits, each_index, mask_below};
 
@@ -22,9 +22,9 @@ use crate::vocabulary::sealed::TermIndex;
 use crate::{Errors, ListCost, ProfileContext, Registry, RegistryErrors, Term, Vocabulary};
 
 /// How many maximal capability sets one surface may have before its budget
-/// is refused as uncheckable rather than checked in exponential time; a
-/// vocabulary needs about a dozen capabilities in exclusive pairs to reach
-/// it.
+/// is refused as uncheckable rather than checked in exponential time:
+/// twelve disjoint exclusive pairs, all mentioned on one surface, make
+/// exactly this many.
 const MAX_CAPABILITY_SETS: usize = 4096;
 
 /// How many of an over-budget context's tools the error names.
@@ -56,12 +56,13 @@ impl<S: Vocabulary> Registry<S> {
     /// The costliest context on `surface`, in o200k_base tokens, over every
     /// valid context (allow lists included: a context may pick any list
     /// its group allows, so the widest counts), found without walking the
-    /// context space (see the module docs). Ties go to the context found
-    /// first, capabilities in declaration order.
+    /// context space: only every provider with each maximal set of the
+    /// capabilities the surface's groups mention (free of exclusive pairs)
+    /// is tried. Ties go to the first found, in a fixed order.
     ///
-    /// Fails when the surface has more than 4,096 maximal capability sets
-    /// free of exclusive pairs: a vocabulary with a dozen or more
-    /// capabilities in exclusive pairs, all mentioned on the surface.
+    /// Fails ([`RegistryError::BudgetUnchecked`]) when the surface has more
+    /// than 4,096 such sets, as thirteen disjoint exclusive pairs all
+    /// mentioned on it would make.
     pub fn max_cost(&self, surface: S::Surface) -> Result<MaxCost<S>, RegistryError> {
         let sets = self.maximal_capability_sets(surface)?;
         let providers = mask_below(S::Provider::ALL.len());
