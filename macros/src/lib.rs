@@ -61,7 +61,8 @@ use proc_macro::TokenStream;
 /// group reachable; the same for prompt and resource groups, with prompt
 /// names and resource URIs) over every group linked into that test binary,
 /// so a broken registry fails the tests rather than only panicking at first
-/// use.
+/// use, and checks the surfaces' token budgets (below), which only that
+/// test does.
 ///
 /// `#[require_annotations]` before `server` requires annotations in every
 /// group of the server, as if each group said `require_annotations` (see
@@ -86,6 +87,30 @@ use proc_macro::TokenStream;
 ///
 /// These are the only attributes the `server` line accepts, each at most
 /// once; any misuse is an error on what was written.
+///
+/// `#[budget(tokens = N)]` on a surface caps what its contexts may cost a
+/// client: no valid context on that surface may list tools whose
+/// definitions (each tool's compact JSON, as `tools/list` serves it) come
+/// to more than `N` o200k_base tokens. It sets `Vocabulary::TOKEN_BUDGETS`;
+/// the test this macro adds checks it over every valid context (allow
+/// lists at their widest) with `Registry::verify_budgets`, and fails naming
+/// the costliest context, its cost and its largest tools. It needs
+/// mcp-profiles' `tokens` feature: without it the budget is a compile
+/// error on `N`, never a budget left unchecked. `tokens` is the only key,
+/// at least 1; one budget per surface, and on surfaces only.
+///
+/// ```ignore
+/// mcp_profiles::vocabulary! {
+///     server HelpDesk;
+///     #[surfaces]
+///     pub enum Surface {
+///         #[budget(tokens = 6000)]
+///         Ticket,
+///         Chat,
+///     }
+///     // ...
+/// }
+/// ```
 ///
 /// The server type gets `mcp_profiles::Vocabulary`. Invoke the macro in the
 /// module that defines the server type: it also defines a hidden macro under

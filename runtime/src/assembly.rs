@@ -150,6 +150,11 @@ impl<S: Vocabulary> Profile<S> {
         Profile { context, set }
     }
 
+    /// Where each tool comes from: (group index, tool index), in name order.
+    pub(crate) fn origins(&self) -> &[(usize, usize)] {
+        &self.set.origins
+    }
+
     /// What a change from `self` to `new` adds and removes.
     pub fn diff(&self, new: &Profile<S>) -> ToolDiff {
         let (old, new) = (&self.set.tools, &new.set.tools);
@@ -297,10 +302,10 @@ impl<S: Vocabulary> Registry<S> {
         killed: DenyList<S>,
     ) -> Explanation<'_, S> {
         let full = self.tool_set(&self.enabled_groups(context));
-        let removed = self
-            .restrictions(&full, context.policy(), context.allow_lists(), killed)
-            .into_iter()
-            .map(|(position, restrictions)| RemovedTool {
+        let restricted = self.restrictions(&full, context.policy(), context.allow_lists(), killed);
+        let removed = restricted
+            .iter()
+            .map(|&(position, restrictions)| RemovedTool {
                 tool: full.tools[position],
                 group: self.groups()[full.origins[position].0].name(),
                 restrictions,
@@ -314,6 +319,8 @@ impl<S: Vocabulary> Registry<S> {
                 .map(|group| (group, group.rule().decide(context)))
                 .collect(),
             removed,
+            registry: self,
+            visible: full.without(&restricted).origins,
         }
     }
 }
@@ -351,7 +358,7 @@ impl ToolSet {
     }
 
     /// The further exposures of the tool at `position`.
-    fn also_of(&self, position: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    pub(crate) fn also_of(&self, position: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
         let start = self.also.partition_point(|(at, _)| *at < position);
         self.also[start..]
             .iter()
@@ -401,6 +408,11 @@ pub struct Explanation<'r, S: Vocabulary> {
     context: ProfileContext<S>,
     rows: Vec<(&'r Group<S>, Decision<S>)>,
     removed: Vec<RemovedTool<'r>>,
+    /// The registry explaining, for [`cost`](Self::cost).
+    registry: &'r Registry<S>,
+    /// Where each tool left after the restrictions comes from, in name
+    /// order.
+    visible: Box<[(usize, usize)]>,
 }
 
 impl<S: Vocabulary> std::fmt::Debug for Explanation<'_, S> {
@@ -428,6 +440,15 @@ impl<'r, S: Vocabulary> Explanation<'r, S> {
     /// name, with why.
     pub fn removed(&self) -> &[RemovedTool<'r>] {
         &self.removed
+    }
+
+    pub(crate) fn registry(&self) -> &'r Registry<S> {
+        self.registry
+    }
+
+    /// Where each tool the context lists comes from, in name order.
+    pub(crate) fn visible(&self) -> &[(usize, usize)] {
+        &self.visible
     }
 }
 

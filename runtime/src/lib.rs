@@ -68,6 +68,7 @@ mod compose;
 mod content;
 mod context;
 mod controller;
+mod cost;
 mod errors;
 mod forward;
 mod kill;
@@ -96,6 +97,9 @@ pub use catalog::{
 pub use clipped::Clipped;
 pub use context::{ContextError, ProfileContext};
 pub use controller::{ProfileController, Replacement};
+pub use cost::{ListCost, ToolCost};
+#[cfg(feature = "tokens")]
+pub use cost::{MaxCost, TOKEN_ESTIMATOR};
 pub use errors::Errors;
 pub use kill::{KillSwitch, KillSwitchChange};
 pub use policy::{
@@ -122,10 +126,12 @@ pub use rmcp;
 /// Items used by generated code; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__mcp_profiles_token_budget as token_budget;
     pub use crate::compose::{
         Composed, GroupShape, Part, compose, exposed_by, has, routes as composed_routes,
     };
     pub use crate::content::ContentEntry;
+    pub use crate::cost::verify_linked;
     pub use crate::policy::AllowSpec;
     pub use crate::registry::{GroupEntry, LinkedGroup, TOOL_GROUPS, linked_registry};
     pub use crate::resources::{ReadFuture, ResourceDef, ResourceRoute};

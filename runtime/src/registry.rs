@@ -15,6 +15,7 @@ use rmcp::handler::server::router::prompt::PromptRoute;
 use rmcp::handler::server::router::tool::ToolRoute;
 
 use crate::content::{ContentEntry, ContentGroups};
+use crate::cost::measure::ToolCost;
 use crate::policy::{AllowSpec, Hints};
 use crate::resources::ResourceRoute;
 use crate::rule::{RuleMasks, Shape, Unsatisfiable, shape_of};
@@ -152,6 +153,10 @@ pub struct Group<S: Vocabulary> {
     /// the routes when a policy first asks, since building them builds
     /// every schema of the group.
     hints: OnceLock<Box<[Hints]>>,
+    /// What each tool's definition costs in `tools/list`, indexed like
+    /// `tools`: measured when a cost is first asked for, since that builds
+    /// every schema of the group (and may load the tokenizer).
+    costs: OnceLock<Box<[ToolCost]>>,
     /// The allow list it declares, if any.
     allow: Option<&'static AllowSpec>,
 }
@@ -226,6 +231,24 @@ impl<S: Vocabulary> Group<S> {
                         .map_or_else(Hints::default, |route| {
                             Hints::of(route.attr.annotations.as_ref())
                         })
+                })
+                .collect()
+        })
+    }
+
+    /// What each tool's definition costs in `tools/list`, indexed like
+    /// [`tools`](Self::tools). A tool without a route (a group built in
+    /// code) costs what a bare definition of its name would.
+    pub(crate) fn costs(&self) -> &[ToolCost] {
+        self.costs.get_or_init(|| {
+            let routes = self.routes();
+            self.tools()
+                .iter()
+                .map(|name| {
+                    routes
+                        .iter()
+                        .find(|route| route.name() == *name)
+                        .map_or_else(|| ToolCost::bare(name), |route| ToolCost::of(&route.attr))
                 })
                 .collect()
         })
@@ -346,6 +369,7 @@ impl<S: Vocabulary> Registry<S> {
                     .and_then(|name| allow.iter().copied().find(|spec| spec.group == name)),
                 entry,
                 hints: OnceLock::new(),
+                costs: OnceLock::new(),
             })
             .collect();
         // Location breaks ties so that duplicate names report deterministically.

@@ -179,6 +179,14 @@ pub trait Vocabulary: sealed::VocabularySeal + Sized + Send + Sync + 'static {
     /// one fails closed when the grant is missing.
     const RUNTIME_ALLOW_REQUIRED_ON: &'static [Self::Surface] = &[];
 
+    /// Each budgeted surface with the most o200k_base tokens a context on
+    /// it may list, as `#[budget(tokens = N)]` on a surface declares;
+    /// each surface at most once, in declaration order. Checked over every
+    /// valid context by `Registry::verify_budgets` (feature `tokens`),
+    /// which the test `vocabulary!` adds runs; declaring one without the
+    /// `tokens` feature is a compile error, so none goes unchecked.
+    const TOKEN_BUDGETS: &'static [(Self::Surface, usize)] = &[];
+
     /// The verified registry of every tool group linked into the program.
     ///
     /// Built and verified on first use.

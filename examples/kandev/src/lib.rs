@@ -11,6 +11,7 @@
 mod admin;
 mod content;
 pub mod control;
+pub mod costs;
 pub mod db;
 pub mod demo;
 pub mod file_limit;

@@ -14,7 +14,7 @@ use kandev_mcp::resolver::{Launch, LaunchPurpose, Purpose, SessionFacts, resolve
 use kandev_mcp::served::ServedTask;
 use kandev_mcp::store::Store;
 use kandev_mcp::{
-    Kandev, Provider, control, demo, gateway, legacy, matrix, naming, policy, tool_policies,
+    Kandev, Provider, control, costs, demo, gateway, legacy, matrix, naming, policy, tool_policies,
 };
 use mcp_profiles::{DenyList, ProfileContext, ProfileController, Vocabulary};
 use rmcp::ServiceExt;
@@ -56,16 +56,20 @@ enum Command {
     /// Print the profile JSON the backend resolves from session facts.
     Resolve(ResolveArgs),
     /// Print a profile's tool names, sorted, one per line (or, with
-    /// --format json, each with its annotations), under --policy and --deny.
+    /// --format json, each with its annotations and what its definition
+    /// costs in bytes and o200k_base tokens, and the totals), under
+    /// --policy and --deny.
     Tools(ToolsArgs),
-    /// Print every valid profile against the tools it exposes.
+    /// Print every valid profile against the tools it exposes and what they
+    /// cost, each surface's token budget and every tool's cost.
     Matrix {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Markdown)]
         format: Format,
     },
     /// Print each tool group, on or off for a profile, and the condition
-    /// that decided it.
+    /// that decided it, then what the profile's tools/list costs, per tool
+    /// and in total (bytes, o200k_base tokens).
     Explain {
         /// The profile context as JSON (as `tools --profile` takes it).
         #[arg(long, value_name = "JSON")]
@@ -84,7 +88,8 @@ enum Format {
 enum ToolsFormat {
     /// One tool name per line.
     Text,
-    /// `[{"name": ..., "annotations": {...}}]`, annotations as MCP sends them.
+    /// `{"estimator", "bytes", "tokens", "tools": [{"name", "annotations",
+    /// "bytes", "tokens"}]}`, annotations as MCP sends them.
     Json,
 }
 
@@ -537,21 +542,15 @@ async fn run(command: Command) -> Result<(), Failure> {
             let context = args.policy.apply(context)?;
             let presentation = args.naming.presentation()?;
             let profile = Kandev::registry().assemble(&context);
-            let mut tools = policy::tools_json(&profile);
-            if let Some(presentation) = &presentation {
-                for tool in &mut tools {
-                    let presented = presentation.present(&tool.name).into_owned();
-                    tool.name = presented.into();
-                }
-                tools.sort_by(|a, b| a.name.cmp(&b.name));
-            }
+            let tools = costs::listed(&profile, presentation.as_ref());
             emit(|out| match args.format {
                 ToolsFormat::Text => tools
                     .iter()
                     .try_for_each(|tool| writeln!(out, "{}", tool.name)),
                 ToolsFormat::Json => {
-                    let tools = serde_json::to_string_pretty(&tools).map_err(io::Error::other)?;
-                    writeln!(out, "{tools}")
+                    let json = serde_json::to_string_pretty(&costs::tools_json(&tools))
+                        .map_err(io::Error::other)?;
+                    writeln!(out, "{json}")
                 }
             })
         }
@@ -561,7 +560,9 @@ async fn run(command: Command) -> Result<(), Failure> {
         }),
         Command::Explain { profile } => {
             let context = tool_policies::context_from_json(&profile)?;
-            emit(|out| write!(out, "{}", Kandev::registry().explain(&context)))
+            let explanation = Kandev::registry().explain(&context);
+            let cost = costs::explained(&explanation);
+            emit(|out| write!(out, "{explanation}{cost}"))
         }
     }
 }

@@ -34,9 +34,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
-use mcp_profiles::{Clipped, DenyList, Policy, PolicyError, Profile, ProfileContext, Vocabulary};
+use mcp_profiles::{Clipped, DenyList, Policy, PolicyError, ProfileContext, Vocabulary};
 use rmcp::model::ToolAnnotations;
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::server::Kandev;
@@ -199,30 +198,6 @@ pub fn annotations(tool: &str) -> Option<&'static ToolAnnotations> {
 /// Every compiled tool's name, sorted, each once.
 pub fn tool_names() -> impl Iterator<Item = &'static str> {
     all_annotations().keys().map(String::as_str)
-}
-
-/// One entry of [`tools_json`]: a tool's name and its annotations as MCP
-/// sends them (camelCase, absent hints left out; `null` for a tool without
-/// any).
-#[derive(Clone, Debug, Serialize)]
-pub struct ToolEntry {
-    /// The tool's name (as presented, when the caller presents names).
-    pub name: std::borrow::Cow<'static, str>,
-    /// Its annotations.
-    pub annotations: Option<&'static ToolAnnotations>,
-}
-
-/// `profile`'s tools, sorted by name, with their annotations; serialised,
-/// `[{"name": ..., "annotations": {...}}]`.
-pub fn tools_json(profile: &Profile<Kandev>) -> Vec<ToolEntry> {
-    profile
-        .tool_names()
-        .iter()
-        .map(|&name| ToolEntry {
-            name: name.into(),
-            annotations: annotations(name),
-        })
-        .collect()
 }
 
 /// The policy with every field written out, unlike its own JSON form

@@ -55,21 +55,35 @@ mcp_profiles::vocabulary! {
     /// error (Kandev's `normalizeSurface` maps it to `kanban-task`: failing
     /// closed here). Kandev's `managed-task` is left out: its server
     /// references it nowhere.
+    // Token budgets: what the costliest context of each surface may list,
+    // in o200k_base tokens (`matrix.md`, "Context cost", has each figure).
+    // Each is that figure plus about 15%, rounded up to the next 250: room
+    // for a few average tools (about 180 tokens each) or one of the largest
+    // (900), so a change that grows a surface by more than that is a budget
+    // raised in review, not a context window quietly filled. No budget on
+    // `managed-conversation`: it lists no compiled tool, and plugin tools
+    // are installed at run time, where no budget reaches.
     #[surfaces]
     pub enum Surface {
         /// A coding task on the kanban board.
+        #[budget(tokens = 10_250)]
         KanbanTask,
         /// An office (documents and decisions) task.
+        #[budget(tokens = 3_000)]
         OfficeTask,
         /// A configuration chat.
+        #[budget(tokens = 10_000)]
         Configuration,
         /// An outside client driving Kandev.
+        #[budget(tokens = 10_500)]
         External,
         /// An automation run: board and configuration work with no person
         /// watching, so never a question to the user.
+        #[budget(tokens = 4_750)]
         Automation,
         /// A coordinator conversation, which proposes board changes for a
         /// person to accept instead of making them.
+        #[budget(tokens = 3_000)]
         Coordinator,
         /// A conversation a plugin manages: no built-in tool, only the
         /// plugin tools its policy allows.

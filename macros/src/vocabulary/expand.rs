@@ -3,7 +3,7 @@
 //! `#[tool_group]` calls through the server type's name.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::ItemEnum;
 
 use super::validate::{Role, TermEnum, Vocabulary};
@@ -41,6 +41,7 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
             const RUNTIME_ALLOW_REQUIRED_ON: &'static [Self::Surface] = &[#(#variants),*];
         }
     });
+    let token_budgets = token_budgets(surfaces);
     let enums = [
         (Role::Surfaces, surfaces),
         (Role::Capabilities, capabilities),
@@ -90,6 +91,7 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
 
             #runtime_allow_max
             #required_on
+            #token_budgets
 
             fn registry() -> &'static ::mcp_profiles::Registry<Self> {
                 static REGISTRY: ::std::sync::OnceLock<::mcp_profiles::Registry<#server>> =
@@ -100,19 +102,12 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
 
         // Verification panics on first use; this runs it in the declaring
         // crate's `cargo test` too, so a bad registry fails the tests and not
-        // only the first request.
+        // only the first request, and checks the surfaces' token budgets,
+        // which only tests do.
         #[cfg(test)]
         #[test]
         fn #verify() {
-            if let ::core::result::Result::Err(errors) =
-                ::mcp_profiles::Registry::<#server>::linked()
-            {
-                ::core::panic!(
-                    "the tool groups of `{}` are invalid:\n{}",
-                    ::core::stringify!(#server),
-                    errors
-                );
-            }
+            ::mcp_profiles::__private::verify_linked::<#server>(::core::stringify!(#server));
         }
 
         // `#[tool_group] impl Server` calls `Server! { ... }`: the type's
@@ -138,6 +133,33 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
         #[allow(unused_imports)]
         pub(crate) use #register as #server;
     }
+}
+
+/// `Vocabulary::TOKEN_BUDGETS`, when a surface declares a budget; left to
+/// the trait's default (none) otherwise. Each number goes through the
+/// runtime's `token_budget!`, a compile error on the number without the
+/// `tokens` feature that checks it.
+fn token_budgets(surfaces: &TermEnum) -> Option<TokenStream> {
+    let surface = &surfaces.item.ident;
+    let budgets: Vec<TokenStream> = surfaces
+        .terms
+        .iter()
+        .filter_map(|term| {
+            let budget = term.budget.as_ref()?;
+            let variant = &term.variant;
+            let mut tokens = proc_macro2::Literal::usize_unsuffixed(budget.tokens);
+            tokens.set_span(budget.span);
+            let checked = quote_spanned! {budget.span=>
+                ::mcp_profiles::__private::token_budget!(#tokens)
+            };
+            Some(quote!((#surface::#variant, #checked)))
+        })
+        .collect();
+    (!budgets.is_empty()).then(|| {
+        quote! {
+            const TOKEN_BUDGETS: &'static [(Self::Surface, usize)] = &[#(#budgets),*];
+        }
+    })
 }
 
 fn term_enum_tokens(server: &syn::Ident, role: Role, term_enum: &TermEnum) -> TokenStream {

@@ -1,5 +1,6 @@
 //! `vocabulary!`: parse, validate, expand.
 
+mod budget;
 mod expand;
 mod parse;
 mod server_line;

@@ -4,6 +4,7 @@
 
 use syn::{Attribute, Fields, Ident, Item, ItemEnum, LitStr, Meta, Token, punctuated::Punctuated};
 
+use super::budget::{self, BUDGET, Budget};
 use super::parse::Input;
 use super::server_line::ServerLine;
 use crate::errors::Errors;
@@ -50,6 +51,8 @@ pub(crate) struct TermSpec {
     pub variant: Ident,
     pub wire_name: String,
     pub exclusive_with: Vec<Ident>,
+    /// A surface's `#[budget(tokens = N)]`.
+    pub budget: Option<Budget>,
 }
 
 pub(crate) struct Vocabulary {
@@ -203,9 +206,22 @@ fn terms(item: &mut ItemEnum, role: Option<Role>, errors: &mut Errors) -> Vec<Te
         }
         let mut wire_name = kebab_case(&variant.ident.to_string());
         let mut exclusive_with = Vec::new();
+        let mut budget = None;
+        let mut budget_seen = false;
         let mut attrs = Vec::new();
         for attr in variant.attrs.drain(..) {
-            if attr.path().is_ident("rename") {
+            if attr.path().is_ident(BUDGET) {
+                if budget_seen {
+                    errors.spanned(
+                        &attr,
+                        format!("`#[budget]` is given twice on `{}`", variant.ident),
+                    );
+                } else {
+                    budget_seen = true;
+                    let on_surface = role.is_none_or(|role| role == Role::Surfaces);
+                    budget = budget::read(&attr, on_surface, errors);
+                }
+            } else if attr.path().is_ident("rename") {
                 if let Some(name) = rename(&attr, errors) {
                     wire_name = name;
                 }
@@ -232,6 +248,7 @@ fn terms(item: &mut ItemEnum, role: Option<Role>, errors: &mut Errors) -> Vec<Te
             variant: variant.ident.clone(),
             wire_name,
             exclusive_with,
+            budget,
         });
     }
     terms

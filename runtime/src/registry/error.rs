@@ -97,6 +97,33 @@ pub enum RegistryError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A surface's costliest context lists more o200k_base tokens than the
+    /// budget its vocabulary declares (`Registry::verify_budgets`,
+    /// feature `tokens`).
+    OverBudget {
+        /// The surface.
+        surface: String,
+        /// Its budget, in tokens.
+        budget: usize,
+        /// What its costliest context lists, in tokens.
+        tokens: usize,
+        /// The same, in bytes of the `tools` array.
+        bytes: usize,
+        /// How many tools that is.
+        tools: usize,
+        /// The costliest context, in its JSON form.
+        context: String,
+        /// Its largest tools, with their tokens, most first.
+        largest: Vec<(String, usize)>,
+    },
+    /// A surface's budget cannot be checked exactly, so it is refused
+    /// rather than passed unchecked.
+    BudgetUnchecked {
+        /// The surface.
+        surface: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl fmt::Display for RegistryError {
@@ -178,9 +205,40 @@ impl fmt::Display for RegistryError {
                     "the allow list of tool group `{group}` is invalid: {reason}"
                 )
             }
+            RegistryError::OverBudget {
+                surface,
+                budget,
+                tokens,
+                bytes,
+                tools,
+                context,
+                largest,
+            } => {
+                let largest: Vec<String> = largest
+                    .iter()
+                    .map(|(tool, tokens)| format!("{tool} ({tokens})"))
+                    .collect();
+                write!(
+                    f,
+                    "surface `{surface}` is over its budget of {budget} tokens: the context \
+                     {context} lists {tools} tools in {tokens} o200k_base tokens ({bytes} bytes), \
+                     {over} over; its largest tools: {}. Trim their descriptions or schemas, move \
+                     tools to groups that context does not enable, or raise \
+                     `#[budget(tokens = ...)]` on the surface",
+                    largest.join(", "),
+                    over = tokens - budget,
+                )
+            }
+            RegistryError::BudgetUnchecked { surface, reason } => write!(
+                f,
+                "the token budget of surface `{surface}` cannot be checked: {reason}; remove its \
+                 `#[budget(...)]` or declare fewer exclusive capabilities"
+            ),
         }
     }
 }
+
+impl std::error::Error for RegistryError {}
 
 /// Every invariant a registry broke, one per line when displayed.
 pub type RegistryErrors = Errors<RegistryError>;

@@ -8,6 +8,7 @@
 
 mod allow_lists;
 mod controller;
+mod costs;
 mod forwarding;
 mod hostile;
 mod limits;

@@ -68,7 +68,8 @@ fn tools_prints_sorted_names_one_per_line() {
 #[test]
 fn explain_shows_every_group_and_its_deciding_condition() {
     use mcp_profiles::Vocabulary;
-    let explained = stdout(&["explain", "--profile", r#"{"surface":"office-task"}"#]);
+    let output = stdout(&["explain", "--profile", r#"{"surface":"office-task"}"#]);
+    let (explained, _cost) = output.split_once("\n\n").expect("groups, then the cost");
     let groups = kandev_mcp::Kandev::registry().groups().len();
     assert_eq!(explained.lines().count(), groups);
     assert!(
@@ -87,14 +88,57 @@ fn explain_shows_every_group_and_its_deciding_condition() {
 }
 
 #[test]
+fn explain_ends_with_what_the_profile_costs_per_tool_and_in_total() {
+    let profile = r#"{"surface":"office-task"}"#;
+    let output = stdout(&["explain", "--profile", profile]);
+    let (_, cost) = output.split_once("\n\n").expect("groups, then the cost");
+    let lines: Vec<&str> = cost.lines().collect();
+    assert_eq!(lines[0], "cost (o200k_base:mcp-tool-json-v1)");
+    assert_eq!(
+        lines[1].split_whitespace().collect::<Vec<_>>(),
+        ["tool", "bytes", "tokens"]
+    );
+    // The tools `tools` lists, with the costs its JSON gives.
+    let listed = tools_list(&["--profile", profile]);
+    let tools = listed["tools"].as_array().unwrap();
+    assert_eq!(lines.len(), 2 + tools.len() + 1, "{cost}");
+    for (line, tool) in lines[2..].iter().zip(tools) {
+        let expected = [
+            tool["name"].as_str().unwrap().to_owned(),
+            tool["bytes"].to_string(),
+            tool["tokens"].to_string(),
+        ];
+        assert_eq!(line.split_whitespace().collect::<Vec<_>>(), expected);
+    }
+    let total = format!(
+        "total ({}) {} {}",
+        tools.len(),
+        listed["bytes"],
+        listed["tokens"]
+    );
+    assert_eq!(
+        lines.last().unwrap().split_whitespace().collect::<Vec<_>>(),
+        total.split(' ').collect::<Vec<_>>()
+    );
+}
+
+#[test]
 fn matrix_lists_every_valid_profile_in_both_formats() {
     let markdown = stdout(&["matrix"]);
     assert_eq!(markdown, kandev_mcp::matrix::markdown());
     let json: serde_json::Value =
         serde_json::from_str(&stdout(&["matrix", "--format", "json"])).unwrap();
+    let rows = json.as_array().unwrap();
     assert_eq!(
-        json.as_array().unwrap().len(),
+        rows.len(),
         mcp_profiles::ProfileContext::<kandev_mcp::Kandev>::all().count()
+    );
+    // Each row's cost is what `tools` gives for its profile.
+    let row = &rows[1];
+    let listed = tools_list(&["--profile", &row["profile"].to_string()]);
+    assert_eq!(
+        (&row["bytes"], &row["tokens"]),
+        (&listed["bytes"], &listed["tokens"])
     );
 }
 
@@ -299,12 +343,24 @@ fn a_control_token_that_could_never_authenticate_is_refused_at_start() {
     }
 }
 
-/// `kandev-mcp tools ARGS --format json`, parsed: one entry per tool.
-fn tools_json(args: &[&str]) -> Vec<serde_json::Value> {
+/// `kandev-mcp tools ARGS --format json`, parsed: the tools, their costs
+/// and the totals.
+fn tools_list(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["tools"];
     all.extend_from_slice(args);
     all.extend_from_slice(&["--format", "json"]);
-    serde_json::from_str(&stdout(&all)).expect("tools --format json prints a JSON array")
+    serde_json::from_str(&stdout(&all)).expect("tools --format json prints a JSON object")
+}
+
+/// [`tools_list`]'s tools: one entry per tool.
+fn tools_json(args: &[&str]) -> Vec<serde_json::Value> {
+    match tools_list(args) {
+        serde_json::Value::Object(mut list) => match list.remove("tools") {
+            Some(serde_json::Value::Array(tools)) => tools,
+            other => panic!("no tools array: {other:?}"),
+        },
+        other => panic!("not an object: {other}"),
+    }
 }
 
 /// A hint of an entry of [`tools_json`].
@@ -326,7 +382,7 @@ fn tools_json_gives_every_tool_its_annotations_as_mcp_sends_them() {
     );
     for tool in &tools {
         let fields: Vec<&String> = tool.as_object().unwrap().keys().collect();
-        assert_eq!(fields, ["annotations", "name"], "{tool}");
+        assert_eq!(fields, ["annotations", "bytes", "name", "tokens"], "{tool}");
         for name in [
             "readOnlyHint",
             "destructiveHint",
@@ -336,6 +392,39 @@ fn tools_json_gives_every_tool_its_annotations_as_mcp_sends_them() {
             assert!(hint(tool, name).is_some(), "{tool} has no {name}");
         }
     }
+}
+
+#[test]
+fn tools_json_gives_what_each_tool_and_the_whole_list_cost() {
+    let list = tools_list(&["--mode", "task"]);
+    assert_eq!(list["estimator"], "o200k_base:mcp-tool-json-v1");
+    let tools = list["tools"].as_array().unwrap();
+    let sum = |field: &str| -> u64 { tools.iter().map(|tool| tool[field].as_u64().unwrap()).sum() };
+    // Tokens add up per tool; bytes are the `tools` array's: each
+    // definition, a comma between two, and the brackets.
+    assert_eq!(list["tokens"].as_u64().unwrap(), sum("tokens"));
+    assert_eq!(
+        list["bytes"].as_u64().unwrap(),
+        sum("bytes") + tools.len() as u64 - 1 + 2
+    );
+    assert!(
+        tools
+            .iter()
+            .all(|tool| tool["tokens"].as_u64().unwrap() > 0)
+    );
+    // Within the budget `kanban-task` declares.
+    assert!(
+        list["tokens"].as_u64().unwrap() <= 10_250,
+        "{}",
+        list["tokens"]
+    );
+    // A presentation lists shorter names, so the same tools cost less; a
+    // policy lists fewer tools.
+    let presented = tools_list(&["--mode", "task", "--present-without-suffix"]);
+    assert_eq!(presented["tools"].as_array().unwrap().len(), tools.len());
+    assert!(presented["bytes"].as_u64() < list["bytes"].as_u64());
+    let read_only = tools_list(&["--mode", "task", "--policy", "read-only"]);
+    assert!(read_only["tokens"].as_u64() < list["tokens"].as_u64());
 }
 
 #[test]

@@ -1,0 +1,154 @@
+//! What Kandev's profiles cost an agent's context window: the tools a
+//! profile lists as `tools/list` serves them (`kandev-mcp tools`), with
+//! each one's bytes and o200k_base tokens (`--format json`), the cost table
+//! `kandev-mcp explain` ends with, and `matrix.md`'s "Context cost" section:
+//! each surface's budget (declared in `server.rs`) against its costliest
+//! context, and every compiled tool's cost.
+//!
+//! Counted as `mcp_profiles::ListCost` counts: each tool's compact JSON as
+//! served, in bytes (the whole `tools` array) and tokens (summed per tool,
+//! `o200k_base:mcp-tool-json-v1`, the estimate Kandev's own session records
+//! carry). Plugin tools are installed at run time and counted by none of
+//! this.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+
+use mcp_profiles::{
+    Explanation, ListCost, Presentation, Profile, TOKEN_ESTIMATOR, Term, Vocabulary,
+};
+use rmcp::model::Tool;
+use serde_json::{Value, json};
+
+use crate::server::{Kandev, Surface};
+
+/// Every compiled tool's definition, by name, from the registry's routes
+/// (built once). A name two groups share has one definition.
+fn definitions() -> &'static BTreeMap<String, Tool> {
+    static DEFINITIONS: OnceLock<BTreeMap<String, Tool>> = OnceLock::new();
+    DEFINITIONS.get_or_init(|| {
+        Kandev::registry()
+            .groups()
+            .iter()
+            .flat_map(|group| group.routes())
+            .map(|route| (route.attr.name.to_string(), route.attr))
+            .collect()
+    })
+}
+
+/// The tools `profile` lists, as `tools/list` serves them: sorted by the
+/// name listed, which is the presented one when a `presentation` renames.
+pub fn listed(profile: &Profile<Kandev>, presentation: Option<&Presentation>) -> Vec<Tool> {
+    let mut tools: Vec<Tool> = profile
+        .tool_names()
+        .iter()
+        .map(|name| {
+            let mut tool = definitions()[*name].clone();
+            if let Some(presentation) = presentation {
+                tool.name = presentation.present(name).into_owned().into();
+            }
+            tool
+        })
+        .collect();
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    tools
+}
+
+/// `tools --format json`: `{"estimator", "bytes", "tokens", "tools":
+/// [{"name", "annotations", "bytes", "tokens"}]}`, annotations as MCP sends
+/// them (`null` for a tool without any).
+pub fn tools_json(listed: &[Tool]) -> Value {
+    let cost = ListCost::of(listed);
+    let tools: Vec<Value> = listed
+        .iter()
+        .zip(cost.tools())
+        .map(|(tool, cost)| {
+            json!({
+                "name": tool.name,
+                "annotations": tool.annotations,
+                "bytes": cost.bytes(),
+                "tokens": cost.tokens(),
+            })
+        })
+        .collect();
+    json!({
+        "estimator": TOKEN_ESTIMATOR,
+        "bytes": cost.bytes(),
+        "tokens": cost.tokens(),
+        "tools": tools,
+    })
+}
+
+/// What `explain` prints after the groups: the cost of the tools the
+/// context lists, one line per tool and the total.
+pub fn explained(explanation: &Explanation<'_, Kandev>) -> String {
+    format!("\ncost ({TOKEN_ESTIMATOR})\n{}", explanation.cost())
+}
+
+/// The budget `server.rs` declares for `surface`, if any.
+fn budget(surface: Surface) -> Option<usize> {
+    Kandev::TOKEN_BUDGETS
+        .iter()
+        .find(|(budgeted, _)| *budgeted == surface)
+        .map(|(_, tokens)| *tokens)
+}
+
+/// `## Context cost`: what is counted, each surface's budget against its
+/// costliest context, and every compiled tool's cost.
+pub fn section(out: &mut String) {
+    out.push_str(
+        "\n## Context cost\n\n\
+         What a profile's `tools/list` costs an agent's context window (the \
+         `bytes` and `tokens` columns above): each tool's definition exactly as \
+         `tools/list` serves it (rmcp's `Tool`, compact JSON), in bytes of the whole \
+         `tools` array and in o200k_base tokens summed over the tools \
+         (`o200k_base:mcp-tool-json-v1`, the estimate Kandev's session records \
+         carry). Plugin tools, installed at run time, are not counted.\n\n\
+         Each surface's budget (`#[budget(tokens = N)]`, `src/server.rs`) against \
+         its costliest context: every provider, the capabilities that list the most \
+         and, on `coordinator`, the widest allow list (13 tools, where the table \
+         above shows the default 7); headroom is the share of the budget left. The \
+         test `vocabulary!` adds fails when one is over.\n\n\
+         | surface | budget | costliest context | tools | bytes | tokens | headroom |\n\
+         |---|---:|---|---:|---:|---:|---:|\n",
+    );
+    let registry = Kandev::registry();
+    for &surface in Surface::ALL {
+        let max = registry
+            .max_cost(surface)
+            .expect("Kandev's surfaces have few capability sets");
+        let cost = max.cost();
+        let (budget, headroom) = match budget(surface) {
+            Some(budget) => (
+                budget.to_string(),
+                format!("{}%", (budget - cost.tokens().min(budget)) * 100 / budget),
+            ),
+            None => ("none".to_owned(), "-".to_owned()),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {budget} | {} | {} | {} | {} | {headroom} |",
+            surface.wire_name(),
+            max.context(),
+            cost.tools().len(),
+            cost.bytes(),
+            cost.tokens(),
+        );
+    }
+    out.push_str(
+        "\n### Tool costs\n\n\
+         Every compiled tool's definition, largest first.\n\n\
+         | tool | bytes | tokens |\n|---|---:|---:|\n",
+    );
+    let all = ListCost::of(definitions().values());
+    for tool in all.largest(all.tools().len()) {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            tool.name(),
+            tool.bytes(),
+            tool.tokens()
+        );
+    }
+}
