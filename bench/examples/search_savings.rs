@@ -1,13 +1,14 @@
 //! What tool search saves on each Kandev surface: the `tools/list` answer
-//! of the surface's largest profile, in bytes of its JSON, with every tool
-//! listed and with Kandev's search (the question tool and search's two).
+//! of the surface's largest profile, in bytes of its JSON and o200k tokens
+//! ([`ListCost`]), with every tool listed and with Kandev's search (the
+//! question tool and search's two).
 //!
 //! `cargo run --release -p mcp-profiles-bench --example search_savings`
 //!
 //! Prints a markdown table (the one in BENCHMARKS.md).
 
 use kandev_mcp::{Kandev, Surface};
-use mcp_profiles::{ProfileContext, ProfileController, ToolSearch, Vocabulary};
+use mcp_profiles::{ListCost, ProfileContext, ProfileController, ToolSearch, Vocabulary};
 
 /// The valid context of `surface` that serves the most tools.
 fn largest(surface: Surface) -> ProfileContext<Kandev> {
@@ -17,13 +18,10 @@ fn largest(surface: Surface) -> ProfileContext<Kandev> {
         .expect("every surface has a valid context")
 }
 
-/// The JSON of a `tools/list` answer's tools, in bytes, and how many.
-fn listed(controller: &ProfileController<Kandev>) -> (usize, usize) {
+/// What a session's `tools/list` costs, and how many tools it lists.
+fn listed(controller: &ProfileController<Kandev>) -> (ListCost, usize) {
     let tools = controller.tools();
-    (
-        serde_json::to_vec(&tools).expect("tools serialize").len(),
-        tools.len(),
-    )
+    (ListCost::of(&tools), tools.len())
 }
 
 fn main() {
@@ -31,9 +29,9 @@ fn main() {
         .always_listing(kandev_mcp::search::ALWAYS_LISTED)
         .expect("declared groups");
     println!(
-        "| surface (largest profile) | tools | full list, bytes | with search: tools | bytes | saved |"
+        "| surface (largest profile) | tools | bytes | tokens | with search: tools | bytes | tokens | tokens saved |"
     );
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for surface in [
         Surface::KanbanTask,
         Surface::OfficeTask,
@@ -44,19 +42,24 @@ fn main() {
     ] {
         let context = largest(surface);
         let controller = ProfileController::<Kandev>::new(context);
-        let (full_bytes, full_tools) = listed(&controller);
+        let (full, full_tools) = listed(&controller);
         controller
             .set_tool_search(search.clone())
             .expect("no collision");
-        let (bytes, tools) = listed(&controller);
-        let searched = if kandev_mcp::search::SEARCHED_SURFACES.contains(&surface) {
+        let (searched, tools) = listed(&controller);
+        let note = if kandev_mcp::search::SEARCHED_SURFACES.contains(&surface) {
             ""
         } else {
             " (not searched by default)"
         };
         println!(
-            "| {context}{searched} | {full_tools} | {full_bytes} | {tools} | {bytes} | {:.0}% |",
-            100.0 * (1.0 - bytes as f64 / full_bytes as f64)
+            "| {context}{note} | {full_tools} | {} | {} | {tools} | {} | {} | {} ({:.0}%) |",
+            full.bytes(),
+            full.tokens(),
+            searched.bytes(),
+            searched.tokens(),
+            full.tokens() - searched.tokens(),
+            100.0 * (1.0 - searched.tokens() as f64 / full.tokens() as f64)
         );
     }
 }

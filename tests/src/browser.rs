@@ -26,10 +26,24 @@ pub const RUN_THEM: &str = "apt-get install -y chromium chromium-driver && cargo
 const PATIENCE: Duration = Duration::from_secs(30);
 
 /// A headless Chromium session and the chromedriver serving it; both end
-/// with [`close`](Self::close) (or, failing that, when dropped).
+/// with [`close`](Self::close), or when dropped (a test that panicked):
+/// chromedriver runs in a process group of its own, with the browsers it
+/// starts, and the whole group is killed.
 pub struct Browser {
     client: Client,
     driver: Child,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if let Some(group) = self.driver.id() {
+            // Chromium outlives a killed chromedriver: end the group.
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", "--", &format!("-{group}")])
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
 }
 
 impl Browser {
@@ -54,6 +68,7 @@ impl Browser {
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            .process_group(0)
             .kill_on_drop(true)
             .spawn()
             .expect("chromedriver starts");
@@ -164,10 +179,9 @@ impl Browser {
         self.client.screenshot().await.expect("a screenshot")
     }
 
-    /// Ends the browser session and chromedriver.
-    pub async fn close(mut self) {
+    /// Ends the browser session, then chromedriver's process group.
+    pub async fn close(self) {
         let _ = self.client.clone().close().await;
-        let _ = self.driver.kill().await;
     }
 }
 
