@@ -229,6 +229,37 @@ where
     (http, uri)
 }
 
+/// Serves `server` over streamable HTTP on 127.0.0.1; returns the server
+/// and its MCP endpoint.
+pub async fn serve_http<S>(
+    server: mcp_profiles::ProfiledServer<S>,
+) -> (mcp_profiles_serve::http::HttpServer, String)
+where
+    S: mcp_profiles::Vocabulary + rmcp::ServerHandler,
+{
+    let http =
+        mcp_profiles_serve::http::serve(server, "127.0.0.1:0".parse().expect("a socket address"))
+            .await
+            .expect("127.0.0.1 binds");
+    let uri = format!("http://{}/mcp", http.local_addr());
+    (http, uri)
+}
+
+/// The tool names a `search_tools` call answered, best first (tool
+/// search's structured answer, as its text block carries it).
+pub fn found_tools(outcome: &CallOutcome) -> Vec<String> {
+    let CallOutcome::Ran(texts) = outcome else {
+        panic!("the search ran: {outcome:?}")
+    };
+    let answer: serde_json::Value = serde_json::from_str(&texts[0]).expect("a JSON answer");
+    answer["tools"]
+        .as_array()
+        .expect("a list of tools")
+        .iter()
+        .map(|tool| tool["name"].as_str().expect("a name").to_owned())
+        .collect()
+}
+
 /// Serves `server` over an in-process duplex pipe and returns the client's
 /// end, for [`Session::connect`] (or any client) to take.
 pub fn serve_duplex<S>(server: mcp_profiles::ProfiledServer<S>) -> tokio::io::DuplexStream

@@ -318,6 +318,17 @@ impl<S: Vocabulary> ProfileStore<S> {
         Ok((controller, Some(replacement), version))
     }
 
+    /// The controllers of every agent held, while the store is still
+    /// being built (no lock to wait for).
+    pub(crate) fn held_controllers(&mut self) -> Vec<ProfileController<S>> {
+        self.agents
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .map(|agent| agent.controller.clone())
+            .collect()
+    }
+
     /// A controller for a new agent, under the store's kill switch, name
     /// presentation and tool search.
     pub(crate) fn new_controller(&self, context: ProfileContext<S>) -> ProfileController<S> {

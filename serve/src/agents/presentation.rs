@@ -69,13 +69,7 @@ impl<S: Vocabulary> ProfileStore<S> {
         presentation: Presentation,
     ) -> Result<Self, PresentationError> {
         presentation.verify(S::registry())?;
-        let held: Vec<ProfileController<S>> = self
-            .agents
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .map(|agent| agent.controller.clone())
-            .collect();
+        let held = self.held_controllers();
         // Every agent is checked before any is renamed, so a refusal leaves
         // the names of all of them as they were (short of a catalog the
         // backend installs meanwhile on a controller it holds, which the

@@ -50,13 +50,7 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// # Ok::<(), mcp_profiles::PresentationError>(())
     /// ```
     pub fn with_tool_search(mut self, search: ToolSearch<S>) -> Result<Self, PresentationError> {
-        let held: Vec<ProfileController<S>> = self
-            .agents
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .map(|agent| agent.controller.clone())
-            .collect();
+        let held = self.held_controllers();
         // Every agent is checked before any is changed.
         #[cfg(feature = "runtime-tools")]
         for controller in &held {

@@ -12,7 +12,9 @@ use mcp_profiles::{
     DenyList, InstallOutcome, PresentationError, ProfileContext, ProfileController, ToolSearch,
     ToolSearchError,
 };
-use mcp_profiles_tests::client::{CallOutcome, List, Session, disabled, refused, serve_duplex};
+use mcp_profiles_tests::client::{
+    CallOutcome, List, Session, disabled, found_tools, refused, serve_duplex, serve_http,
+};
 use mcp_profiles_tests::contexts::{asking, child, names_of};
 use mcp_profiles_tests::modern::{LIMIT, ModernSession, expect_one_list_changed, expect_silence};
 use mcp_profiles_tests::{Capability, Provider, Surface, TaskServer};
@@ -36,20 +38,6 @@ fn search() -> ToolSearch<TaskServer> {
         .expect("a declared group")
 }
 
-/// The names a search answered, best first.
-fn found(outcome: &CallOutcome) -> Vec<String> {
-    let CallOutcome::Ran(texts) = outcome else {
-        panic!("the search ran: {outcome:?}")
-    };
-    let answer: Value = serde_json::from_str(&texts[0]).expect("a JSON answer");
-    answer["tools"]
-        .as_array()
-        .expect("a list of tools")
-        .iter()
-        .map(|tool| tool["name"].as_str().expect("a name").to_owned())
-        .collect()
-}
-
 fn query(text: &str) -> Option<Value> {
     Some(json!({ "query": text, "limit": 20 }))
 }
@@ -63,13 +51,7 @@ async fn both_eras_search_and_call_through_the_proxy_over_http() {
     let controller = ProfileController::<TaskServer>::new(asking());
     controller.set_tool_search(search()).expect("no collision");
     let handler = TaskServer::default();
-    let http = mcp_profiles_serve::http::serve(
-        controller.server(handler.clone()),
-        "127.0.0.1:0".parse().unwrap(),
-    )
-    .await
-    .unwrap();
-    let uri = format!("http://{}/mcp", http.local_addr());
+    let (_http, uri) = serve_http(controller.server(handler.clone())).await;
     let legacy = Session::connect(StreamableHttpClientTransport::from_uri(uri.clone())).await;
     let modern = ModernSession::connect(StreamableHttpClientTransport::from_uri(uri)).await;
     let mut events = modern.subscribe().await;
@@ -88,13 +70,13 @@ async fn both_eras_search_and_call_through_the_proxy_over_http() {
 
     // A search finds the profile's tools, and only those: the exact name
     // of a tool outside the profile finds nothing.
-    let tasks = found(
+    let tasks = found_tools(
         &legacy
             .call("search_tools", query("list the tasks of a workflow"))
             .await,
     );
     assert_eq!(tasks[0], "list_tasks", "{tasks:?}");
-    let parent = found(
+    let parent = found_tools(
         &modern
             .call("search_tools", query("ask_parent_question"))
             .await,
@@ -152,7 +134,7 @@ async fn both_eras_search_and_call_through_the_proxy_over_http() {
         proxied(&legacy, "list_tasks", json!({"workflow_id": "w"})).await,
         disabled("list_tasks")
     );
-    let after_kill = found(&legacy.call("search_tools", query("list tasks")).await);
+    let after_kill = found_tools(&legacy.call("search_tools", query("list tasks")).await);
     assert!(
         !after_kill.contains(&"list_tasks".to_owned()),
         "{after_kill:?}"
@@ -165,7 +147,7 @@ async fn both_eras_search_and_call_through_the_proxy_over_http() {
     // search finds the new tool at once.
     let review = asking().with_provider(Provider::Github);
     assert!(controller.replace(review).changed());
-    let reviewing = found(
+    let reviewing = found_tools(
         &legacy
             .call("search_tools", query("review pull request"))
             .await,
@@ -190,7 +172,7 @@ async fn both_eras_search_and_call_through_the_proxy_over_http() {
         1
     );
     assert_eq!(legacy.tool_names().await, ["call_tool", "search_tools"]);
-    let asked = found(
+    let asked = found_tools(
         &legacy
             .call("search_tools", query("ask_user_question"))
             .await,
@@ -367,7 +349,7 @@ proptest! {
             let allowed = names_of(&context);
             for (first, second) in picks {
                 let text = format!("{} {}", words[first % words.len()], words[second % words.len()]);
-                for name in found(&session.call("search_tools", Some(json!({"query": text}))).await) {
+                for name in found_tools(&session.call("search_tools", Some(json!({"query": text}))).await) {
                     prop_assert!(allowed.contains(&name), "{name} found for {text:?} in {context}");
                 }
                 let name = &words[first % words.len()];
@@ -414,13 +396,7 @@ async fn the_typescript_sdk_client_searches_and_calls_through_the_proxy() {
     let controller = ProfileController::<TaskServer>::new(asking());
     controller.set_tool_search(search()).expect("no collision");
     let handler = TaskServer::default();
-    let http = mcp_profiles_serve::http::serve(
-        controller.server(handler.clone()),
-        "127.0.0.1:0".parse().unwrap(),
-    )
-    .await
-    .unwrap();
-    let uri = format!("http://{}/mcp", http.local_addr());
+    let (_http, uri) = serve_http(controller.server(handler.clone())).await;
     let scripts = sdk.scripts("search", &["client.mjs"]);
     let output = sdk
         .node(&scripts.join("client.mjs"))
@@ -477,10 +453,10 @@ async fn catalog_installs_reindex_without_a_list_changed() {
     let controller = ProfileController::<TaskServer>::new(asking());
     controller.set_tool_search(search()).expect("no collision");
     let session = Session::connect(serve_duplex(controller.server(TaskServer::default()))).await;
-    assert!(found(&session.call("search_tools", query("echo the text")).await).is_empty());
+    assert!(found_tools(&session.call("search_tools", query("echo the text")).await).is_empty());
     controller.install(&catalog(1, vec![echo("echo_text", &calls)]));
     assert_eq!(
-        found(&session.call("search_tools", query("echo the text")).await),
+        found_tools(&session.call("search_tools", query("echo the text")).await),
         ["echo_text"]
     );
     assert_eq!(
@@ -488,7 +464,7 @@ async fn catalog_installs_reindex_without_a_list_changed() {
         CallOutcome::Ran(vec!["hi".to_owned()])
     );
     controller.set_catalog(None);
-    assert!(found(&session.call("search_tools", query("echo the text")).await).is_empty());
+    assert!(found_tools(&session.call("search_tools", query("echo the text")).await).is_empty());
     assert_eq!(
         proxied(&session, "echo_text", json!({"text": "hi"})).await,
         refused("echo_text")

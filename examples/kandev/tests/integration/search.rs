@@ -4,28 +4,16 @@
 //! on the board; a task session keeps its full list; and a profile change
 //! through the control API changes what search finds at once.
 
-use mcp_profiles_tests::client::{CallOutcome, List, Session, http_transport, refused};
-use serde_json::{Value, json};
+use mcp_profiles_tests::client::{
+    CallOutcome, List, Session, found_tools, http_transport, refused,
+};
+use serde_json::json;
 
 use crate::common::gateway::{grant, put};
 use crate::common::{LIMIT, Server};
 
-/// The names a search answered, best first.
-fn found(outcome: &CallOutcome) -> Vec<String> {
-    let CallOutcome::Ran(texts) = outcome else {
-        panic!("the search ran: {outcome:?}")
-    };
-    let answer: Value = serde_json::from_str(&texts[0]).expect("a JSON answer");
-    answer["tools"]
-        .as_array()
-        .expect("a list of tools")
-        .iter()
-        .map(|tool| tool["name"].as_str().expect("a name").to_owned())
-        .collect()
-}
-
 async fn search(session: &Session, query: &str) -> Vec<String> {
-    found(
+    found_tools(
         &session
             .call("search_tools", Some(json!({ "query": query })))
             .await,
