@@ -26,6 +26,8 @@ use mcp_profiles::{
 use crate::audit::MemoryAuditLog;
 use crate::identity::{Grant, Principal, SessionBook, UnknownPrincipal};
 
+#[cfg(feature = "oauth")]
+mod identities;
 mod kill;
 mod mirror;
 mod narrowing;
@@ -103,6 +105,9 @@ pub struct ProfileStore<S: Vocabulary> {
     presentation: Option<Presentation>,
     /// Tool search on every agent's sessions; `None`: every tool listed.
     tool_search: Option<ToolSearch<S>>,
+    /// The identities OAuth sessions are bound to, per principal.
+    #[cfg(feature = "oauth")]
+    identities: identities::Identities,
     /// The audit trail of the changes made through this store's
     /// [`AgentStore`](crate::AgentStore) methods (not of a shared store it
     /// mirrors, which keeps its own).
@@ -125,6 +130,8 @@ impl<S: Vocabulary> Default for ProfileStore<S> {
             catalogs: None,
             presentation: None,
             tool_search: None,
+            #[cfg(feature = "oauth")]
+            identities: identities::Identities::default(),
             audit: MemoryAuditLog::default(),
             principal_metrics: false,
         }
@@ -318,6 +325,14 @@ impl<S: Vocabulary> ProfileStore<S> {
         Ok((controller, Some(replacement), version))
     }
 
+    /// The identity `principal`'s OAuth sessions are bound to (see
+    /// [`crate::oauth::OAuth`]): ended with every session bound to it when
+    /// the principal's agent is removed.
+    #[cfg(feature = "oauth")]
+    pub(crate) fn identity(&self, principal: &str) -> Arc<Grant> {
+        self.identities.of(principal)
+    }
+
     /// The controllers of every agent held, while the store is still
     /// being built (no lock to wait for).
     pub(crate) fn held_controllers(&mut self) -> Vec<ProfileController<S>> {
@@ -347,8 +362,10 @@ impl<S: Vocabulary> ProfileStore<S> {
     }
 
     /// Removes `principal`'s agent and revokes every token naming it (see
-    /// [`revoke`](Self::revoke)); returns its controller, or `None` if it had
-    /// no agent. Adding the principal again later starts a new controller;
+    /// [`revoke`](Self::revoke)), ending the sessions and streams those
+    /// tokens opened, and those OAuth access tokens opened as the principal
+    /// (feature `oauth`); returns its controller, or `None` if it had no
+    /// agent. Adding the principal again later starts a new controller;
     /// its versions go on from the removal, which counts as one (as in the
     /// Redis store), so they never repeat.
     ///
@@ -401,6 +418,9 @@ impl<S: Vocabulary> ProfileStore<S> {
                 }
                 keep
             });
+            // The sessions OAuth tokens opened as the principal end too.
+            #[cfg(feature = "oauth")]
+            ended.extend(self.identities.take(principal));
             ((agent.controller, agent.version), ended)
         };
         for grant in &ended {
@@ -637,6 +657,9 @@ impl<S: Vocabulary> ProfileStore<S> {
         for book in books {
             book.close_sessions_of(grant);
         }
-        tracing::info!(principal = grant.principal().name(), "bearer token revoked");
+        tracing::info!(
+            principal = grant.principal().name(),
+            "sessions of an ended grant closed"
+        );
     }
 }

@@ -34,7 +34,6 @@ mod config;
 mod config_check;
 mod discovery;
 mod error;
-mod identities;
 mod introspection;
 mod introspector;
 mod jwks;

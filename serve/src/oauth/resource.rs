@@ -13,7 +13,6 @@ use serde_json::Value;
 
 use axum::response::{IntoResponse, Response};
 
-use super::identities::Identities;
 use super::mapping::{MappingRefusal, TokenProfile};
 use super::{
     AccessToken, ClaimMapping, ConfigError, MappingError, OAuthConfig, TokenError, TokenValidator,
@@ -45,8 +44,6 @@ pub struct OAuth<S: Vocabulary> {
     /// Where the resource metadata is, as every challenge names it.
     metadata_url: String,
     mapping: ClaimMapping<S>,
-    /// The identity each principal's sessions are bound to, while any is.
-    identities: Identities,
     /// The profiles derived from tokens (a ceiling mapping), one
     /// controller per distinct context: few, as a mapping has few outputs.
     derived: Mutex<HashMap<ProfileContext<S>, ProfileController<S>>>,
@@ -102,7 +99,6 @@ impl<S: Vocabulary> OAuth<S> {
             metadata_url: validator.config().resource_metadata_url(),
             validator,
             mapping,
-            identities: Identities::default(),
             derived: Mutex::default(),
         }
     }
@@ -164,7 +160,7 @@ impl<S: Vocabulary> OAuth<S> {
             .profile(&token)
             .map_err(|why| forbidden(&why))?;
         let handle = self.handle(store, &profile).await?;
-        let grant = self.identities.of(profile.principal());
+        let grant = store.identity(profile.principal());
         Ok(Admission {
             grant,
             handle,

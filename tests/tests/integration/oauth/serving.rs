@@ -191,3 +191,20 @@ async fn a_session_belongs_to_the_principal_that_opened_it() {
     assert_eq!(session.list_status(&expired).await, 401);
     assert_eq!(session.list_status(&alice).await, 200);
 }
+
+/// Removing a principal's agent ends the sessions its OAuth tokens opened,
+/// and their streams, as revoking a control-API token does: put back, the
+/// principal opens new sessions, never the old ones.
+#[tokio::test]
+async fn removing_the_agent_ends_its_oauth_sessions_and_streams() {
+    let r = Resource::start(MAPPING).await;
+    let alice = r.token("tasks:ask");
+    let mut session = RawSession::open(&r.uri, &alice).await;
+    assert_eq!(session.list_status(&alice).await, 200);
+    assert!(r.store.remove_agent("alice").is_some());
+    session.expect_stream_end().await;
+    r.store.add_agent("alice", context(ALICE));
+    assert_eq!(session.list_status(&alice).await, 404);
+    let again = RawSession::open(&r.uri, &alice).await;
+    assert_eq!(again.list_status(&alice).await, 200);
+}

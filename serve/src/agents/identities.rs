@@ -1,7 +1,8 @@
-//! The identity each principal's sessions are bound to: one per principal
-//! for as long as any session or request holds it, so that a 2025-era
-//! session answers every token of the principal that opened it and no
-//! other's.
+//! The identity each OAuth principal's sessions are bound to: one per
+//! principal for as long as any session or request holds it, so that a
+//! 2025-era session answers every token of the principal that opened it
+//! and no other's; ended, with every session bound to it, when the
+//! principal's agent is removed.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -12,13 +13,13 @@ use crate::identity::{Grant, Principal};
 const SWEEP_FLOOR: usize = 64;
 
 #[derive(Default)]
-pub(super) struct Identities {
+pub(crate) struct Identities {
     by_principal: Mutex<HashMap<String, Weak<Grant>>>,
 }
 
 impl Identities {
     /// `principal`'s identity: the one its live sessions hold, else a new one.
-    pub(super) fn of(&self, principal: &str) -> Arc<Grant> {
+    pub(crate) fn of(&self, principal: &str) -> Arc<Grant> {
         let mut identities = self.by_principal.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(grant) = identities.get(principal).and_then(Weak::upgrade) {
             return grant;
@@ -31,5 +32,12 @@ impl Identities {
         let grant = Arc::new(Grant::new(Principal::new(principal)));
         identities.insert(principal.to_owned(), Arc::downgrade(&grant));
         grant
+    }
+
+    /// Forgets `principal`'s identity, returning it if something holds it:
+    /// the next request of the principal gets a new one.
+    pub(crate) fn take(&self, principal: &str) -> Option<Arc<Grant>> {
+        let mut identities = self.by_principal.lock().unwrap_or_else(|e| e.into_inner());
+        identities.remove(principal)?.upgrade()
     }
 }
