@@ -221,18 +221,11 @@ impl<S: Vocabulary> Group<S> {
     /// so MCP's defaults: not read-only, maybe destructive.
     pub(crate) fn hints(&self) -> &[Hints] {
         self.hints.get_or_init(|| {
-            let routes = self.routes();
-            self.tools()
-                .iter()
-                .map(|name| {
-                    routes
-                        .iter()
-                        .find(|route| route.name() == *name)
-                        .map_or_else(Hints::default, |route| {
-                            Hints::of(route.attr.annotations.as_ref())
-                        })
-                })
-                .collect()
+            self.per_tool(
+                |_| Hints::default(),
+                |tool| Hints::of(tool.annotations.as_ref()),
+            )
+            .into()
         })
     }
 
@@ -240,18 +233,27 @@ impl<S: Vocabulary> Group<S> {
     /// [`tools`](Self::tools). A tool without a route (a group built in
     /// code) costs what a bare definition of its name would.
     pub(crate) fn costs(&self) -> &[ToolCost] {
-        self.costs.get_or_init(|| {
-            let routes = self.routes();
-            self.tools()
-                .iter()
-                .map(|name| {
-                    routes
-                        .iter()
-                        .find(|route| route.name() == *name)
-                        .map_or_else(|| ToolCost::bare(name), |route| ToolCost::of(&route.attr))
-                })
-                .collect()
-        })
+        self.costs
+            .get_or_init(|| self.per_tool(ToolCost::bare, ToolCost::of).into())
+    }
+
+    /// `of` each tool's definition, indexed like [`tools`](Self::tools);
+    /// `bare` of the name of a tool without a route.
+    fn per_tool<T>(
+        &self,
+        bare: impl Fn(&str) -> T,
+        of: impl Fn(&rmcp::model::Tool) -> T,
+    ) -> Vec<T> {
+        let routes = self.routes();
+        self.tools()
+            .iter()
+            .map(|name| {
+                routes
+                    .iter()
+                    .find(|route| route.name() == *name)
+                    .map_or_else(|| bare(name), |route| of(&route.attr))
+            })
+            .collect()
     }
 
     /// The method defining `tool`, if the group has it and says.

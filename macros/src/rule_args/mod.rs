@@ -32,3 +32,24 @@ pub(crate) fn spec(attr: TokenStream, attribute: &Attribute, errors: &mut Errors
 pub(crate) fn spec_of(args: Vec<Arg>, attribute: &Attribute, errors: &mut Errors) -> GroupSpec {
     validate::attribute(args, attribute, errors)
 }
+
+/// The `key = value` arguments of a list attribute (`#[name(...)]`), or
+/// `None` after an error: `usage` (how to write it) on an attribute that is
+/// not a list, or what does not parse.
+pub(crate) fn list_args(
+    attr: &syn::Attribute,
+    usage: &str,
+    errors: &mut Errors,
+) -> Option<Vec<Arg>> {
+    let syn::Meta::List(list) = &attr.meta else {
+        errors.spanned(attr, usage);
+        return None;
+    };
+    match args(list.tokens.clone()) {
+        Ok(args) => Some(args),
+        Err(error) => {
+            errors.push(error);
+            None
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //! misuse an error on what was written.
 
 use proc_macro2::Span;
-use syn::{Attribute, Meta};
+use syn::Attribute;
 
 use crate::errors::Errors;
 use crate::names::closest;
@@ -33,21 +33,12 @@ pub(crate) fn read(attr: &Attribute, on_surface: bool, errors: &mut Errors) -> O
         );
         return None;
     }
-    let Meta::List(list) = &attr.meta else {
-        errors.spanned(
-            attr,
-            "`#[budget]` takes the most o200k_base tokens a context on this surface may list: \
+    let args = rule_args::list_args(
+        attr,
+        "`#[budget]` takes the most o200k_base tokens a context on this surface may list: \
              write `#[budget(tokens = 8000)]`",
-        );
-        return None;
-    };
-    let args = match rule_args::args(list.tokens.clone()) {
-        Ok(args) => args,
-        Err(error) => {
-            errors.push(error);
-            return None;
-        }
-    };
+        errors,
+    )?;
     let before = errors.len();
     let mut tokens = None;
     let mut written = false;

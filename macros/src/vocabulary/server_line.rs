@@ -97,21 +97,12 @@ impl Seen {
 /// The `max` and `required_on` of `#[runtime_allow_list(max = N,
 /// required_on = [...])]`, if it is written so.
 fn runtime_allow_list(attr: &Attribute, errors: &mut Errors) -> Option<(usize, Vec<LitStr>)> {
-    let Meta::List(list) = &attr.meta else {
-        errors.spanned(
-            attr,
-            "`#[runtime_allow_list]` takes the most runtime tools a context's runtime allow \
+    let args = rule_args::list_args(
+        attr,
+        "`#[runtime_allow_list]` takes the most runtime tools a context's runtime allow \
              list may name: write `#[runtime_allow_list(max = 16)]`",
-        );
-        return None;
-    };
-    let args = match rule_args::args(list.tokens.clone()) {
-        Ok(args) => args,
-        Err(error) => {
-            errors.push(error);
-            return None;
-        }
-    };
+        errors,
+    )?;
     let before = errors.len();
     let mut max = None;
     let mut max_written = false;

@@ -54,10 +54,15 @@ pub struct ToolSearch<S: Vocabulary> {
     surfaces: Option<Vec<S::Surface>>,
     /// Indices of the always-listed groups in the registry.
     always: Vec<usize>,
+    /// Their tools, sorted: looked up on every replacement.
+    always_tools: Vec<&'static str>,
     search: Arc<str>,
     call: Arc<str>,
     default_limit: usize,
     max_limit: usize,
+    /// The search tool and the call proxy as listed: built when their
+    /// names or limits are set, not on every replacement.
+    tools: [Tool; 2],
 }
 
 impl<S: Vocabulary> Clone for ToolSearch<S> {
@@ -65,10 +70,12 @@ impl<S: Vocabulary> Clone for ToolSearch<S> {
         ToolSearch {
             surfaces: self.surfaces.clone(),
             always: self.always.clone(),
+            always_tools: self.always_tools.clone(),
             search: self.search.clone(),
             call: self.call.clone(),
             default_limit: self.default_limit,
             max_limit: self.max_limit,
+            tools: self.tools.clone(),
         }
     }
 }
@@ -105,11 +112,23 @@ impl<S: Vocabulary> ToolSearch<S> {
         ToolSearch {
             surfaces: None,
             always: Vec::new(),
+            always_tools: Vec::new(),
             search: Arc::from(DEFAULT_SEARCH_NAME),
             call: Arc::from(DEFAULT_CALL_NAME),
             default_limit: 5,
             max_limit: 20,
+            tools: [Tool::default(), Tool::default()],
         }
+        .with_tools()
+    }
+
+    /// This search with its two tools' definitions made anew.
+    fn with_tools(mut self) -> Self {
+        self.tools = [
+            tools::search_tool(&self.search, self.default_limit, self.max_limit),
+            tools::call_tool(&self.call, &self.search),
+        ];
+        self
     }
 
     /// Search only where the context's surface is one of `surfaces`;
@@ -147,6 +166,14 @@ impl<S: Vocabulary> ToolSearch<S> {
         }
         self.always.sort_unstable();
         self.always.dedup();
+        let groups = registry.groups();
+        self.always_tools = self
+            .always
+            .iter()
+            .flat_map(|&index| groups[index].tools().iter().copied())
+            .collect();
+        self.always_tools.sort_unstable();
+        self.always_tools.dedup();
         Ok(self)
     }
 
@@ -173,7 +200,7 @@ impl<S: Vocabulary> ToolSearch<S> {
         }
         self.search = Arc::from(search);
         self.call = Arc::from(call);
-        Ok(self)
+        Ok(self.with_tools())
     }
 
     /// Returns `default` results when a search does not say how many, and
@@ -184,7 +211,7 @@ impl<S: Vocabulary> ToolSearch<S> {
         }
         self.default_limit = default;
         self.max_limit = max;
-        Ok(self)
+        Ok(self.with_tools())
     }
 
     /// Whether search applies to `context`.
@@ -210,26 +237,15 @@ impl<S: Vocabulary> ToolSearch<S> {
         &self.call
     }
 
-    /// The canonical names of the compiled tools `context`'s profile would
-    /// always list: those of the always-listed groups, sorted.
-    pub(crate) fn always_listed_tools(&self) -> Vec<&'static str> {
-        let groups = S::registry().groups();
-        let mut tools: Vec<&'static str> = self
-            .always
-            .iter()
-            .flat_map(|&index| groups[index].tools().iter().copied())
-            .collect();
-        tools.sort_unstable();
-        tools.dedup();
-        tools
+    /// The canonical names of the compiled tools a profile would always
+    /// list: those of the always-listed groups, sorted.
+    pub(crate) fn always_listed_tools(&self) -> &[&'static str] {
+        &self.always_tools
     }
 
     /// The search tool and the call proxy as listed.
-    pub(crate) fn tools(&self) -> [Tool; 2] {
-        [
-            tools::search_tool(&self.search, self.default_limit, self.max_limit),
-            tools::call_tool(&self.call, &self.search),
-        ]
+    pub(crate) fn tools(&self) -> &[Tool; 2] {
+        &self.tools
     }
 
     /// The limits: results unless told, and at most.

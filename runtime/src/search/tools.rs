@@ -44,8 +44,8 @@ impl Searching {
         let mut listed: Vec<Tool> = reachable
             .iter()
             .filter(|tool| always.binary_search(&&*canonical(&tool.name)).is_ok())
-            .cloned()
             .chain(config.tools())
+            .cloned()
             .collect();
         listed.sort_by(|a, b| a.name.cmp(&b.name));
         Searching {

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use axum::http::{HeaderMap, header};
 
+use crate::secret::constant_time_eq;
+
 /// The admin session cookie's name.
 pub const COOKIE: &str = "kandev_admin";
 
@@ -139,11 +141,6 @@ fn random() -> String {
         uuid::Uuid::new_v4().simple(),
         uuid::Uuid::new_v4().simple()
     )
-}
-
-/// Compares in time independent of where the inputs differ.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
 }
 
 #[cfg(test)]

@@ -16,16 +16,16 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{get, post};
 use maud::{Markup, html};
 use mcp_profiles_serve::audit::{Attribution, AuditQuery};
 
-use super::{Control, Refusal, attribution, audited, off_workers};
+use super::attribution::admin_pages;
+use super::{Control, Refusal, audited, off_workers};
 use crate::admin::profiles::{
     compact, deny_list, names_or_off, policy_text, pretty, profile_field, served,
 };
@@ -34,25 +34,14 @@ use crate::admin::{self, Form, Login, Problem, Sessions, SignedIn, csrf_field, p
 
 /// The admin routes of `serve`'s control listener.
 pub(super) fn router(control: Control, sessions: Arc<Sessions>) -> Router {
-    Router::new()
+    let routes = Router::new()
         .route("/admin", get(overview))
         .route("/admin/profile", post(preview_profile))
         .route("/admin/profile/apply", post(apply_profile))
         .route("/admin/kill-switch", post(preview_kill_switch))
-        .route("/admin/kill-switch/apply", post(apply_kill_switch))
-        .route_layer(middleware::from_fn_with_state(control.clone(), attribute))
-        .route_layer(middleware::from_fn_with_state(
-            Arc::clone(&sessions),
-            admin::require_login,
-        ))
-        .layer(DefaultBodyLimit::max(admin::MAX_FORM_BYTES))
-        .with_state(control)
-        .merge(admin::shared_routes(sessions))
-}
-
-/// Changes made through the page are the control token's, like the API's.
-async fn attribute(State(control): State<Control>, request: Request, next: Next) -> Response {
-    attribution::attributed(&control.actor, request, next).await
+        .route("/admin/kill-switch/apply", post(apply_kill_switch));
+    let actor = Arc::clone(&control.actor);
+    admin_pages(routes, control, actor, sessions)
 }
 
 impl From<Refusal> for Problem {

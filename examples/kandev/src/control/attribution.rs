@@ -71,6 +71,37 @@ pub(crate) async fn attributed(actor: &str, mut request: Request, next: Next) ->
     response
 }
 
+/// `routes`, the admin pages of a control listener, behind a login of
+/// `sessions` (checked first) and with each change attributed to `actor`,
+/// the control token's name, as the API's are; plus the login routes.
+pub(crate) fn admin_pages<St: Clone + Send + Sync + 'static>(
+    routes: axum::Router<St>,
+    state: St,
+    actor: std::sync::Arc<str>,
+    sessions: std::sync::Arc<crate::admin::Sessions>,
+) -> axum::Router {
+    routes
+        .route_layer(axum::middleware::from_fn_with_state(actor, admin_change))
+        .route_layer(axum::middleware::from_fn_with_state(
+            std::sync::Arc::clone(&sessions),
+            crate::admin::require_login,
+        ))
+        .layer(axum::extract::DefaultBodyLimit::max(
+            crate::admin::MAX_FORM_BYTES,
+        ))
+        .with_state(state)
+        .merge(crate::admin::shared_routes(sessions))
+}
+
+/// Attributes an admin page's request to the control token's name.
+async fn admin_change(
+    axum::extract::State(actor): axum::extract::State<std::sync::Arc<str>>,
+    request: Request,
+    next: Next,
+) -> axum::response::Response {
+    attributed(&actor, request, next).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

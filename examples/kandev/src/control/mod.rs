@@ -72,6 +72,7 @@ use serde_json::{Value, json};
 use crate::admin::Sessions;
 use crate::legacy;
 use crate::plugins::{Backend, Plugins};
+use crate::secret::constant_time_eq;
 use crate::served::ServedTask;
 use crate::server::Kandev;
 use crate::store::Store;
@@ -216,14 +217,6 @@ impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
         (self.0, Json(json!({ "error": self.1 }))).into_response()
     }
-}
-
-/// Compares in time independent of where the inputs differ.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
 }
 
 async fn authorise(State(control): State<Control>, request: Request, next: Next) -> Response {
@@ -486,17 +479,4 @@ async fn put_providers(
             .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))
     })
     .await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::constant_time_eq;
-
-    #[test]
-    fn constant_time_eq_compares_whole_values() {
-        assert!(constant_time_eq(b"secret", b"secret"));
-        assert!(!constant_time_eq(b"secret", b"secreT"));
-        assert!(!constant_time_eq(b"secret", b"secret2"));
-        assert!(!constant_time_eq(b"", b"x"));
-    }
 }

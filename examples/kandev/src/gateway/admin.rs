@@ -19,9 +19,8 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Extension, Router};
@@ -36,12 +35,12 @@ use crate::admin::profiles::{
 };
 use crate::admin::render::{self, Preview};
 use crate::admin::{self, Form, Login, Problem, Sessions, SignedIn, csrf_field, page, see_other};
-use crate::control::attribution::attributed;
+use crate::control::attribution::admin_pages;
 use crate::server::Kandev;
 
 /// The admin routes of the gateway's control listener.
 pub(super) fn router(control: Control, sessions: Arc<Sessions>) -> Router {
-    Router::new()
+    let routes = Router::new()
         .route("/admin", get(overview))
         .route("/admin/agents/{principal}", get(agent))
         .route("/admin/agents/{principal}/profile", post(preview_profile))
@@ -50,25 +49,13 @@ pub(super) fn router(control: Control, sessions: Arc<Sessions>) -> Router {
             post(apply_profile),
         )
         .route("/admin/kill-switch", post(preview_kill_switch))
-        .route("/admin/kill-switch/apply", post(apply_kill_switch))
-        .route_layer(middleware::from_fn_with_state(control.clone(), attribute))
-        .route_layer(middleware::from_fn_with_state(
-            Arc::clone(&sessions),
-            admin::require_login,
-        ))
-        .layer(DefaultBodyLimit::max(admin::MAX_FORM_BYTES))
-        .with_state(control)
-        .merge(admin::shared_routes(sessions))
-}
-
-/// Changes made through the page are the control token's, like the API's.
-async fn attribute(State(control): State<Control>, request: Request, next: Next) -> Response {
-    attributed(&control.actor, request, next).await
+        .route("/admin/kill-switch/apply", post(apply_kill_switch));
+    let actor = Arc::clone(&control.actor);
+    admin_pages(routes, control, actor, sessions)
 }
 
 fn store_problem(error: StoreError) -> Problem {
-    let refusal = failed(error);
-    Problem::new(refusal.0, refusal.1)
+    Problem::from(failed(error))
 }
 
 /// Every principal with an agent on this gateway, sorted, with its
@@ -169,7 +156,7 @@ fn kill_switch_form(login: &SignedIn, switch: &StoredKillSwitch) -> Markup {
 
 /// The principal in the path, checked as the control API checks it.
 fn checked(principal: &str) -> Result<&str, Problem> {
-    principal_name(principal).map_err(|refusal| Problem::new(refusal.0, refusal.1))
+    principal_name(principal).map_err(Problem::from)
 }
 
 async fn agent(
@@ -315,10 +302,14 @@ async fn preview_kill_switch(
     let deny = deny_list(form.field("deny")?)?;
     let switch = kill_switch(&control).await?;
     // What any agent here reaches, before and after.
+    let contexts: Vec<_> = agents(&control)
+        .iter()
+        .map(|(_, _, controller)| *controller.current().context())
+        .collect();
     let reached = |killed: &[&str]| -> Vec<String> {
-        let all: BTreeSet<String> = agents(&control)
+        let all: BTreeSet<String> = contexts
             .iter()
-            .flat_map(|(_, _, controller)| served(controller.current().context(), killed))
+            .flat_map(|context| served(context, killed))
             .collect();
         all.into_iter().collect()
     };
