@@ -1,7 +1,10 @@
-//! Reading the audit trail back from its Redis stream (`P:audit`), a page
-//! at a time. The records are written by the scripts that make the changes
-//! (`scripts::AUDIT`); each entry's id is `{seq}-0`, so a page is one
-//! exclusive range of ids.
+//! Reading the audit trail back from its Redis streams (`P:audit`; on a
+//! cluster, one per shard), a page at a time. The records are written by
+//! the scripts that make the changes (`scripts::AUDIT`); each entry's id is
+//! `{seq}-0`, so a page is exclusive ranges of ids, merged by number
+//! across the streams.
+
+use std::collections::VecDeque;
 
 use serde_json::{Map, Value};
 
@@ -14,10 +17,22 @@ use mcp_profiles::Vocabulary;
 /// values, flat.
 type Entry = (String, Vec<String>);
 
+/// How far a page has read one stream.
+struct Cursor {
+    key: String,
+    /// The range still to read, as `XRANGE` bounds.
+    low: String,
+    high: String,
+    /// Records read and not yet taken, in the page's order.
+    read: VecDeque<AuditRecord>,
+    ended: bool,
+}
+
 impl<S: Vocabulary> Inner<S> {
-    /// The page `query` asks for. Without a principal, one range read of
-    /// the page's size; with one, ranges read on until the page is full or
-    /// the trail ends.
+    /// The page `query` asks for: each stream read a batch at a time (the
+    /// page's size; with a principal, at least 256, as most records are
+    /// others'), the streams that ran out read again together, the next
+    /// record always the one first in the page's order among them.
     pub(super) async fn read_audit(
         &self,
         query: &AuditQuery,
@@ -27,50 +42,85 @@ impl<S: Vocabulary> Inner<S> {
         } else {
             query.limit()
         };
-        let mut low = query
+        let low = query
             .since_seq()
             .map_or_else(|| "-".to_owned(), |seq| format!("({seq}-0"));
-        let mut high = query
+        let high = query
             .before_seq()
             .map_or_else(|| "+".to_owned(), |seq| format!("({seq}-0"));
+        let mut cursors: Vec<Cursor> = self
+            .keys
+            .shards()
+            .into_iter()
+            .map(|shard| Cursor {
+                key: self.keys.audit(shard),
+                low: low.clone(),
+                high: high.clone(),
+                read: VecDeque::new(),
+                ended: false,
+            })
+            .collect();
         let mut page = Vec::new();
         loop {
-            let command = match query.order() {
-                AuditOrder::OldestFirst => redis::cmd("XRANGE")
-                    .arg(self.keys.audit())
-                    .arg(&low)
-                    .arg(&high)
-                    .arg("COUNT")
-                    .arg(batch)
-                    .clone(),
-                AuditOrder::NewestFirst => redis::cmd("XREVRANGE")
-                    .arg(self.keys.audit())
-                    .arg(&high)
-                    .arg(&low)
-                    .arg("COUNT")
-                    .arg(batch)
-                    .clone(),
+            let refills = cursors
+                .iter_mut()
+                .filter(|cursor| cursor.read.is_empty() && !cursor.ended)
+                .map(|cursor| self.read_on(cursor, query.order(), batch));
+            futures_util::future::try_join_all(refills).await?;
+            let heads = cursors.iter().enumerate().filter_map(|(index, cursor)| {
+                cursor.read.front().map(|record| (record.seq, index))
+            });
+            let next = match query.order() {
+                AuditOrder::OldestFirst => heads.min(),
+                AuditOrder::NewestFirst => heads.max(),
             };
-            let entries: Vec<Entry> = self.query(&command).await?;
-            let last = entries.len() < batch;
-            for entry in entries {
-                let record = decode(entry)?;
-                let next = format!("({}-0", record.seq);
-                match query.order() {
-                    AuditOrder::OldestFirst => low = next,
-                    AuditOrder::NewestFirst => high = next,
-                }
-                if query.matches(&record) {
-                    page.push(record);
-                    if page.len() == query.limit() {
-                        return Ok(page);
-                    }
-                }
-            }
-            if last {
+            let Some(record) = next.and_then(|(_, index)| cursors[index].read.pop_front()) else {
                 return Ok(page);
+            };
+            if query.matches(&record) {
+                page.push(record);
+                if page.len() == query.limit() {
+                    return Ok(page);
+                }
             }
         }
+    }
+
+    /// Reads the next batch of `cursor`'s stream in `order`.
+    async fn read_on(
+        &self,
+        cursor: &mut Cursor,
+        order: AuditOrder,
+        batch: usize,
+    ) -> Result<(), StoreError> {
+        let command = match order {
+            AuditOrder::OldestFirst => redis::cmd("XRANGE")
+                .arg(&cursor.key)
+                .arg(&cursor.low)
+                .arg(&cursor.high)
+                .arg("COUNT")
+                .arg(batch)
+                .clone(),
+            AuditOrder::NewestFirst => redis::cmd("XREVRANGE")
+                .arg(&cursor.key)
+                .arg(&cursor.high)
+                .arg(&cursor.low)
+                .arg("COUNT")
+                .arg(batch)
+                .clone(),
+        };
+        let entries: Vec<Entry> = self.query(&command).await?;
+        cursor.ended = entries.len() < batch;
+        for entry in entries {
+            let record = decode(entry)?;
+            let next = format!("({}-0", record.seq);
+            match order {
+                AuditOrder::OldestFirst => cursor.low = next,
+                AuditOrder::NewestFirst => cursor.high = next,
+            }
+            cursor.read.push_back(record);
+        }
+        Ok(())
     }
 }
 

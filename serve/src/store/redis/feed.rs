@@ -1,8 +1,8 @@
 //! The instance's side of the change feed: one task that follows Redis's
-//! pub/sub channel, applies each change in version order, pings Redis to
-//! know it is there, and after any loss reconnects, subscribes again and
-//! reloads everything it serves (and the kill switch) before it serves
-//! again.
+//! pub/sub channel (on a cluster, every shard's sharded channel), applies
+//! each change in version order, pings Redis (every primary) to know it is
+//! there, and after any loss reconnects, subscribes again and reloads
+//! everything it serves (and the kill switch) before it serves again.
 
 use std::sync::Weak;
 use std::sync::atomic::Ordering;
@@ -10,8 +10,12 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use redis::aio::{PubSubSink, PubSubStream};
+use redis::cluster_async::ClusterConnection;
+use redis::cluster_routing::{MultipleNodeRoutingInfo, ResponsePolicy, RoutingInfo};
+use redis::{PushInfo, PushKind};
+use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::scripts::Change;
+use super::scripts::{Change, Keys};
 use super::{Inner, decode};
 use mcp_profiles::Vocabulary;
 
@@ -42,7 +46,7 @@ pub(super) async fn run<S: Vocabulary>(
     let mut subscribed = Some(subscribed);
     let mut retry = FIRST_RETRY;
     let channel = match store.upgrade() {
-        Some(inner) => inner.keys.channel(),
+        Some(inner) => inner.keys.channel(inner.keys.kill_shard()),
         None => return,
     };
     loop {
@@ -59,18 +63,8 @@ pub(super) async fn run<S: Vocabulary>(
                     continue;
                 };
                 let Some(inner) = store.upgrade() else { return };
-                match inner.reload().await {
-                    Ok(principals) => {
-                        telemetry::reload(true);
-                        telemetry::store_up(true);
-                        inner.health.ok();
-                        tracing::info!(principals, "profile store reachable again; reloaded");
-                    }
-                    Err(error) => {
-                        telemetry::reload(false);
-                        tracing::warn!(%error, "reloading from the profile store failed");
-                        continue;
-                    }
+                if !inner.recovered().await {
+                    continue;
                 }
                 pair
             }
@@ -108,7 +102,121 @@ pub(super) async fn run<S: Vocabulary>(
     }
 }
 
+/// Subscribes `connection` to every shard's channel, each on the primary
+/// of its slot.
+pub(super) async fn subscribe_shards(
+    connection: &mut ClusterConnection,
+    keys: &Keys,
+) -> redis::RedisResult<()> {
+    for shard in keys.shards() {
+        connection.ssubscribe(keys.channel(shard)).await?;
+    }
+    Ok(())
+}
+
+/// The feed task on a cluster: runs until the store is dropped. A
+/// disconnection, a shard's channel moved away (`SUNSUBSCRIBE` from the
+/// server) or a primary that misses the heartbeat is a loss: subscribe to
+/// every shard again (each on its slot's primary now), then reload.
+pub(super) async fn run_sharded<S: Vocabulary>(
+    store: Weak<Inner<S>>,
+    mut connection: ClusterConnection,
+    mut pushes: UnboundedReceiver<PushInfo>,
+    heartbeat: Duration,
+) {
+    let keys = match store.upgrade() {
+        Some(inner) => inner.keys.clone(),
+        None => return,
+    };
+    let every_primary = RoutingInfo::MultiNode((
+        MultipleNodeRoutingInfo::AllMasters,
+        Some(ResponsePolicy::AllSucceeded),
+    ));
+    let mut first = true;
+    let mut retry = FIRST_RETRY;
+    loop {
+        if !std::mem::take(&mut first) {
+            tokio::time::sleep(retry).await;
+            retry = (retry * 2).min(LAST_RETRY);
+            let again =
+                tokio::time::timeout(heartbeat * 4, subscribe_shards(&mut connection, &keys)).await;
+            if !matches!(again, Ok(Ok(()))) {
+                continue;
+            }
+            let Some(inner) = store.upgrade() else { return };
+            if !inner.recovered().await {
+                continue;
+            }
+        }
+        retry = FIRST_RETRY;
+        let mut ticks = tokio::time::interval(heartbeat);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let lost = loop {
+            tokio::select! {
+                push = pushes.recv() => {
+                    let Some(push) = push else { return };
+                    match push.kind {
+                        PushKind::SMessage => {
+                            let Some(redis::Value::BulkString(payload)) = push.data.get(1) else {
+                                continue;
+                            };
+                            let Some(inner) = store.upgrade() else { return };
+                            if let Err(error) = inner.handle(payload).await {
+                                break error.to_string();
+                            }
+                        }
+                        PushKind::Disconnection => {
+                            break "a connection of the change feed closed".to_owned();
+                        }
+                        PushKind::SUnsubscribe => {
+                            break "a shard's channel moved to another node".to_owned();
+                        }
+                        _ => {}
+                    }
+                }
+                _ = ticks.tick() => {
+                    let ping = tokio::time::timeout(
+                        heartbeat,
+                        connection.route_command(redis::cmd("PING"), every_primary.clone()),
+                    )
+                    .await;
+                    let Some(inner) = store.upgrade() else { return };
+                    match ping {
+                        Ok(Ok(_)) => inner.health.ok(),
+                        Ok(Err(error)) => break error.to_string(),
+                        Err(_) => break format!("no answer to a ping within {heartbeat:?}"),
+                    }
+                }
+            }
+        };
+        telemetry::store_up(false);
+        tracing::warn!(
+            error = %lost,
+            "lost the profile store; serving the profiles last applied for at most the grace period"
+        );
+    }
+}
+
 impl<S: Vocabulary> Inner<S> {
+    /// After a loss, once subscribed again: reloads everything served here;
+    /// whether it could.
+    async fn recovered(&self) -> bool {
+        match self.reload().await {
+            Ok(principals) => {
+                telemetry::reload(true);
+                telemetry::store_up(true);
+                self.health.ok();
+                tracing::info!(principals, "profile store reachable again; reloaded");
+                true
+            }
+            Err(error) => {
+                telemetry::reload(false);
+                tracing::warn!(%error, "reloading from the profile store failed");
+                false
+            }
+        }
+    }
+
     /// Applies one feed message. `Err` when Redis could not be asked about
     /// a gap: the caller reconnects, and the reload catches up.
     async fn handle(&self, payload: &[u8]) -> Result<(), StoreError> {
@@ -190,9 +298,7 @@ impl<S: Vocabulary> Inner<S> {
             .map(|(digest, token)| (digest.clone(), token.clone()))
             .collect();
         for (digest, token) in known {
-            let named: Option<String> = self
-                .query(redis::cmd("GET").arg(self.keys.token(&digest)))
-                .await?;
+            let named = self.token_principal(&digest).await?;
             let here = self.local.principal(&token);
             if named.is_none() || here.as_ref().map(|p| p.name()) != named.as_deref() {
                 self.revoke_local(&digest);

@@ -23,13 +23,14 @@ impl<S: Vocabulary> Inner<S> {
     ) -> Result<StoredKillSwitch, StoreError> {
         let killed = deny_list::<S, _>(names)?;
         let stored = StoredKillSwitch::of(killed, 0);
-        let mut put = self.audited(&PUT_KILL, by);
+        let shard = self.keys.kill_shard();
+        let mut put = self.audited(&PUT_KILL, by, shard);
         put.key(self.keys.kill())
             .arg(json_array(&stored.names)?)
-            .arg(self.keys.channel())
+            .arg(self.keys.channel(shard))
             .arg(expected.map(|v| v.to_string()).unwrap_or_default())
             .arg(json_array(&denied_tools::<S, _>(&stored.names))?);
-        let outcome: i64 = self.run(&put).await?;
+        let outcome: i64 = self.run(&mut put).await?;
         let Ok(version) = u64::try_from(outcome) else {
             let current = u64::try_from(-1 - outcome).unwrap_or_default();
             return Err(StoreError::KillSwitchConflict { current });

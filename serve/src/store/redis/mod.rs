@@ -15,8 +15,13 @@
 //! the agents with a version of its own: each instance loads it before it
 //! serves, applies each newer one the feed carries, and loads it again on
 //! reconnecting.
+//!
+//! The same store runs on a Redis Cluster (`redis+cluster://…`): see
+//! [`cluster`] for its key layout, its token grants and its feed.
 
 mod audit;
+mod cluster;
+mod connection;
 mod feed;
 mod health;
 mod kill;
@@ -31,8 +36,9 @@ use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
+use self::connection::{Call, Connection};
 use self::health::Health;
-use self::scripts::{DELETE, GRANT, Keys, PUT, PUT_CATALOG, REVOKE, digest};
+use self::scripts::{DELETE, GRANT, Keys, PUT, PUT_CATALOG, REVOKE, Shard, digest};
 use mcp_profiles::{Catalog, CatalogDecoder, ProfileContext, Vocabulary};
 
 use super::{
@@ -51,6 +57,8 @@ pub struct RedisOptions {
     prefix: String,
     timeout: Duration,
     audit_capacity: usize,
+    shards: u16,
+    replicas: Option<usize>,
 }
 
 impl Default for RedisOptions {
@@ -60,6 +68,8 @@ impl Default for RedisOptions {
             prefix: "mcp-profiles".to_owned(),
             timeout: Duration::from_secs(2),
             audit_capacity: crate::audit::DEFAULT_CAPACITY,
+            shards: Self::DEFAULT_SHARDS,
+            replicas: None,
         }
     }
 }
@@ -101,6 +111,28 @@ impl RedisOptions {
         self
     }
 
+    /// The shards a cluster's principals and tokens spread over (default
+    /// [`DEFAULT_SHARDS`](Self::DEFAULT_SHARDS); 1 to 1023): each is one
+    /// hash slot, so up to this many primaries share the load. Every change
+    /// touches one shard; the feed and the audit trail span them all. Set
+    /// every instance of a deployment alike, and never change it for stored
+    /// data (it decides where each key lives). One Redis ignores it.
+    pub fn with_shards(mut self, shards: u16) -> Self {
+        self.shards = shards.clamp(1, 1023);
+        self
+    }
+
+    /// How many replicas must confirm each change (Redis `WAIT`) before it
+    /// is acknowledged: default 1 on a cluster, 0 on one Redis. A change
+    /// too few confirm within half the [timeout](Self::with_timeout) is
+    /// made and published, but answered with [`StoreError::Unavailable`]:
+    /// a failover may lose it. With 0, a failover may lose an acknowledged
+    /// change (and re-widen a profile it narrowed).
+    pub fn with_replica_acks(mut self, replicas: usize) -> Self {
+        self.replicas = Some(replicas);
+        self
+    }
+
     /// The grace period.
     pub fn grace(&self) -> Duration {
         self.grace
@@ -110,6 +142,9 @@ impl RedisOptions {
     pub fn audit_capacity(&self) -> usize {
         self.audit_capacity
     }
+
+    /// The shards of a cluster when none is set.
+    pub const DEFAULT_SHARDS: u16 = 64;
 
     fn heartbeat(&self) -> Duration {
         (self.grace / 4).clamp(Duration::from_millis(20), Duration::from_secs(1))
@@ -139,9 +174,11 @@ impl<S: Vocabulary> std::fmt::Debug for RedisStore<S> {
 
 pub(super) struct Inner<S: Vocabulary> {
     local: Arc<ProfileStore<S>>,
-    commands: ConnectionManager,
+    commands: Connection,
     keys: Keys,
     timeout: Duration,
+    /// The replicas that must confirm each change.
+    replicas: usize,
     audit_capacity: usize,
     health: Health,
     /// Token digest → token, for the tokens granted locally.
@@ -223,6 +260,11 @@ impl<S: Vocabulary> RedisStore<S> {
         let unreachable = |error: redis::RedisError| {
             StoreError::Unavailable(format!("cannot connect to `{url}`: {error}"))
         };
+        if let Some(seeds) = cluster::seeds(url)? {
+            return cluster::connect(&seeds, options, local)
+                .await
+                .map(|inner| RedisStore { inner });
+        }
         let client = redis::Client::open(url).map_err(|error| {
             StoreError::Unavailable(format!("`{url}` is not a Redis URL: {error}"))
         })?;
@@ -238,22 +280,13 @@ impl<S: Vocabulary> RedisStore<S> {
         .await?
         .map_err(unreachable)?;
         let keys = Keys::new(&options.prefix);
-        let subscribed = within(options.timeout, feed::subscribe(&client, &keys.channel()))
-            .await?
-            .map_err(unreachable)?;
-        let inner = Arc::new(Inner {
-            local: Arc::clone(&local),
-            commands,
-            keys,
-            timeout: options.timeout,
-            audit_capacity: options.audit_capacity,
-            health: Health::new(options.grace),
-            known: Mutex::default(),
-            seen: AtomicU64::new(0),
-            feed: OnceLock::new(),
-        });
-        let backing: Weak<dyn Backing> = Arc::downgrade(&inner) as Weak<Inner<S>>;
-        local.back_with(backing);
+        let subscribed = within(
+            options.timeout,
+            feed::subscribe(&client, &keys.channel(keys.kill_shard())),
+        )
+        .await?
+        .map_err(unreachable)?;
+        let inner = Inner::new(local, Connection::Single(commands), keys, &options, 0);
         // After subscribing: a kill switch put meanwhile is on the feed.
         inner.reload_kill_switch().await?;
         let task = tokio::spawn(feed::run(
@@ -266,6 +299,19 @@ impl<S: Vocabulary> RedisStore<S> {
         crate::telemetry::store_up(true);
         tracing::info!(url, grace = ?options.grace, "profile store on Redis");
         Ok(RedisStore { inner })
+    }
+}
+
+/// A script's failure: raised by the script itself (a command in it
+/// failed), Redis was reached, and the script's first write, the audit
+/// record's, had not been made or was its own; anything else, Redis was not.
+fn refused_or_unavailable(error: redis::RedisError) -> StoreError {
+    match error.kind() {
+        redis::ErrorKind::Extension
+        | redis::ErrorKind::Server(redis::ServerErrorKind::ResponseError) => {
+            StoreError::Refused(error.to_string())
+        }
+        _ => StoreError::Unavailable(error.to_string()),
     }
 }
 
@@ -285,41 +331,85 @@ pub(super) struct Fetched {
 }
 
 impl<S: Vocabulary> Inner<S> {
-    /// Runs `invocation` of a script on the command connection.
-    async fn run<T: redis::FromRedisValue>(
-        &self,
-        invocation: &redis::ScriptInvocation<'_>,
-    ) -> Result<T, StoreError> {
-        let mut connection = self.commands.clone();
-        within(self.timeout, invocation.invoke_async(&mut connection))
-            .await?
-            .map_err(|error| match error.kind() {
-                // Raised by the script itself (a command in it failed):
-                // Redis was reached, and the script's first write, the
-                // audit record's, had not been made or was its own.
-                redis::ErrorKind::Extension
-                | redis::ErrorKind::Server(redis::ServerErrorKind::ResponseError) => {
-                    StoreError::Refused(error.to_string())
-                }
-                _ => StoreError::Unavailable(error.to_string()),
-            })
+    /// This instance's side of the store, backing `local`; `default_replicas`
+    /// when the options name none.
+    fn new(
+        local: Arc<ProfileStore<S>>,
+        commands: Connection,
+        keys: Keys,
+        options: &RedisOptions,
+        default_replicas: usize,
+    ) -> Arc<Self> {
+        let inner = Arc::new(Inner {
+            local: Arc::clone(&local),
+            commands,
+            keys,
+            timeout: options.timeout,
+            replicas: options.replicas.unwrap_or(default_replicas),
+            audit_capacity: options.audit_capacity,
+            health: Health::new(options.grace),
+            known: Mutex::default(),
+            seen: AtomicU64::new(0),
+            feed: OnceLock::new(),
+        });
+        let backing: Weak<dyn Backing> = Arc::downgrade(&inner) as Weak<Inner<S>>;
+        local.back_with(backing);
+        inner
     }
 
-    /// `script`, recording its change as `by` made it: with the audit
-    /// trail's keys and arguments first, as every script that changes
-    /// something takes them (see `scripts::AUDIT`).
-    fn audited<'s>(
-        &self,
-        script: &'s redis::Script,
-        by: &Attribution,
-    ) -> redis::ScriptInvocation<'s> {
-        let mut invocation = script.key(self.keys.audit());
-        invocation
-            .key(self.keys.audit_seq())
+    /// Runs `call` of a script on the command connection, waiting for the
+    /// replicas to confirm it. On a cluster, a call that records its change
+    /// takes its record's number from the shared counter first, and again
+    /// if its shard has recorded a later one meanwhile.
+    async fn run<T: redis::FromRedisValue>(&self, call: &mut Call<'_>) -> Result<T, StoreError> {
+        let wait_ms = u64::try_from((self.timeout / 2).as_millis()).unwrap_or(u64::MAX);
+        let mut attempts = 0;
+        loop {
+            if call.is_numbered() && self.keys.is_sharded() {
+                call.set_arg(4, self.next_seq().await?);
+            }
+            let outcome = within(
+                self.timeout,
+                self.commands.call(call, self.replicas, wait_ms),
+            )
+            .await?;
+            let (answer, confirmed) = match outcome {
+                Ok(answered) => answered,
+                Err(error) => match cluster::stale_seq(&error) {
+                    Some(last) if attempts < 8 => {
+                        attempts += 1;
+                        self.raise_seq(last).await?;
+                        continue;
+                    }
+                    _ => return Err(refused_or_unavailable(error)),
+                },
+            };
+            if confirmed < self.replicas {
+                return Err(StoreError::Unavailable(format!(
+                    "the change was made, but {confirmed} of the {} replicas it needs confirmed \
+                     it within {wait_ms} ms: a failover now could lose it",
+                    self.replicas
+                )));
+            }
+            return Ok(answer);
+        }
+    }
+
+    /// A call of `script`, recording its change as `by` made it in
+    /// `shard`'s audit trail: with the trail's keys and arguments first, as
+    /// every script that changes something takes them (see
+    /// `scripts::AUDIT`).
+    fn audited<'s>(&self, script: &'s redis::Script, by: &Attribution, shard: Shard) -> Call<'s> {
+        let mut call = Call::new(script);
+        call.key(self.keys.audit(shard))
+            .key(self.keys.audit_seq(shard))
             .arg(self.audit_capacity)
             .arg(by.actor())
-            .arg(by.request_id());
-        invocation
+            .arg(by.request_id())
+            .arg(self.keys.publish())
+            .arg("")
+            .numbered();
+        call
     }
 
     /// Runs one command on the command connection.
@@ -409,10 +499,7 @@ impl<S: Vocabulary> Inner<S> {
     async fn resolve_token(&self, token: &str) -> Result<(), StoreError> {
         let digest = digest(token);
         let seen = self.seen.load(std::sync::atomic::Ordering::SeqCst);
-        let named: Option<String> = self
-            .query(redis::cmd("GET").arg(self.keys.token(&digest)))
-            .await?;
-        let Some(principal) = named else {
+        let Some(principal) = self.token_principal(&digest).await? else {
             return Ok(());
         };
         if self.local.version(&principal).is_none() {
@@ -427,9 +514,7 @@ impl<S: Vocabulary> Inner<S> {
         // The feed may have passed over a change while this principal or
         // token was not yet here: read both again.
         if self.seen.load(std::sync::atomic::Ordering::SeqCst) != seen {
-            let named: Option<String> = self
-                .query(redis::cmd("GET").arg(self.keys.token(&digest)))
-                .await?;
+            let named = self.token_principal(&digest).await?;
             if named.as_deref() != Some(principal.as_str()) {
                 self.revoke_local(&digest);
             }
@@ -496,15 +581,16 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                 .map(|version| version.to_string())
                 .unwrap_or_default();
             let tools = json_array(&compiled_tools(&context))?;
-            let mut put = inner.audited(&PUT, by);
+            let shard = keys.principal(principal);
+            let mut put = inner.audited(&PUT, by, shard);
             put.key(keys.agent(principal))
                 .key(keys.version(principal))
                 .arg(context.to_json())
-                .arg(keys.channel())
+                .arg(keys.channel(shard))
                 .arg(principal)
                 .arg(expected)
                 .arg(tools);
-            let (version, previous): (i64, String) = inner.run(&put).await?;
+            let (version, previous): (i64, String) = inner.run(&mut put).await?;
             let Ok(version) = u64::try_from(version) else {
                 return Err(StoreError::Conflict {
                     principal: principal.to_owned(),
@@ -546,17 +632,26 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         Box::pin(async move {
             let inner = &self.inner;
             let keys = &inner.keys;
-            let mut delete = inner.audited(&DELETE, by);
+            let shard = keys.principal(principal);
+            let mut delete = inner.audited(&DELETE, by, shard);
             delete
                 .key(keys.agent(principal))
                 .key(keys.version(principal))
                 .key(keys.tokens(principal))
-                .arg(keys.channel())
+                .arg(keys.channel(shard))
                 .arg(principal)
-                .arg(keys.token_prefix());
-            let version: u64 = inner.run(&delete).await?;
+                .arg(if keys.is_sharded() {
+                    String::new()
+                } else {
+                    keys.token_prefix()
+                });
+            let (version, created, digests): (u64, u64, Vec<String>) =
+                inner.run(&mut delete).await?;
             if version > 0 {
                 inner.local.apply(principal, version, None, Apply::IfServed);
+                if keys.is_sharded() {
+                    inner.forget_tokens(principal, created, &digests).await;
+                }
             }
             Ok(version > 0)
         })
@@ -571,18 +666,22 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         Box::pin(async move {
             let inner = &self.inner;
             let keys = &inner.keys;
+            if keys.is_sharded() {
+                return inner.grant_sharded(token, principal, by).await;
+            }
             let digest = digest(token);
-            let mut grant = inner.audited(&GRANT, by);
+            let shard = keys.principal(principal);
+            let mut grant = inner.audited(&GRANT, by, shard);
             grant
                 .key(keys.token(&digest))
                 .key(keys.agent(principal))
                 .key(keys.tokens(principal))
                 .arg(principal)
                 .arg(&digest)
-                .arg(keys.channel())
+                .arg(keys.channel(shard))
                 .arg(keys.tokens_prefix())
                 .arg(fingerprint(token));
-            let outcome: i64 = inner.run(&grant).await?;
+            let outcome: i64 = inner.run(&mut grant).await?;
             match outcome {
                 -1 => Err(UnknownPrincipal::new(principal).into()),
                 // Named another principal before: what it opened ends.
@@ -605,15 +704,19 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         Box::pin(async move {
             let inner = &self.inner;
             let keys = &inner.keys;
+            if keys.is_sharded() {
+                return inner.revoke_sharded(token, by).await;
+            }
             let digest = digest(token);
-            let mut revoke = inner.audited(&REVOKE, by);
+            let shard = keys.token_shard(&digest);
+            let mut revoke = inner.audited(&REVOKE, by, shard);
             revoke
                 .key(keys.token(&digest))
                 .arg(&digest)
-                .arg(keys.channel())
+                .arg(keys.channel(shard))
                 .arg(keys.tokens_prefix())
                 .arg(fingerprint(token));
-            let revoked: i64 = inner.run(&revoke).await?;
+            let revoked: i64 = inner.run(&mut revoke).await?;
             inner.revoke_local(&digest);
             Ok(revoked == 1)
         })
@@ -634,16 +737,17 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
             // would refuse it alike (a deployment presents names one way).
             presentable(&inner.local, &catalog)?;
             let summary = CatalogSummary::of(&catalog);
-            let mut put = inner.audited(&PUT_CATALOG, by);
+            let shard = keys.principal(principal);
+            let mut put = inner.audited(&PUT_CATALOG, by, shard);
             put.key(keys.agent(principal))
                 .key(keys.version(principal))
                 .arg(wire.to_string())
-                .arg(keys.channel())
+                .arg(keys.channel(shard))
                 .arg(principal)
                 .arg(expected.map(|v| v.to_string()).unwrap_or_default())
                 .arg(summary.to_json().to_string())
                 .arg(json_array(&summary.tools)?);
-            let (version, previous, context): (i64, String, String) = inner.run(&put).await?;
+            let (version, previous, context): (i64, String, String) = inner.run(&mut put).await?;
             let version = match version {
                 -2 => return Err(UnknownPrincipal::new(principal).into()),
                 -1 => {

@@ -2,11 +2,11 @@
 //! script, so Redis runs it atomically, and each publishes its change on
 //! the feed in the same step, so feed order is change order.
 //!
-//! Under the prefix `P`:
+//! On one Redis, under the prefix `P`:
 //!
 //! | key | type | holds |
 //! |---|---|---|
-//! | `P:agent:{principal}` | hash | `context` (profile JSON), `tools` (the compiled tools it enables, a JSON array), `catalog` (the runtime catalog's wire form, if any), `catalog_summary`, `catalog_tools` (what the audit trail says of it), `version` |
+//! | `P:agent:{principal}` | hash | `context` (profile JSON), `tools` (the compiled tools it enables, a JSON array), `catalog` (the runtime catalog's wire form, if any), `catalog_summary`, `catalog_tools` (what the audit trail says of it), `version`, `created` (the version that created it) |
 //! | `P:version:{principal}` | string | the principal's last version; kept after a delete, so versions never repeat |
 //! | `P:token:{sha256}` | string | the principal a token's digest names |
 //! | `P:tokens:{principal}` | set | the digests naming the principal |
@@ -15,8 +15,18 @@
 //! | `P:audit:seq` | string | the last record's `seq` |
 //! | `P:changes` | channel | one JSON message per change |
 //!
+//! On a Redis Cluster every key but one carries a shard's hash tag,
+//! `P:{bN}:…` (see [`super::cluster`]): a principal's `agent`, `version`
+//! and `tokens` live in its shard, a token's key in its digest's shard, the
+//! kill switch in a shard of its own; each shard has its own `audit`
+//! stream, `audit:seq` (its last record's `seq`) and `changes` channel
+//! (sharded pub/sub, `SPUBLISH`), and one key, `P:{audit-seq}`, numbers
+//! the records of every shard. A token's key names `{created}:{principal}`:
+//! the grant holds only while the principal's agent is the one created at
+//! that version.
+//!
 //! The audit trail's page reads use exclusive stream ranges (`XRANGE key
-//! (5-0 +`): Redis 6.2 or newer.
+//! (5-0 +`): Redis 6.2 or newer; a cluster's sharded pub/sub needs Redis 7.
 
 use std::sync::LazyLock;
 
@@ -24,57 +34,136 @@ use redis::Script;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-/// The key names under one prefix.
+/// Where a change's keys live: nowhere in particular on one Redis; on a
+/// cluster, one shard's hash slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Shard(Option<u16>);
+
+/// The key names under one prefix, on one Redis or sharded for a cluster.
 #[derive(Clone, Debug)]
 pub(super) struct Keys {
     prefix: String,
+    /// On a cluster, how many shards principals and tokens spread over;
+    /// the kill switch's is one more.
+    shards: Option<u16>,
 }
 
 impl Keys {
+    /// The layout on one Redis.
     pub fn new(prefix: &str) -> Self {
         Keys {
             prefix: prefix.to_owned(),
+            shards: None,
+        }
+    }
+
+    /// The layout on a cluster, over `shards` shards.
+    pub fn sharded(prefix: &str, shards: u16) -> Self {
+        Keys {
+            prefix: prefix.to_owned(),
+            shards: Some(shards),
+        }
+    }
+
+    /// Whether keys are sharded for a cluster.
+    pub fn is_sharded(&self) -> bool {
+        self.shards.is_some()
+    }
+
+    /// The shard of `principal`'s keys.
+    pub fn principal(&self, principal: &str) -> Shard {
+        self.spread(&Sha256::digest(principal.as_bytes())[..2])
+    }
+
+    /// The shard of the key of the token whose digest is `digest`.
+    pub fn token_shard(&self, digest: &str) -> Shard {
+        let head = u16::from_str_radix(digest.get(..4).unwrap_or("0"), 16).unwrap_or(0);
+        self.spread(&head.to_be_bytes())
+    }
+
+    /// The kill switch's shard.
+    pub fn kill_shard(&self) -> Shard {
+        Shard(self.shards)
+    }
+
+    /// Every shard, the kill switch's last: what the feed and the audit
+    /// trail span.
+    pub fn shards(&self) -> Vec<Shard> {
+        match self.shards {
+            None => vec![Shard(None)],
+            Some(count) => (0..=count).map(|shard| Shard(Some(shard))).collect(),
+        }
+    }
+
+    fn spread(&self, bytes: &[u8]) -> Shard {
+        Shard(
+            self.shards
+                .map(|count| u16::from_be_bytes([bytes[0], bytes[1]]) % count),
+        )
+    }
+
+    /// `P` or, on a cluster, `P:{bN}`: what a key of `shard` starts with.
+    fn of(&self, shard: Shard) -> String {
+        match shard.0 {
+            None => self.prefix.clone(),
+            Some(index) => format!("{}:{{b{index}}}", self.prefix),
         }
     }
 
     pub fn agent(&self, principal: &str) -> String {
-        format!("{}:agent:{principal}", self.prefix)
+        format!("{}:agent:{principal}", self.of(self.principal(principal)))
     }
 
     pub fn version(&self, principal: &str) -> String {
-        format!("{}:version:{principal}", self.prefix)
+        format!("{}:version:{principal}", self.of(self.principal(principal)))
     }
 
     pub fn token(&self, digest: &str) -> String {
-        format!("{}:token:{digest}", self.prefix)
+        format!("{}:token:{digest}", self.of(self.token_shard(digest)))
     }
 
+    /// What every principal's token set's key starts with (one Redis).
     pub fn tokens_prefix(&self) -> String {
         format!("{}:tokens:", self.prefix)
     }
 
     pub fn tokens(&self, principal: &str) -> String {
-        format!("{}{principal}", self.tokens_prefix())
+        format!("{}:tokens:{principal}", self.of(self.principal(principal)))
     }
 
+    /// What every token's key starts with (one Redis).
     pub fn token_prefix(&self) -> String {
         format!("{}:token:", self.prefix)
     }
 
     pub fn kill(&self) -> String {
-        format!("{}:kill", self.prefix)
+        format!("{}:kill", self.of(self.kill_shard()))
     }
 
-    pub fn audit(&self) -> String {
-        format!("{}:audit", self.prefix)
+    pub fn audit(&self, shard: Shard) -> String {
+        format!("{}:audit", self.of(shard))
     }
 
-    pub fn audit_seq(&self) -> String {
-        format!("{}:audit:seq", self.prefix)
+    pub fn audit_seq(&self, shard: Shard) -> String {
+        format!("{}:audit:seq", self.of(shard))
     }
 
-    pub fn channel(&self) -> String {
-        format!("{}:changes", self.prefix)
+    /// The key numbering every shard's records (a cluster).
+    pub fn audit_counter(&self) -> String {
+        format!("{}:{{audit-seq}}", self.prefix)
+    }
+
+    pub fn channel(&self, shard: Shard) -> String {
+        format!("{}:changes", self.of(shard))
+    }
+
+    /// The command that publishes on [`channel`](Self::channel).
+    pub fn publish(&self) -> &'static str {
+        if self.is_sharded() {
+            "SPUBLISH"
+        } else {
+            "PUBLISH"
+        }
     }
 }
 
@@ -116,7 +205,11 @@ pub(super) enum Change {
 ///
 /// Every such script takes KEYS\[1\] = the audit stream, KEYS\[2\] = its last
 /// number, ARGV\[1\] = the stream's cap, ARGV\[2\] = the actor, ARGV\[3\] =
-/// the request id; its own keys and arguments follow.
+/// the request id, ARGV\[4\] = the publish command (`PUBLISH`; `SPUBLISH`
+/// on a cluster), ARGV\[5\] = the record's number (`""`: the one after
+/// KEYS\[2\]; on a cluster, one taken from the shared counter, which must
+/// be above KEYS\[2\] or the script fails with `STALESEQ {last}` before it
+/// writes anything); its own keys and arguments follow.
 const AUDIT: &str = r#"
 local function names(json)
   if not json or json == '' then return {} end
@@ -137,8 +230,16 @@ local function changed(before, after)
   for _, name in ipairs(before) do if not new[name] then table.insert(removed, name) end end
   return list(added), list(removed)
 end
+local function publish(channel, message)
+  redis.call(ARGV[4], channel, message)
+end
 local function audit(kind, principal, before, after, added, removed)
-  local seq = tonumber(redis.call('GET', KEYS[2]) or '0') + 1
+  local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+  local seq = last + 1
+  if ARGV[5] ~= '' then
+    seq = tonumber(ARGV[5])
+    if seq <= last then error({err = 'STALESEQ ' .. string.format('%.0f', last)}) end
+  end
   local now = redis.call('TIME')
   local at = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
   local fields = {'at', string.format('%.0f', at), 'actor', ARGV[2], 'request_id', ARGV[3],
@@ -167,17 +268,18 @@ pub(super) static PUT: LazyLock<Script> = LazyLock::new(|| {
     audited(
         r#"
 local current = tonumber(redis.call('HGET', KEYS[3], 'version') or '0')
-if ARGV[7] ~= '' and current ~= tonumber(ARGV[7]) then return {-1, tostring(current)} end
+if ARGV[9] ~= '' and current ~= tonumber(ARGV[9]) then return {-1, tostring(current)} end
 local previous = redis.call('HGET', KEYS[3], 'context')
 local version = tonumber(redis.call('GET', KEYS[4]) or '0') + 1
 local before = nil
 if previous then before = '{"context":' .. previous .. ',"version":' .. current .. '}' end
-local added, removed = changed(redis.call('HGET', KEYS[3], 'tools'), ARGV[8])
-audit('profile-put', ARGV[6], before,
-  '{"context":' .. ARGV[4] .. ',"version":' .. version .. '}', added, removed)
+local added, removed = changed(redis.call('HGET', KEYS[3], 'tools'), ARGV[10])
+audit('profile-put', ARGV[8], before,
+  '{"context":' .. ARGV[6] .. ',"version":' .. version .. '}', added, removed)
 redis.call('SET', KEYS[4], version)
-redis.call('HSET', KEYS[3], 'context', ARGV[4], 'version', version, 'tools', ARGV[8])
-redis.call('PUBLISH', ARGV[5], cjson.encode({kind = 'put', principal = ARGV[6], version = version, context = ARGV[4]}))
+redis.call('HSET', KEYS[3], 'context', ARGV[6], 'version', version, 'tools', ARGV[10])
+if not previous then redis.call('HSET', KEYS[3], 'created', version) end
+publish(ARGV[7], cjson.encode({kind = 'put', principal = ARGV[8], version = version, context = ARGV[6]}))
 return {version, previous or ''}
 "#,
     )
@@ -193,44 +295,48 @@ pub(super) static PUT_CATALOG: LazyLock<Script> = LazyLock::new(|| {
         r#"
 if redis.call('EXISTS', KEYS[3]) == 0 then return {-2, '', ''} end
 local current = tonumber(redis.call('HGET', KEYS[3], 'version') or '0')
-if ARGV[7] ~= '' and current ~= tonumber(ARGV[7]) then return {-1, tostring(current), ''} end
+if ARGV[9] ~= '' and current ~= tonumber(ARGV[9]) then return {-1, tostring(current), ''} end
 local previous = redis.call('HGET', KEYS[3], 'catalog')
 local version = tonumber(redis.call('GET', KEYS[4]) or '0') + 1
 local summary = redis.call('HGET', KEYS[3], 'catalog_summary') or 'null'
-local added, removed = changed(redis.call('HGET', KEYS[3], 'catalog_tools'), ARGV[9])
-audit('catalog-put', ARGV[6], '{"catalog":' .. summary .. ',"version":' .. current .. '}',
-  '{"catalog":' .. ARGV[8] .. ',"version":' .. version .. '}', added, removed)
+local added, removed = changed(redis.call('HGET', KEYS[3], 'catalog_tools'), ARGV[11])
+audit('catalog-put', ARGV[8], '{"catalog":' .. summary .. ',"version":' .. current .. '}',
+  '{"catalog":' .. ARGV[10] .. ',"version":' .. version .. '}', added, removed)
 redis.call('SET', KEYS[4], version)
-redis.call('HSET', KEYS[3], 'catalog', ARGV[4], 'version', version,
-  'catalog_summary', ARGV[8], 'catalog_tools', ARGV[9])
-redis.call('PUBLISH', ARGV[5], cjson.encode({kind = 'catalog', principal = ARGV[6], version = version}))
+redis.call('HSET', KEYS[3], 'catalog', ARGV[6], 'version', version,
+  'catalog_summary', ARGV[10], 'catalog_tools', ARGV[11])
+publish(ARGV[7], cjson.encode({kind = 'catalog', principal = ARGV[8], version = version}))
 return {version, previous or '', redis.call('HGET', KEYS[3], 'context')}
 "#,
     )
 });
 
 /// KEYS: (audit), agent, version, tokens. ARGV: (audit), channel,
-/// principal, token prefix. Returns the removal's version, or 0 if there
-/// was no agent.
+/// principal, token prefix (`""` on a cluster: the tokens' keys live in
+/// other slots, and the caller cleans them). Returns `{the removal's
+/// version, the version that created the agent, the token digests that
+/// named it}`, or `{0, 0, {}}` if there was no agent.
 pub(super) static DELETE: LazyLock<Script> = LazyLock::new(|| {
     audited(
         r#"
-if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
+if redis.call('EXISTS', KEYS[3]) == 0 then return {0, 0, {}} end
 local current = tonumber(redis.call('HGET', KEYS[3], 'version') or '0')
+local created = tonumber(redis.call('HGET', KEYS[3], 'created') or '0')
 local version = tonumber(redis.call('GET', KEYS[4]) or '0') + 1
 local context = redis.call('HGET', KEYS[3], 'context') or 'null'
 local tokens = redis.call('SCARD', KEYS[5])
 local added, removed = changed(redis.call('HGET', KEYS[3], 'tools'), '[]')
-audit('agent-deleted', ARGV[5],
+audit('agent-deleted', ARGV[7],
   '{"context":' .. context .. ',"version":' .. current .. ',"tokens":' .. tokens .. '}',
   nil, added, removed)
-for _, digest in ipairs(redis.call('SMEMBERS', KEYS[5])) do
-  redis.call('DEL', ARGV[6] .. digest)
+local digests = redis.call('SMEMBERS', KEYS[5])
+if ARGV[8] ~= '' then
+  for _, digest in ipairs(digests) do redis.call('DEL', ARGV[8] .. digest) end
 end
 redis.call('DEL', KEYS[3], KEYS[5])
 redis.call('SET', KEYS[4], version)
-redis.call('PUBLISH', ARGV[4], cjson.encode({kind = 'removed', principal = ARGV[5], version = version}))
-return version
+publish(ARGV[6], cjson.encode({kind = 'removed', principal = ARGV[7], version = version}))
+return {version, created, digests}
 "#,
     )
 });
@@ -244,14 +350,14 @@ pub(super) static PUT_KILL: LazyLock<Script> = LazyLock::new(|| {
     audited(
         r#"
 local current = tonumber(redis.call('HGET', KEYS[3], 'version') or '0')
-if ARGV[6] ~= '' and current ~= tonumber(ARGV[6]) then return -1 - current end
+if ARGV[8] ~= '' and current ~= tonumber(ARGV[8]) then return -1 - current end
 local version = current + 1
-local killed, spared = changed(redis.call('HGET', KEYS[3], 'tools'), ARGV[7])
+local killed, spared = changed(redis.call('HGET', KEYS[3], 'tools'), ARGV[9])
 audit('kill-switch', nil,
   '{"deny":' .. (redis.call('HGET', KEYS[3], 'names') or '[]') .. ',"version":' .. current .. '}',
-  '{"deny":' .. ARGV[4] .. ',"version":' .. version .. '}', spared, killed)
-redis.call('HSET', KEYS[3], 'version', version, 'names', ARGV[4], 'tools', ARGV[7])
-redis.call('PUBLISH', ARGV[5], '{"kind":"kill","version":' .. version .. ',"names":' .. ARGV[4] .. '}')
+  '{"deny":' .. ARGV[6] .. ',"version":' .. version .. '}', spared, killed)
+redis.call('HSET', KEYS[3], 'version', version, 'names', ARGV[6], 'tools', ARGV[9])
+publish(ARGV[7], '{"kind":"kill","version":' .. version .. ',"names":' .. ARGV[6] .. '}')
 return version
 "#,
     )
@@ -265,15 +371,15 @@ pub(super) static GRANT: LazyLock<Script> = LazyLock::new(|| {
         r#"
 if redis.call('EXISTS', KEYS[4]) == 0 then return -1 end
 local old = redis.call('GET', KEYS[3])
-if old == ARGV[4] then return 0 end
+if old == ARGV[6] then return 0 end
 local before = nil
-if old then before = token(ARGV[8], old) end
-audit('token-granted', ARGV[4], before, token(ARGV[8], ARGV[4]), '[]', '[]')
-redis.call('SET', KEYS[3], ARGV[4])
-redis.call('SADD', KEYS[5], ARGV[5])
+if old then before = token(ARGV[10], old) end
+audit('token-granted', ARGV[6], before, token(ARGV[10], ARGV[6]), '[]', '[]')
+redis.call('SET', KEYS[3], ARGV[6])
+redis.call('SADD', KEYS[5], ARGV[7])
 if old then
-  redis.call('SREM', ARGV[7] .. old, ARGV[5])
-  redis.call('PUBLISH', ARGV[6], cjson.encode({kind = 'revoked', digest = ARGV[5]}))
+  redis.call('SREM', ARGV[9] .. old, ARGV[7])
+  publish(ARGV[8], cjson.encode({kind = 'revoked', digest = ARGV[7]}))
 end
 return 1
 "#,
@@ -287,10 +393,84 @@ pub(super) static REVOKE: LazyLock<Script> = LazyLock::new(|| {
         r#"
 local old = redis.call('GET', KEYS[3])
 if not old then return 0 end
-audit('token-revoked', old, token(ARGV[7], old), nil, '[]', '[]')
+audit('token-revoked', old, token(ARGV[9], old), nil, '[]', '[]')
 redis.call('DEL', KEYS[3])
-redis.call('SREM', ARGV[6] .. old, ARGV[4])
-redis.call('PUBLISH', ARGV[5], cjson.encode({kind = 'revoked', digest = ARGV[4]}))
+redis.call('SREM', ARGV[8] .. old, ARGV[6])
+publish(ARGV[7], cjson.encode({kind = 'revoked', digest = ARGV[6]}))
+return 1
+"#,
+    )
+});
+
+/// A cluster's grant, on the token's slot. KEYS: (audit), token. ARGV:
+/// (audit), the grant (`{created}:{principal}`), principal, digest,
+/// channel, the token's fingerprint, the key's value the caller read
+/// (`""`: none), the principal that value grants if that grant still holds
+/// (`""`: none). Returns `{-1, now}` when the key no longer holds what
+/// was read, `{0, ""}` when it already holds this grant, else `{1, the
+/// principal it granted before or ""}`.
+pub(super) static GRANT_SHARDED: LazyLock<Script> = LazyLock::new(|| {
+    audited(
+        r#"
+local old = redis.call('GET', KEYS[3])
+if (old or '') ~= ARGV[12] then return {-1, old or ''} end
+if old == ARGV[6] then return {0, ''} end
+local before = nil
+if ARGV[13] ~= '' then before = token(ARGV[11], ARGV[13]) end
+audit('token-granted', ARGV[7], before, token(ARGV[11], ARGV[7]), '[]', '[]')
+redis.call('SET', KEYS[3], ARGV[6])
+if ARGV[13] ~= '' then
+  publish(ARGV[9], cjson.encode({kind = 'revoked', digest = ARGV[8]}))
+end
+return {1, ARGV[13]}
+"#,
+    )
+});
+
+/// A cluster's revocation, on the token's slot. KEYS: (audit), token.
+/// ARGV: (audit), digest, channel, the token's fingerprint, the key's value
+/// the caller read, the principal it grants if that grant still holds
+/// (`""`: none: the key is only removed, and nothing recorded). Returns -1
+/// when the key no longer holds what was read, 1 when a grant was revoked,
+/// else 0.
+pub(super) static REVOKE_SHARDED: LazyLock<Script> = LazyLock::new(|| {
+    audited(
+        r#"
+local old = redis.call('GET', KEYS[3])
+if (old or '') ~= ARGV[9] then return -1 end
+if not old then return 0 end
+if ARGV[10] == '' then
+  redis.call('DEL', KEYS[3])
+  return 0
+end
+audit('token-revoked', ARGV[10], token(ARGV[8], ARGV[10]), nil, '[]', '[]')
+redis.call('DEL', KEYS[3])
+publish(ARGV[7], cjson.encode({kind = 'revoked', digest = ARGV[6]}))
+return 1
+"#,
+    )
+});
+
+/// Removes a token's key if it still holds `ARGV[1]`: the repair of a
+/// grant whose agent is gone (no record: it no longer granted anything).
+/// KEYS: token. Returns 1 if removed.
+pub(super) static FORGET_TOKEN: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"#,
+    )
+});
+
+/// Raises the shared audit counter (KEYS\[1\]) to at least ARGV\[1\].
+/// Returns 1.
+pub(super) static RAISE_SEQ: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], ARGV[1])
+end
 return 1
 "#,
     )

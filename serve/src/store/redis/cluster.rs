@@ -1,0 +1,415 @@
+//! The store on a Redis Cluster (`redis+cluster://HOST:PORT,HOST:PORT`).
+//!
+//! **Layout.** Every script touches one hash slot. Principals and tokens
+//! spread over [`RedisOptions::with_shards`] shards, each a hash tag
+//! (`P:{b17}:…`): a principal's agent, version and token set live in its
+//! shard, a token's key in its digest's shard, the kill switch in a shard
+//! of its own. Each shard keeps its own audit stream and change channel,
+//! so each change records and publishes in the one script that makes it.
+//! Shards rather than one tag per principal: the feed and the audit trail
+//! span every shard, and a fixed number of them keeps that a fixed cost
+//! however many principals there are.
+//!
+//! **The audit trail's numbers** come from one counter (`P:{audit-seq}`),
+//! taken before each change; a shard refuses a number below its last
+//! (`STALESEQ`), and the change takes a new one after raising the counter
+//! past it. So each shard's records are in change order, a page merges the
+//! shards by number, and a change made after another is numbered after it;
+//! numbers a refused or unchanged write took are skipped.
+//!
+//! **Tokens without a cross-slot script.** A token's key holds its grant,
+//! `{created}:{principal}`, where `created` is the version that created the
+//! principal's agent. The grant holds while that key says so *and* the
+//! agent is still the one created then: a token acts as nobody otherwise.
+//! Each change is one script on the token's slot, made as a compare-and-set
+//! on what the caller read there (read again when it moved):
+//!
+//! - *Grant* (and *move*): read the agent's `created` (none: unknown
+//!   principal), then set the key, record `token-granted` and, when it held
+//!   a live grant of another principal, publish the revocation, all in one
+//!   step. The token set of the principal (an index, for deletion) gains
+//!   the digest afterwards, and the old principal's loses it.
+//! - *Revoke*: delete the key, record and publish in one step; the index
+//!   loses the digest afterwards.
+//! - *Delete an agent*: one script on the principal's slot removes the
+//!   agent (so every grant naming it stops holding at once), records and
+//!   publishes; its tokens' keys are removed afterwards, each only if it
+//!   still holds that agent's grant.
+//!
+//! A crash between the steps leaves only an index entry too many or too few,
+//! or a token key whose grant no longer holds: neither lets a token act as
+//! anyone. The index is only for deletion; a key it missed is removed when
+//! the token is next presented (its grant found dead) or granted again. An
+//! agent created again has another `created`, so no old grant comes back.
+//!
+//! **The feed** is sharded pub/sub: each shard's channel lives on the
+//! primary of its slot, so publishing scales with the cluster, and every
+//! instance subscribes to every shard. A lost connection, a shard moved
+//! away, or a primary that does not answer the heartbeat is a feed loss,
+//! handled as on one Redis: subscribe again, then reload (see `feed`).
+//!
+//! **Failover.** A change is acknowledged only once a replica has it
+//! ([`RedisOptions::with_replica_acks`], default 1 here), as is each number
+//! taken from the counter: a promoted replica holds every acknowledged
+//! change, and versions and numbers never repeat.
+
+use std::sync::Arc;
+
+use redis::cluster::ClusterClientBuilder;
+
+use super::connection::{Call, Connection, slot};
+use super::scripts::{FORGET_TOKEN, GRANT_SHARDED, Keys, RAISE_SEQ, REVOKE_SHARDED, digest};
+use super::{Inner, RedisOptions, feed, within};
+use crate::ProfileStore;
+use crate::UnknownPrincipal;
+use crate::audit::Attribution;
+use crate::audit::states::fingerprint;
+use crate::store::StoreError;
+use mcp_profiles::Vocabulary;
+
+/// The scheme of a cluster's URL.
+const SCHEME: &str = "redis+cluster://";
+
+/// The seed nodes of a `redis+cluster://HOST:PORT,HOST:PORT` URL, each as
+/// a `redis://HOST:PORT` URL; `None` for any other URL.
+pub(super) fn seeds(url: &str) -> Result<Option<Vec<String>>, StoreError> {
+    let Some(nodes) = url.strip_prefix(SCHEME) else {
+        return Ok(None);
+    };
+    let seeds: Vec<String> = nodes
+        .trim_end_matches('/')
+        .split(',')
+        .map(|node| {
+            let valid = node.rsplit_once(':').is_some_and(|(host, port)| {
+                !host.is_empty() && !host.contains('/') && port.parse::<u16>().is_ok()
+            });
+            if valid {
+                Ok(format!("redis://{node}"))
+            } else {
+                Err(StoreError::Unavailable(format!(
+                    "`{url}` is not a Redis Cluster URL: `{node}` is not HOST:PORT \
+                     (expected {SCHEME}HOST:PORT,HOST:PORT,…)"
+                )))
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(Some(seeds))
+}
+
+/// Connects to the cluster `seeds` name, subscribes to every shard's
+/// channel and loads the kill switch.
+pub(super) async fn connect<S: Vocabulary>(
+    seeds: &[String],
+    options: RedisOptions,
+    local: Arc<ProfileStore<S>>,
+) -> Result<Arc<Inner<S>>, StoreError> {
+    if options.prefix.contains(['{', '}']) {
+        return Err(StoreError::Unavailable(format!(
+            "the key prefix `{}` holds `{{` or `}}`, which a Redis Cluster reads as a hash tag",
+            options.prefix
+        )));
+    }
+    let named = seeds.join(", ");
+    let unreachable = |error: redis::RedisError| {
+        StoreError::Unavailable(format!("cannot connect to the cluster at {named}: {error}"))
+    };
+    let builder = || {
+        ClusterClientBuilder::new(seeds.to_vec())
+            .connection_timeout(options.timeout)
+            .response_timeout(options.timeout)
+            .retries(3)
+    };
+    let commands = builder().build().map_err(unreachable)?;
+    let commands = within(options.timeout, commands.get_async_connection())
+        .await?
+        .map_err(unreachable)?;
+    let (pushes, received) = tokio::sync::mpsc::unbounded_channel();
+    let feed_client = builder()
+        .use_protocol(redis::ProtocolVersion::RESP3)
+        .push_sender(pushes)
+        .build()
+        .map_err(unreachable)?;
+    let mut subscription = within(options.timeout, feed_client.get_async_connection())
+        .await?
+        .map_err(unreachable)?;
+    let keys = Keys::sharded(&options.prefix, options.shards);
+    within(
+        options.timeout,
+        feed::subscribe_shards(&mut subscription, &keys),
+    )
+    .await?
+    .map_err(unreachable)?;
+    let inner = Inner::new(local, Connection::Cluster(commands), keys, &options, 1);
+    // After subscribing: a kill switch put meanwhile is on the feed.
+    inner.reload_kill_switch().await?;
+    let task = tokio::spawn(feed::run_sharded(
+        Arc::downgrade(&inner),
+        subscription,
+        received,
+        options.heartbeat(),
+    ));
+    let _ = inner.feed.set(task.abort_handle());
+    crate::telemetry::store_up(true);
+    tracing::info!(seeds = %named, shards = options.shards, grace = ?options.grace, "profile store on a Redis Cluster");
+    Ok(inner)
+}
+
+/// The last number a shard recorded, when a change's record number was
+/// below it.
+pub(super) fn stale_seq(error: &redis::RedisError) -> Option<u64> {
+    let text = error.to_string();
+    let (_, after) = text.split_once("STALESEQ ")?;
+    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// A token key's grant: the version that created the agent, and the
+/// principal.
+fn grant_of(value: &str) -> Option<(u64, &str)> {
+    let (created, principal) = value.split_once(':')?;
+    Some((created.parse().ok()?, principal))
+}
+
+impl<S: Vocabulary> Inner<S> {
+    /// The next audit record's number, from the shared counter (confirmed
+    /// by the replicas, so a failover never hands it out again).
+    pub(super) async fn next_seq(&self) -> Result<u64, StoreError> {
+        let counter = self.keys.audit_counter();
+        let mut pipeline = redis::pipe();
+        pipeline.cmd("INCR").arg(&counter);
+        if self.replicas > 0 {
+            let wait_ms = u64::try_from((self.timeout / 2).as_millis()).unwrap_or(u64::MAX);
+            pipeline.cmd("WAIT").arg(self.replicas).arg(wait_ms);
+        }
+        let answers = within(
+            self.timeout,
+            self.commands.on_slot(&pipeline, slot(counter.as_bytes())),
+        )
+        .await?
+        .map_err(|error| StoreError::Unavailable(error.to_string()))?;
+        let number = |value: Option<&redis::Value>| -> Result<u64, StoreError> {
+            value
+                .map(|value| redis::from_redis_value_ref::<u64>(value))
+                .transpose()
+                .map_err(|error| StoreError::Unavailable(error.to_string()))?
+                .ok_or_else(|| StoreError::Unavailable("no answer from the audit counter".into()))
+        };
+        let seq = number(answers.first())?;
+        if self.replicas > 0 && number(answers.get(1))? < self.replicas as u64 {
+            return Err(StoreError::Unavailable(format!(
+                "the audit counter's replicas did not confirm it within {:?}; nothing was changed",
+                self.timeout / 2
+            )));
+        }
+        Ok(seq)
+    }
+
+    /// Raises the shared counter to at least `last`.
+    pub(super) async fn raise_seq(&self, last: u64) -> Result<(), StoreError> {
+        let mut call = Call::new(&RAISE_SEQ);
+        call.key(self.keys.audit_counter()).arg(last);
+        let wait_ms = u64::try_from((self.timeout / 2).as_millis()).unwrap_or(u64::MAX);
+        within(
+            self.timeout,
+            self.commands.call::<i64>(&call, self.replicas, wait_ms),
+        )
+        .await?
+        .map(drop)
+        .map_err(|error| StoreError::Unavailable(error.to_string()))
+    }
+
+    /// The version that created `principal`'s agent; `None` without one.
+    async fn created(&self, principal: &str) -> Result<Option<u64>, StoreError> {
+        self.query(
+            redis::cmd("HGET")
+                .arg(self.keys.agent(principal))
+                .arg("created"),
+        )
+        .await
+    }
+
+    /// The principal the token of `digest` acts as: on a cluster, only
+    /// while its grant holds (a dead one's key is removed on the way).
+    pub(super) async fn token_principal(&self, digest: &str) -> Result<Option<String>, StoreError> {
+        let named: Option<String> = self
+            .query(redis::cmd("GET").arg(self.keys.token(digest)))
+            .await?;
+        if !self.keys.is_sharded() {
+            return Ok(named);
+        }
+        let Some(value) = named else {
+            return Ok(None);
+        };
+        let live = self.live_grant(&value).await?;
+        if live.is_none() {
+            self.forget_token(digest, &value).await;
+        }
+        Ok(live)
+    }
+
+    /// The principal a token key's `value` grants, if that grant holds.
+    async fn live_grant(&self, value: &str) -> Result<Option<String>, StoreError> {
+        let Some((created, principal)) = grant_of(value) else {
+            return Ok(None);
+        };
+        let holds = self.created(principal).await? == Some(created);
+        Ok(holds.then(|| principal.to_owned()))
+    }
+
+    /// Removes the key of `digest` if it still holds `value`, whose grant
+    /// no longer holds; a failure leaves it for the next attempt.
+    async fn forget_token(&self, digest: &str, value: &str) {
+        let mut call = Call::new(&FORGET_TOKEN);
+        call.key(self.keys.token(digest)).arg(value);
+        let forgotten = within(self.timeout, self.commands.call::<i64>(&call, 0, 0)).await;
+        if !matches!(forgotten, Ok(Ok(_))) {
+            tracing::debug!("a dead token grant stays in the store for now");
+        }
+    }
+
+    /// After deleting `principal`'s agent created at `created`: removes
+    /// the keys of its tokens still holding its grant.
+    pub(super) async fn forget_tokens(&self, principal: &str, created: u64, digests: &[String]) {
+        let value = format!("{created}:{principal}");
+        for digest in digests {
+            self.forget_token(digest, &value).await;
+        }
+    }
+
+    /// Reads the key of `digest`: its value, and the principal it grants if
+    /// that grant holds.
+    async fn read_grant(&self, digest: &str) -> Result<(String, String), StoreError> {
+        let value: Option<String> = self
+            .query(redis::cmd("GET").arg(self.keys.token(digest)))
+            .await?;
+        let value = value.unwrap_or_default();
+        let live = self.live_grant(&value).await?.unwrap_or_default();
+        Ok((value, live))
+    }
+
+    /// [`AgentStore::grant_token`](crate::AgentStore::grant_token) on a
+    /// cluster.
+    pub(super) async fn grant_sharded(
+        &self,
+        token: &str,
+        principal: &str,
+        by: &Attribution,
+    ) -> Result<(), StoreError> {
+        let digest = digest(token);
+        let shard = self.keys.token_shard(&digest);
+        for _ in 0..8 {
+            let Some(created) = self.created(principal).await? else {
+                return Err(UnknownPrincipal::new(principal).into());
+            };
+            let (read, live) = self.read_grant(&digest).await?;
+            let mut grant = self.audited(&GRANT_SHARDED, by, shard);
+            grant
+                .key(self.keys.token(&digest))
+                .arg(format!("{created}:{principal}"))
+                .arg(principal)
+                .arg(&digest)
+                .arg(self.keys.channel(shard))
+                .arg(fingerprint(token))
+                .arg(&read)
+                .arg(&live);
+            let (outcome, before): (i64, String) = self.run(&mut grant).await?;
+            if outcome < 0 {
+                continue;
+            }
+            // The index, for deletion: again on a repeated grant, which
+            // repairs one a crash left out.
+            self.query::<i64>(
+                redis::cmd("SADD")
+                    .arg(self.keys.tokens(principal))
+                    .arg(&digest),
+            )
+            .await?;
+            if outcome == 1 && !before.is_empty() && before != principal {
+                self.query::<i64>(
+                    redis::cmd("SREM")
+                        .arg(self.keys.tokens(&before))
+                        .arg(&digest),
+                )
+                .await?;
+                self.revoke_local(&digest);
+            }
+            return Ok(());
+        }
+        Err(StoreError::Unavailable(format!(
+            "the token's grant kept changing while granting it to `{principal}`"
+        )))
+    }
+
+    /// [`AgentStore::revoke_token`](crate::AgentStore::revoke_token) on a
+    /// cluster.
+    pub(super) async fn revoke_sharded(
+        &self,
+        token: &str,
+        by: &Attribution,
+    ) -> Result<bool, StoreError> {
+        let digest = digest(token);
+        let shard = self.keys.token_shard(&digest);
+        for _ in 0..8 {
+            let (read, live) = self.read_grant(&digest).await?;
+            let mut revoke = self.audited(&REVOKE_SHARDED, by, shard);
+            revoke
+                .key(self.keys.token(&digest))
+                .arg(&digest)
+                .arg(self.keys.channel(shard))
+                .arg(fingerprint(token))
+                .arg(&read)
+                .arg(&live);
+            let outcome: i64 = self.run(&mut revoke).await?;
+            if outcome < 0 {
+                continue;
+            }
+            if let Some((_, principal)) = grant_of(&read) {
+                self.query::<i64>(
+                    redis::cmd("SREM")
+                        .arg(self.keys.tokens(principal))
+                        .arg(&digest),
+                )
+                .await?;
+            }
+            self.revoke_local(&digest);
+            return Ok(outcome == 1);
+        }
+        Err(StoreError::Unavailable(
+            "the token's grant kept changing while revoking it".into(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cluster_urls_name_their_seeds() {
+        assert_eq!(seeds("redis://127.0.0.1:6379/0").unwrap(), None);
+        assert_eq!(
+            seeds("redis+cluster://127.0.0.1:7000,10.0.0.2:7001").unwrap(),
+            Some(vec![
+                "redis://127.0.0.1:7000".to_owned(),
+                "redis://10.0.0.2:7001".to_owned()
+            ])
+        );
+        for bad in [
+            "redis+cluster://",
+            "redis+cluster://127.0.0.1",
+            "redis+cluster://127.0.0.1:7000,:7001",
+            "redis+cluster://127.0.0.1:99999",
+        ] {
+            let error = seeds(bad).unwrap_err().to_string();
+            assert!(error.contains("is not a Redis Cluster URL"), "{error}");
+            assert!(error.contains(bad), "{error}");
+        }
+    }
+
+    #[test]
+    fn grants_name_their_agent_and_principal() {
+        assert_eq!(grant_of("3:alice"), Some((3, "alice")));
+        assert_eq!(grant_of("3:team:alice"), Some((3, "team:alice")));
+        assert_eq!(grant_of("alice"), None);
+    }
+}

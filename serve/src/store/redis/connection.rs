@@ -1,0 +1,242 @@
+//! The two ways a store reaches Redis, one server (a reconnecting
+//! connection) or a cluster (routed by hash slot), and the one way every
+//! script runs on either: `EVALSHA` (loading the script on `NOSCRIPT`),
+//! followed on the same connection by `WAIT` when replicas must confirm a
+//! change before it is acknowledged.
+
+use redis::aio::{ConnectionLike, ConnectionManager};
+use redis::cluster_async::ClusterConnection;
+use redis::cluster_routing::{Route, SingleNodeRoutingInfo, SlotAddr};
+use redis::{Cmd, FromRedisValue, RedisFuture, RedisResult, Script, ToRedisArgs, Value};
+
+/// A command connection to one Redis or to a cluster.
+#[derive(Clone)]
+pub(super) enum Connection {
+    Single(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl ConnectionLike for Connection {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            Connection::Single(connection) => connection.req_packed_command(cmd),
+            Connection::Cluster(connection) => connection.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            Connection::Single(connection) => {
+                connection.req_packed_commands(pipeline, offset, count)
+            }
+            Connection::Cluster(connection) => {
+                connection.req_packed_commands(pipeline, offset, count)
+            }
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Connection::Single(connection) => connection.get_db(),
+            Connection::Cluster(connection) => connection.get_db(),
+        }
+    }
+}
+
+/// One script call: its keys and arguments, as `redis::ScriptInvocation`
+/// takes them, kept so the call can be sent in a pipeline and sent again.
+pub(super) struct Call<'s> {
+    script: &'s Script,
+    keys: Vec<Vec<u8>>,
+    args: Vec<Vec<u8>>,
+    /// Whether `ARGV[5]` is the number of the record it writes.
+    numbered: bool,
+}
+
+impl<'s> Call<'s> {
+    pub fn new(script: &'s Script) -> Self {
+        Call {
+            script,
+            keys: Vec::new(),
+            args: Vec::new(),
+            numbered: false,
+        }
+    }
+
+    /// Marks `ARGV[5]` as the number of the audit record the call writes.
+    pub fn numbered(&mut self) -> &mut Self {
+        self.numbered = true;
+        self
+    }
+
+    pub fn is_numbered(&self) -> bool {
+        self.numbered
+    }
+
+    pub fn key(&mut self, key: impl ToRedisArgs) -> &mut Self {
+        key.write_redis_args(&mut self.keys);
+        self
+    }
+
+    pub fn arg(&mut self, arg: impl ToRedisArgs) -> &mut Self {
+        arg.write_redis_args(&mut self.args);
+        self
+    }
+
+    /// Replaces argument `index` (0-based: `ARGV[index + 1]`).
+    pub fn set_arg(&mut self, index: usize, arg: impl ToRedisArgs) {
+        let mut written = Vec::new();
+        arg.write_redis_args(&mut written);
+        if let (Some(slot), Some(value)) = (self.args.get_mut(index), written.pop()) {
+            *slot = value;
+        }
+    }
+
+    fn evalsha(&self) -> Cmd {
+        let mut cmd = redis::cmd("EVALSHA");
+        cmd.arg(self.script.get_hash())
+            .arg(self.keys.len())
+            .arg(&self.keys)
+            .arg(&self.args);
+        cmd
+    }
+
+    /// The hash slot of the call's first key: where a cluster runs it.
+    fn slot(&self) -> u16 {
+        self.keys.first().map_or(0, |key| slot(key))
+    }
+}
+
+impl Connection {
+    /// Runs `call`; with `replicas > 0`, then `WAIT replicas wait_ms` on
+    /// the same connection, and answers with how many replicas confirmed.
+    /// A script not yet loaded on the node (a new or promoted primary) is
+    /// loaded and the call sent again.
+    pub async fn call<T: FromRedisValue>(
+        &self,
+        call: &Call<'_>,
+        replicas: usize,
+        wait_ms: u64,
+    ) -> RedisResult<(T, usize)> {
+        match self.call_once(call, replicas, wait_ms).await {
+            Err(error)
+                if error.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) =>
+            {
+                let mut connection = self.clone();
+                call.script
+                    .prepare_invoke()
+                    .load_async(&mut connection)
+                    .await?;
+                self.call_once(call, replicas, wait_ms).await
+            }
+            outcome => outcome,
+        }
+    }
+
+    async fn call_once<T: FromRedisValue>(
+        &self,
+        call: &Call<'_>,
+        replicas: usize,
+        wait_ms: u64,
+    ) -> RedisResult<(T, usize)> {
+        let mut connection = self.clone();
+        if replicas == 0 {
+            let answer = call.evalsha().query_async(&mut connection).await?;
+            return Ok((answer, 0));
+        }
+        let mut pipeline = redis::pipe();
+        pipeline
+            .add_command(call.evalsha())
+            .add_command(redis::cmd("WAIT").arg(replicas).arg(wait_ms).clone());
+        let answers = self.on_slot(&pipeline, call.slot()).await?;
+        let [answer, confirmed]: [Value; 2] = answers.try_into().map_err(|_| {
+            redis::RedisError::from((
+                redis::ErrorKind::Parse,
+                "a pipeline of two answered otherwise",
+            ))
+        })?;
+        let answer = T::from_redis_value(ok(answer)?)?;
+        let confirmed = usize::from_redis_value(ok(confirmed)?)?;
+        Ok((answer, confirmed))
+    }
+
+    /// Sends `pipeline` on one connection: to the primary of `slot` on a
+    /// cluster. Each answer is as Redis gave it (an error one included).
+    pub async fn on_slot(&self, pipeline: &redis::Pipeline, slot: u16) -> RedisResult<Vec<Value>> {
+        let count = pipeline.cmd_iter().count();
+        match self.clone() {
+            Connection::Single(mut connection) => {
+                connection.req_packed_commands(pipeline, 0, count).await
+            }
+            Connection::Cluster(mut connection) => {
+                let route = SingleNodeRoutingInfo::SpecificNode(Route::new(slot, SlotAddr::Master));
+                connection
+                    .route_pipeline(pipeline.clone(), 0, count, route)
+                    .await
+            }
+        }
+    }
+}
+
+/// An answer, or the error Redis gave in its place.
+fn ok(value: Value) -> RedisResult<Value> {
+    match value {
+        Value::ServerError(error) => Err(error.into()),
+        value => Ok(value),
+    }
+}
+
+/// The Redis Cluster hash slot of `key`: CRC16 (XMODEM) of its hash tag,
+/// or of the whole key without one, modulo 16384.
+pub(super) fn slot(key: &[u8]) -> u16 {
+    let tagged = key
+        .iter()
+        .position(|&byte| byte == b'{')
+        .and_then(|open| {
+            let rest = &key[open + 1..];
+            rest.iter()
+                .position(|&byte| byte == b'}')
+                .filter(|&close| close > 0)
+                .map(|close| &rest[..close])
+        })
+        .unwrap_or(key);
+    crc16(tagged) % 16384
+}
+
+fn crc16(bytes: &[u8]) -> u16 {
+    bytes.iter().fold(0u16, |mut crc, &byte| {
+        crc ^= u16::from(byte) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
+        }
+        crc
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slot;
+
+    #[test]
+    fn slots_are_redis_clusters() {
+        // From the Redis Cluster specification and `CLUSTER KEYSLOT`.
+        assert_eq!(slot(b"123456789"), 0x31C3 % 16384);
+        assert_eq!(slot(b"foo"), 12182);
+        assert_eq!(slot(b"{user1000}.following"), slot(b"user1000"));
+        assert_eq!(
+            slot(b"foo{}{bar}"),
+            slot(b"foo{}{bar}"),
+            "an empty tag hashes the key"
+        );
+        assert_eq!(slot(b"foo{{bar}}zap"), slot(b"{bar"));
+    }
+}
