@@ -20,6 +20,7 @@ pub mod node_sdk;
 pub mod oauth;
 pub mod raw;
 pub mod redis;
+pub mod redis_cluster;
 pub mod shadow;
 pub mod waits;
 

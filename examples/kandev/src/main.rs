@@ -299,8 +299,9 @@ struct GatewayArgs {
     /// Serve MCP over streamable HTTP at ADDR, path /mcp.
     #[arg(long, value_name = "ADDR")]
     http: SocketAddr,
-    /// Keep agents and tokens in Redis (redis://HOST:PORT/DB), shared with
-    /// every gateway using it; in memory without it.
+    /// Keep agents and tokens in Redis (redis://HOST:PORT/DB) or on a Redis
+    /// Cluster (redis+cluster://HOST:PORT,HOST:PORT,... naming some of its
+    /// nodes), shared with every gateway using it; in memory without it.
     #[arg(long, value_name = "URL", value_parser = redis_url)]
     store: Option<String>,
     /// Serve the control API (agents and tokens) at ADDR.
@@ -349,10 +350,16 @@ struct GatewayArgs {
 
 /// A `redis://` (or `rediss://`) URL, else an error naming it.
 fn redis_url(url: &str) -> Result<String, String> {
-    if url.starts_with("redis://") || url.starts_with("rediss://") {
+    if ["redis://", "rediss://", "redis+cluster://"]
+        .iter()
+        .any(|scheme| url.starts_with(scheme))
+    {
         Ok(url.to_owned())
     } else {
-        Err(format!("`{url}` is not a redis://HOST:PORT/DB URL"))
+        Err(format!(
+            "`{url}` is neither a redis://HOST:PORT/DB URL nor a \
+             redis+cluster://HOST:PORT,HOST:PORT URL"
+        ))
     }
 }
 

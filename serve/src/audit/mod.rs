@@ -33,8 +33,11 @@
 //! }
 //! ```
 //!
-//! - `seq`: grows by one with every record of one log (a store, shared by
-//!   every instance of it), from 1; never reused.
+//! - `seq`: grows with every record of one log (a store, shared by every
+//!   instance of it), from 1; never reused. A change made after another
+//!   has a greater one. In memory and on one Redis it grows by one; on a
+//!   Redis Cluster it may skip numbers (a write refused or changing
+//!   nothing took one), so page by `seq`, never count with it.
 //! - `at`: when the change was made, in milliseconds since the Unix epoch
 //!   (the Redis server's clock for `RedisStore`).
 //! - `actor`, `request_id`: the write's [`Attribution`].
@@ -54,8 +57,8 @@
 //! Bounded: the in-memory log keeps the newest 10,000 records by default
 //! ([`ProfileStore::with_audit_capacity`](crate::ProfileStore::with_audit_capacity)),
 //! the Redis stream about as many (`RedisOptions::with_audit_capacity`,
-//! trimmed with `XADD ... MAXLEN ~ N`); `seq` goes on across what was
-//! dropped.
+//! trimmed with `XADD ... MAXLEN ~ N`; on a cluster, each shard's stream);
+//! `seq` goes on across what was dropped.
 
 mod memory;
 mod query;

@@ -18,6 +18,8 @@ mod oauth;
 mod policies;
 mod presentation;
 mod prompts;
+mod redis_cluster;
+mod redis_cluster_harness;
 mod redis_store;
 mod registry_model;
 mod resources;

@@ -42,11 +42,18 @@ impl Instance {
         decoder: Option<CatalogDecoder<TaskServer>>,
     ) -> Instance {
         let options = RedisOptions::default().with_grace(grace);
+        Self::connect(&redis.url(), options, decoder).await
+    }
+
+    /// An instance on the store at `url` (one Redis or a cluster).
+    pub(crate) async fn connect(
+        url: &str,
+        options: RedisOptions,
+        decoder: Option<CatalogDecoder<TaskServer>>,
+    ) -> Instance {
         let store = match decoder {
-            None => RedisStore::connect(&redis.url(), options).await,
-            Some(decoder) => {
-                RedisStore::connect_with_catalogs(&redis.url(), options, decoder).await
-            }
+            None => RedisStore::connect(url, options).await,
+            Some(decoder) => RedisStore::connect_with_catalogs(url, options, decoder).await,
         }
         .expect("the store connects");
         Self::serve(store).await
@@ -82,7 +89,7 @@ impl Instance {
     }
 
     /// The status of an `initialize` POST bearing `token`.
-    async fn status(&self, token: &str) -> u16 {
+    pub(crate) async fn status(&self, token: &str) -> u16 {
         let initialize = serde_json::json!({
             "jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {
@@ -99,7 +106,7 @@ impl Instance {
 }
 
 /// Alice and bob, both asking, with a token each, written through `store`.
-async fn alice_and_bob(store: &impl AgentStore<TaskServer>) {
+pub(crate) async fn alice_and_bob(store: &impl AgentStore<TaskServer>) {
     for principal in ["alice", "bob"] {
         let change = store.put_agent(principal, asking(), by()).await.unwrap();
         assert!(change.changed);
@@ -111,14 +118,14 @@ async fn alice_and_bob(store: &impl AgentStore<TaskServer>) {
 }
 
 /// Every session of a principal on one instance.
-struct Sessions {
+pub(crate) struct Sessions {
     legacy: Session,
     modern: ModernSession,
     events: Subscription,
 }
 
 impl Sessions {
-    async fn open(instance: &Instance, token: &str) -> Sessions {
+    pub(crate) async fn open(instance: &Instance, token: &str) -> Sessions {
         let legacy = instance.legacy(token).await;
         let (modern, events) = instance.subscriber(token).await;
         Sessions {
@@ -130,7 +137,7 @@ impl Sessions {
 
     /// Exactly `n` notifications so far on the 2025-era session, and
     /// exactly one more on the stream (none if `n` did not grow).
-    async fn expect_one_more(&mut self, n: usize) {
+    pub(crate) async fn expect_one_more(&mut self, n: usize) {
         expect_one_list_changed(&mut self.events).await;
         assert_eq!(self.legacy.wait_for_notifications(n, LIMIT).await, n);
         tokio::time::sleep(QUIET).await;
@@ -142,12 +149,19 @@ impl Sessions {
         assert_eq!(self.modern.unsolicited(), 0);
     }
 
-    async fn expect_none(&mut self, n: usize) {
+    /// The 2025-era stream ends: what the session was opened with no
+    /// longer names its principal.
+    pub(crate) async fn expect_ended(&mut self) {
+        let ended = tokio::time::timeout(LIMIT, self.events.next()).await;
+        assert!(!matches!(ended, Ok(Ok(Some(_)))), "{ended:?}");
+    }
+
+    pub(crate) async fn expect_none(&mut self, n: usize) {
         expect_silence(&mut self.events).await;
         assert_eq!(self.legacy.notifications(), n);
     }
 
-    async fn expect_tools(&self, context: &Context) {
+    pub(crate) async fn expect_tools(&self, context: &Context) {
         assert_eq!(self.legacy.tool_names().await, names_of(context));
         assert_eq!(self.modern.tool_names().await, names_of(context));
     }
@@ -164,10 +178,19 @@ async fn a_replacement_through_any_instance_reaches_every_session_of_the_princip
         Instance::start(&redis, grace).await,
         Instance::start(&redis, grace).await,
     ];
+    replacements_reach_every_session_once(&instances).await;
+    for instance in instances {
+        instance.http.shutdown().await.unwrap();
+    }
+}
+
+/// Through any of three instances, a replacement reaches every session of
+/// its principal once and no other session.
+pub(crate) async fn replacements_reach_every_session_once(instances: &[Instance; 3]) {
     alice_and_bob(&instances[0].store).await;
     let mut alice = Vec::new();
     let mut bob = Vec::new();
-    for instance in &instances {
+    for instance in instances {
         alice.push(Sessions::open(instance, "alice-token").await);
         bob.push(Sessions::open(instance, "bob-token").await);
     }
@@ -219,14 +242,11 @@ async fn a_replacement_through_any_instance_reaches_every_session_of_the_princip
         sessions.expect_none(1).await;
     }
     // Every instance agrees on the stored agent and its version.
-    for instance in &instances {
+    for instance in instances {
         let stored = instance.store.agent("alice").await.unwrap().unwrap();
         assert_eq!(stored.version, 3);
         assert_eq!(stored.profile.context(), &same);
         assert_eq!(instance.store.profiles().version("alice"), Some(3));
-    }
-    for instance in instances {
-        instance.http.shutdown().await.unwrap();
     }
 }
 
@@ -240,6 +260,12 @@ async fn unknown_and_revoked_tokens_are_refused_on_every_instance() {
         Instance::start(&redis, grace).await,
         Instance::start(&redis, grace).await,
     );
+    tokens_hold_on_every_instance(&a, &b).await;
+}
+
+/// Unknown tokens are refused; a revocation or a deletion through one
+/// instance ends the token on both.
+pub(crate) async fn tokens_hold_on_every_instance(a: &Instance, b: &Instance) {
     alice_and_bob(&a.store).await;
     a.store
         .grant_token("alice-phone", "alice", by())
@@ -256,12 +282,12 @@ async fn unknown_and_revoked_tokens_are_refused_on_every_instance() {
     assert_eq!(b.status("mallory-token").await, 401);
     assert_eq!(b.status("carol-token").await, 401);
 
-    let mut on_b = Sessions::open(&b, "alice-token").await;
-    let phone = Sessions::open(&b, "alice-phone").await;
+    let mut on_b = Sessions::open(b, "alice-token").await;
+    let phone = Sessions::open(b, "alice-phone").await;
     assert!(a.store.revoke_token("alice-token", by()).await.unwrap());
     // Refused on both instances within a second of the answer.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(1);
-    for instance in [&a, &b] {
+    for instance in [a, b] {
         while instance.status("alice-token").await != 401 {
             assert!(
                 tokio::time::Instant::now() < deadline,

@@ -16,7 +16,7 @@ use serde_json::json;
 use crate::redis_store::Instance;
 use crate::store_catalogs::{decoder, wire};
 
-fn fixture() -> Fixture<TaskServer> {
+pub(crate) fn fixture() -> Fixture<TaskServer> {
     Fixture::new(asking(), child()).with_catalogs(Catalogs {
         one: wire(1, &["echo"]),
         other: wire(2, &["echo", "more"]),

@@ -3,7 +3,8 @@
 //!
 //! Without a store URL the agents live in this process
 //! ([`mcp_profiles_serve::ProfileStore`]); with `redis://HOST:PORT/DB` they live
-//! in Redis ([`mcp_profiles_serve::RedisStore`]), so several gateways behind a load
+//! in Redis ([`mcp_profiles_serve::RedisStore`]; on a Redis Cluster with
+//! `redis+cluster://HOST:PORT,HOST:PORT`), so several gateways behind a load
 //! balancer serve the same agents and a change through any one's control
 //! API reaches every session of that principal on all of them, once. The
 //! operator's kill switch (`/api/v1/kill-switch`) is one deny list over
@@ -41,7 +42,8 @@ use crate::server::Kandev;
 pub struct Config {
     /// The MCP listener (`/mcp`).
     pub http: SocketAddr,
-    /// `redis://HOST:PORT/DB`, or `None` for the in-memory store.
+    /// `redis://HOST:PORT/DB`, `redis+cluster://HOST:PORT,HOST:PORT`, or
+    /// `None` for the in-memory store.
     pub store: Option<String>,
     /// The control API's listener.
     pub control: SocketAddr,

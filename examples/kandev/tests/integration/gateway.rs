@@ -12,6 +12,7 @@ use crate::common::{LIMIT, QUIET, Server};
 use mcp_profiles_tests::client::{CallOutcome, Session, http_transport};
 use mcp_profiles_tests::modern::{ModernSession, expect_one_list_changed, expect_silence};
 use mcp_profiles_tests::redis::RedisServer;
+use mcp_profiles_tests::redis_cluster::RedisCluster;
 use reqwest::Method;
 use rmcp::service::Subscription;
 use serde_json::{Value, json};
@@ -83,11 +84,16 @@ pub(crate) async fn three_gateways(
     grace_ms: &str,
     extra: &[&str],
 ) -> Vec<Server> {
+    three_gateways_on(&redis.url(), grace_ms, extra).await
+}
+
+/// Three gateways on the store at `url`, each given `extra` arguments too.
+async fn three_gateways_on(url: &str, grace_ms: &str, extra: &[&str]) -> Vec<Server> {
     let mut gateways = Vec::new();
     for _ in 0..3 {
         let mut args = vec![
             "--store".to_owned(),
-            redis.url(),
+            url.to_owned(),
             "--grace-ms".to_owned(),
             grace_ms.to_owned(),
         ];
@@ -104,6 +110,21 @@ async fn three_gateways_notify_every_session_of_the_principal_once() {
         return;
     };
     let gateways = three_gateways(&redis, "5000", &[]).await;
+    every_session_of_the_principal_hears_once(&gateways).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_gateways_on_a_redis_cluster_notify_every_session_of_the_principal_once() {
+    let Some(cluster) = RedisCluster::start() else {
+        return;
+    };
+    let gateways = three_gateways_on(&cluster.store_url(), "5000", &[]).await;
+    every_session_of_the_principal_hears_once(&gateways).await;
+}
+
+/// Through each of three gateways in turn, a replacement reaches every
+/// session of its principal once and no other session.
+async fn every_session_of_the_principal_hears_once(gateways: &[Server]) {
     let task = put(&gateways[0], "alice", TASK).await;
     assert_eq!(
         (task["version"].clone(), task["changed"].clone()),
@@ -113,7 +134,7 @@ async fn three_gateways_notify_every_session_of_the_principal_once() {
     grant(&gateways[0], "alice-token", "alice").await;
     grant(&gateways[1], "bob-token", "bob").await;
     let (mut alice, mut bob) = (Vec::new(), Vec::new());
-    for gateway in &gateways {
+    for gateway in gateways {
         alice.push(Agent::open(gateway, "alice-token").await);
         bob.push(Agent::open(gateway, "bob-token").await);
     }
@@ -144,7 +165,7 @@ async fn three_gateways_notify_every_session_of_the_principal_once() {
             agent.heard_nothing(0).await;
         }
         // Every instance answers the same agent.
-        for other in &gateways {
+        for other in gateways {
             let (status, got) = call(other, Method::GET, "/api/v1/agents/alice", None).await;
             assert_eq!(status, 200, "{got}");
             assert_eq!(
@@ -158,7 +179,7 @@ async fn three_gateways_notify_every_session_of_the_principal_once() {
     }
     // A compare-and-set on a stale version is refused by every instance.
     let stale = json!({"profile": serde_json::from_str::<Value>(CONFIG).unwrap(), "version": 2});
-    for gateway in &gateways {
+    for gateway in gateways {
         let (status, answer) = call(
             gateway,
             Method::PUT,
@@ -433,6 +454,16 @@ fn a_bad_or_unreachable_store_is_refused_at_start() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains("cannot connect to `redis://127.0.0.1:1/0`"),
+        "{stderr}"
+    );
+    // A cluster's URL names HOST:PORT nodes, and one must answer.
+    let (code, stderr) = gateway_exit(&["--store", "redis+cluster://127.0.0.1"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("`127.0.0.1` is not HOST:PORT"), "{stderr}");
+    let (code, stderr) = gateway_exit(&["--store", "redis+cluster://127.0.0.1:1"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot connect to the cluster at redis://127.0.0.1:1"),
         "{stderr}"
     );
 }

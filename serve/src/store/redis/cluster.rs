@@ -189,7 +189,7 @@ impl<S: Vocabulary> Inner<S> {
         .map_err(|error| StoreError::Unavailable(error.to_string()))?;
         let number = |value: Option<&redis::Value>| -> Result<u64, StoreError> {
             value
-                .map(|value| redis::from_redis_value_ref::<u64>(value))
+                .map(redis::from_redis_value_ref::<u64>)
                 .transpose()
                 .map_err(|error| StoreError::Unavailable(error.to_string()))?
                 .ok_or_else(|| StoreError::Unavailable("no answer from the audit counter".into()))

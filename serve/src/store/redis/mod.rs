@@ -105,7 +105,9 @@ impl RedisOptions {
     /// [`audit::DEFAULT_CAPACITY`](crate::audit::DEFAULT_CAPACITY); at
     /// least 1): each change's `XADD` trims it with `MAXLEN ~ N`, which
     /// drops the oldest entries a whole node at a time, so a few more may
-    /// stay. Set every instance of a deployment alike.
+    /// stay. On a cluster each shard's stream keeps about this many, so
+    /// the newest `capacity` records are always kept. Set every instance of
+    /// a deployment alike.
     pub fn with_audit_capacity(mut self, capacity: usize) -> Self {
         self.audit_capacity = capacity.max(1);
         self
@@ -198,8 +200,10 @@ impl<S: Vocabulary> Drop for Inner<S> {
 }
 
 impl<S: Vocabulary> RedisStore<S> {
-    /// Connects to Redis at `url` (`redis://HOST:PORT/DB`), subscribes to
-    /// its change feed and loads the operator's kill switch; fails if Redis
+    /// Connects to Redis at `url` (`redis://HOST:PORT/DB`), or to a Redis
+    /// Cluster (`redis+cluster://HOST:PORT,HOST:PORT,…`, any of its nodes:
+    /// see the `cluster` module's layout and failover), subscribes to its
+    /// change feed and loads the operator's kill switch; fails if Redis
     /// cannot be reached now (or holds a kill switch it cannot read). Its agents
     /// have no runtime catalogs here (see
     /// [`connect_with_catalogs`](Self::connect_with_catalogs)).

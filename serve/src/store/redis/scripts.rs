@@ -413,16 +413,16 @@ pub(super) static GRANT_SHARDED: LazyLock<Script> = LazyLock::new(|| {
     audited(
         r#"
 local old = redis.call('GET', KEYS[3])
-if (old or '') ~= ARGV[12] then return {-1, old or ''} end
+if (old or '') ~= ARGV[11] then return {-1, old or ''} end
 if old == ARGV[6] then return {0, ''} end
 local before = nil
-if ARGV[13] ~= '' then before = token(ARGV[11], ARGV[13]) end
-audit('token-granted', ARGV[7], before, token(ARGV[11], ARGV[7]), '[]', '[]')
+if ARGV[12] ~= '' then before = token(ARGV[10], ARGV[12]) end
+audit('token-granted', ARGV[7], before, token(ARGV[10], ARGV[7]), '[]', '[]')
 redis.call('SET', KEYS[3], ARGV[6])
-if ARGV[13] ~= '' then
+if ARGV[12] ~= '' then
   publish(ARGV[9], cjson.encode({kind = 'revoked', digest = ARGV[8]}))
 end
-return {1, ARGV[13]}
+return {1, ARGV[12]}
 "#,
     )
 });

@@ -1,0 +1,268 @@
+//! The Redis store on a real six-node Redis Cluster (three primaries, three
+//! replicas, `mcp_profiles_tests::redis_cluster`): the conformance suite,
+//! three gateways with exact fan-out, racing compare-and-sets, tokens
+//! granted, moved and revoked across instances, and a primary killed in
+//! the middle of a stream of changes. Skipped, saying so, without
+//! `redis-server`.
+
+use std::time::Duration;
+
+use mcp_profiles_serve::store::conformance::check;
+use mcp_profiles_serve::{AgentStore, RedisOptions, StoreError};
+use mcp_profiles_tests::audit::by;
+use mcp_profiles_tests::contexts::{asking, child};
+use mcp_profiles_tests::redis_cluster::RedisCluster;
+
+use crate::redis_store::{
+    Instance, Sessions, alice_and_bob, replacements_reach_every_session_once,
+    tokens_hold_on_every_instance,
+};
+use crate::store_catalogs::decoder;
+use crate::store_conformance::fixture;
+
+/// `n` gateway instances on `cluster`, with catalogs.
+async fn gateways(cluster: &RedisCluster, grace: Duration, n: usize) -> Vec<Instance> {
+    let mut instances = Vec::new();
+    for _ in 0..n {
+        let options = RedisOptions::default().with_grace(grace);
+        instances.push(Instance::connect(&cluster.store_url(), options, Some(decoder())).await);
+    }
+    instances
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_gateways_on_a_cluster_conform() {
+    let Some(cluster) = RedisCluster::start() else {
+        return;
+    };
+    let instances = gateways(&cluster, Duration::from_secs(30), 2).await;
+    check(&instances[0].store, &instances[1].store, &fixture()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_gateways_on_a_cluster_notify_each_affected_session_once() {
+    let Some(cluster) = RedisCluster::start() else {
+        return;
+    };
+    let instances: [Instance; 3] = gateways(&cluster, Duration::from_secs(30), 3)
+        .await
+        .try_into()
+        .unwrap_or_else(|_| unreachable!());
+    replacements_reach_every_session_once(&instances).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_of_a_hundred_racing_compare_and_sets_wins() {
+    let Some(cluster) = RedisCluster::start() else {
+        return;
+    };
+    let instances = gateways(&cluster, Duration::from_secs(30), 3).await;
+    let first = instances[0]
+        .store
+        .put_agent("racer", asking(), by())
+        .await
+        .unwrap();
+    let version = first.agent.version;
+    let attempts = (0..100usize).map(|n| {
+        let context = if n.is_multiple_of(2) {
+            child()
+        } else {
+            asking()
+        };
+        instances[n % 3]
+            .store
+            .put_agent_if("racer", context, Some(version), by())
+    });
+    let outcomes = futures_util::future::join_all(attempts).await;
+    let won = outcomes.iter().filter(|outcome| outcome.is_ok()).count();
+    assert_eq!(won, 1, "exactly one compare-and-set wins");
+    for outcome in &outcomes {
+        match outcome {
+            Ok(change) => assert_eq!(change.agent.version, version + 1),
+            Err(StoreError::Conflict { current, .. }) => assert_eq!(current, &(version + 1)),
+            Err(error) => panic!("a racing compare-and-set failed otherwise: {error}"),
+        }
+    }
+    for instance in &instances {
+        let stored = instance.store.agent("racer").await.unwrap().unwrap();
+        assert_eq!(stored.version, version + 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_are_granted_moved_and_revoked_on_every_gateway_of_a_cluster() {
+    let Some(cluster) = RedisCluster::start() else {
+        return;
+    };
+    let instances = gateways(&cluster, Duration::from_secs(30), 3).await;
+    tokens_hold_on_every_instance(&instances[0], &instances[1]).await;
+
+    // Moving a token to another principal ends what it opened everywhere,
+    // and it acts as the new one on every gateway (bob and his token are
+    // left from the checks above).
+    let mut bob_sessions = Vec::new();
+    for instance in &instances {
+        bob_sessions.push(Sessions::open(instance, "bob-token").await);
+    }
+    instances[0]
+        .store
+        .put_agent("carol", child(), by())
+        .await
+        .unwrap();
+    instances[1]
+        .store
+        .grant_token("bob-token", "carol", by())
+        .await
+        .unwrap();
+    for sessions in &mut bob_sessions {
+        sessions.expect_ended().await;
+    }
+    for instance in &instances {
+        Sessions::open(instance, "bob-token")
+            .await
+            .expect_tools(&child())
+            .await;
+    }
+
+    // An agent deleted and created again gets none of its old tokens back.
+    assert!(
+        instances[2]
+            .store
+            .delete_agent("carol", by())
+            .await
+            .unwrap()
+    );
+    instances[0]
+        .store
+        .put_agent("carol", asking(), by())
+        .await
+        .unwrap();
+    for instance in &instances {
+        assert_eq!(instance.status("bob-token").await, 401);
+    }
+}
+
+/// The key of `principal`'s agent, as the cluster holds it.
+fn agent_key(cluster: &RedisCluster, principal: &str) -> String {
+    let pattern = format!("*:agent:{principal}");
+    (0..6)
+        .flat_map(|node| cluster.query(node, &["KEYS", &pattern]))
+        .next()
+        .unwrap_or_else(|| panic!("no node holds {pattern}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_primary_killed_mid_stream_loses_no_acknowledged_change() {
+    let Some(mut cluster) = RedisCluster::start() else {
+        return;
+    };
+    // A grace period longer than the failover: the gateways keep serving
+    // what they last applied while the slot moves.
+    let instances = gateways(&cluster, Duration::from_secs(60), 3).await;
+    alice_and_bob(&instances[0].store).await;
+    let mut sessions = Vec::new();
+    for instance in &instances {
+        sessions.push(Sessions::open(instance, "alice-token").await);
+    }
+    let primary = cluster.primary_of(&agent_key(&cluster, "alice"));
+
+    // A stream of changes through every gateway in turn; each one
+    // acknowledged is remembered with what it stored.
+    let mut acknowledged = Vec::new();
+    let mut refused = 0;
+    let change = |n: usize| {
+        let context = if n.is_multiple_of(2) {
+            child()
+        } else {
+            asking()
+        };
+        let store = &instances[n % 3].store;
+        async move { (context, store.put_agent("alice", context, by()).await) }
+    };
+    let mut n = 0;
+    while acknowledged.len() < 10 {
+        let (context, outcome) = change(n).await;
+        n += 1;
+        acknowledged.push((outcome.unwrap().agent.version, context));
+    }
+    cluster.kill(primary);
+    // Until the replica is promoted, and until a replica confirms changes
+    // again, changes are refused; none of them is acknowledged.
+    for _ in 0..5 {
+        let (context, outcome) = change(n).await;
+        n += 1;
+        match outcome {
+            Ok(stored) => acknowledged.push((stored.agent.version, context)),
+            Err(StoreError::Unavailable(_)) => refused += 1,
+            Err(error) => panic!("a change failed otherwise: {error}"),
+        }
+    }
+    cluster.wait_for_failover(primary);
+    cluster.restart(primary);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let mut after = 0;
+    while after < 10 {
+        let (context, outcome) = change(n).await;
+        n += 1;
+        match outcome {
+            Ok(stored) => {
+                acknowledged.push((stored.agent.version, context));
+                after += 1;
+            }
+            Err(StoreError::Unavailable(_)) => {
+                refused += 1;
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "changes still refused a minute after the failover"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(error) => panic!("a change failed otherwise: {error}"),
+        }
+    }
+    assert!(refused > 0, "the kill refused some change");
+
+    // Every acknowledged change is in the store and its audit trail, in
+    // order; the last one is what every gateway serves.
+    let versions: Vec<u64> = acknowledged.iter().map(|(version, _)| *version).collect();
+    assert!(
+        versions.windows(2).all(|pair| pair[0] < pair[1]),
+        "versions only grow: {versions:?}"
+    );
+    let (last, context) = acknowledged.last().cloned().unwrap();
+    let trail = instances[1]
+        .store
+        .audit(
+            &mcp_profiles_serve::audit::AuditQuery::new()
+                .of("alice")
+                .with_limit(1000),
+        )
+        .await
+        .unwrap();
+    for (version, stored) in &acknowledged {
+        let recorded = trail.iter().any(|record| {
+            record.kind.as_str() == "profile-put"
+                && record.after["version"] == *version
+                && record.after["context"] == serde_json::to_value(stored).expect("a context")
+        });
+        assert!(
+            recorded,
+            "the acknowledged change to version {version} is recorded"
+        );
+    }
+    for (instance, sessions) in instances.iter().zip(&sessions) {
+        let stored = instance.store.agent("alice").await.unwrap().unwrap();
+        assert_eq!(stored.version, last);
+        assert_eq!(stored.profile.context(), &context);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        while instance.store.profiles().version("alice") != Some(last) {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "a gateway still serves version {:?}, not {last}",
+                instance.store.profiles().version("alice")
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        sessions.expect_tools(&context).await;
+    }
+}
