@@ -318,6 +318,31 @@ pub(crate) async fn tokens_hold_on_every_instance(a: &Instance, b: &Instance) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_too_few_replicas_confirm_is_not_acknowledged() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    // One Redis has no replica: asking for one makes every change
+    // unacknowledged, though it is made and published.
+    let options = RedisOptions::default()
+        .with_grace(Duration::from_secs(30))
+        .with_timeout(Duration::from_millis(400))
+        .with_replica_acks(1);
+    let waiting = Instance::connect(&redis.url(), options, None).await;
+    let other = Instance::start(&redis, Duration::from_secs(30)).await;
+    let outcome = waiting.store.put_agent("alice", asking(), by()).await;
+    let Err(mcp_profiles_serve::StoreError::Unavailable(why)) = outcome else {
+        panic!("an unconfirmed change was acknowledged: {outcome:?}");
+    };
+    assert!(
+        why.contains("0 of the 1 replicas it needs confirmed it"),
+        "{why}"
+    );
+    let stored = other.store.agent("alice").await.unwrap().unwrap();
+    assert_eq!(stored.version, 1, "the change was made all the same");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redis_restart_loses_no_change_and_converges() {
     let Some(mut redis) = RedisServer::start() else {
         return;

@@ -70,36 +70,55 @@ use mcp_profiles::Vocabulary;
 /// The scheme of a cluster's URL.
 const SCHEME: &str = "redis+cluster://";
 
-/// The seed nodes of a `redis+cluster://HOST:PORT,HOST:PORT` URL, each as
-/// a `redis://HOST:PORT` URL; `None` for any other URL.
-pub(super) fn seeds(url: &str) -> Result<Option<Vec<String>>, StoreError> {
-    let Some(nodes) = url.strip_prefix(SCHEME) else {
+/// The nodes a cluster's URL names.
+pub(super) struct Seeds {
+    /// `redis://[CREDENTIALS@]HOST:PORT`, one per node.
+    urls: Vec<String>,
+    /// The nodes as `HOST:PORT, HOST:PORT`: what messages and logs name
+    /// (never the credentials).
+    shown: String,
+}
+
+/// The seed nodes of a `redis+cluster://[USER:PASSWORD@]HOST:PORT,HOST:PORT`
+/// URL (the credentials, if any, for every node); `None` for any other URL.
+/// A bad URL's error names the bad part, never the credentials.
+pub(super) fn seeds(url: &str) -> Result<Option<Seeds>, StoreError> {
+    let Some(rest) = url.strip_prefix(SCHEME) else {
         return Ok(None);
     };
-    let seeds: Vec<String> = nodes
-        .trim_end_matches('/')
-        .split(',')
-        .map(|node| {
-            let valid = node.rsplit_once(':').is_some_and(|(host, port)| {
-                !host.is_empty() && !host.contains('/') && port.parse::<u16>().is_ok()
-            });
-            if valid {
-                Ok(format!("redis://{node}"))
-            } else {
-                Err(StoreError::Unavailable(format!(
-                    "`{url}` is not a Redis Cluster URL: `{node}` is not HOST:PORT \
-                     (expected {SCHEME}HOST:PORT,HOST:PORT,…)"
-                )))
-            }
+    let (credentials, nodes) = match rest.rsplit_once('@') {
+        Some((credentials, nodes)) => (Some(credentials), nodes),
+        None => (None, rest),
+    };
+    let nodes: Vec<&str> = nodes.trim_end_matches('/').split(',').collect();
+    for node in &nodes {
+        let valid = node.rsplit_once(':').is_some_and(|(host, port)| {
+            !host.is_empty() && !host.contains('/') && port.parse::<u16>().is_ok()
+        });
+        if !valid {
+            return Err(StoreError::Unavailable(format!(
+                "not a Redis Cluster URL: `{node}` is not HOST:PORT \
+                 (expected {SCHEME}[USER:PASSWORD@]HOST:PORT,HOST:PORT,…)"
+            )));
+        }
+    }
+    let urls = nodes
+        .iter()
+        .map(|node| match credentials {
+            Some(credentials) => format!("redis://{credentials}@{node}"),
+            None => format!("redis://{node}"),
         })
-        .collect::<Result<_, _>>()?;
-    Ok(Some(seeds))
+        .collect();
+    Ok(Some(Seeds {
+        urls,
+        shown: nodes.join(", "),
+    }))
 }
 
 /// Connects to the cluster `seeds` name, subscribes to every shard's
 /// channel and loads the kill switch.
 pub(super) async fn connect<S: Vocabulary>(
-    seeds: &[String],
+    seeds: &Seeds,
     options: RedisOptions,
     local: Arc<ProfileStore<S>>,
 ) -> Result<Arc<Inner<S>>, StoreError> {
@@ -109,12 +128,12 @@ pub(super) async fn connect<S: Vocabulary>(
             options.prefix
         )));
     }
-    let named = seeds.join(", ");
+    let named = &seeds.shown;
     let unreachable = |error: redis::RedisError| {
         StoreError::Unavailable(format!("cannot connect to the cluster at {named}: {error}"))
     };
     let builder = || {
-        ClusterClientBuilder::new(seeds.to_vec())
+        ClusterClientBuilder::new(seeds.urls.clone())
             .connection_timeout(options.timeout)
             .response_timeout(options.timeout)
             .retries(3)
@@ -178,8 +197,7 @@ impl<S: Vocabulary> Inner<S> {
         let mut pipeline = redis::pipe();
         pipeline.cmd("INCR").arg(&counter);
         if self.replicas > 0 {
-            let wait_ms = u64::try_from((self.timeout / 2).as_millis()).unwrap_or(u64::MAX);
-            pipeline.cmd("WAIT").arg(self.replicas).arg(wait_ms);
+            pipeline.cmd("WAIT").arg(self.replicas).arg(self.wait_ms());
         }
         let answers = within(
             self.timeout,
@@ -197,8 +215,8 @@ impl<S: Vocabulary> Inner<S> {
         let seq = number(answers.first())?;
         if self.replicas > 0 && number(answers.get(1))? < self.replicas as u64 {
             return Err(StoreError::Unavailable(format!(
-                "the audit counter's replicas did not confirm it within {:?}; nothing was changed",
-                self.timeout / 2
+                "the audit counter's replicas did not confirm it within {} ms; nothing was changed",
+                self.wait_ms()
             )));
         }
         Ok(seq)
@@ -208,7 +226,7 @@ impl<S: Vocabulary> Inner<S> {
     pub(super) async fn raise_seq(&self, last: u64) -> Result<(), StoreError> {
         let mut call = Call::new(&RAISE_SEQ);
         call.key(self.keys.audit_counter()).arg(last);
-        let wait_ms = u64::try_from((self.timeout / 2).as_millis()).unwrap_or(u64::MAX);
+        let wait_ms = self.wait_ms();
         within(
             self.timeout,
             self.commands.call::<i64>(&call, self.replicas, wait_ms),
@@ -386,23 +404,37 @@ mod tests {
 
     #[test]
     fn cluster_urls_name_their_seeds() {
-        assert_eq!(seeds("redis://127.0.0.1:6379/0").unwrap(), None);
+        assert!(seeds("redis://127.0.0.1:6379/0").unwrap().is_none());
+        let plain = seeds("redis+cluster://127.0.0.1:7000,10.0.0.2:7001")
+            .unwrap()
+            .unwrap();
         assert_eq!(
-            seeds("redis+cluster://127.0.0.1:7000,10.0.0.2:7001").unwrap(),
-            Some(vec![
-                "redis://127.0.0.1:7000".to_owned(),
-                "redis://10.0.0.2:7001".to_owned()
-            ])
+            plain.urls,
+            ["redis://127.0.0.1:7000", "redis://10.0.0.2:7001"]
         );
-        for bad in [
-            "redis+cluster://",
-            "redis+cluster://127.0.0.1",
-            "redis+cluster://127.0.0.1:7000,:7001",
-            "redis+cluster://127.0.0.1:99999",
+        assert_eq!(plain.shown, "127.0.0.1:7000, 10.0.0.2:7001");
+        let secret = seeds("redis+cluster://ops:s3cret@127.0.0.1:7000,127.0.0.1:7001")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            secret.urls,
+            [
+                "redis://ops:s3cret@127.0.0.1:7000",
+                "redis://ops:s3cret@127.0.0.1:7001"
+            ]
+        );
+        assert_eq!(secret.shown, "127.0.0.1:7000, 127.0.0.1:7001");
+        for (bad, part) in [
+            ("redis+cluster://", "``"),
+            ("redis+cluster://127.0.0.1", "`127.0.0.1`"),
+            ("redis+cluster://127.0.0.1:7000,:7001", "`:7001`"),
+            ("redis+cluster://127.0.0.1:99999", "`127.0.0.1:99999`"),
+            ("redis+cluster://ops:s3cret@127.0.0.1", "`127.0.0.1`"),
         ] {
-            let error = seeds(bad).unwrap_err().to_string();
-            assert!(error.contains("is not a Redis Cluster URL"), "{error}");
-            assert!(error.contains(bad), "{error}");
+            let error = seeds(bad).err().unwrap().to_string();
+            assert!(error.contains("not a Redis Cluster URL"), "{error}");
+            assert!(error.contains(part), "{error}");
+            assert!(!error.contains("s3cret"), "{error}");
         }
     }
 

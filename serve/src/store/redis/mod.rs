@@ -126,7 +126,7 @@ impl RedisOptions {
 
     /// How many replicas must confirm each change (Redis `WAIT`) before it
     /// is acknowledged: default 1 on a cluster, 0 on one Redis. A change
-    /// too few confirm within half the [timeout](Self::with_timeout) is
+    /// too few confirm within a quarter of the [timeout](Self::with_timeout) is
     /// made and published, but answered with [`StoreError::Unavailable`]:
     /// a failover may lose it. With 0, a failover may lose an acknowledged
     /// change (and re-widen a profile it narrowed).
@@ -366,7 +366,7 @@ impl<S: Vocabulary> Inner<S> {
     /// takes its record's number from the shared counter first, and again
     /// if its shard has recorded a later one meanwhile.
     async fn run<T: redis::FromRedisValue>(&self, call: &mut Call<'_>) -> Result<T, StoreError> {
-        let wait_ms = u64::try_from((self.timeout / 2).as_millis()).unwrap_or(u64::MAX);
+        let wait_ms = self.wait_ms();
         let mut attempts = 0;
         loop {
             if call.is_numbered() && self.keys.is_sharded() {
@@ -397,6 +397,13 @@ impl<S: Vocabulary> Inner<S> {
             }
             return Ok(answer);
         }
+    }
+
+    /// How long a change waits for its replicas: a quarter of the command
+    /// timeout, so a call sent again (to a node that had not loaded the
+    /// script) still fits in it.
+    fn wait_ms(&self) -> u64 {
+        u64::try_from((self.timeout / 4).as_millis()).unwrap_or(u64::MAX)
     }
 
     /// A call of `script`, recording its change as `by` made it in
