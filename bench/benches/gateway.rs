@@ -16,58 +16,22 @@
 //! `cargo bench -p mcp-profiles-bench --bench gateway`
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use kandev_mcp::Kandev;
+use mcp_profiles_bench::gateways::{CountingClient, Heard, serve_kandev_agents};
 use mcp_profiles_bench::results::env_usize;
 use mcp_profiles_bench::sessions::connect_clients;
-use mcp_profiles_serve::http::Limits;
 use mcp_profiles_serve::{AgentStore, RedisOptions, RedisStore};
 use mcp_profiles_tests::client::http_transport;
 use mcp_profiles_tests::redis::RedisServer;
-use rmcp::ClientHandler;
-use rmcp::model::{ClientConfig, ProtocolVersion};
-use rmcp::service::{NotificationContext, RoleClient, RunningService};
-use tokio::sync::Notify;
+use rmcp::service::{RoleClient, RunningService};
 
 const TOKEN: &str = "bench-control-token";
 const PROFILES: [&str; 2] = [
     r#"{"surface":"kanban-task","capabilities":["user-question"]}"#,
     r#"{"surface":"configuration"}"#,
 ];
-
-/// Counts every session's list_changed in one place.
-#[derive(Default)]
-struct Heard {
-    count: AtomicUsize,
-    changed: Notify,
-}
-
-impl Heard {
-    async fn wait_for(&self, target: usize) {
-        loop {
-            let notified = self.changed.notified();
-            if self.count.load(Ordering::SeqCst) >= target {
-                return;
-            }
-            notified.await;
-        }
-    }
-}
-
-struct Client(Arc<Heard>);
-
-impl ClientHandler for Client {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::default().with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
-    }
-
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.0.count.fetch_add(1, Ordering::SeqCst);
-        self.0.changed.notify_waiters();
-    }
-}
 
 struct Instance {
     mcp: String,
@@ -86,13 +50,8 @@ async fn instance(redis: &RedisServer) -> Instance {
             .await
             .unwrap(),
     );
-    let limits = Limits::default().with_max_connections(8192);
+    let mcp = serve_kandev_agents(store.profiles()).await;
     let any: std::net::SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let mcp = mcp_profiles_serve::http::Serve::on(any)
-        .limits(limits)
-        .agents(store.profiles(), Kandev::demo())
-        .await
-        .unwrap();
     let app = kandev_mcp::gateway::control::router(store.clone(), TOKEN);
     let control = mcp_profiles_serve::http::Serve::on(any)
         .limits(kandev_mcp::control::limits())
@@ -165,7 +124,7 @@ async fn run() {
 
     let heard = Arc::new(Heard::default());
     let started = Instant::now();
-    let mut sessions: Vec<RunningService<RoleClient, Client>> = Vec::new();
+    let mut sessions: Vec<RunningService<RoleClient, CountingClient>> = Vec::new();
     for instance in &instances {
         let per = per_instance / 50 * 50;
         sessions.extend(
@@ -173,7 +132,7 @@ async fn run() {
                 per,
                 50,
                 |_| http_transport(&instance.mcp, Some("alice-token")),
-                |_| Client(Arc::clone(&heard)),
+                |_| CountingClient(Arc::clone(&heard)),
             )
             .await,
         );
@@ -230,7 +189,7 @@ async fn run() {
     );
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
-        heard.count.load(Ordering::SeqCst),
+        heard.count(),
         heard_so_far,
         "a session heard a change twice"
     );

@@ -11,8 +11,10 @@
 //! For the session benchmarks: [`sessions`] connects real rmcp session
 //! pairs, [`per_session`] is the rmcp-native server with a router per
 //! session, [`relisting`] a client that re-lists on list_changed,
-//! [`load_client`] the raw JSON-RPC client of the HTTP load generators, and
-//! [`results`] the medians and JSON files of the timed harnesses.
+//! [`load_client`] the raw JSON-RPC client of the HTTP load generators,
+//! [`gateways`] the notification counting and MCP endpoint of the
+//! harnesses of gateways on Redis, and [`results`] the medians and JSON
+//! files of the timed harnesses.
 
 use std::sync::{Arc, Mutex};
 
@@ -23,6 +25,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 
 pub mod allowed;
+pub mod gateways;
 pub mod load_client;
 pub mod noop;
 pub mod paired;

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 pub const REQUIRE: &str = "MCP_PROFILES_REQUIRE_REDIS";
 
 /// The command that runs the Redis tests.
-pub const RUN_THEM: &str = "apt-get install -y redis-server && cargo test -p mcp-profiles-tests --test integration redis_store && cargo test -p kandev-mcp --test integration gateway";
+pub const RUN_THEM: &str = "apt-get install -y redis-server && cargo test -p mcp-profiles-tests --test integration redis_ && cargo test -p kandev-mcp --test integration gateway";
 
 /// One `redis-server` child process.
 pub struct RedisServer {
