@@ -45,8 +45,8 @@ pub(super) fn router(control: Control, sessions: Arc<Sessions>) -> Router {
 }
 
 impl From<Refusal> for Problem {
-    fn from(Refusal(status, message): Refusal) -> Self {
-        Problem::new(status, message)
+    fn from(refusal: Refusal) -> Self {
+        Problem::new(refusal.status, refusal.message)
     }
 }
 
@@ -233,7 +233,7 @@ async fn apply_kill_switch(
 }
 
 fn changed_since(what: &str) -> Refusal {
-    Refusal(
+    Refusal::new(
         StatusCode::CONFLICT,
         format!("the {what} changed since the preview: preview the change again"),
     )

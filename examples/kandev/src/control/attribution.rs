@@ -43,16 +43,16 @@ pub(crate) fn of_request(request: &Request, actor: &str) -> Result<Attribution, 
         Some(value) => value
             .to_str()
             .map_err(|_| {
-                Refusal(
+                Refusal::new(
                     StatusCode::BAD_REQUEST,
-                    "`X-Request-Id` is not visible ASCII (0x21-0x7E)".into(),
+                    "`X-Request-Id` is not visible ASCII (0x21-0x7E)",
                 )
             })?
             .to_owned(),
         None => uuid::Uuid::new_v4().to_string(),
     };
     Attribution::new(actor, request_id)
-        .map_err(|error| Refusal(StatusCode::BAD_REQUEST, format!("`X-Request-Id`: {error}")))
+        .map_err(|error| Refusal::new(StatusCode::BAD_REQUEST, format!("`X-Request-Id`: {error}")))
 }
 
 /// Runs `request` with its attribution in its extensions (handlers take

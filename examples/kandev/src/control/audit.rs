@@ -34,7 +34,7 @@ pub(crate) fn query(
     raw: Option<&str>,
     principal: impl Fn(&str) -> Result<(), Refusal>,
 ) -> Result<AuditQuery, Refusal> {
-    let bad = |message: String| Refusal(StatusCode::BAD_REQUEST, message);
+    let bad = |message: String| Refusal::new(StatusCode::BAD_REQUEST, message);
     let mut query = AuditQuery::new();
     let mut seen: Vec<String> = Vec::new();
     for (name, value) in form_urlencoded::parse(raw.unwrap_or_default().as_bytes()) {
@@ -93,7 +93,7 @@ fn number(name: &str, value: &str, max: u64) -> Result<u64, Refusal> {
         .flatten()
         .filter(|number| *number <= max)
         .ok_or_else(|| {
-            Refusal(
+            Refusal::new(
                 StatusCode::BAD_REQUEST,
                 format!(
                     "`{name}` must be a whole number from {} to {max}, not `{}`",
@@ -124,7 +124,7 @@ mod tests {
     use super::*;
 
     fn decoded(raw: &str) -> Result<AuditQuery, String> {
-        query(Some(raw), |_| Ok(())).map_err(|refusal| refusal.1)
+        query(Some(raw), |_| Ok(())).map_err(|refusal| refusal.message)
     }
 
     #[test]

@@ -89,7 +89,7 @@ pub(super) fn install_plugins(
         if let Some(presentation) = controller.presentation() {
             presentation
                 .verify_catalog(catalog)
-                .map_err(|refused| Refusal(StatusCode::BAD_REQUEST, refused.to_string()))?;
+                .map_err(|refused| Refusal::new(StatusCode::BAD_REQUEST, refused.to_string()))?;
         }
         let before = installed.as_ref().map(CatalogSummary::of);
         let after = CatalogSummary::of(catalog);
@@ -106,7 +106,7 @@ pub(super) fn install_plugins(
     control
         .plugins
         .install_catalog(controller, snapshot, catalog)
-        .map_err(|error| Refusal(StatusCode::BAD_REQUEST, error.to_string()))
+        .map_err(|error| Refusal::new(StatusCode::BAD_REQUEST, error.to_string()))
 }
 
 /// The served task's id, the principal of `serve`'s records.
@@ -122,7 +122,7 @@ fn saved(board: &mut BoardGuard<'_>, entry: AuditEntry) -> Result<(), Refusal> {
 
 /// A board whose audit trail could not be read: 500.
 pub(super) fn failed_read(error: DbError) -> Refusal {
-    Refusal(
+    Refusal::new(
         StatusCode::INTERNAL_SERVER_ERROR,
         format!("the audit trail could not be read: {error}"),
     )
@@ -130,7 +130,7 @@ pub(super) fn failed_read(error: DbError) -> Refusal {
 
 /// A board that could not record a change: 500, nothing changed.
 pub(super) fn failed(error: DbError) -> Refusal {
-    Refusal(
+    Refusal::new(
         StatusCode::INTERNAL_SERVER_ERROR,
         format!("the change was not made: its audit record could not be saved: {error}"),
     )

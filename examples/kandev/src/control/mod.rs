@@ -39,7 +39,9 @@
 //! snapshot in [`crate::plugins::Snapshot`]; the policy and kill-switch
 //! routes in [`policy`]. A mode or provider change keeps the policy.
 //!
-//! Every refusal answers `{"error": "..."}` naming the problem:
+//! Every refusal answers `{"error": "...", "code": "...", "status": N}`
+//! naming the problem, with `"pointer"`, the JSON pointer of the offending
+//! part of the body, where there is one (the codes: [`codes`]):
 //!
 //! | status | when |
 //! |---|---|
@@ -81,6 +83,7 @@ mod admin;
 pub mod attribution;
 pub mod audit;
 mod audited;
+pub mod codes;
 pub(crate) mod plugins;
 pub mod policy;
 
@@ -207,15 +210,55 @@ pub(crate) async fn method_not_allowed() -> Response {
 }
 
 pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response {
-    Refusal(status, message.into()).into_response()
+    Refusal::new(status, message).into_response()
 }
 
-/// A refused request: its status and the `{"error": ...}` message.
-pub(crate) struct Refusal(pub(crate) StatusCode, pub(crate) String);
+/// A refused request, answered as every control route answers one:
+/// `{"error": message, "code": code, "status": status, "pointer": "/field"}`
+/// (`pointer`, the JSON pointer of the offending part of the body, only
+/// where there is one). See [`codes`] for the codes.
+pub(crate) struct Refusal {
+    pub(crate) status: StatusCode,
+    pub(crate) message: String,
+    code: &'static str,
+    pointer: Option<String>,
+}
+
+impl Refusal {
+    /// A refusal whose code is its status's (see [`codes::of_status`]).
+    pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        Refusal {
+            status,
+            message: message.into(),
+            code: codes::of_status(status),
+            pointer: None,
+        }
+    }
+
+    /// The same refusal with a more precise code.
+    pub(crate) fn with_code(mut self, code: &'static str) -> Self {
+        self.code = code;
+        self
+    }
+
+    /// The same refusal, about the part of the body at `pointer`.
+    pub(crate) fn at(mut self, pointer: String) -> Self {
+        self.pointer = Some(pointer);
+        self
+    }
+}
 
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
-        (self.0, Json(json!({ "error": self.1 }))).into_response()
+        let mut body = json!({
+            "error": self.message,
+            "code": self.code,
+            "status": self.status.as_u16(),
+        });
+        if let Some(pointer) = self.pointer {
+            body["pointer"] = Value::String(pointer);
+        }
+        (self.status, Json(body)).into_response()
     }
 }
 
@@ -234,13 +277,13 @@ async fn off_workers<T: Send + 'static>(
 ) -> Result<T, Refusal> {
     tokio::task::spawn_blocking(move || work(&control))
         .await
-        .map_err(|error| Refusal(StatusCode::INTERNAL_SERVER_ERROR, error.to_string()))?
+        .map_err(|error| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, error.to_string()))?
 }
 
 async fn get_audit(State(control): State<Control>, uri: Uri) -> Result<Response, Refusal> {
     let query = audit::query(uri.query(), |principal| {
         crate::store::check_name("principal", principal)
-            .map_err(|error| Refusal(StatusCode::BAD_REQUEST, error.to_string()))
+            .map_err(|error| Refusal::new(StatusCode::BAD_REQUEST, error.to_string()))
     })?;
     let records = off_workers(control, {
         let query = query.clone();
@@ -258,13 +301,10 @@ pub(crate) fn check_token(headers: &HeaderMap, expected: &str) -> Result<(), Ref
         .and_then(|value| value.strip_prefix("Bearer "));
     match presented {
         Some(token) if constant_time_eq(token.as_bytes(), expected.as_bytes()) => Ok(()),
-        Some(_) => Err(Refusal(
+        Some(_) => Err(Refusal::new(StatusCode::UNAUTHORIZED, "wrong bearer token")),
+        None => Err(Refusal::new(
             StatusCode::UNAUTHORIZED,
-            "wrong bearer token".into(),
-        )),
-        None => Err(Refusal(
-            StatusCode::UNAUTHORIZED,
-            "missing `Authorization: Bearer <token>` header".into(),
+            "missing `Authorization: Bearer <token>` header",
         )),
     }
 }
@@ -311,10 +351,12 @@ pub(crate) async fn no_route(method: Method, uri: Uri) -> Response {
         end -= 1;
     }
     let cut = if end < path.len() { "…" } else { "" };
-    error(
+    Refusal::new(
         StatusCode::NOT_FOUND,
         format!("no route {method} {}{cut}", &path[..end]),
     )
+    .with_code(codes::NO_ROUTE)
+    .into_response()
 }
 
 /// Refuses a body not declared as JSON, so a form or text post from a
@@ -337,7 +379,7 @@ fn require_json(headers: &HeaderMap) -> Result<(), Refusal> {
         }
         None => "none".to_owned(),
     };
-    Err(Refusal(
+    Err(Refusal::new(
         StatusCode::UNSUPPORTED_MEDIA_TYPE,
         format!("expected `Content-Type: application/json`, got {got}"),
     ))
@@ -353,11 +395,17 @@ pub(crate) fn decode<T: DeserializeOwned>(
     decode_bytes(&bytes)
 }
 
-/// [`decode`] of a body already read.
+/// [`decode`] of a body already read: a body that is not what `T` reads
+/// is refused with the JSON pointer of where it went wrong.
 fn decode_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Refusal> {
-    serde_json::from_slice(bytes)
-        .map(|Object(value)| value)
-        .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))
+    let refused = |message: String| {
+        Refusal::new(StatusCode::BAD_REQUEST, message).with_code(codes::INVALID_BODY)
+    };
+    let mut json = serde_json::Deserializer::from_slice(bytes);
+    let Object(value) = serde_path_to_error::deserialize(&mut json)
+        .map_err(|error| refused(error.inner().to_string()).at(codes::pointer(error.path())))?;
+    json.end().map_err(|error| refused(error.to_string()))?;
+    Ok(value)
 }
 
 /// A `T` read only from a JSON object: a derived struct would also take
@@ -395,7 +443,7 @@ pub(crate) fn json_body(
         } else {
             rejection.body_text()
         };
-        Refusal(status, message)
+        Refusal::new(status, message)
     })
 }
 
@@ -415,10 +463,10 @@ async fn put_profile(
         // Not text: the strict decoder says so as it does for every body.
         return Err(decode_bytes::<ProfileContext<Kandev>>(&bytes)
             .err()
-            .unwrap_or_else(|| Refusal(StatusCode::BAD_REQUEST, "the body is not UTF-8".into())));
+            .unwrap_or_else(|| Refusal::new(StatusCode::BAD_REQUEST, "the body is not UTF-8")));
     };
     let context = crate::tool_policies::context_from_json(text)
-        .map_err(|error| Refusal(StatusCode::BAD_REQUEST, error.to_string()))?;
+        .map_err(|error| Refusal::new(StatusCode::BAD_REQUEST, error.to_string()))?;
     replaced(control, by, move |_| Ok(context)).await
 }
 
@@ -456,7 +504,7 @@ async fn put_mode(
     let body: ModeBody = decode(&headers, body)?;
     replaced(control, by, move |current| {
         legacy::apply_mode(current, &body.mode, body.disable_ask_question)
-            .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))
+            .map_err(|err| Refusal::new(StatusCode::BAD_REQUEST, err.to_string()))
     })
     .await
 }
@@ -476,7 +524,7 @@ async fn put_providers(
     let body: ProvidersBody = decode(&headers, body)?;
     replaced(control, by, move |current| {
         legacy::apply_providers(current, &body.mcp_providers)
-            .map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))
+            .map_err(|err| Refusal::new(StatusCode::BAD_REQUEST, err.to_string()))
     })
     .await
 }

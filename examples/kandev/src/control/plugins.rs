@@ -39,7 +39,7 @@ pub(crate) fn snapshot_body(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Snapshot, Refusal> {
     let bytes = json_body(headers, body, MAX_SNAPSHOT_BYTES)?;
-    Snapshot::decode(&bytes).map_err(|err| Refusal(StatusCode::BAD_REQUEST, err.to_string()))
+    Snapshot::decode(&bytes).map_err(|err| Refusal::new(StatusCode::BAD_REQUEST, err.to_string()))
 }
 
 /// What `GET` answers before the first snapshot.
@@ -57,8 +57,9 @@ pub(super) async fn put_plugin_tools(
     // Verifying compiles every schema: CPU work kept off the async workers,
     // and done before the board is held to record the change.
     let install = tokio::task::spawn_blocking(move || {
-        let bad =
-            |err: crate::plugins::SnapshotError| Refusal(StatusCode::BAD_REQUEST, err.to_string());
+        let bad = |err: crate::plugins::SnapshotError| {
+            Refusal::new(StatusCode::BAD_REQUEST, err.to_string())
+        };
         snapshot.check().map_err(bad)?;
         let catalog = control.plugins.catalog(&snapshot).map_err(bad)?;
         let installation = audited::install_plugins(&control, &by, snapshot, &catalog)?;
@@ -72,7 +73,7 @@ pub(super) async fn put_plugin_tools(
     });
     let (installation, tools) = install
         .await
-        .map_err(|err| Refusal(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))??;
+        .map_err(|err| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))??;
     Ok(Json(json!({
         "generation": installation.generation,
         "revision": installation.revision,

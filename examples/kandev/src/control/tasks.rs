@@ -79,7 +79,7 @@ pub(super) async fn put_title_owner(
         Value::Null => None,
         Value::String(session) => Some(session),
         other => {
-            return Err(Refusal(
+            return Err(Refusal::new(
                 StatusCode::BAD_REQUEST,
                 format!("`session` must be a session id or null, got {other}"),
             ));
@@ -112,9 +112,9 @@ pub(super) async fn put_tool_policy(
     let body: ToolPolicyBody = decode(&headers, body)?;
     let policy = match (body.coordinator_tool_policy, body.managed_tool_policy) {
         (Some(_), Some(_)) => {
-            return Err(Refusal(
+            return Err(Refusal::new(
                 StatusCode::BAD_REQUEST,
-                "a task carries a coordinator binding or a managed policy, not both".into(),
+                "a task carries a coordinator binding or a managed policy, not both",
             ));
         }
         (Some(binding), None) => Some(TaskToolPolicy::Coordinator(binding)),
@@ -126,7 +126,7 @@ pub(super) async fn put_tool_policy(
         let (key, value) = policy.metadata_entry();
         let metadata = serde_json::Map::from_iter([(key.to_owned(), value)]);
         TaskToolPolicy::from_metadata(&metadata)
-            .map_err(|error| Refusal(StatusCode::BAD_REQUEST, error.to_string()))?;
+            .map_err(|error| Refusal::new(StatusCode::BAD_REQUEST, error.to_string()))?;
     }
     apply(control, move |control| {
         let served = control.task.as_ref().expect("checked by `apply`");
@@ -137,7 +137,7 @@ pub(super) async fn put_tool_policy(
 
 fn task_id(id: Result<Path<String>, PathRejection>) -> Result<String, Refusal> {
     id.map(|Path(id)| id)
-        .map_err(|rejection| Refusal(StatusCode::BAD_REQUEST, rejection.body_text()))
+        .map_err(|rejection| Refusal::new(StatusCode::BAD_REQUEST, rejection.body_text()))
 }
 
 /// Runs `change` off the async workers (it waits on SQLite) and answers.
@@ -146,21 +146,21 @@ async fn apply(
     change: impl FnOnce(&Control) -> Result<TaskChange, TaskError> + Send + 'static,
 ) -> Result<Response, Refusal> {
     if control.task.is_none() {
-        return Err(Refusal(
+        return Err(Refusal::new(
             StatusCode::NOT_FOUND,
-            "this server serves no stored task (start it with --db and --task)".into(),
+            "this server serves no stored task (start it with --db and --task)",
         ));
     }
     let outcome = tokio::task::spawn_blocking(move || change(&control))
         .await
-        .map_err(|error| Refusal(StatusCode::INTERNAL_SERVER_ERROR, error.to_string()))?;
+        .map_err(|error| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, error.to_string()))?;
     let change = outcome.map_err(|error| {
         let status = match &error {
             TaskError::NoTask(_) => StatusCode::NOT_FOUND,
             TaskError::Bad(_) => StatusCode::BAD_REQUEST,
             TaskError::Db(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
-        Refusal(status, error.to_string())
+        Refusal::new(status, error.to_string())
     })?;
     let mut body = json!({ "task": change.task, "live": change.replacement.is_some() });
     if let Some(replacement) = change.replacement {

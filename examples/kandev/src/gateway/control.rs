@@ -1,6 +1,7 @@
 //! The gateway's control API: agents and their tokens, JSON in and out,
 //! every route behind the control token, with the single-agent control
-//! API's refusals (401, 400, 404, 405, 413, 415, all `{"error"}`).
+//! API's refusals (401, 400, 404, 405, 409, 413, 415, 503, all
+//! `{"error", "code", "status", "pointer"}`: see [`crate::control::codes`]).
 //!
 //! | route | body | answer |
 //! |---|---|---|
@@ -287,14 +288,18 @@ mod tests {
         }
         let long = "x".repeat(500);
         let refusal = principal_name(&long).err().unwrap();
-        assert!(refusal.1.len() < 200, "{}", refusal.1);
+        assert!(refusal.message.len() < 200, "{}", refusal.message);
     }
 
     #[test]
     fn token_errors_never_show_the_token() {
         let refusal = token_value("secret value").err().unwrap();
-        assert!(!refusal.1.contains("secret"), "{}", refusal.1);
-        assert!(refusal.1.contains("character 7"), "{}", refusal.1);
+        assert!(!refusal.message.contains("secret"), "{}", refusal.message);
+        assert!(
+            refusal.message.contains("character 7"),
+            "{}",
+            refusal.message
+        );
         assert!(token_value("").is_err());
         assert!(token_value("s3cret-token").is_ok());
     }

@@ -59,7 +59,7 @@ pub(super) async fn put_plugin_tools(
     let principal = path_principal(path)?;
     let snapshot = snapshot_body(&headers, body)?;
     let wire = serde_json::to_value(&snapshot)
-        .map_err(|err| Refusal(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))?;
+        .map_err(|err| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))?;
     for _ in 0..ATTEMPTS {
         let stored = stored(control.store.as_ref(), &principal).await?;
         let installed = stored.wire.as_ref().and_then(decoded);
@@ -97,7 +97,7 @@ pub(super) async fn put_plugin_tools(
             Err(error) => return Err(failed(error)),
         }
     }
-    Err(Refusal(
+    Err(Refusal::new(
         StatusCode::CONFLICT,
         format!("the agent `{principal}` kept changing; try again"),
     ))
@@ -146,12 +146,12 @@ async fn stale(
     if let Some(presentation) = store.profiles().presentation() {
         controller
             .set_presentation(presentation.clone())
-            .map_err(|err| Refusal(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))?;
+            .map_err(|err| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))?;
     }
     // Listing only: no call reaches this catalog's backend.
     let catalog = Plugins::new(Backend::none())
         .catalog(&installed)
-        .map_err(|err| Refusal(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))?;
+        .map_err(|err| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))?;
     controller.install(&catalog);
     let tools = controller
         .tools()

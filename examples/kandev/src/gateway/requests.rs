@@ -25,7 +25,7 @@ pub(super) struct Control {
 }
 
 pub(super) fn refusal(status: StatusCode, message: impl Into<String>) -> Refusal {
-    Refusal(status, message.into())
+    Refusal::new(status, message.into())
 }
 
 /// A store failure as the caller sees it.

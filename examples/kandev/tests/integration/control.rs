@@ -316,3 +316,106 @@ async fn unknown_routes_and_non_json_bodies_are_refused_with_an_error_body() {
         assert_eq!(response.status().as_u16(), 200, "{content_type}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_refusal_has_one_shape_a_code_and_where_in_the_body() {
+    let server = Server::start().await;
+    let put = reqwest::Method::PUT;
+    let cases = [
+        (
+            "/api/v1/mcp/mode",
+            bearer(),
+            r#"{"mode":3}"#,
+            400,
+            "invalid-body",
+            Some("/mode"),
+        ),
+        (
+            "/api/v1/mcp/mode",
+            bearer(),
+            r#"{"mode":"task","disable":true}"#,
+            400,
+            "invalid-body",
+            Some("/disable"),
+        ),
+        (
+            "/api/v1/mcp/mode",
+            bearer(),
+            r#"[]"#,
+            400,
+            "invalid-body",
+            Some(""),
+        ),
+        (
+            "/api/v1/mcp/mode",
+            bearer(),
+            r#"{}"#,
+            400,
+            "invalid-body",
+            Some(""),
+        ),
+        (
+            "/api/v1/mcp/providers",
+            bearer(),
+            r#"{"mcp_providers":["github",7]}"#,
+            400,
+            "invalid-body",
+            Some("/mcp_providers/1"),
+        ),
+        (
+            "/api/v1/mcp/kill-switch",
+            bearer(),
+            r#"{"deny":[true]}"#,
+            400,
+            "invalid-body",
+            Some("/deny/0"),
+        ),
+        (
+            "/api/v1/mcp/mode",
+            bearer(),
+            r#"{"mode":"planning"}"#,
+            400,
+            "invalid-request",
+            None,
+        ),
+        (
+            "/api/v1/mcp/mode",
+            None,
+            r#"{"mode":"task"}"#,
+            401,
+            "unauthorized",
+            None,
+        ),
+        ("/api/v1/nothing", bearer(), r#"{}"#, 404, "no-route", None),
+    ];
+    for (path, token, body, status, code, pointer) in cases {
+        let (got, answer) = send(&server, put.clone(), path, token, Some(body.into())).await;
+        assert_eq!(got, status, "{path} {body}: {answer}");
+        assert_eq!(answer["status"], status, "{answer}");
+        assert_eq!(answer["code"], code, "{path} {body}: {answer}");
+        assert_eq!(
+            answer["pointer"].as_str(),
+            pointer,
+            "{path} {body}: {answer}"
+        );
+        let message = answer["error"].as_str().unwrap();
+        for rust in ["struct ", "enum ", "Body", "::"] {
+            assert!(
+                !message.contains(rust),
+                "a message names a Rust type: {message}"
+            );
+        }
+    }
+    let (status, answer) = send(
+        &server,
+        reqwest::Method::DELETE,
+        "/api/v1/mcp/mode",
+        bearer(),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (status, answer["code"].as_str()),
+        (405, Some("method-not-allowed"))
+    );
+}
