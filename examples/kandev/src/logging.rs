@@ -17,14 +17,15 @@ use tracing_subscriber::{EnvFilter, Layer};
 pub const OTEL_VARIABLE: &str = "KANDEV_MCP_OTEL";
 
 /// Logs to stderr (stdout may be the MCP channel), coloured only for a
-/// terminal, `info` unless `RUST_LOG` says otherwise. When `stdout_free`
-/// (not serving MCP over stdio) and `KANDEV_MCP_OTEL=stdout`, with the
-/// `otel` feature, spans also go to OpenTelemetry's stdout exporter.
-pub fn init(stdout_free: bool) {
+/// terminal, at `level` (`warn`, `info`, `debug`) unless `RUST_LOG` says
+/// otherwise. When `stdout_free` (not serving MCP over stdio) and
+/// `KANDEV_MCP_OTEL=stdout`, with the `otel` feature, spans also go to
+/// OpenTelemetry's stdout exporter.
+pub fn init(stdout_free: bool, level: &str) {
     let log = tracing_subscriber::fmt::layer()
         .with_writer(io::stderr)
         .with_ansi(io::stderr().is_terminal())
-        .with_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()));
+        .with_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| level.into()));
     let wanted = std::env::var(OTEL_VARIABLE).ok();
     let otel = match wanted.as_deref() {
         Some("stdout") if stdout_free => otel_layer(),

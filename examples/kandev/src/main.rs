@@ -28,7 +28,15 @@ use rmcp::ServiceExt;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// More log lines on stderr: -v for info (the default, except when
+    /// serving over stdio, where only warnings are logged), -vv for debug.
+    /// RUST_LOG, when set, decides instead.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
 }
+
+/// How many `-v` the command line had (see [`Cli::verbose`]).
+static VERBOSITY: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
 
 #[derive(Subcommand)]
 enum Command {
@@ -47,7 +55,9 @@ enum Command {
     },
     /// Serve the MCP surface on the demo board, or on one task of a
     /// database (--db, --task), over stdio (the default) or streamable HTTP
-    /// at /mcp; optionally with the control API.
+    /// at /mcp; optionally with the control API. Without --profile, --mode
+    /// or --db it serves the task mode's profile
+    /// ({"surface":"kanban-task","capabilities":["user-question"]}).
     Serve(Box<ServeArgs>),
     /// Serve many agents by bearer token over streamable HTTP at /mcp, their
     /// profiles and tokens in memory or, with --store, in Redis shared by
@@ -490,6 +500,7 @@ fn emit(write: impl FnOnce(&mut io::StdoutLock<'static>) -> io::Result<()>) -> R
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let _ = VERBOSITY.set(cli.verbose);
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -824,7 +835,13 @@ fn generated_token() -> String {
 /// `kandev_mcp::logging` for the OpenTelemetry export (feature `otel`),
 /// which only a server whose stdout is free (`stdout_free`) may turn on.
 fn init_logging(stdout_free: bool) {
-    kandev_mcp::logging::init(stdout_free);
+    // Over stdio the client shows stderr to its user: quiet unless asked.
+    let level = match (VERBOSITY.get().copied().unwrap_or(0), stdout_free) {
+        (0, false) => "warn",
+        (0 | 1, _) => "info",
+        _ => "debug",
+    };
+    kandev_mcp::logging::init(stdout_free, level);
 }
 
 /// Awaits `stopping` until `deadline` at most; past it, says so and moves

@@ -87,3 +87,42 @@ async fn sigterm_ends_a_stdio_session_and_exits_0() {
     );
     assert!(!log.contains("panicked"), "{log}");
 }
+
+/// What a stdio session logs on stderr, without `RUST_LOG`, given `args`.
+async fn stdio_log(args: &[&str]) -> String {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kandev-mcp"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("kandev-mcp starts");
+    let (stdout, stdin) = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
+    let mut stderr = child.stderr.take().unwrap();
+    let client = ().serve((stdout, stdin)).await.expect("the MCP handshake");
+    assert!(!client.list_all_tools().await.unwrap().is_empty());
+    common::send_signal(child.id().expect("running"), "TERM");
+    tokio::time::timeout(LIMIT, child.wait())
+        .await
+        .expect("the server exits after SIGTERM")
+        .unwrap();
+    let mut log = String::new();
+    stderr.read_to_string(&mut log).await.unwrap();
+    log
+}
+
+#[tokio::test]
+async fn a_stdio_server_is_quiet_unless_asked() {
+    let quiet = stdio_log(&["serve", "--stdio"]).await;
+    assert!(
+        !quiet.contains(" INFO "),
+        "info lines over stdio by default: {quiet}"
+    );
+    let verbose = stdio_log(&["serve", "--stdio", "-v"]).await;
+    assert!(
+        verbose.contains(" INFO "),
+        "no info line with -v: {verbose}"
+    );
+}
