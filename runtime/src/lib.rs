@@ -87,6 +87,7 @@ mod sorted;
 mod telemetry;
 mod tool_name;
 mod vocabulary;
+mod wire_schema;
 
 pub use assembly::{Explanation, Profile, RemovedTool, ToolDiff};
 #[cfg(feature = "runtime-tools")]

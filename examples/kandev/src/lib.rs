@@ -22,6 +22,7 @@ pub mod logging;
 pub mod matrix;
 pub mod model;
 pub mod naming;
+mod openapi;
 pub mod plugins;
 pub mod policy;
 pub mod prometheus;

@@ -31,7 +31,7 @@ pub const MANAGED_METADATA_KEY: &str = "kandev.managed_tool_policy";
 const COORDINATOR_GROUP: &str = "coordinator";
 
 /// Which coordinator tools a coordinator session is bound to.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CoordinatorToolPolicy {
     /// Must be 1.
@@ -49,7 +49,7 @@ pub struct CoordinatorToolPolicy {
 }
 
 /// Which plugin tools a managed conversation may see.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ManagedToolPolicy {
     /// The plugin whose tools the conversation may use.
@@ -445,6 +445,33 @@ impl<'de> Deserialize<'de> for KandevContext {
         from_members(Members::deserialize(deserializer)?)
             .map(KandevContext)
             .map_err(serde::de::Error::custom)
+    }
+}
+
+/// The library's context schema, with Kandev's two policies beside it
+/// (at most one of them; the decoder refuses both).
+impl schemars::JsonSchema for KandevContext {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "KandevContext".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = ProfileContext::<Kandev>::json_schema(generator);
+        let coordinator = generator.subschema_for::<CoordinatorToolPolicy>();
+        let managed = generator.subschema_for::<ManagedToolPolicy>();
+        if let Some(properties) = schema
+            .ensure_object()
+            .get_mut("properties")
+            .and_then(serde_json::Value::as_object_mut)
+        {
+            properties.insert("coordinator_tool_policy".into(), coordinator.into());
+            properties.insert("managed_tool_policy".into(), managed.into());
+        }
+        schema.insert(
+            "description".into(),
+            "A profile context in Kandev's form: the library's, with a coordinator binding or a managed conversation's plugin-tool policy (not both).".into(),
+        );
+        schema
     }
 }
 

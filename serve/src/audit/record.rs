@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use rmcp::schemars::{self, JsonSchema};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
@@ -164,6 +165,22 @@ impl Serialize for AuditKind {
     }
 }
 
+/// A lower-case name: one of the store's kinds, or an application's.
+impl JsonSchema for AuditKind {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AuditKind".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "What changed: `profile-put`, `agent-deleted`, `catalog-put`, `token-granted`, `token-revoked`, `kill-switch`, or an application's own lower-case kind.",
+            "pattern": "^[a-z][a-z0-9-]*$",
+            "maxLength": MAX_KIND_BYTES,
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for AuditKind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let name = String::deserialize(deserializer)?;
@@ -262,11 +279,13 @@ impl AuditEntry {
 
 /// One change of what an agent can reach: see the [module](super) for its
 /// JSON form. Decoded strictly: an unknown or missing field is an error.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct AuditRecord {
-    /// Its number in its log: one more than the record before.
+    /// Its number in its log: greater than the record's before (see the
+    /// [module](super) for when numbers are skipped).
     pub seq: u64,
     /// When the change was made, in milliseconds since the Unix epoch.
     pub at: u64,

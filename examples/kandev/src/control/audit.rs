@@ -21,12 +21,38 @@ use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use mcp_profiles_serve::audit::{AuditQuery, AuditRecord};
-use serde_json::json;
 
 use super::Refusal;
 
 /// The parameters `GET /api/v1/audit` takes.
 const PARAMETERS: [&str; 5] = ["principal", "since", "before", "order", "limit"];
+
+/// `operation` with the parameters above described.
+pub(crate) fn described(operation: crate::openapi::Operation) -> crate::openapi::Operation {
+    let seq = serde_json::json!({"type": "string", "pattern": "^[0-9]+$"});
+    operation
+        .query(
+            "principal",
+            "Only this principal's records (the gateway's agent; serve's task id).",
+            serde_json::json!({"type": "string", "minLength": 1}),
+        )
+        .query(
+            "since",
+            "Only records after this `seq` (page forward).",
+            seq.clone(),
+        )
+        .query("before", "Only records before this `seq` (page back).", seq)
+        .query(
+            "order",
+            "`asc` (oldest first, the default) or `desc` (newest first).",
+            serde_json::json!({"enum": ["asc", "desc"]}),
+        )
+        .query(
+            "limit",
+            "1 to 1000 records (default 100).",
+            serde_json::json!({"type": "string", "pattern": "^[0-9]+$"}),
+        )
+}
 
 /// The query of `GET /api/v1/audit?{raw}`, strictly; `principal` checks a
 /// principal's name as the API names principals.
@@ -116,7 +142,7 @@ pub(crate) fn answer(query: &AuditQuery, records: Vec<AuditRecord>) -> Response 
     let next = (records.len() == query.limit())
         .then(|| records.last().map(|record| record.seq))
         .flatten();
-    Json(json!({ "records": records, "next": next })).into_response()
+    Json(super::answers::AuditPage { records, next }).into_response()
 }
 
 #[cfg(test)]

@@ -29,6 +29,21 @@ pub const INVALID_REQUEST: &str = "invalid-request";
 /// No route has this path.
 pub const NO_ROUTE: &str = "no-route";
 
+/// Every code, as the table above lists them.
+pub const ALL: [&str; 11] = [
+    INVALID_BODY,
+    INVALID_REQUEST,
+    "unauthorized",
+    NO_ROUTE,
+    "not-found",
+    "method-not-allowed",
+    "version-conflict",
+    "body-too-large",
+    "unsupported-media-type",
+    "internal",
+    "store-unavailable",
+];
+
 /// The code of a refusal that has no more precise one than its status.
 pub fn of_status(status: StatusCode) -> &'static str {
     match status {

@@ -73,6 +73,7 @@ use serde_json::{Value, json};
 
 use crate::admin::Sessions;
 use crate::legacy;
+use crate::openapi::{self, Api};
 use crate::plugins::{Backend, Plugins};
 use crate::secret::constant_time_eq;
 use crate::served::ServedTask;
@@ -80,6 +81,7 @@ use crate::server::Kandev;
 use crate::store::Store;
 
 mod admin;
+pub(crate) mod answers;
 pub mod attribution;
 pub mod audit;
 mod audited;
@@ -166,40 +168,139 @@ pub fn router_with(controller: ProfileController<Kandev>, token: &str, extras: E
         task: extras.task,
         board: extras.board,
     };
-    Router::new()
-        .route("/api/v1/mcp/profile", get(get_profile).put(put_profile))
-        .route("/api/v1/mcp/mode", put(put_mode))
-        .route("/api/v1/mcp/providers", put(put_providers))
-        .route(
-            "/api/v1/mcp/policy",
-            get(policy::get_policy).put(policy::put_policy),
-        )
-        .route(
-            "/api/v1/mcp/kill-switch",
-            get(policy::get_kill_switch).put(policy::put_kill_switch),
-        )
-        .route(
-            "/api/v1/mcp/plugin-tools",
-            get(plugins::get_plugin_tools)
-                .put(plugins::put_plugin_tools)
-                .layer(DefaultBodyLimit::max(plugins::MAX_SNAPSHOT_BYTES)),
-        )
-        .route("/api/v1/tasks/{id}/autopilot", put(tasks::put_autopilot))
-        .route(
-            "/api/v1/tasks/{id}/title-owner",
-            put(tasks::put_title_owner),
-        )
-        .route(
-            "/api/v1/tasks/{id}/tool-policy",
-            put(tasks::put_tool_policy),
-        )
-        .route("/api/v1/audit", get(get_audit))
+    let (routes, _) = api().finish(
+        OPENAPI_PATH,
+        "kandev-mcp serve: control API",
+        "The backend's path to a live profile update of one `kandev-mcp serve` process: \
+         its profile, policy, kill switch, plugin tools, stored task and audit trail. \
+         Every route takes the control token as a bearer token.",
+    );
+    routes
         .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state.clone())
         .merge(admin::router(state, Sessions::new(token)))
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
+}
+
+/// Where each control API serves its OpenAPI description.
+pub const OPENAPI_PATH: &str = "/api/v1/openapi.json";
+
+/// The control API's routes, each described (see [`crate::openapi`]).
+fn api() -> Api<Control> {
+    use answers::*;
+    Api::default()
+        .route(
+            "/api/v1/mcp/profile",
+            [
+                openapi::get::<Profiled>("The live profile and the tools a session lists"),
+                openapi::put::<Changed>("Replaces the live profile")
+                    .body::<crate::tool_policies::KandevContext>(),
+            ],
+            get(get_profile).put(put_profile),
+        )
+        .route(
+            "/api/v1/mcp/mode",
+            [openapi::put::<Changed>("Replaces the live profile with a legacy mode's")
+                .body::<ModeBody>()],
+            put(put_mode),
+        )
+        .route(
+            "/api/v1/mcp/providers",
+            [openapi::put::<Changed>("Sets the live profile's providers").body::<ProvidersBody>()],
+            put(put_providers),
+        )
+        .route(
+            "/api/v1/mcp/policy",
+            [
+                openapi::get::<PolicyAnswer>("The live profile's policy"),
+                openapi::put::<PolicyChanged>("Puts the whole policy on the live profile")
+                    .body::<mcp_profiles::Policy<Kandev>>(),
+            ],
+            get(policy::get_policy).put(policy::put_policy),
+        )
+        .route(
+            "/api/v1/mcp/kill-switch",
+            [
+                openapi::get::<KillSwitchBody>("The operator's kill switch"),
+                openapi::put::<KillSwitchChanged>("Puts the operator's kill switch")
+                    .body::<KillSwitchBody>(),
+            ],
+            get(policy::get_kill_switch).put(policy::put_kill_switch),
+        )
+        .route(
+            "/api/v1/mcp/plugin-tools",
+            [
+                openapi::get::<crate::plugins::Snapshot>(
+                    "The installed plugin-tool snapshot (`generation` and `revision` null before the first)",
+                ),
+                openapi::put::<PluginToolsChanged>("Installs a plugin-tool snapshot")
+                    .body::<crate::plugins::Snapshot>()
+                    .refuses(&[500]),
+            ],
+            get(plugins::get_plugin_tools)
+                .put(plugins::put_plugin_tools)
+                .layer(DefaultBodyLimit::max(plugins::MAX_SNAPSHOT_BYTES)),
+        )
+        .route(
+            "/api/v1/tasks/{id}/autopilot",
+            [openapi::put::<TaskChanged>("Sets the stored task's autopilot")
+                .body::<AutopilotBody>()
+                .refuses(&[404, 500])],
+            put(tasks::put_autopilot),
+        )
+        .route(
+            "/api/v1/tasks/{id}/title-owner",
+            [openapi::put::<TaskChanged>("Sets or clears the session owning the task's title")
+                .body::<TitleOwnerBody>()
+                .refuses(&[404, 500])],
+            put(tasks::put_title_owner),
+        )
+        .route(
+            "/api/v1/tasks/{id}/tool-policy",
+            [openapi::put::<TaskChanged>("Sets or clears the task's tool policy")
+                .body::<ToolPolicyBody>()
+                .refuses(&[404, 500])],
+            put(tasks::put_tool_policy),
+        )
+        .route(
+            "/api/v1/audit",
+            [audit::described(openapi::get::<AuditPage>(
+                "A page of the audit trail",
+            ))
+            .refuses(&[500])],
+            get(get_audit),
+        )
+        .beside(
+            crate::prometheus::PATH,
+            [openapi::get::<()>("Prometheus metrics (without the token under --metrics-public)")
+                .text("text/plain; version=0.0.4")],
+        )
+        .beside("/admin", [openapi::page("The admin page", &[])])
+        .beside(
+            "/admin/profile",
+            [openapi::page("Previews a profile change", &["profile", "csrf"])],
+        )
+        .beside(
+            "/admin/profile/apply",
+            [openapi::page(
+                "Applies a previewed profile change (409 if the profile changed since)",
+                &["profile", "expect", "csrf"],
+            )],
+        )
+        .beside(
+            "/admin/kill-switch",
+            [openapi::page("Previews a kill switch", &["deny", "csrf"])],
+        )
+        .beside(
+            "/admin/kill-switch/apply",
+            [openapi::page(
+                "Applies a previewed kill switch (409 if it changed since)",
+                &["deny", "expect", "csrf"],
+            )],
+        )
+        .beside_admin_login()
 }
 
 pub(crate) async fn method_not_allowed() -> Response {
@@ -309,37 +410,22 @@ pub(crate) fn check_token(headers: &HeaderMap, expected: &str) -> Result<(), Ref
     }
 }
 
-/// The answer to a profile route: `profile` and the tools a session lists
-/// now (its compiled tools and the plugin tools it enables).
-fn answer(
+/// The answer to a replacement: its new profile, the tools a session
+/// lists now, and whether they changed.
+pub(crate) fn changed(
     controller: &ProfileController<Kandev>,
     profile: &Profile<Kandev>,
-    changed: Option<bool>,
-) -> Response {
-    Json(answer_body(controller, profile, changed)).into_response()
-}
-
-/// [`answer`]'s body, for routes that add to it.
-pub(crate) fn answer_body(
-    controller: &ProfileController<Kandev>,
-    profile: &Profile<Kandev>,
-    changed: Option<bool>,
-) -> Value {
-    let tools: Vec<String> = controller
-        .tools()
-        .into_iter()
-        .map(|tool| tool.name.into_owned())
-        .collect();
-    let mut body = json!({ "profile": profile.context(), "tools": tools });
-    if let Some(changed) = changed {
-        body["changed"] = Value::Bool(changed);
+    changed: bool,
+) -> answers::Changed {
+    answers::Changed {
+        now: answers::Profiled::of(controller, profile),
+        changed,
     }
-    body
 }
 
-/// The answer to a replacement: its new profile and whether it changed.
+/// [`changed`] of a replacement.
 fn answer_change(controller: &ProfileController<Kandev>, change: &Replacement<Kandev>) -> Response {
-    answer(controller, &change.new, Some(change.changed()))
+    Json(changed(controller, &change.new, change.changed())).into_response()
 }
 
 /// 404 for any path no route matches, naming it (cut short: the path is the
@@ -448,7 +534,8 @@ pub(crate) fn json_body(
 }
 
 async fn get_profile(State(control): State<Control>) -> Response {
-    answer(&control.controller, &control.controller.current(), None)
+    let current = control.controller.current();
+    Json(answers::Profiled::of(&control.controller, &current)).into_response()
 }
 
 async fn put_profile(
@@ -487,32 +574,18 @@ async fn replaced(
     Ok(answer_change(&controller, &change))
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ModeBody {
-    mode: String,
-    #[serde(default)]
-    disable_ask_question: bool,
-}
-
 async fn put_mode(
     State(control): State<Control>,
     Extension(by): Extension<Attribution>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
-    let body: ModeBody = decode(&headers, body)?;
+    let body: answers::ModeBody = decode(&headers, body)?;
     replaced(control, by, move |current| {
         legacy::apply_mode(current, &body.mode, body.disable_ask_question)
             .map_err(|err| Refusal::new(StatusCode::BAD_REQUEST, err.to_string()))
     })
     .await
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ProvidersBody {
-    mcp_providers: Vec<String>,
 }
 
 async fn put_providers(
@@ -521,7 +594,7 @@ async fn put_providers(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
-    let body: ProvidersBody = decode(&headers, body)?;
+    let body: answers::ProvidersBody = decode(&headers, body)?;
     replaced(control, by, move |current| {
         legacy::apply_providers(current, &body.mcp_providers)
             .map_err(|err| Refusal::new(StatusCode::BAD_REQUEST, err.to_string()))

@@ -74,11 +74,11 @@ pub(super) async fn put_plugin_tools(
     let (installation, tools) = install
         .await
         .map_err(|err| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))??;
-    Ok(Json(json!({
-        "generation": installation.generation,
-        "revision": installation.revision,
-        "tools": tools,
-        "changed": installation.changed(),
-    }))
+    Ok(Json(super::answers::PluginToolsChanged {
+        changed: installation.changed(),
+        generation: installation.generation,
+        revision: installation.revision,
+        tools,
+    })
     .into_response())
 }

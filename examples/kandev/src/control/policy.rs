@@ -23,6 +23,9 @@
 //! keeps the policy; only `PUT /api/v1/mcp/profile`, which replaces the
 //! whole context, sets it anew (from its `"policy"` field).
 
+use super::answers::{KillSwitchBody, KillSwitchChanged, PolicyAnswer, PolicyChanged, PolicyState};
+use super::{Control, Refusal, audited, changed, decode, off_workers};
+use crate::server::Kandev;
 use axum::Extension;
 use axum::Json;
 use axum::body::Bytes;
@@ -32,15 +35,22 @@ use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use mcp_profiles::{DenyList, Policy};
 use mcp_profiles_serve::audit::Attribution;
-use serde::Deserialize;
-use serde_json::json;
 
-use super::{Control, Refusal, answer_body, audited, decode, off_workers};
-use crate::server::Kandev;
+/// `policy` as the control API shows it, every field present.
+fn state(policy: Policy<Kandev>) -> PolicyState {
+    PolicyState {
+        read_only: policy.read_only(),
+        no_destructive: policy.no_destructive(),
+        deny: policy.deny(),
+    }
+}
 
 pub(super) async fn get_policy(State(control): State<Control>) -> Response {
     let policy = control.controller.current().context().policy();
-    Json(json!({ "policy": crate::policy::policy_json(policy) })).into_response()
+    Json(PolicyAnswer {
+        policy: state(policy),
+    })
+    .into_response()
 }
 
 pub(super) async fn put_policy(
@@ -55,20 +65,16 @@ pub(super) async fn put_policy(
         audited::replace_profile(control, &by, |current| Ok(current.with_policy(policy)))
     })
     .await?;
-    let mut body = answer_body(&controller, &change.new, Some(change.changed()));
-    body["policy"] = crate::policy::policy_json(policy);
-    Ok(Json(body).into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct KillSwitchBody {
-    deny: DenyList<Kandev>,
+    Ok(Json(PolicyChanged {
+        policy: state(policy),
+        change: changed(&controller, &change.new, change.changed()),
+    })
+    .into_response())
 }
 
 pub(super) async fn get_kill_switch(State(control): State<Control>) -> Response {
-    let killed = control.controller.kill_switch().killed();
-    Json(json!({ "deny": killed })).into_response()
+    let deny: DenyList<Kandev> = control.controller.kill_switch().killed();
+    Json(KillSwitchBody { deny }).into_response()
 }
 
 pub(super) async fn put_kill_switch(
@@ -83,9 +89,11 @@ pub(super) async fn put_kill_switch(
         audited::set_kill_switch(control, &by, deny)
     })
     .await?;
-    let changed = !change.replacements.is_empty();
-    let mut body = answer_body(&controller, &controller.current(), Some(changed));
-    body["deny"] = json!(change.killed);
-    body["notified_sessions"] = json!(change.notified_sessions());
-    Ok(Json(body).into_response())
+    let any = !change.replacements.is_empty();
+    Ok(Json(KillSwitchChanged {
+        deny: change.killed,
+        change: changed(&controller, &controller.current(), any),
+        notified_sessions: change.notified_sessions(),
+    })
+    .into_response())
 }

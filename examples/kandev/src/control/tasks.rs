@@ -29,26 +29,14 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use mcp_profiles_serve::audit::Attribution;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use super::answers::{
+    AutopilotBody, Changed, Profiled, TaskChanged, TitleOwnerBody, ToolPolicyBody,
+};
 use super::{Control, Refusal, decode};
 use crate::served::{TaskChange, TaskError};
-use crate::tool_policies::{CoordinatorToolPolicy, ManagedToolPolicy, TaskToolPolicy};
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AutopilotBody {
-    autopilot: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TitleOwnerBody {
-    /// Required: `null` clears the owner, so a missing field is an error,
-    /// not a silent clear.
-    session: Value,
-}
+use crate::tool_policies::TaskToolPolicy;
 
 pub(super) async fn put_autopilot(
     State(control): State<Control>,
@@ -90,15 +78,6 @@ pub(super) async fn put_title_owner(
         served.set_title_owner(&control.controller, &by, &id, session)
     })
     .await
-}
-
-/// A task's tool policy, saved in its metadata as Kandev keeps it: a
-/// coordinator binding, a managed policy, or neither (`{}` clears it).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ToolPolicyBody {
-    coordinator_tool_policy: Option<CoordinatorToolPolicy>,
-    managed_tool_policy: Option<ManagedToolPolicy>,
 }
 
 pub(super) async fn put_tool_policy(
@@ -162,11 +141,23 @@ async fn apply(
         };
         Refusal::new(status, error.to_string())
     })?;
-    let mut body = json!({ "task": change.task, "live": change.replacement.is_some() });
-    if let Some(replacement) = change.replacement {
-        body["profile"] = json!(replacement.new.context());
-        body["tools"] = json!(replacement.new.tool_names());
-        body["changed"] = json!(replacement.changed());
-    }
-    Ok(Json(body).into_response())
+    let live = change.replacement.is_some();
+    let change_answer = change.replacement.map(|replacement| Changed {
+        now: Profiled {
+            profile: *replacement.new.context(),
+            tools: replacement
+                .new
+                .tool_names()
+                .iter()
+                .map(|name| (*name).to_owned())
+                .collect(),
+        },
+        changed: replacement.changed(),
+    });
+    Ok(Json(TaskChanged {
+        task: change.task,
+        live,
+        change: change_answer,
+    })
+    .into_response())
 }

@@ -396,7 +396,7 @@ pub struct StepCompletion {
 
 /// What of a task decides its sessions' profiles: the shape `init` prints
 /// and the control API answers with.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TaskState {
     pub id: String,
     pub title: String,

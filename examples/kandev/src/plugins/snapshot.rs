@@ -14,7 +14,7 @@ use crate::Surface;
 /// Unknown fields are refused. `revision` defaults to 0, `tools` to none,
 /// `input_schema` to an object schema accepting any object, the hints to
 /// `false`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Snapshot {
     /// The backend's catalog epoch; required and non-empty.
@@ -29,7 +29,7 @@ pub struct Snapshot {
 }
 
 /// One plugin tool of a [`Snapshot`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PluginTool {
     /// The plugin's id; required.

@@ -1,0 +1,164 @@
+//! What the control routes read and answer, as types: each handler builds
+//! its answer from one of them, and the API description
+//! ([`crate::openapi`]) holds their schemas, so the two cannot differ.
+
+use mcp_profiles::{DenyList, Profile, ProfileContext, ProfileController};
+use mcp_profiles_serve::audit::AuditRecord;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::model::TaskState;
+use crate::server::Kandev;
+use crate::tool_policies::{CoordinatorToolPolicy, ManagedToolPolicy};
+
+/// A profile and the tools a session lists under it.
+#[derive(Serialize, JsonSchema)]
+pub struct Profiled {
+    /// The profile context.
+    pub profile: ProfileContext<Kandev>,
+    /// The tools a session lists now: the compiled tools the profile
+    /// enables and the plugin tools it allows.
+    pub tools: Vec<String>,
+}
+
+impl Profiled {
+    /// `profile`, with the tools `controller` lists now.
+    pub fn of(controller: &ProfileController<Kandev>, profile: &Profile<Kandev>) -> Self {
+        Profiled {
+            profile: *profile.context(),
+            tools: controller
+                .tools()
+                .into_iter()
+                .map(|tool| tool.name.into_owned())
+                .collect(),
+        }
+    }
+}
+
+/// A replacement's answer: the profile now, and whether the tools a
+/// session lists changed (each session was sent one `list_changed` then).
+#[derive(Serialize, JsonSchema)]
+pub struct Changed {
+    #[serde(flatten)]
+    pub now: Profiled,
+    pub changed: bool,
+}
+
+/// `PUT /api/v1/mcp/mode`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ModeBody {
+    /// A legacy mode: `task`, `task-title-pending`, `config`, `office`,
+    /// `external`, `automation` or `coordinator`.
+    pub mode: String,
+    /// Grant no question capability.
+    #[serde(default)]
+    pub disable_ask_question: bool,
+}
+
+/// `PUT /api/v1/mcp/providers`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProvidersBody {
+    /// Provider names (`github`, `gitlab`).
+    pub mcp_providers: Vec<String>,
+}
+
+/// A policy as the control API shows it, every field present.
+#[derive(Serialize, JsonSchema)]
+pub struct PolicyState {
+    pub read_only: bool,
+    pub no_destructive: bool,
+    pub deny: DenyList<Kandev>,
+}
+
+/// `GET /api/v1/mcp/policy`.
+#[derive(Serialize, JsonSchema)]
+pub struct PolicyAnswer {
+    pub policy: PolicyState,
+}
+
+/// `PUT /api/v1/mcp/policy`.
+#[derive(Serialize, JsonSchema)]
+pub struct PolicyChanged {
+    pub policy: PolicyState,
+    #[serde(flatten)]
+    pub change: Changed,
+}
+
+/// `PUT /api/v1/mcp/kill-switch`, and `GET`'s answer.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KillSwitchBody {
+    /// Tool and tool group names removed from every profile.
+    pub deny: DenyList<Kandev>,
+}
+
+/// `PUT /api/v1/mcp/kill-switch`.
+#[derive(Serialize, JsonSchema)]
+pub struct KillSwitchChanged {
+    pub deny: DenyList<Kandev>,
+    #[serde(flatten)]
+    pub change: Changed,
+    /// How many sessions were sent a `list_changed`.
+    pub notified_sessions: usize,
+}
+
+/// `PUT /api/v1/mcp/plugin-tools`.
+#[derive(Serialize, JsonSchema)]
+pub struct PluginToolsChanged {
+    /// The installed snapshot's generation and revision (a stale one
+    /// changes nothing).
+    pub generation: String,
+    pub revision: u64,
+    pub tools: Vec<String>,
+    pub changed: bool,
+}
+
+/// `PUT /api/v1/tasks/{id}/autopilot`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AutopilotBody {
+    pub autopilot: bool,
+}
+
+/// `PUT /api/v1/tasks/{id}/title-owner`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TitleOwnerBody {
+    /// The session that owns the title, or `null` to clear it. Required:
+    /// a missing field is an error, not a silent clear.
+    #[schemars(with = "Option<String>")]
+    pub session: Value,
+}
+
+/// `PUT /api/v1/tasks/{id}/tool-policy`: a task's tool policy, saved in
+/// its metadata as Kandev keeps it: a coordinator binding, a managed
+/// policy, or neither (`{}` clears it); not both.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolPolicyBody {
+    pub coordinator_tool_policy: Option<CoordinatorToolPolicy>,
+    pub managed_tool_policy: Option<ManagedToolPolicy>,
+}
+
+/// A task route's answer: the task as saved and, when this process serves
+/// it, the live profile's replacement.
+#[derive(Serialize, JsonSchema)]
+pub struct TaskChanged {
+    pub task: TaskState,
+    /// Whether this process serves the task (the fields below follow).
+    pub live: bool,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub change: Option<Changed>,
+}
+
+/// `GET /api/v1/audit`: a page of records and where the next starts.
+#[derive(Serialize, JsonSchema)]
+pub struct AuditPage {
+    pub records: Vec<AuditRecord>,
+    /// `since` (or `before`, newest first) for the next page; `null` at
+    /// the end.
+    pub next: Option<u64>,
+}
