@@ -77,6 +77,13 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Markdown)]
         format: Format,
     },
+    /// Print a control API's OpenAPI 3.1 description (what its
+    /// GET /api/v1/openapi.json answers; docs/openapi/ holds both).
+    Openapi {
+        /// Which control API.
+        #[arg(long, value_enum)]
+        api: ControlApi,
+    },
     /// Print each tool group, on or off for a profile, and the condition
     /// that decided it, then what the profile's tools/list costs, per tool
     /// and in total (bytes, o200k_base tokens).
@@ -212,6 +219,15 @@ struct ProfileArgs {
     /// (github, gitlab).
     #[arg(long, value_name = "LIST")]
     providers: Option<String>,
+}
+
+/// The control APIs `kandev-mcp openapi` describes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ControlApi {
+    /// `serve --control`'s.
+    Serve,
+    /// `gateway`'s.
+    Gateway,
 }
 
 #[derive(Args)]
@@ -577,6 +593,15 @@ async fn run(command: Command) -> Result<(), Failure> {
             Format::Markdown => write!(out, "{}", matrix::markdown()),
             Format::Json => writeln!(out, "{}", matrix::json()),
         }),
+        Command::Openapi { api } => {
+            let document = match api {
+                ControlApi::Serve => kandev_mcp::control::openapi(),
+                ControlApi::Gateway => kandev_mcp::gateway::control::openapi(),
+            };
+            let text = serde_json::to_string_pretty(&document)
+                .map_err(|error| Failure::Message(error.to_string()))?;
+            emit(|out| writeln!(out, "{text}"))
+        }
         Command::Explain { profile } => {
             let context = tool_policies::context_from_json(&profile)?;
             let explanation = Kandev::registry().explain(&context);

@@ -796,6 +796,16 @@ async fn audit_trail<S: Vocabulary>(
     );
     let between = page(AuditQuery::new().since(all_seqs[0]).before(all_seqs[2])).await;
     assert_eq!(seqs(&between), [all_seqs[1]], "both bounds are exclusive");
+    for (query, what) in [
+        (AuditQuery::new().before(0), "before 0"),
+        (
+            AuditQuery::new().newest_first().before(0),
+            "before 0, newest first",
+        ),
+        (AuditQuery::new().since(u64::MAX), "after the last number"),
+    ] {
+        assert!(page(query).await.is_empty(), "no record is {what}");
+    }
     let of = page(AuditQuery::new().since(start).of(principal)).await;
     let of_principal: Vec<u64> = all
         .iter()

@@ -49,8 +49,8 @@ pub struct Changed {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ModeBody {
-    /// A legacy mode: `task`, `task-title-pending`, `config`, `office`,
-    /// `external`, `automation` or `coordinator`.
+    /// A legacy mode.
+    #[schemars(schema_with = "modes")]
     pub mode: String,
     /// Grant no question capability.
     #[serde(default)]
@@ -61,8 +61,25 @@ pub struct ModeBody {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProvidersBody {
-    /// Provider names (`github`, `gitlab`).
+    /// Provider names.
+    #[schemars(schema_with = "providers")]
     pub mcp_providers: Vec<String>,
+}
+
+/// The legacy modes `PUT /api/v1/mcp/mode` takes.
+fn modes(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = crate::legacy::mode_names().collect();
+    schemars::json_schema!({"enum": names})
+}
+
+/// Kandev's provider names (a repeated one counts once, as Kandev's
+/// backend sends them).
+fn providers(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    use mcp_profiles::{Term, Vocabulary};
+    schemars::json_schema!({
+        "type": "array",
+        "items": {"enum": <<Kandev as Vocabulary>::Provider as Term>::NAMES},
+    })
 }
 
 /// A policy as the control API shows it, every field present.
@@ -129,7 +146,7 @@ pub struct AutopilotBody {
 pub struct TitleOwnerBody {
     /// The session that owns the title, or `null` to clear it. Required:
     /// a missing field is an error, not a silent clear.
-    #[schemars(with = "Option<String>")]
+    #[schemars(with = "Option<String>", required)]
     pub session: Value,
 }
 
@@ -161,4 +178,143 @@ pub struct AuditPage {
     /// `since` (or `before`, newest first) for the next page; `null` at
     /// the end.
     pub next: Option<u64>,
+}
+
+/// `GET` of the plugin tools: the installed snapshot, or before the first
+/// `{"generation": null, "revision": null, "tools": []}`.
+#[derive(Serialize, JsonSchema)]
+pub struct InstalledSnapshot {
+    pub generation: Option<String>,
+    pub revision: Option<u64>,
+    pub tools: Vec<crate::plugins::PluginTool>,
+}
+
+impl InstalledSnapshot {
+    /// `snapshot`, or the answer before the first.
+    pub fn of(snapshot: Option<crate::plugins::Snapshot>) -> Self {
+        match snapshot {
+            Some(snapshot) => InstalledSnapshot {
+                generation: Some(snapshot.generation),
+                revision: Some(snapshot.revision),
+                tools: snapshot.tools,
+            },
+            None => InstalledSnapshot {
+                generation: None,
+                revision: None,
+                tools: Vec::new(),
+            },
+        }
+    }
+}
+
+/// A gateway agent: its profile, its compiled tools and its version.
+#[derive(Serialize, JsonSchema)]
+pub struct Agent {
+    pub principal: String,
+    pub profile: ProfileContext<Kandev>,
+    /// The profile's compiled tools (plugin tools: the plugin-tool routes).
+    pub tools: Vec<String>,
+    /// Grows by one with every replacement (profile or plugin tools).
+    pub version: u64,
+}
+
+/// `PUT /api/v1/agents/{principal}`.
+#[derive(Serialize, JsonSchema)]
+pub struct AgentChanged {
+    #[serde(flatten)]
+    pub agent: Agent,
+    /// Whether its compiled tools changed (always for a new agent).
+    pub changed: bool,
+}
+
+/// `DELETE /api/v1/agents/{principal}`.
+#[derive(Serialize, JsonSchema)]
+pub struct AgentRemoved {
+    pub principal: String,
+    /// Always `true` (an agent that does not exist is 404).
+    pub removed: bool,
+}
+
+/// `POST /api/v1/tokens`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GrantBody {
+    /// 1 to 1024 visible ASCII characters; never answered or logged.
+    pub token: String,
+    pub principal: String,
+}
+
+/// `POST /api/v1/tokens`' answer.
+#[derive(Serialize, JsonSchema)]
+pub struct Granted {
+    pub principal: String,
+    /// Always `true`.
+    pub granted: bool,
+}
+
+/// `POST /api/v1/tokens/revoke`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RevokeBody {
+    pub token: String,
+}
+
+/// `POST /api/v1/tokens/revoke`'s answer.
+#[derive(Serialize, JsonSchema)]
+pub struct Revoked {
+    /// Whether the token was granted.
+    pub revoked: bool,
+}
+
+/// The gateway's kill switch, as stored.
+#[derive(Serialize, JsonSchema)]
+pub struct StoredKillSwitch {
+    pub deny: Vec<String>,
+    /// 0 before the first put; the one to compare-and-set with.
+    pub version: u64,
+}
+
+/// `PUT /api/v1/kill-switch` on the gateway: always a compare-and-set.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KillSwitchPut {
+    /// Tool and tool group names to deny on every agent.
+    #[schemars(with = "DenyList<Kandev>")]
+    pub deny: Vec<String>,
+    /// The version now in force (0 before the first put); required.
+    #[serde(deserialize_with = "crate::gateway::requests::version")]
+    #[schemars(with = "u64")]
+    pub version: Option<u64>,
+}
+
+/// `PUT /api/v1/agents/{principal}`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AgentPut {
+    /// Ours, or with Kandev's coordinator binding or managed policy.
+    pub profile: crate::tool_policies::KandevContext,
+    /// Replace only if the agent is at this version (0: only create);
+    /// `null` is refused, not read as any version.
+    #[serde(default, deserialize_with = "crate::gateway::requests::version")]
+    #[schemars(with = "u64", transform = without_default)]
+    pub version: Option<u64>,
+}
+
+/// The gateway's plugin-tool answer.
+#[derive(Serialize, JsonSchema)]
+pub struct AgentPluginTools {
+    pub principal: String,
+    pub generation: String,
+    pub revision: u64,
+    /// What the agent's sessions list now.
+    pub tools: Vec<String>,
+    pub changed: bool,
+    /// The agent's version.
+    pub version: u64,
+}
+
+/// An optional field's schema without `"default": null`, for a field that
+/// may be left out but never be `null`.
+fn without_default(schema: &mut schemars::Schema) {
+    schema.remove("default");
 }

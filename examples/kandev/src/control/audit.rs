@@ -29,12 +29,13 @@ const PARAMETERS: [&str; 5] = ["principal", "since", "before", "order", "limit"]
 
 /// `operation` with the parameters above described.
 pub(crate) fn described(operation: crate::openapi::Operation) -> crate::openapi::Operation {
-    let seq = serde_json::json!({"type": "string", "pattern": "^[0-9]+$"});
+    // What the decoder takes: whole numbers written plainly, within range.
+    let seq = serde_json::json!({"type": "string", "pattern": "^[0-9]{1,19}$"});
     operation
         .query(
             "principal",
             "Only this principal's records (the gateway's agent; serve's task id).",
-            serde_json::json!({"type": "string", "minLength": 1}),
+            serde_json::json!({"type": "string", "pattern": "^[A-Za-z0-9._@-]{1,128}$"}),
         )
         .query(
             "since",
@@ -50,7 +51,7 @@ pub(crate) fn described(operation: crate::openapi::Operation) -> crate::openapi:
         .query(
             "limit",
             "1 to 1000 records (default 100).",
-            serde_json::json!({"type": "string", "pattern": "^[0-9]+$"}),
+            serde_json::json!({"type": "string", "pattern": "^(1000|[1-9][0-9]{0,2})$"}),
         )
 }
 

@@ -168,13 +168,7 @@ pub fn router_with(controller: ProfileController<Kandev>, token: &str, extras: E
         task: extras.task,
         board: extras.board,
     };
-    let (routes, _) = api().finish(
-        OPENAPI_PATH,
-        "kandev-mcp serve: control API",
-        "The backend's path to a live profile update of one `kandev-mcp serve` process: \
-         its profile, policy, kill switch, plugin tools, stored task and audit trail. \
-         Every route takes the control token as a bearer token.",
-    );
+    let (routes, _) = described();
     routes
         .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -186,6 +180,23 @@ pub fn router_with(controller: ProfileController<Kandev>, token: &str, extras: E
 
 /// Where each control API serves its OpenAPI description.
 pub const OPENAPI_PATH: &str = "/api/v1/openapi.json";
+
+/// The control API's OpenAPI 3.1 description, as `GET /api/v1/openapi.json`
+/// answers it (and `docs/openapi/serve.json` holds it).
+pub fn openapi() -> serde_json::Value {
+    described().1
+}
+
+/// The control API's routes and their description.
+fn described() -> (Router<Control>, serde_json::Value) {
+    api().finish(
+        OPENAPI_PATH,
+        "kandev-mcp serve: control API",
+        "The backend's path to a live profile update of one `kandev-mcp serve` process: \
+         its profile, policy, kill switch, plugin tools, stored task and audit trail. \
+         Every route takes the control token as a bearer token.",
+    )
+}
 
 /// The control API's routes, each described (see [`crate::openapi`]).
 fn api() -> Api<Control> {
@@ -232,7 +243,7 @@ fn api() -> Api<Control> {
         .route(
             "/api/v1/mcp/plugin-tools",
             [
-                openapi::get::<crate::plugins::Snapshot>(
+                openapi::get::<InstalledSnapshot>(
                     "The installed plugin-tool snapshot (`generation` and `revision` null before the first)",
                 ),
                 openapi::put::<PluginToolsChanged>("Installs a plugin-tool snapshot")

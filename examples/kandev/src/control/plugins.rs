@@ -17,7 +17,6 @@ use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use mcp_profiles_serve::audit::Attribution;
-use serde_json::json;
 
 use super::{Control, Refusal, audited, json_body};
 use crate::plugins::Snapshot;
@@ -26,10 +25,10 @@ use crate::plugins::Snapshot;
 pub const MAX_SNAPSHOT_BYTES: usize = 1024 * 1024;
 
 pub(super) async fn get_plugin_tools(State(control): State<Control>) -> Response {
-    match control.plugins.installed() {
-        Some(snapshot) => Json(snapshot).into_response(),
-        None => no_snapshot(),
-    }
+    Json(super::answers::InstalledSnapshot::of(
+        control.plugins.installed(),
+    ))
+    .into_response()
 }
 
 /// A snapshot body, decoded strictly and checked by Kandev's rules, or
@@ -40,11 +39,6 @@ pub(crate) fn snapshot_body(
 ) -> Result<Snapshot, Refusal> {
     let bytes = json_body(headers, body, MAX_SNAPSHOT_BYTES)?;
     Snapshot::decode(&bytes).map_err(|err| Refusal::new(StatusCode::BAD_REQUEST, err.to_string()))
-}
-
-/// What `GET` answers before the first snapshot.
-pub(crate) fn no_snapshot() -> Response {
-    Json(json!({"generation": null, "revision": null, "tools": []})).into_response()
 }
 
 pub(super) async fn put_plugin_tools(

@@ -63,16 +63,17 @@ use axum::{Extension, Json, Router};
 use mcp_profiles_serve::audit::Attribution;
 use mcp_profiles_serve::{AgentStore, StoredAgent};
 
-use crate::tool_policies::KandevContext;
-use serde::Deserialize;
-use serde_json::json;
+use crate::control::answers::{
+    Agent, AgentChanged, AgentPut, AgentRemoved, GrantBody, Granted, RevokeBody, Revoked,
+};
 
 use crate::admin::Sessions;
 use crate::control::attribution::{DEFAULT_TOKEN_NAME, attributed};
 use crate::control::plugins::MAX_SNAPSHOT_BYTES;
 use crate::control::{
-    MAX_BODY_BYTES, Refusal, audit, check_token, decode, method_not_allowed, no_route,
+    MAX_BODY_BYTES, OPENAPI_PATH, Refusal, audit, check_token, decode, method_not_allowed, no_route,
 };
+use crate::openapi::{self, Api};
 use crate::server::Kandev;
 
 pub use super::requests::MAX_PRINCIPAL_BYTES;
@@ -96,30 +97,144 @@ pub fn router_with_name(store: Arc<dyn AgentStore<Kandev>>, token: &str, name: &
         token: Arc::from(token),
         actor: Arc::from(name),
     };
-    Router::new()
-        .route(
-            "/api/v1/agents/{principal}",
-            get(get_agent).put(put_agent).delete(delete_agent),
-        )
-        .route(
-            "/api/v1/agents/{principal}/plugin-tools",
-            get(super::plugins::get_plugin_tools)
-                .put(super::plugins::put_plugin_tools)
-                .layer(DefaultBodyLimit::max(MAX_SNAPSHOT_BYTES)),
-        )
-        .route("/api/v1/tokens", post(grant))
-        .route("/api/v1/tokens/revoke", post(revoke))
-        .route(
-            "/api/v1/kill-switch",
-            get(super::kill::get_kill_switch).put(super::kill::put_kill_switch),
-        )
-        .route("/api/v1/audit", get(get_audit))
+    let (routes, _) = described();
+    routes
         .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state.clone())
         .merge(super::admin::router(state, Sessions::new(token)))
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
+}
+
+/// The gateway's control API's OpenAPI 3.1 description, as
+/// `GET /api/v1/openapi.json` answers it (and `docs/openapi/gateway.json`
+/// holds it).
+pub fn openapi() -> serde_json::Value {
+    described().1
+}
+
+/// The gateway's control routes and their description.
+fn described() -> (Router<Control>, serde_json::Value) {
+    api().finish(
+        OPENAPI_PATH,
+        "kandev-mcp gateway: control API",
+        "Agents, their tokens, their plugin tools and the operator's kill switch, \
+         for every gateway sharing the store, with the audit trail of every change. \
+         Every route takes the control token as a bearer token.",
+    )
+}
+
+/// The gateway's control routes, each described (see [`crate::openapi`]).
+fn api() -> Api<Control> {
+    use crate::control::answers::*;
+    Api::default()
+        .route(
+            "/api/v1/agents/{principal}",
+            [
+                openapi::get::<Agent>("An agent").refuses(&[404, 503]),
+                openapi::put::<AgentChanged>(
+                    "Creates or replaces an agent's profile (with `version`: a compare-and-set)",
+                )
+                .body::<AgentPut>()
+                .refuses(&[409, 503]),
+                openapi::delete::<AgentRemoved>("Removes an agent and every token naming it")
+                    .refuses(&[404, 503]),
+            ],
+            get(get_agent).put(put_agent).delete(delete_agent),
+        )
+        .route(
+            "/api/v1/agents/{principal}/plugin-tools",
+            [
+                openapi::get::<InstalledSnapshot>("An agent's installed plugin-tool snapshot")
+                    .refuses(&[404, 503]),
+                openapi::put::<AgentPluginTools>("Installs an agent's plugin-tool snapshot")
+                    .body::<crate::plugins::Snapshot>()
+                    .refuses(&[404, 409, 503]),
+            ],
+            get(super::plugins::get_plugin_tools)
+                .put(super::plugins::put_plugin_tools)
+                .layer(DefaultBodyLimit::max(MAX_SNAPSHOT_BYTES)),
+        )
+        .route(
+            "/api/v1/tokens",
+            [
+                openapi::post::<Granted>("Lets a token act as a principal on every gateway")
+                    .body::<GrantBody>()
+                    .refuses(&[503]),
+            ],
+            post(grant),
+        )
+        .route(
+            "/api/v1/tokens/revoke",
+            [
+                openapi::post::<Revoked>("Stops a token everywhere, ending what it opened")
+                    .body::<RevokeBody>()
+                    .refuses(&[503]),
+            ],
+            post(revoke),
+        )
+        .route(
+            "/api/v1/kill-switch",
+            [
+                openapi::get::<StoredKillSwitch>("The operator's kill switch").refuses(&[503]),
+                openapi::put::<StoredKillSwitch>(
+                    "Puts the operator's kill switch (always a compare-and-set)",
+                )
+                .body::<KillSwitchPut>()
+                .refuses(&[409, 503]),
+            ],
+            get(super::kill::get_kill_switch).put(super::kill::put_kill_switch),
+        )
+        .route(
+            "/api/v1/audit",
+            [
+                audit::described(openapi::get::<AuditPage>("A page of the audit trail"))
+                    .refuses(&[503]),
+            ],
+            get(get_audit),
+        )
+        .beside(
+            crate::prometheus::PATH,
+            [
+                openapi::get::<()>("Prometheus metrics (without the token under --metrics-public)")
+                    .text("text/plain; version=0.0.4"),
+            ],
+        )
+        .beside("/admin", [openapi::page("The admin page", &[])])
+        .beside(
+            "/admin/agents/{principal}",
+            [openapi::page(
+                "One agent: its profile, explanation and audit",
+                &[],
+            )],
+        )
+        .beside(
+            "/admin/agents/{principal}/profile",
+            [openapi::page(
+                "Previews an agent's profile change",
+                &["profile", "csrf"],
+            )],
+        )
+        .beside(
+            "/admin/agents/{principal}/profile/apply",
+            [openapi::page(
+                "Applies a previewed profile change (409 if the agent's version moved)",
+                &["profile", "version", "csrf"],
+            )],
+        )
+        .beside(
+            "/admin/kill-switch",
+            [openapi::page("Previews a kill switch", &["deny", "csrf"])],
+        )
+        .beside(
+            "/admin/kill-switch/apply",
+            [openapi::page(
+                "Applies a previewed kill switch (409 if its version moved)",
+                &["deny", "version", "csrf"],
+            )],
+        )
+        .beside_admin_login()
 }
 
 async fn authorise(State(control): State<Control>, request: Request, next: Next) -> Response {
@@ -155,13 +270,18 @@ fn token_value(token: &str) -> Result<&str, Refusal> {
     Ok(token)
 }
 
-fn agent_json(agent: &StoredAgent<Kandev>) -> serde_json::Value {
-    json!({
-        "principal": agent.principal,
-        "profile": agent.profile.context(),
-        "tools": agent.profile.tool_names(),
-        "version": agent.version,
-    })
+fn agent_answer(agent: &StoredAgent<Kandev>) -> Agent {
+    Agent {
+        principal: agent.principal.clone(),
+        profile: *agent.profile.context(),
+        tools: agent
+            .profile
+            .tool_names()
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect(),
+        version: agent.version,
+    }
 }
 
 async fn get_agent(
@@ -171,17 +291,7 @@ async fn get_agent(
     let principal = path_principal(path)?;
     let agent = control.store.agent(&principal).await.map_err(failed)?;
     let agent = agent.ok_or_else(|| no_agent(&principal))?;
-    Ok(Json(agent_json(&agent)).into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PutBody {
-    /// Ours, or with Kandev's coordinator binding or managed policy.
-    profile: KandevContext,
-    /// Replace only if the agent is at this version (0: only create).
-    #[serde(default, deserialize_with = "super::requests::version")]
-    version: Option<u64>,
+    Ok(Json(agent_answer(&agent)).into_response())
 }
 
 async fn put_agent(
@@ -192,14 +302,16 @@ async fn put_agent(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
     let principal = path_principal(path)?;
-    let body: PutBody = decode(&headers, body)?;
+    let body: AgentPut = decode(&headers, body)?;
     let change = control
         .store
         .put_agent_if(&principal, body.profile.0, body.version, &by)
         .await
         .map_err(failed)?;
-    let mut answer = agent_json(&change.agent);
-    answer["changed"] = change.changed.into();
+    let answer = AgentChanged {
+        agent: agent_answer(&change.agent),
+        changed: change.changed,
+    };
     tracing::info!(
         principal,
         version = change.agent.version,
@@ -224,14 +336,11 @@ async fn delete_agent(
         return Err(no_agent(&principal));
     }
     tracing::info!(principal, "agent removed");
-    Ok(Json(json!({ "principal": principal, "removed": true })).into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct GrantBody {
-    token: String,
-    principal: String,
+    Ok(Json(AgentRemoved {
+        principal,
+        removed: true,
+    })
+    .into_response())
 }
 
 async fn grant(
@@ -249,13 +358,11 @@ async fn grant(
         .await
         .map_err(failed)?;
     tracing::info!(principal, "token granted");
-    Ok(Json(json!({ "principal": principal, "granted": true })).into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RevokeBody {
-    token: String,
+    Ok(Json(Granted {
+        principal: principal.to_owned(),
+        granted: true,
+    })
+    .into_response())
 }
 
 async fn revoke(
@@ -272,7 +379,7 @@ async fn revoke(
         .await
         .map_err(failed)?;
     tracing::info!(revoked, "token revoked");
-    Ok(Json(json!({ "revoked": revoked })).into_response())
+    Ok(Json(Revoked { revoked }).into_response())
 }
 
 #[cfg(test)]

@@ -28,24 +28,16 @@ use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use mcp_profiles_serve::StoredKillSwitch;
 use mcp_profiles_serve::audit::Attribution;
-use serde::Deserialize;
-use serde_json::json;
 
-use super::requests::{Control, failed, version};
+use super::requests::{Control, failed};
 use crate::control::{Refusal, decode};
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PutBody {
-    /// The tool and tool group names to deny.
-    deny: Vec<String>,
-    /// The version now in force; required (no `default`).
-    #[serde(deserialize_with = "version")]
-    version: Option<u64>,
-}
-
 fn answer(stored: &StoredKillSwitch) -> Response {
-    Json(json!({ "deny": stored.names, "version": stored.version })).into_response()
+    Json(crate::control::answers::StoredKillSwitch {
+        deny: stored.names.clone(),
+        version: stored.version,
+    })
+    .into_response()
 }
 
 pub(super) async fn get_kill_switch(State(control): State<Control>) -> Result<Response, Refusal> {
@@ -61,7 +53,7 @@ pub(super) async fn put_kill_switch(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
-    let body: PutBody = decode(&headers, body)?;
+    let body: crate::control::answers::KillSwitchPut = decode(&headers, body)?;
     let stored = control
         .store
         .put_kill_switch_if(&body.deny, body.version, &by)

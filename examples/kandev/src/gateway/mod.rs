@@ -22,7 +22,7 @@ mod admin;
 pub mod control;
 mod kill;
 mod plugins;
-mod requests;
+pub(crate) mod requests;
 
 use std::future::Future;
 use std::io;

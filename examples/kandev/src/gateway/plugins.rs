@@ -26,11 +26,13 @@ use mcp_profiles::{KillSwitch, ProfileController};
 use mcp_profiles_serve::audit::Attribution;
 use mcp_profiles_serve::{AgentStore, StoreError, StoredCatalog};
 use serde::Deserialize;
-use serde_json::{Value, json};
+
+use crate::control::answers::{AgentPluginTools, InstalledSnapshot};
+use serde_json::Value;
 
 use super::requests::{Control, failed, no_agent, path_principal};
 use crate::control::Refusal;
-use crate::control::plugins::{no_snapshot, snapshot_body};
+use crate::control::plugins::snapshot_body;
 use crate::plugins::{Backend, Plugins, Snapshot};
 
 /// How many times a `PUT` reads and compares again when another change
@@ -43,10 +45,8 @@ pub(super) async fn get_plugin_tools(
 ) -> Result<Response, Refusal> {
     let principal = path_principal(path)?;
     let stored = stored(control.store.as_ref(), &principal).await?;
-    Ok(match stored.wire {
-        Some(wire) => Json(wire).into_response(),
-        None => no_snapshot(),
-    })
+    let installed = stored.wire.as_ref().and_then(decoded);
+    Ok(Json(InstalledSnapshot::of(installed)).into_response())
 }
 
 pub(super) async fn put_plugin_tools(
@@ -168,13 +168,13 @@ fn answer(
     changed: bool,
     version: u64,
 ) -> Response {
-    Json(json!({
-        "principal": principal,
-        "generation": snapshot.generation,
-        "revision": snapshot.revision,
-        "tools": tools,
-        "changed": changed,
-        "version": version,
-    }))
+    Json(AgentPluginTools {
+        principal: principal.to_owned(),
+        generation: snapshot.generation.clone(),
+        revision: snapshot.revision,
+        tools,
+        changed,
+        version,
+    })
     .into_response()
 }

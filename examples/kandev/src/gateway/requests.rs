@@ -98,7 +98,7 @@ pub(super) fn no_agent(principal: &str) -> Refusal {
 /// A `"version"` that is there: a whole number from 0 to `u64::MAX`.
 /// `null` is refused, not read as "any version", which would turn a
 /// compare-and-set into an unconditional write.
-pub(super) fn version<'de, D: serde::Deserializer<'de>>(
+pub(crate) fn version<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<u64>, D::Error> {
     let value = serde_json::Value::deserialize(deserializer)?;
