@@ -27,10 +27,11 @@ impl<S: Vocabulary> JsonSchema for ProfileContext<S> {
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        // A capability or provider given twice counts once.
         let mut properties = json!({
             "surface": {"enum": S::Surface::NAMES},
-            "capabilities": names_array(S::Capability::NAMES),
-            "providers": names_array(S::Provider::NAMES),
+            "capabilities": {"type": "array", "items": {"enum": S::Capability::NAMES}},
+            "providers": {"type": "array", "items": {"enum": S::Provider::NAMES}},
             "policy": generator.subschema_for::<Policy<S>>(),
         });
         if S::registry().allowing() {

@@ -27,6 +27,8 @@ pub struct Operation {
     refusals: &'static [u16],
     /// `None`: the control token; else the operation's own requirement.
     security: Option<Value>,
+    /// What a client may do next with the answer (OpenAPI links), by name.
+    links: Map<String, Value>,
 }
 
 /// What an operation reads.
@@ -57,6 +59,7 @@ macro_rules! method {
                 query: Vec::new(),
                 refusals: &[],
                 security: None,
+                links: Map::new(),
             }
         }
     )*};
@@ -80,6 +83,7 @@ pub fn page(summary: &'static str, fields: &'static [&'static str]) -> Operation
         query: Vec::new(),
         refusals: &[403],
         security: Some(json!([{"adminLogin": []}])),
+        links: Map::new(),
     }
 }
 
@@ -91,6 +95,27 @@ impl Operation {
     /// The operation reads a JSON body of type `T`.
     pub fn body<T: JsonSchema>(mut self) -> Self {
         self.body = Some(Body::Json(schema_of::<T>));
+        self
+    }
+
+    /// A link from the answer to the operation `method path`: its
+    /// `parameters` and `body` may take values from this request and
+    /// answer (runtime expressions such as `$response.body#/version`).
+    /// What a client, or a stateful fuzzer, does next: read what was put,
+    /// compare-and-set on its version, delete it.
+    pub fn link(
+        mut self,
+        name: &str,
+        (method, path): (Method, &str),
+        parameters: Value,
+        body: Option<Value>,
+    ) -> Self {
+        let mut link =
+            json!({"operationId": operation_id(&method, path), "parameters": parameters});
+        if let Some(body) = body {
+            link["requestBody"] = body;
+        }
+        self.links.insert(name.to_owned(), link);
         self
     }
 
@@ -134,10 +159,11 @@ impl Operation {
             Answer::Text(media_type) => json!({ *media_type: {"schema": {"type": "string"}} }),
         };
         let mut responses = Map::new();
-        responses.insert(
-            "200".into(),
-            json!({"description": self.summary, "content": answer}),
-        );
+        let mut ok = json!({"description": self.summary, "content": answer});
+        if !self.links.is_empty() {
+            ok["links"] = Value::Object(self.links.clone());
+        }
+        responses.insert("200".into(), ok);
         let always: &[u16] = if self.security.is_some() {
             &[]
         } else {

@@ -205,7 +205,12 @@ fn api() -> Api<Control> {
         .route(
             "/api/v1/mcp/profile",
             [
-                openapi::get::<Profiled>("The live profile and the tools a session lists"),
+                openapi::get::<Profiled>("The live profile and the tools a session lists").link(
+                    "PutItBack",
+                    (Method::PUT, "/api/v1/mcp/profile"),
+                    serde_json::json!({}),
+                    Some(serde_json::json!("$response.body#/profile")),
+                ),
                 openapi::put::<Changed>("Replaces the live profile")
                     .body::<crate::tool_policies::KandevContext>(),
             ],
@@ -225,7 +230,12 @@ fn api() -> Api<Control> {
         .route(
             "/api/v1/mcp/policy",
             [
-                openapi::get::<PolicyAnswer>("The live profile's policy"),
+                openapi::get::<PolicyAnswer>("The live profile's policy").link(
+                    "PutItBack",
+                    (Method::PUT, "/api/v1/mcp/policy"),
+                    serde_json::json!({}),
+                    Some(serde_json::json!("$response.body#/policy")),
+                ),
                 openapi::put::<PolicyChanged>("Puts the whole policy on the live profile")
                     .body::<mcp_profiles::Policy<Kandev>>(),
             ],
@@ -234,7 +244,12 @@ fn api() -> Api<Control> {
         .route(
             "/api/v1/mcp/kill-switch",
             [
-                openapi::get::<KillSwitchBody>("The operator's kill switch"),
+                openapi::get::<KillSwitchBody>("The operator's kill switch").link(
+                    "PutItBack",
+                    (Method::PUT, "/api/v1/mcp/kill-switch"),
+                    serde_json::json!({}),
+                    Some(serde_json::json!({"deny": "$response.body#/deny"})),
+                ),
                 openapi::put::<KillSwitchChanged>("Puts the operator's kill switch")
                     .body::<KillSwitchBody>(),
             ],

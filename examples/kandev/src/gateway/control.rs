@@ -55,7 +55,7 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{DefaultBodyLimit, Path, Request, State};
-use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -75,6 +75,7 @@ use crate::control::{
 };
 use crate::openapi::{self, Api};
 use crate::server::Kandev;
+use serde_json::json;
 
 pub use super::requests::MAX_PRINCIPAL_BYTES;
 use super::requests::{Control, failed, no_agent, path_principal, principal_name, refusal};
@@ -125,26 +126,50 @@ fn described() -> (Router<Control>, serde_json::Value) {
     )
 }
 
+const AGENT: &str = "/api/v1/agents/{principal}";
+const PLUGIN_TOOLS: &str = "/api/v1/agents/{principal}/plugin-tools";
+const KILL_SWITCH: &str = "/api/v1/kill-switch";
+
+/// A link's parameters: the same principal as the request's.
+fn principal() -> serde_json::Value {
+    json!({"principal": "$request.path.principal"})
+}
+
 /// The gateway's control routes, each described (see [`crate::openapi`]).
 fn api() -> Api<Control> {
     use crate::control::answers::*;
     Api::default()
         .route(
-            "/api/v1/agents/{principal}",
+            AGENT,
             [
                 openapi::get::<Agent>("An agent").refuses(&[404, 503]),
                 openapi::put::<AgentChanged>(
                     "Creates or replaces an agent's profile (with `version`: a compare-and-set)",
                 )
                 .body::<AgentPut>()
-                .refuses(&[409, 503]),
+                .refuses(&[409, 503])
+                .link("ReadAgent", (Method::GET, AGENT), principal(), None)
+                .link(
+                    "PutAgentAtVersion",
+                    (Method::PUT, AGENT),
+                    principal(),
+                    Some(json!({"profile": "$response.body#/profile", "version": "$response.body#/version"})),
+                )
+                .link(
+                    "GrantToken",
+                    (Method::POST, "/api/v1/tokens"),
+                    json!({}),
+                    Some(json!({"token": "stateful-token", "principal": "$request.path.principal"})),
+                )
+                .link("ReadPluginTools", (Method::GET, PLUGIN_TOOLS), principal(), None)
+                .link("DeleteAgent", (Method::DELETE, AGENT), principal(), None),
                 openapi::delete::<AgentRemoved>("Removes an agent and every token naming it")
                     .refuses(&[404, 503]),
             ],
             get(get_agent).put(put_agent).delete(delete_agent),
         )
         .route(
-            "/api/v1/agents/{principal}/plugin-tools",
+            PLUGIN_TOOLS,
             [
                 openapi::get::<InstalledSnapshot>("An agent's installed plugin-tool snapshot")
                     .refuses(&[404, 503]),
@@ -161,7 +186,13 @@ fn api() -> Api<Control> {
             [
                 openapi::post::<Granted>("Lets a token act as a principal on every gateway")
                     .body::<GrantBody>()
-                    .refuses(&[503]),
+                    .refuses(&[503])
+                    .link(
+                        "RevokeToken",
+                        (Method::POST, "/api/v1/tokens/revoke"),
+                        json!({}),
+                        Some(json!({"token": "$request.body#/token"})),
+                    ),
             ],
             post(grant),
         )
@@ -175,9 +206,16 @@ fn api() -> Api<Control> {
             post(revoke),
         )
         .route(
-            "/api/v1/kill-switch",
+            KILL_SWITCH,
             [
-                openapi::get::<StoredKillSwitch>("The operator's kill switch").refuses(&[503]),
+                openapi::get::<StoredKillSwitch>("The operator's kill switch")
+                    .refuses(&[503])
+                    .link(
+                        "PutKillSwitchAtVersion",
+                        (Method::PUT, KILL_SWITCH),
+                        json!({}),
+                        Some(json!({"deny": "$response.body#/deny", "version": "$response.body#/version"})),
+                    ),
                 openapi::put::<StoredKillSwitch>(
                     "Puts the operator's kill switch (always a compare-and-set)",
                 )
