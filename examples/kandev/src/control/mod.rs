@@ -1,6 +1,10 @@
 //! The control API: the backend's path to a live profile update, on its own
 //! listener, JSON in and out, every route behind a bearer token.
 //!
+//! The whole API, every route, body, answer and refusal, is described in
+//! OpenAPI 3.1 by the same types (`openapi.rs`): `GET /api/v1/openapi.json`,
+//! committed as `docs/openapi/serve.json`.
+//!
 //! | route | body | answer |
 //! |---|---|---|
 //! | `GET /api/v1/mcp/profile` | — | `{"profile": {...}, "tools": [...]}` |

@@ -3,6 +3,10 @@
 //! API's refusals (401, 400, 404, 405, 409, 413, 415, 503, all
 //! `{"error", "code", "status", "pointer"}`: see [`crate::control::codes`]).
 //!
+//! The whole API, every route, body, answer and refusal, is described in
+//! OpenAPI 3.1 by the same types (`openapi.rs`): `GET /api/v1/openapi.json`,
+//! committed as `docs/openapi/gateway.json`.
+//!
 //! | route | body | answer |
 //! |---|---|---|
 //! | `PUT /api/v1/agents/{principal}` | `{"profile": CONTEXT}` (ours, or with Kandev's `coordinator_tool_policy` or `managed_tool_policy`), optionally `"version": N` | `{"principal", "profile", "tools", "changed", "version"}` |

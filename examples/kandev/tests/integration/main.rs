@@ -30,6 +30,7 @@ mod matrix;
 // `/metrics` is served only with the `metrics` feature (on by default).
 #[cfg(feature = "metrics")]
 mod metrics;
+mod openapi;
 mod plugin_surfaces;
 mod plugins;
 mod resolver;
