@@ -471,10 +471,15 @@ fn error(answer: &Value) -> &str {
     answer["error"].as_str().unwrap_or_default()
 }
 
-/// A refusal carries `{"error": "..."}` and nothing else.
+/// A refusal carries `{"error", "code", "status"}` and, for a body that
+/// does not decode, `"pointer"`; nothing else.
 fn refused(answer: &Value, what: &str) {
     assert!(!error(answer).is_empty(), "{what}: no error message");
-    assert_eq!(answer.as_object().map(|o| o.len()), Some(1), "{what}");
+    assert!(answer["code"].is_string(), "{what}: no code");
+    assert!(answer["status"].is_u64(), "{what}: no status");
+    let keys = answer.as_object().map_or(0, |object| object.len());
+    let expected = 3 + usize::from(answer.get("pointer").is_some());
+    assert_eq!(keys, expected, "{what}: other keys in {answer}");
 }
 
 /// A 200 reports `context`, its tools, as the oracle builds them.

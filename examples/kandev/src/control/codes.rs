@@ -60,14 +60,14 @@ pub fn of_status(status: StatusCode) -> &'static str {
 }
 
 /// `path` as a JSON pointer (RFC 6901): `/deny/2`, `""` for the body
-/// itself.
-pub fn pointer(path: &Path) -> String {
+/// itself; `None` where the decoder lost track (malformed JSON).
+pub fn pointer(path: &Path) -> Option<String> {
     path.iter()
         .map(|segment| match segment {
-            Segment::Seq { index } => format!("/{index}"),
-            Segment::Map { key } => format!("/{}", key.replace('~', "~0").replace('/', "~1")),
-            Segment::Enum { variant } => format!("/{variant}"),
-            Segment::Unknown => "/?".to_owned(),
+            Segment::Seq { index } => Some(format!("/{index}")),
+            Segment::Map { key } => Some(format!("/{}", key.replace('~', "~0").replace('/', "~1"))),
+            Segment::Enum { variant } => Some(format!("/{variant}")),
+            Segment::Unknown => None,
         })
         .collect()
 }
@@ -86,6 +86,6 @@ mod tests {
         }
         let mut json = serde_json::Deserializer::from_str(r#"{"a/b~c": [1, "two"]}"#);
         let error = serde_path_to_error::deserialize::<_, Body>(&mut json).unwrap_err();
-        assert_eq!(pointer(error.path()), "/a~1b~0c/1");
+        assert_eq!(pointer(error.path()).as_deref(), Some("/a~1b~0c/1"));
     }
 }

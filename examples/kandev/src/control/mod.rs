@@ -518,8 +518,13 @@ fn decode_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Refusal> {
         Refusal::new(StatusCode::BAD_REQUEST, message).with_code(codes::INVALID_BODY)
     };
     let mut json = serde_json::Deserializer::from_slice(bytes);
-    let Object(value) = serde_path_to_error::deserialize(&mut json)
-        .map_err(|error| refused(error.inner().to_string()).at(codes::pointer(error.path())))?;
+    let Object(value) = serde_path_to_error::deserialize(&mut json).map_err(|error| {
+        let refusal = refused(error.inner().to_string());
+        match codes::pointer(error.path()) {
+            Some(pointer) => refusal.at(pointer),
+            None => refusal,
+        }
+    })?;
     json.end().map_err(|error| refused(error.to_string()))?;
     Ok(value)
 }

@@ -335,7 +335,10 @@ async fn the_in_memory_gateway_serves_agents_and_refuses_bad_input() {
     let (status, answer) = call(&gateway, Method::GET, "/api/v1/agents/alice", None).await;
     assert_eq!(
         (status, answer),
-        (404, json!({"error": "no agent `alice`"}))
+        (
+            404,
+            json!({"error": "no agent `alice`", "code": "not-found", "status": 404})
+        )
     );
     let (status, answer) = call(
         &gateway,
@@ -463,7 +466,7 @@ fn a_bad_or_unreachable_store_is_refused_at_start() {
     let (code, stderr) = gateway_exit(&["--store", "redis+cluster://127.0.0.1:1"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
-        stderr.contains("cannot connect to the cluster at redis://127.0.0.1:1"),
+        stderr.contains("cannot connect to the cluster at 127.0.0.1:1"),
         "{stderr}"
     );
 }
