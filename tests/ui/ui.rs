@@ -67,6 +67,7 @@ const ERRORS: &[(&str, usize)] = &[
     ("not_an_impl", 1),
     ("prompt_group_duplicate_prompt", 1),
     ("prompt_group_rule_misuse", 1),
+    ("prompt_group_trait_impl", 1),
     ("prompt_group_unknown_name", 1),
     ("prompt_group_with_prompt_router", 1),
     ("provider_and_providers", 1),

@@ -239,3 +239,103 @@ fn variant_names(body: TokenStream) -> Vec<Ident> {
     }
     names
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::*;
+
+    fn enum_names(input: &Input) -> Vec<String> {
+        input
+            .items
+            .iter()
+            .map(|item| match item {
+                Item::Enum(item) => {
+                    let variants: Vec<String> =
+                        item.variants.iter().map(|v| v.ident.to_string()).collect();
+                    format!("{} {{ {} }}", item.ident, variants.join(", "))
+                }
+                _ => "not an enum".to_owned(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_well_formed_input_has_no_error() {
+        let mut errors = Errors::default();
+        let input = parse(
+            quote! {
+                #[require_annotations]
+                server Desk;
+                #[surfaces] pub enum Surface { Ticket, Chat }
+                #[providers] pub enum Provider {}
+            },
+            &mut errors,
+        );
+        assert!(errors.is_empty());
+        assert_eq!(input.server_attrs.len(), 1);
+        assert_eq!(input.server.as_ref().unwrap(), "Desk");
+        assert_eq!(
+            enum_names(&input),
+            ["Surface { Ticket, Chat }", "Provider {  }"]
+        );
+    }
+
+    #[test]
+    fn a_server_line_written_wrong_still_names_the_server() {
+        for line in [quote!(Desk;), quote!(serve Desk;), quote!(server Desk)] {
+            let mut errors = Errors::default();
+            let input = parse(
+                quote!(#line #[surfaces] pub enum Surface { Ticket }),
+                &mut errors,
+            );
+            assert_eq!(errors.len(), 1, "{line}");
+            assert_eq!(input.server.as_ref().unwrap(), "Desk", "{line}");
+            assert_eq!(enum_names(&input), ["Surface { Ticket }"], "{line}");
+        }
+    }
+
+    #[test]
+    fn without_a_server_line_the_attributes_are_the_first_enum_s() {
+        let mut errors = Errors::default();
+        let input = parse(
+            quote!(
+                #[surfaces]
+                pub enum Surface {
+                    Ticket,
+                }
+            ),
+            &mut errors,
+        );
+        assert_eq!(errors.len(), 1);
+        assert!(input.server.is_none());
+        assert!(input.server_attrs.is_empty());
+        let Item::Enum(item) = &input.items[0] else {
+            panic!("an enum");
+        };
+        assert!(item.attrs[0].path().is_ident("surfaces"));
+    }
+
+    #[test]
+    fn an_enum_that_does_not_parse_keeps_its_role_name_and_variants() {
+        let mut errors = Errors::default();
+        let input = parse(
+            quote! {
+                server Desk;
+                #[surfaces] pub enum Surface { Ticket Chat, #[rename = "x"] Mail(u8) = 3 }
+                #[providers] pub enum Provider { Jira }
+            },
+            &mut errors,
+        );
+        assert_eq!(errors.len(), 1);
+        assert_eq!(
+            enum_names(&input),
+            ["Surface { Ticket, Chat, Mail }", "Provider { Jira }"]
+        );
+        let Item::Enum(item) = &input.items[0] else {
+            panic!("an enum");
+        };
+        assert!(item.attrs[0].path().is_ident("surfaces"));
+    }
+}

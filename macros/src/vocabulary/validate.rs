@@ -593,3 +593,113 @@ fn exclusive_pairs(capabilities: &TermEnum, errors: &mut Errors) -> Vec<(usize, 
     pairs.sort_unstable();
     pairs
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::*;
+    use crate::vocabulary::parse;
+
+    /// The vocabulary read from `tokens`, and its number of errors.
+    fn read(tokens: proc_macro2::TokenStream) -> (Vocabulary, usize) {
+        let mut errors = Errors::default();
+        let input = parse::parse(tokens, &mut errors);
+        let vocabulary = validate(input, ServerLine::default(), &mut errors);
+        (vocabulary, errors.len())
+    }
+
+    fn names(vocabulary: &Vocabulary) -> [String; 3] {
+        [
+            &vocabulary.surfaces,
+            &vocabulary.capabilities,
+            &vocabulary.providers,
+        ]
+        .map(|part| {
+            let implicit = if part.implicit { " (implicit)" } else { "" };
+            format!("{}{implicit}", part.item.ident)
+        })
+    }
+
+    #[test]
+    fn omitted_parts_are_declared_empty_and_without_error() {
+        let (vocabulary, errors) = read(quote! {
+            server Desk;
+            #[surfaces] pub(crate) enum Surface { Ticket }
+        });
+        assert_eq!(errors, 0);
+        assert!(vocabulary.complete);
+        assert_eq!(
+            names(&vocabulary),
+            ["Surface", "Capability (implicit)", "Provider (implicit)"]
+        );
+        let vis = &vocabulary.providers.item.vis;
+        assert_eq!(quote!(#vis).to_string(), "pub (crate)");
+    }
+
+    #[test]
+    fn a_misspelt_or_missing_role_is_one_error_and_the_part_it_means() {
+        for (tokens, expected) in [
+            (
+                quote!(server D; #[surface] pub enum S { A } #[capabilites] pub enum C { B }),
+                ["S", "C", "Provider (implicit)"],
+            ),
+            (
+                quote!(server D; #[surfaces] pub enum S { A } pub enum Providers { B }),
+                ["S", "Capability (implicit)", "Providers"],
+            ),
+            (
+                quote!(server D; pub enum Where { A } #[providers] pub enum P {}),
+                ["Where", "Capability (implicit)", "P"],
+            ),
+        ] {
+            let (vocabulary, errors) = read(tokens.clone());
+            let expected_errors = if tokens.to_string().contains("capabilites") {
+                2
+            } else {
+                1
+            };
+            assert_eq!(errors, expected_errors, "{tokens}");
+            assert!(!vocabulary.complete);
+            assert_eq!(names(&vocabulary), expected, "{tokens}");
+        }
+    }
+
+    #[test]
+    fn missing_surfaces_are_one_error_and_an_empty_enum() {
+        let (vocabulary, errors) = read(quote!(server D; #[providers] pub enum P { A }));
+        assert_eq!(errors, 1);
+        assert_eq!(
+            names(&vocabulary),
+            ["Surface (implicit)", "Capability (implicit)", "P"]
+        );
+    }
+
+    #[test]
+    fn a_second_part_is_one_error_and_still_declared() {
+        let (vocabulary, errors) = read(quote! {
+            server D;
+            #[surfaces] pub enum S { A }
+            #[surfaces] pub enum T { B }
+        });
+        assert_eq!(errors, 1);
+        assert!(matches!(
+            vocabulary.others.as_slice(),
+            [Other::Term(Role::Surfaces, term)] if term.item.ident == "T" && term.terms.len() == 1
+        ));
+    }
+
+    #[test]
+    fn invalid_variants_are_declared_as_unit_variants() {
+        let (vocabulary, errors) = read(quote! {
+            server D;
+            #[surfaces] pub enum S<T> { A(T), B = 2 }
+        });
+        assert_eq!(errors, 3);
+        let item = &vocabulary.surfaces.item;
+        assert!(item.generics.params.is_empty());
+        assert!(item.variants.iter().all(|variant| {
+            matches!(variant.fields, Fields::Unit) && variant.discriminant.is_none()
+        }));
+    }
+}
