@@ -1,6 +1,11 @@
-//! Validate stage of `vocabulary!`: three role-marked enums of unit
-//! variants, unique kebab-case wire names, and exclusivity between known
-//! capabilities. The `server` line's attributes are `server_line.rs`'s.
+//! Validate stage of `vocabulary!`: role-marked enums of unit variants (the
+//! surfaces, and the capabilities and providers unless left out), unique
+//! kebab-case wire names, and exclusivity between known capabilities. The
+//! `server` line's attributes are `server_line.rs`'s.
+//!
+//! Every mistake is one error, and the vocabulary is still read as the user
+//! most likely meant it, so that the expansion declares what later code
+//! names and adds no error of its own.
 
 use syn::{Attribute, Fields, Ident, Item, ItemEnum, LitStr, Meta, Token, punctuated::Punctuated};
 
@@ -110,7 +115,7 @@ pub(crate) enum Other {
 }
 
 /// How an enum says its role.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 enum Marking {
     /// `#[surfaces]`, `#[capabilities]` or `#[providers]`.
     Marked(Role),
@@ -306,6 +311,8 @@ fn place(
             *slot = Some(candidate.item);
         }
     }
+    // A misspelt role attribute says more than a name does: those first.
+    waiting.sort_by_key(|candidate| matches!(candidate.marking, Marking::Unmarked(_)));
     let mut unplaced = Vec::new();
     for candidate in waiting {
         let role = match candidate.marking {
