@@ -23,6 +23,11 @@ impl Errors {
         self.0.push(error);
     }
 
+    /// Records every error of `other`, after these.
+    pub fn extend(&mut self, other: Errors) {
+        self.0.extend(other.0);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -4,8 +4,11 @@
 //! provides the runtime they expand to. Each macro is split into a parse
 //! stage (tokens into plain data), a validate stage (every error of one
 //! input collected and reported together) and an expand stage (quoting the
-//! output). On error the original item is still emitted, so the user sees the
-//! macro's error and not a cascade of unresolved names.
+//! output). On error the original item is still emitted, and so is what
+//! later code refers to (a vocabulary's enums, its `Vocabulary` impl and
+//! registration macro; a named tool group's include shape), so the user
+//! sees the macro's errors, one per mistake, and not a cascade of
+//! unresolved names. `tests/ui` counts the errors of every snapshot.
 
 mod errors;
 mod impl_block;
@@ -45,6 +48,21 @@ use proc_macro::TokenStream;
 ///     #[providers]
 ///     pub enum Provider { Jira, Zendesk }
 /// }
+/// ```
+///
+/// `#[capabilities]` and `#[providers]` may be left out, for a server with
+/// none: the macro then declares `Capability` or `Provider` exactly as
+/// `pub enum Capability {}` or `pub enum Provider {}` would (with the
+/// surfaces' visibility), so the generated API is the same; those names
+/// must then be free in the module. The surfaces cannot be left out, and
+/// hold at least one term: every context has one.
+///
+/// ```ignore
+/// mcp_profiles::vocabulary! {
+///     server Notes;
+///     #[surfaces] pub enum Surface { Notebook }
+/// }
+/// // `Capability` and `Provider` are declared, empty.
 /// ```
 ///
 /// Each enum becomes an ordinary Rust enum (deriving `Clone`, `Copy`, `Debug`,
@@ -87,6 +105,16 @@ use proc_macro::TokenStream;
 ///
 /// These are the only attributes the `server` line accepts, each at most
 /// once; any misuse is an error on what was written.
+///
+/// Every mistake in the input is one error on what was written, and the
+/// only one: a misspelt role attribute (`#[capabilites]`, `#[provider]`),
+/// an enum with no role attribute, two enums of one part, a role on
+/// anything but an enum, no `#[surfaces]` enum or an empty one, a `server`
+/// line without its keyword, type or `;`, a syntax error in an enum. The
+/// macro still declares the enums (taking a misspelt or unmarked enum as
+/// the part it most likely means) and the server's `Vocabulary`, so code
+/// naming them adds no error; the tool groups check their names once the
+/// vocabulary has no error left.
 ///
 /// `#[budget(tokens = N)]` on a surface caps what its contexts may cost a
 /// client: no valid context on that surface may list tools whose

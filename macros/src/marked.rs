@@ -2,9 +2,10 @@
 //! `#[prompt]`, `#[resource(...)]`): finding them, naming them and removing
 //! the markers, the same way for every group attribute.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
 use syn::punctuated::Punctuated;
-use syn::{Attribute, ImplItem, ImplItemFn, ItemImpl, LitStr, Token};
+use syn::{Attribute, Ident, ImplItem, ImplItemFn, ItemImpl, LitStr, Token};
 
 /// Each method of `item` marked `#[marker]`, with its marker, in source
 /// order.
@@ -27,6 +28,38 @@ pub(crate) fn strip(item: &mut ItemImpl, marker: &str) {
         if let ImplItem::Fn(function) = item {
             function.attrs.retain(|attr| !is(attr, marker));
         }
+    }
+}
+
+/// Removes every `#[marker]` attribute from the methods of `item`, as
+/// [`strip`] does, for an impl block the marker cannot expand in (a trait
+/// impl); returns a use of each name the marker was written with
+/// (`#[tool]` after `use rmcp::tool`), so that the user's import of it is
+/// not reported unused beside our error.
+pub(crate) fn strip_keeping_imports(item: &mut ItemImpl, marker: &str) -> TokenStream {
+    let mut names: Vec<Ident> = Vec::new();
+    for item in &mut item.items {
+        if let ImplItem::Fn(function) = item {
+            for attr in function.attrs.iter().filter(|attr| is(attr, marker)) {
+                if let Some(name) = attr.path().get_ident()
+                    && !names.contains(name)
+                {
+                    names.push(name.clone());
+                }
+            }
+        }
+    }
+    strip(item, marker);
+    if names.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        const _: () = {
+            #(
+                #[allow(unused_imports)]
+                use #names as _;
+            )*
+        };
     }
 }
 

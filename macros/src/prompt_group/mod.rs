@@ -36,8 +36,10 @@ pub(crate) fn prompt_group(attr: TokenStream, item: TokenStream) -> TokenStream 
             // rmcp's #[prompt] cannot expand inside a trait impl; dropping
             // it leaves our error as the only one.
             let mut item_impl = item_impl.clone();
-            parse::strip_prompt_attrs(&mut item_impl);
-            item_with_errors(&item_impl, &errors)
+            let imports = parse::strip_prompt_attrs(&mut item_impl);
+            let mut tokens = item_with_errors(&item_impl, &errors);
+            tokens.extend(imports);
+            tokens
         }
         _ => item_with_errors(&item_impl, &errors),
     }

@@ -37,6 +37,6 @@ pub(crate) fn prompt_router_traces(item: &ItemImpl) -> Vec<TokenStream> {
 }
 
 /// Removes every `#[prompt]` attribute, for an item rmcp could not expand.
-pub(crate) fn strip_prompt_attrs(item: &mut ItemImpl) {
-    marked::strip(item, "prompt");
+pub(crate) fn strip_prompt_attrs(item: &mut ItemImpl) -> proc_macro2::TokenStream {
+    marked::strip_keeping_imports(item, "prompt")
 }

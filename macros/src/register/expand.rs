@@ -2,12 +2,12 @@
 //! registry entry, and the link of that entry into the program's group slice.
 
 use mcp_profiles_rules::RuleMasks;
-use proc_macro2::Ident;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::LitStr;
 
 use super::parse::{GroupInput, Includes, Kind};
+use crate::tool_group::expand::shape_ident;
 
 pub(crate) fn expand(group: &GroupInput, masks: &RuleMasks) -> TokenStream {
     match group.kind {
@@ -192,19 +192,6 @@ fn tools(group: &GroupInput, masks: &RuleMasks) -> TokenStream {
             static LINK: #private::LinkedGroup = #private::LinkedGroup::new(&ENTRY);
         };
     }
-}
-
-/// The hidden constant through which other groups include the group
-/// `name`: `__MCP_GROUP_` and the name with every other character than a
-/// letter or digit written `_`, spanned on the literal, so that including
-/// a group nobody declared is rustc's "no associated item" on it.
-fn shape_ident(name: &LitStr) -> Ident {
-    let tail: String = name
-        .value()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    Ident::new(&format!("__MCP_GROUP_{tail}"), name.span())
 }
 
 /// `TOOLS`, `DEFINITIONS` and `PARTS` of a group that includes others,

@@ -17,11 +17,10 @@ pub(crate) fn register(input: TokenStream) -> TokenStream {
     };
     let mut errors = Errors::default();
     let masks = validate::validate(&input.vocabulary, &input.group, &mut errors);
-    if errors.is_empty() {
-        expand::expand(&input.group, &masks)
-    } else {
-        // The impl block was already emitted by `#[tool_group]`; only the
-        // errors remain to be said.
-        errors.to_compile_errors()
-    }
+    // The entry is emitted even after an error, with the names that are
+    // known: other groups that include this one find its tools, and the
+    // errors are only ours.
+    let mut tokens = expand::expand(&input.group, &masks);
+    tokens.extend(errors.to_compile_errors());
+    tokens
 }

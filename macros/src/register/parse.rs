@@ -8,6 +8,7 @@
 //!     surfaces: ["kanban-task", ...], capabilities: [...], providers: [...],
 //!     exclusive: [["user-question", "parent-question"], ...],
 //!     require_annotations: false,
+//!     complete: true,
 //! }
 //! server: Kandev,
 //! kind: tool,
@@ -46,6 +47,9 @@ pub(crate) struct VocabularyNames {
     /// `#[require_annotations]` on the `server` line: every group's tools
     /// must state their hints.
     pub require_annotations: bool,
+    /// The vocabulary has no error of its own: its names are the ones
+    /// meant. Otherwise the group's names are not checked against them.
+    pub complete: bool,
 }
 
 /// What a group serves.
@@ -164,6 +168,13 @@ impl Parse for Input {
             },
             require_annotations: {
                 label(&content, "require_annotations")?;
+                content.parse::<Token![:]>()?;
+                let flag: LitBool = content.parse()?;
+                content.parse::<Option<Token![,]>>()?;
+                flag.value
+            },
+            complete: {
+                label(&content, "complete")?;
                 content.parse::<Token![:]>()?;
                 let flag: LitBool = content.parse()?;
                 content.parse::<Option<Token![,]>>()?;

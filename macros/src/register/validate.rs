@@ -18,6 +18,21 @@ pub(crate) fn validate(
     group: &GroupInput,
     errors: &mut Errors,
 ) -> RuleMasks {
+    // A vocabulary with an error of its own is not the one meant: checked
+    // against it, the group's names would only repeat that error.
+    let mut unchecked = Errors::default();
+    let masks = if vocabulary.complete {
+        rule(vocabulary, group, errors)
+    } else {
+        rule(vocabulary, group, &mut unchecked)
+    };
+    annotations(vocabulary, group, errors);
+    masks
+}
+
+/// The rule's masks, with an error on each unknown name and on a rule no
+/// context could satisfy.
+fn rule(vocabulary: &VocabularyNames, group: &GroupInput, errors: &mut Errors) -> RuleMasks {
     let masks = RuleMasks {
         surfaces: mask(
             "surface",
@@ -62,7 +77,6 @@ pub(crate) fn validate(
         // declared names: nothing else can be unsatisfiable.
         _ => {}
     }
-    annotations(vocabulary, group, errors);
     masks
 }
 

@@ -8,7 +8,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{ItemImpl, LitStr, PathArguments, TypePath};
+use syn::{Ident, ItemImpl, LitStr, PathArguments, TypePath};
 
 use super::compose::Compose;
 use super::parse::ToolFn;
@@ -85,6 +85,61 @@ pub(crate) fn has_vocabulary(self_ty: &syn::Type) -> TokenStream {
         const _: () = {
             fn has_vocabulary<S: ::mcp_profiles::Vocabulary>() {}
             let _ = has_vocabulary::<#self_ty>;
+        };
+    }
+}
+
+/// The hidden constant through which other groups include the group
+/// `name`: `__MCP_GROUP_` and the name with every other character than a
+/// letter or digit written `_`, spanned on the literal, so that including
+/// a group nobody declared is rustc's "no associated item" on it.
+pub(crate) fn shape_ident(name: &LitStr) -> Ident {
+    let tail: String = name
+        .value()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    Ident::new(&format!("__MCP_GROUP_{tail}"), name.span())
+}
+
+/// What a named group that failed to expand still declares: the constant
+/// through which other groups include it, with its own tools (each name
+/// once) and no routes, so that an `include` of it adds no error to the
+/// group's own. The build fails on those, so nothing ever serves it.
+pub(crate) fn fallback_shape(self_path: &TypePath, name: &LitStr, tools: &[ToolFn]) -> TokenStream {
+    let private = quote!(::mcp_profiles::__private);
+    let shape = shape_ident(name);
+    let mut seen: Vec<&str> = Vec::new();
+    let (names, definitions): (Vec<LitStr>, Vec<LitStr>) = tools
+        .iter()
+        .filter(|tool| {
+            let first = !seen.contains(&tool.name.as_str());
+            seen.push(&tool.name);
+            first
+        })
+        .map(|tool| {
+            (
+                LitStr::new(&tool.name, tool.name_span),
+                LitStr::new(&tool.method.to_string(), tool.method.span()),
+            )
+        })
+        .unzip();
+    quote! {
+        const _: () = {
+            fn routes() -> ::std::vec::Vec<#private::ToolRoute<#self_path>> {
+                ::std::vec::Vec::new()
+            }
+
+            impl #self_path {
+                #[doc(hidden)]
+                #[allow(non_upper_case_globals)]
+                pub(crate) const #shape: #private::GroupShape<#self_path> = #private::GroupShape {
+                    name: #name,
+                    tools: &[#(#names),*],
+                    definitions: &[#(#definitions),*],
+                    routes,
+                };
+            }
         };
     }
 }

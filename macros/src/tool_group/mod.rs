@@ -67,9 +67,20 @@ pub(crate) fn tool_group(attr: TokenStream, item: TokenStream) -> TokenStream {
             // rmcp's #[tool] cannot expand inside a trait impl; dropping it
             // leaves our error as the only one.
             let mut item_impl = item_impl.clone();
-            parse::strip_tool_attrs(&mut item_impl);
-            item_with_errors(&item_impl, &errors)
+            let imports = parse::strip_tool_attrs(&mut item_impl);
+            let mut tokens = item_with_errors(&item_impl, &errors);
+            tokens.extend(imports);
+            tokens
         }
-        _ => item_with_errors(&item_impl, &errors),
+        Some(self_path) => {
+            // Other groups may include this one by name: its shape, with
+            // its own tools, keeps their `include` from failing too.
+            let mut tokens = item_with_errors(&item_impl, &errors);
+            if let Some(name) = &spec.name {
+                tokens.extend(expand::fallback_shape(self_path, name, &tools));
+            }
+            tokens
+        }
+        None => item_with_errors(&item_impl, &errors),
     }
 }

@@ -125,8 +125,8 @@ fn is_rmcp_router_fn(function: &syn::ImplItemFn, module: &str, router: &str) -> 
 }
 
 /// Removes every `#[tool]` attribute, for an item rmcp could not expand.
-pub(crate) fn strip_tool_attrs(item: &mut ItemImpl) {
-    marked::strip(item, "tool");
+pub(crate) fn strip_tool_attrs(item: &mut ItemImpl) -> proc_macro2::TokenStream {
+    marked::strip_keeping_imports(item, "tool")
 }
 
 /// The hints a `#[tool]` attribute states, read the way rmcp's macro reads

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ItemEnum;
 
-use super::validate::{Role, TermEnum, Vocabulary};
+use super::validate::{Other, Role, TermEnum, Vocabulary};
 
 pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
     let Vocabulary {
@@ -14,9 +14,30 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
         surfaces,
         capabilities,
         providers,
+        others,
         exclusive,
         line,
+        complete,
     } = vocabulary;
+    let parts = [
+        (Role::Surfaces, surfaces),
+        (Role::Capabilities, capabilities),
+        (Role::Providers, providers),
+    ]
+    .map(|(role, term_enum)| term_enum_tokens(server.as_ref(), role, term_enum));
+    let others = others.iter().map(|other| match other {
+        Other::Term(role, term_enum) => term_enum_tokens(server.as_ref(), *role, term_enum),
+        Other::Plain(item) => plain_enum(item),
+        Other::Item(item) => quote!(#item),
+    });
+    let enums = quote! {
+        #(#parts)*
+        #(#others)*
+    };
+    // Without a server line there is no type to give the vocabulary to.
+    let Some(server) = server else {
+        return enums;
+    };
     let require_annotations = line.require_annotations;
     // Left to the trait's default (`None`) when not declared, so a
     // vocabulary without the attribute expands as it always did.
@@ -41,13 +62,9 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
             const RUNTIME_ALLOW_REQUIRED_ON: &'static [Self::Surface] = &[#(#variants),*];
         }
     });
-    let token_budgets = token_budgets(surfaces);
-    let enums = [
-        (Role::Surfaces, surfaces),
-        (Role::Capabilities, capabilities),
-        (Role::Providers, providers),
-    ]
-    .map(|(role, term_enum)| term_enum_tokens(server, role, term_enum));
+    // A budget is checked by the tests of a vocabulary that compiles; after
+    // an error, it would only add `token_budget!`'s own.
+    let token_budgets = complete.then(|| token_budgets(surfaces)).flatten();
     let (surface, capability, provider) = (
         &surfaces.item.ident,
         &capabilities.item.ident,
@@ -77,7 +94,7 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
         crate::names::kebab_case(&server.to_string()).replace('-', "_")
     );
     quote! {
-        #(#enums)*
+        #enums
 
         impl ::mcp_profiles::__private::VocabularySeal for #server {}
 
@@ -124,6 +141,7 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
                         providers: [#(#provider_names),*],
                         exclusive: [#(#exclusive_names),*],
                         require_annotations: #require_annotations,
+                        complete: #complete,
                     }
                     $($group)*
                 }
@@ -162,7 +180,7 @@ fn token_budgets(surfaces: &TermEnum) -> Option<TokenStream> {
     })
 }
 
-fn term_enum_tokens(server: &syn::Ident, role: Role, term_enum: &TermEnum) -> TokenStream {
+fn term_enum_tokens(server: Option<&syn::Ident>, role: Role, term_enum: &TermEnum) -> TokenStream {
     let ItemEnum {
         attrs,
         vis,
@@ -177,10 +195,16 @@ fn term_enum_tokens(server: &syn::Ident, role: Role, term_enum: &TermEnum) -> To
         .iter()
         .all(|attr| !attr.path().is_ident("doc"))
         .then(|| {
-            let doc = format!(
-                " The {} of [`{server}`]'s profile vocabulary.",
-                role.attribute()
+            let part = role.attribute();
+            let whose = server.map_or_else(
+                || "a profile vocabulary".to_owned(),
+                |server| format!("[`{server}`]'s profile vocabulary"),
             );
+            let doc = if term_enum.implicit {
+                format!(" The {part} of {whose}, which declares none.")
+            } else {
+                format!(" The {part} of {whose}.")
+            };
             quote!(#[doc = #doc])
         });
     let variant_tokens = variants
@@ -258,12 +282,11 @@ fn term_enum_tokens(server: &syn::Ident, role: Role, term_enum: &TermEnum) -> To
     }
 }
 
-/// The enums alone, as plain enums, for when validation failed.
-pub(crate) fn plain_enums(enums: &[ItemEnum]) -> TokenStream {
+/// An enum of the input with no role, declared as written (with the
+/// derives of a term) after its error.
+fn plain_enum(item: &ItemEnum) -> TokenStream {
     quote! {
-        #(
-            #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-            #enums
-        )*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #item
     }
 }
