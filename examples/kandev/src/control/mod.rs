@@ -302,8 +302,10 @@ fn api() -> Api<Control> {
             .refuses(&[500])],
             get(get_audit),
         )
+        // Merged in by the binary (`crate::prometheus`, which imports this
+        // module); the openapi test checks it is served.
         .beside(
-            crate::prometheus::PATH,
+            "/metrics",
             [openapi::get::<()>("Prometheus metrics (without the token under --metrics-public)")
                 .text("text/plain; version=0.0.4")],
         )
