@@ -94,11 +94,7 @@ pub(super) async fn run<S: Vocabulary>(
                 }
             }
         };
-        telemetry::store_up(false);
-        tracing::warn!(
-            error = %lost,
-            "lost the profile store; serving the profiles last applied for at most the grace period"
-        );
+        announce_loss(&lost);
     }
 }
 
@@ -189,12 +185,18 @@ pub(super) async fn run_sharded<S: Vocabulary>(
                 }
             }
         };
-        telemetry::store_up(false);
-        tracing::warn!(
-            error = %lost,
-            "lost the profile store; serving the profiles last applied for at most the grace period"
-        );
+        announce_loss(&lost);
     }
+}
+
+/// Says the feed was lost, and why; requests are served for at most the
+/// grace period from now on.
+fn announce_loss(why: &str) {
+    telemetry::store_up(false);
+    tracing::warn!(
+        error = %why,
+        "lost the profile store; serving the profiles last applied for at most the grace period"
+    );
 }
 
 impl<S: Vocabulary> Inner<S> {
