@@ -90,6 +90,44 @@ async fn one_of_a_hundred_racing_compare_and_sets_wins() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn racing_changes_of_one_shard_all_land_in_order() {
+    let Some(cluster) = RedisCluster::start() else {
+        return;
+    };
+    // Few shards and no replica wait: many changes meet in one shard, each
+    // taking its record's number before its script runs.
+    let options = || {
+        RedisOptions::default()
+            .with_grace(Duration::from_secs(30))
+            .with_shards(2)
+            .with_replica_acks(0)
+    };
+    let one = Instance::connect(&cluster.store_url(), options(), None).await;
+    let other = Instance::connect(&cluster.store_url(), options(), None).await;
+    let puts = (0..200usize).map(|n| {
+        let store = if n.is_multiple_of(2) {
+            &one.store
+        } else {
+            &other.store
+        };
+        store.put_agent(format!("racer-{n}").leak(), asking(), by())
+    });
+    for outcome in futures_util::future::join_all(puts).await {
+        outcome.expect("a change racing others in its shard is made, not refused");
+    }
+    let trail = one
+        .store
+        .audit(&mcp_profiles_serve::audit::AuditQuery::new().with_limit(1000))
+        .await
+        .unwrap();
+    assert_eq!(trail.len(), 200, "one record per change");
+    assert!(
+        trail.windows(2).all(|pair| pair[0].seq < pair[1].seq),
+        "the merged trail is in number order"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tokens_are_granted_moved_and_revoked_on_every_gateway_of_a_cluster() {
     let Some(cluster) = RedisCluster::start() else {
         return;

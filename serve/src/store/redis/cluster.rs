@@ -176,9 +176,15 @@ pub(super) async fn connect<S: Vocabulary>(
 /// The last number a shard recorded, when a change's record number was
 /// below it.
 pub(super) fn stale_seq(error: &redis::RedisError) -> Option<u64> {
+    // redis-rs names an unknown error code apart from its detail (its text
+    // is `"STALESEQ": 929 …`): read the first number after the code.
     let text = error.to_string();
-    let (_, after) = text.split_once("STALESEQ ")?;
-    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    let (_, after) = text.split_once("STALESEQ")?;
+    let digits: String = after
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(char::is_ascii_digit)
+        .collect();
     digits.parse().ok()
 }
 
@@ -436,6 +442,18 @@ mod tests {
             assert!(error.contains(part), "{error}");
             assert!(!error.contains("s3cret"), "{error}");
         }
+    }
+
+    #[test]
+    fn a_stale_number_is_read_from_the_error_as_redis_rs_shows_it() {
+        let error = redis::RedisError::from((
+            redis::ErrorKind::Extension,
+            "STALESEQ",
+            "929 script: ...".to_owned(),
+        ));
+        assert_eq!(stale_seq(&error), Some(929), "{error}");
+        let other = redis::RedisError::from((redis::ErrorKind::Io, "closed"));
+        assert_eq!(stale_seq(&other), None);
     }
 
     #[test]
