@@ -67,6 +67,10 @@ use crate::audit::states::fingerprint;
 use crate::store::StoreError;
 use mcp_profiles::Vocabulary;
 
+/// How many connections changes are made on, each one change's `WAIT` at a
+/// time (see `BENCHMARKS.md`, "Redis Cluster").
+const WRITERS: usize = 8;
+
 /// The scheme of a cluster's URL.
 const SCHEME: &str = "redis+cluster://";
 
@@ -138,8 +142,8 @@ pub(super) async fn connect<S: Vocabulary>(
             .response_timeout(options.timeout)
             .retries(3)
     };
-    let commands = builder().build().map_err(unreachable)?;
-    let commands = within(options.timeout, commands.get_async_connection())
+    let client = builder().build().map_err(unreachable)?;
+    let commands = within(options.timeout, client.get_async_connection())
         .await?
         .map_err(unreachable)?;
     let (pushes, received) = tokio::sync::mpsc::unbounded_channel();
@@ -158,7 +162,21 @@ pub(super) async fn connect<S: Vocabulary>(
     )
     .await?
     .map_err(unreachable)?;
-    let inner = Inner::new(local, Connection::Cluster(commands), keys, &options, 1);
+    // Changes wait for their replicas on connections of their own.
+    let mut writers = Vec::with_capacity(WRITERS);
+    for _ in 0..WRITERS {
+        let writer = within(options.timeout, client.get_async_connection())
+            .await?
+            .map_err(unreachable)?;
+        writers.push(Connection::Cluster(writer));
+    }
+    let inner = Inner::new(
+        local,
+        (Connection::Cluster(commands), writers),
+        keys,
+        &options,
+        1,
+    );
     // After subscribing: a kill switch put meanwhile is on the feed.
     inner.reload_kill_switch().await?;
     let task = tokio::spawn(feed::run_sharded(
@@ -207,7 +225,7 @@ impl<S: Vocabulary> Inner<S> {
         }
         let answers = within(
             self.timeout,
-            self.commands.on_slot(&pipeline, slot(counter.as_bytes())),
+            self.writer().on_slot(&pipeline, slot(counter.as_bytes())),
         )
         .await?
         .map_err(|error| StoreError::Unavailable(error.to_string()))?;
@@ -235,7 +253,7 @@ impl<S: Vocabulary> Inner<S> {
         let wait_ms = self.wait_ms();
         within(
             self.timeout,
-            self.commands.call::<i64>(&call, self.replicas, wait_ms),
+            self.writer().call::<i64>(&call, self.replicas, wait_ms),
         )
         .await?
         .map(drop)

@@ -30,7 +30,7 @@ mod scripts;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
@@ -177,6 +177,11 @@ impl<S: Vocabulary> std::fmt::Debug for RedisStore<S> {
 pub(super) struct Inner<S: Vocabulary> {
     local: Arc<ProfileStore<S>>,
     commands: Connection,
+    /// The connections changes are made on, in turn: `WAIT` holds the
+    /// connection it is sent on until the replicas answer, so on a cluster
+    /// several let that many changes wait at once.
+    writers: Vec<Connection>,
+    next_writer: AtomicUsize,
     keys: Keys,
     timeout: Duration,
     /// The replicas that must confirm each change.
@@ -290,7 +295,13 @@ impl<S: Vocabulary> RedisStore<S> {
         )
         .await?
         .map_err(unreachable)?;
-        let inner = Inner::new(local, Connection::Single(commands), keys, &options, 0);
+        let inner = Inner::new(
+            local,
+            (Connection::Single(commands), Vec::new()),
+            keys,
+            &options,
+            0,
+        );
         // After subscribing: a kill switch put meanwhile is on the feed.
         inner.reload_kill_switch().await?;
         let task = tokio::spawn(feed::run(
@@ -305,6 +316,10 @@ impl<S: Vocabulary> RedisStore<S> {
         Ok(RedisStore { inner })
     }
 }
+
+/// How often a change on a cluster takes a new record number because its
+/// shard recorded a later one meanwhile before it gives up (refused).
+const STALE_ATTEMPTS: u32 = 32;
 
 /// A script's failure: raised by the script itself (a command in it
 /// failed), Redis was reached, and the script's first write, the audit
@@ -339,14 +354,21 @@ impl<S: Vocabulary> Inner<S> {
     /// when the options name none.
     fn new(
         local: Arc<ProfileStore<S>>,
-        commands: Connection,
+        (commands, writers): (Connection, Vec<Connection>),
         keys: Keys,
         options: &RedisOptions,
         default_replicas: usize,
     ) -> Arc<Self> {
+        let writers = if writers.is_empty() {
+            vec![commands.clone()]
+        } else {
+            writers
+        };
         let inner = Arc::new(Inner {
             local: Arc::clone(&local),
             commands,
+            writers,
+            next_writer: AtomicUsize::new(0),
             keys,
             timeout: options.timeout,
             replicas: options.replicas.unwrap_or(default_replicas),
@@ -374,15 +396,22 @@ impl<S: Vocabulary> Inner<S> {
             }
             let outcome = within(
                 self.timeout,
-                self.commands.call(call, self.replicas, wait_ms),
+                self.writer().call(call, self.replicas, wait_ms),
             )
             .await?;
             let (answer, confirmed) = match outcome {
                 Ok(answered) => answered,
                 Err(error) => match cluster::stale_seq(&error) {
-                    Some(last) if attempts < 8 => {
+                    Some(last) if attempts < STALE_ATTEMPTS => {
                         attempts += 1;
                         self.raise_seq(last).await?;
+                        // Changes racing in one shard overtake each other;
+                        // a short, varied pause lets the others land first.
+                        let pause = std::time::SystemTime::now()
+                            .duration_since(std::time::UNIX_EPOCH)
+                            .map_or(0, |now| now.subsec_nanos())
+                            % (attempts * 500);
+                        tokio::time::sleep(Duration::from_micros(u64::from(pause))).await;
                         continue;
                     }
                     _ => return Err(refused_or_unavailable(error)),
@@ -397,6 +426,14 @@ impl<S: Vocabulary> Inner<S> {
             }
             return Ok(answer);
         }
+    }
+
+    /// The connection the next change is made on.
+    fn writer(&self) -> &Connection {
+        let next = self
+            .next_writer
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        &self.writers[next % self.writers.len()]
     }
 
     /// How long a change waits for its replicas: a quarter of the command
