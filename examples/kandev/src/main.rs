@@ -326,9 +326,9 @@ struct GatewayArgs {
     #[arg(long, value_name = "ADDR")]
     http: SocketAddr,
     /// Keep agents and tokens in Redis (redis://HOST:PORT/DB) or on a Redis
-    /// Cluster (redis+cluster://[USER:PASSWORD@]HOST:PORT,HOST:PORT,...
-    /// naming some of its nodes), shared with every gateway using it; in
-    /// memory without it.
+    /// Cluster (redis+cluster://HOST:PORT,HOST:PORT,... naming some of its
+    /// nodes, after USER:PASSWORD@ if it needs them), shared with every
+    /// gateway using it; in memory without it.
     #[arg(long, value_name = "URL", value_parser = redis_url)]
     store: Option<String>,
     /// Serve the control API (agents and tokens) at ADDR.
