@@ -134,10 +134,16 @@ impl RedisCluster {
             })
     }
 
-    /// A replica of `primary` (the only one in a settled cluster), as a
-    /// live node sees it; a running one first.
+    /// A replica of `primary` (the only one in a settled cluster), as the
+    /// primary sees it (a live node, when it is down); a running one first.
     pub fn replica_of(&self, primary: usize) -> usize {
-        let asked = self.any_live();
+        // The primary itself knows its replicas at once; another node learns
+        // of them by gossip, which may lag the settling checks.
+        let asked = if self.nodes[primary].running() {
+            primary
+        } else {
+            self.any_live()
+        };
         let view = self.view(asked).unwrap_or_else(|error| panic!("{error}"));
         let port = self.nodes[primary].port();
         let id = view
