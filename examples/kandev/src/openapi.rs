@@ -285,10 +285,26 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
         self
     }
 
-    /// Describes the admin page's login, logout and stylesheet, which both
-    /// control listeners serve (`crate::admin`).
-    pub fn beside_admin_login(self) -> Self {
+    /// Describes what both control listeners serve beside their routers:
+    /// `/metrics` (merged in by the binary from `crate::prometheus`, which
+    /// imports the control modules; the openapi test checks it is served)
+    /// and the admin page's overview, kill-switch forms (`apply`, whose
+    /// fields differ) and login (`crate::admin`).
+    pub fn beside_shared(self, apply_kill_switch: Operation) -> Self {
         self.beside(
+            "/metrics",
+            [
+                get::<()>("Prometheus metrics (without the token under --metrics-public)")
+                    .text("text/plain; version=0.0.4"),
+            ],
+        )
+        .beside("/admin", [page("The admin page", &[])])
+        .beside(
+            "/admin/kill-switch",
+            [page("Previews a kill switch", &["deny", "csrf"])],
+        )
+        .beside("/admin/kill-switch/apply", [apply_kill_switch])
+        .beside(
             "/admin/login",
             [
                 page("The login form", &[]).open(),

@@ -302,14 +302,6 @@ fn api() -> Api<Control> {
             .refuses(&[500])],
             get(get_audit),
         )
-        // Merged in by the binary (`crate::prometheus`, which imports this
-        // module); the openapi test checks it is served.
-        .beside(
-            "/metrics",
-            [openapi::get::<()>("Prometheus metrics (without the token under --metrics-public)")
-                .text("text/plain; version=0.0.4")],
-        )
-        .beside("/admin", [openapi::page("The admin page", &[])])
         .beside(
             "/admin/profile",
             [openapi::page("Previews a profile change", &["profile", "csrf"])],
@@ -321,18 +313,10 @@ fn api() -> Api<Control> {
                 &["profile", "expect", "csrf"],
             )],
         )
-        .beside(
-            "/admin/kill-switch",
-            [openapi::page("Previews a kill switch", &["deny", "csrf"])],
-        )
-        .beside(
-            "/admin/kill-switch/apply",
-            [openapi::page(
-                "Applies a previewed kill switch (409 if it changed since)",
-                &["deny", "expect", "csrf"],
-            )],
-        )
-        .beside_admin_login()
+        .beside_shared(openapi::page(
+            "Applies a previewed kill switch (409 if it changed since)",
+            &["deny", "expect", "csrf"],
+        ))
 }
 
 pub(crate) async fn method_not_allowed() -> Response {

@@ -236,16 +236,6 @@ fn api() -> Api<Control> {
             ],
             get(get_audit),
         )
-        // Merged in by the binary (`crate::prometheus`, which imports this
-        // module); the openapi test checks it is served.
-        .beside(
-            "/metrics",
-            [
-                openapi::get::<()>("Prometheus metrics (without the token under --metrics-public)")
-                    .text("text/plain; version=0.0.4"),
-            ],
-        )
-        .beside("/admin", [openapi::page("The admin page", &[])])
         .beside(
             "/admin/agents/{principal}",
             [openapi::page(
@@ -267,18 +257,10 @@ fn api() -> Api<Control> {
                 &["profile", "version", "csrf"],
             )],
         )
-        .beside(
-            "/admin/kill-switch",
-            [openapi::page("Previews a kill switch", &["deny", "csrf"])],
-        )
-        .beside(
-            "/admin/kill-switch/apply",
-            [openapi::page(
-                "Applies a previewed kill switch (409 if its version moved)",
-                &["deny", "version", "csrf"],
-            )],
-        )
-        .beside_admin_login()
+        .beside_shared(openapi::page(
+            "Applies a previewed kill switch (409 if its version moved)",
+            &["deny", "version", "csrf"],
+        ))
 }
 
 async fn authorise(State(control): State<Control>, request: Request, next: Next) -> Response {
