@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
+use crossbeam_utils::atomic::AtomicCell;
 
 #[cfg(feature = "runtime-tools")]
 use crate::catalog::{Catalog, InstallOutcome, Installation, Runtime, RuntimeDiff};
@@ -232,6 +233,11 @@ pub(crate) struct Cell<S: Vocabulary> {
     /// Routes and shared snapshots of the server type.
     serving: &'static Snapshots<S>,
     current: ArcSwap<Current<S>>,
+    /// `current.tools` again, for dispatch: a snapshot lives as long as
+    /// the process, so a call reads it with one plain atomic load, where
+    /// `ArcSwap`'s load also writes (and then clears) a slot of its own.
+    /// Stored with `current`, by [`Cell::publish`].
+    compiled: AtomicCell<&'static ToolSnapshot<S>>,
     /// Serialises replacements, so each one's notifications follow its swap
     /// and an [`update`](ProfileController::update) reads what it replaces.
     replacing: Mutex<()>,
@@ -252,10 +258,19 @@ impl<S: Vocabulary> Cell<S> {
         self.current.load_full()
     }
 
-    /// The current compiled tools alone: no reference count to take, so
-    /// the cheapest load there is, for dispatch.
+    /// The current compiled tools alone: one atomic load, for dispatch.
+    #[inline]
     pub fn compiled(&self) -> &'static ToolSnapshot<S> {
-        self.current.load().tools
+        self.compiled.load()
+    }
+
+    /// Makes `current` what every session serves; the caller holds the
+    /// replacement lock. The snapshot for dispatch goes first: a call
+    /// racing this swap may see either state, and once the swap is done
+    /// (before any notification is sent) every call sees the new one.
+    fn publish(&self, current: Current<S>) {
+        self.compiled.store(current.tools);
+        self.current.store(Arc::new(current));
     }
 }
 
@@ -403,6 +418,7 @@ impl<S: Vocabulary> ProfileController<S> {
             } = serving.serve(&initial, killed);
             Arc::new(Cell {
                 serving,
+                compiled: AtomicCell::new(tools),
                 current: ArcSwap::from_pointee(Current {
                     profile,
                     tools,
@@ -578,7 +594,7 @@ impl<S: Vocabulary> ProfileController<S> {
         let (old, new) = (previous.list(), current.list());
         let changed = old.len() != new.len() || old.iter().zip(new).any(|(a, b)| a.name != b.name);
         drop(previous);
-        cell.current.store(Arc::new(current));
+        cell.publish(current);
         let notified_sessions = if changed {
             cell.sessions.notify_all(Kinds::TOOLS)
         } else {
@@ -732,7 +748,7 @@ impl<S: Vocabulary> ProfileController<S> {
         .listed_under(previous.presentation().cloned(), previous.search_config());
         let tools_changed = previous.tools_changed(&current, !unchanged);
         drop(previous);
-        cell.current.store(Arc::new(current));
+        cell.publish(current);
         let kinds = Kinds::NONE
             .with(Kinds::TOOLS, tools_changed)
             .with(Kinds::PROMPTS, prompts_changed)
@@ -910,7 +926,7 @@ impl<S: Vocabulary> ProfileController<S> {
         }
         .listed_under(previous.presentation().cloned(), previous.search_config());
         let tools_changed = previous.tools_changed(&current, !diff.is_empty());
-        cell.current.store(Arc::new(current));
+        cell.publish(current);
         drop(previous);
         let notified_sessions = if tools_changed {
             cell.sessions.notify_all(Kinds::TOOLS)

@@ -69,6 +69,7 @@ mod content;
 mod context;
 mod controller;
 mod cost;
+mod dispatch;
 mod errors;
 mod forward;
 mod kill;

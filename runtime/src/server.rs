@@ -16,6 +16,7 @@ use rmcp::{ErrorData, ServerHandler};
 
 use crate::clipped::Clipped;
 use crate::controller::Cell;
+use crate::dispatch;
 use crate::forward::forward_to_handler;
 use crate::notification::{Kinds, SessionGuard, changes_so_far};
 use crate::search::{Meta, proxied_request};
@@ -287,9 +288,10 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
             }
             _ => None,
         };
-        if current.tools.serves(&request.name) {
+        let tools = current.tools;
+        if let Some(position) = tools.position(&request.name) {
             let call = ToolCallContext::new(&self.shared.handler, request, context);
-            return current.tools.router.call(call).await;
+            return dispatch::as_router_answers((tools.route(position).call)(call).await);
         }
         // A runtime tool the context enables; its catalog is the one loaded
         // above, whatever is installed meanwhile.
@@ -399,15 +401,16 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_ {
         // The call runs on the snapshot loaded here, whatever replaces it
         // meanwhile: a plain reference, as snapshots live as long as the
-        // process.
-        let compiled = self
-            .compiled(&context.extensions)
-            .filter(|tools| tools.serves(&request.name));
+        // process. One lookup finds the route (`crate::dispatch`).
+        let route = self.compiled(&context.extensions).and_then(|tools| {
+            let position = tools.position(&request.name)?;
+            Some(tools.route(position))
+        });
         async move {
-            match compiled {
-                Some(tools) => {
+            match route {
+                Some(route) => {
                     let call = ToolCallContext::new(&self.shared.handler, request, context);
-                    tools.router.call(call).await
+                    dispatch::as_router_answers((route.call)(call).await)
                 }
                 None => {
                     // Boxed in its own statement: as a temporary of the
@@ -445,11 +448,11 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
                 Some((tools, position)) => {
                     let started = telemetry::Started::now();
                     let call = ToolCallContext::new(&self.shared.handler, request, context);
-                    let routed = tools.router.call(call);
-                    let response = match span {
+                    let routed = (tools.route(position).call)(call);
+                    let response = dispatch::as_router_answers(match span {
                         None => routed.await,
                         Some(span) => routed.instrument(span).await,
-                    };
+                    });
                     tools.meter(position).finish(started, &response);
                     response
                 }

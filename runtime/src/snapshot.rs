@@ -18,13 +18,14 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use rmcp::handler::server::router::prompt::PromptRoute;
-use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
+use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::model::Tool;
 
 use mcp_profiles_rules::BitSet;
 
 use crate::assembly::{GroupSet, ToolSet};
 use crate::content::{ContentViews, View};
+use crate::dispatch::{Members, ToolIds};
 use crate::resources::ResourceRoute;
 #[cfg(feature = "metrics")]
 use crate::telemetry::ToolMeter;
@@ -39,6 +40,8 @@ use crate::{
 struct RouteTable<S: Vocabulary> {
     registry: &'static Registry<S>,
     routes: Box<[OnceLock<Vec<ToolRoute<S>>>]>,
+    /// Every compiled tool name of the registry, numbered for dispatch.
+    ids: ToolIds,
 }
 
 impl<S: Vocabulary> RouteTable<S> {
@@ -46,6 +49,12 @@ impl<S: Vocabulary> RouteTable<S> {
         RouteTable {
             registry,
             routes: registry.groups().iter().map(|_| OnceLock::new()).collect(),
+            ids: ToolIds::new(
+                registry
+                    .groups()
+                    .iter()
+                    .flat_map(|group| group.tools().iter().copied()),
+            ),
         }
     }
 
@@ -77,25 +86,36 @@ pub(crate) struct ToolSnapshot<S: Vocabulary> {
     set: Arc<ToolSet>,
     /// `tools/list`, sorted by name.
     pub tools: Vec<Tool>,
-    /// `tools/call`, holding only this set's routes.
-    pub router: ToolRouter<S>,
+    /// `tools/call`: this set's routes, sorted by name like `tools`.
+    routes: Box<[ToolRoute<S>]>,
+    /// Which of the server type's numbered tools `routes` holds.
+    members: Members,
+    /// The server type's tool numbers (one table per type).
+    ids: &'static ToolIds,
     /// Each tool's metric handles, in the order of the sorted names.
     #[cfg(feature = "metrics")]
     meters: Box<[ToolMeter]>,
 }
 
 impl<S: Vocabulary> ToolSnapshot<S> {
-    fn build(set: ToolSet, table: &RouteTable<S>) -> Self {
-        let routes: Vec<ToolRoute<S>> = set
+    fn build(set: ToolSet, table: &'static RouteTable<S>) -> Self {
+        let routes: Box<[ToolRoute<S>]> = set
             .origins
             .iter()
             .map(|&(group, tool)| table.group(group)[tool].clone())
             .collect();
         let tools = routes.iter().map(|route| route.attr.clone()).collect();
-        let mut router = ToolRouter::new();
-        for route in routes {
-            router.add_route(route);
-        }
+        // Sorted names get ascending numbers, so a member's rank among the
+        // numbers is its place among the routes.
+        let members = Members::new(
+            table.ids.len(),
+            set.tools.iter().map(|name| {
+                table
+                    .ids
+                    .get(name)
+                    .expect("a snapshot's tools are its registry's")
+            }),
+        );
         ToolSnapshot {
             #[cfg(feature = "metrics")]
             meters: set
@@ -105,22 +125,29 @@ impl<S: Vocabulary> ToolSnapshot<S> {
                 .collect(),
             set: Arc::new(set),
             tools,
-            router,
+            routes,
+            members,
+            ids: &table.ids,
         }
     }
 
-    /// Whether this set has a tool called `name`: a search of the sorted
-    /// names, which is cheaper than one of the listed tools.
+    /// Whether this set has a tool called `name`.
     #[inline]
     pub fn serves(&self, name: &str) -> bool {
-        self.set.tools.binary_search(&name).is_ok()
+        self.position(name).is_some()
     }
 
-    /// Where `name` is among the sorted names, if this set has it.
-    #[cfg(feature = "metrics")]
+    /// Where `name` is among the sorted names, if this set has it: one
+    /// lookup of its number, one bit test (`crate::dispatch`).
     #[inline]
     pub fn position(&self, name: &str) -> Option<usize> {
-        self.set.tools.binary_search(&name).ok()
+        self.members.position(self.ids.get(name)?)
+    }
+
+    /// The route of the tool at `position`.
+    #[inline]
+    pub fn route(&self, position: usize) -> &ToolRoute<S> {
+        &self.routes[position]
     }
 
     /// The metric handles of the tool at `position`.
@@ -173,7 +200,7 @@ impl<S: Vocabulary> Family<S> {
     fn restrict(
         &mut self,
         registry: &Registry<S>,
-        routes: &RouteTable<S>,
+        routes: &'static RouteTable<S>,
         (policy, allow, killed): Restriction<S>,
     ) -> Restricted<S> {
         if let Some(found) = self.restricted.get(&(policy, allow, killed)) {
@@ -282,7 +309,7 @@ impl<S: Vocabulary> Snapshots<S> {
 
     /// The profile of `context` under the operator's `killed` list, and
     /// the snapshot serving it.
-    pub fn serve(&self, context: &ProfileContext<S>, killed: DenyList<S>) -> Served<S> {
+    pub fn serve(&'static self, context: &ProfileContext<S>, killed: DenyList<S>) -> Served<S> {
         let registry = self.registry;
         let enabled = registry.enabled_groups(context);
         let mut built = self.built.lock().unwrap_or_else(|e| e.into_inner());

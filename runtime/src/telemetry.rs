@@ -243,11 +243,6 @@ pub(crate) fn session(era: Era, open: bool) {
     let _ = (era, open);
 }
 
-/// The message prefix of rmcp's answer to arguments that do not
-/// deserialize into a tool's parameters (an `isError` result, rmcp 3.11).
-#[cfg(feature = "metrics")]
-const BAD_ARGUMENTS_PREFIX: &str = "failed to deserialize parameters:";
-
 /// Whether `response` is rmcp's answer to arguments that do not
 /// deserialize: the handler never ran.
 #[cfg(feature = "metrics")]
@@ -259,7 +254,7 @@ fn bad_arguments(response: &CallToolResponse) -> bool {
         && result.content.first().is_some_and(|content| {
             content
                 .as_text()
-                .is_some_and(|text| text.text.starts_with(BAD_ARGUMENTS_PREFIX))
+                .is_some_and(|text| text.text.starts_with(crate::dispatch::BAD_ARGUMENTS_PREFIX))
         })
 }
 

@@ -93,7 +93,7 @@ impl<S: Vocabulary> ProfileController<S> {
         let current = previous.relisted(previous.presentation().cloned(), search);
         let changed = previous.list() != current.list();
         drop(previous);
-        cell.current.store(Arc::new(current));
+        cell.publish(current);
         let notified_sessions = if changed {
             cell.sessions.notify_all(Kinds::TOOLS)
         } else {

@@ -309,6 +309,76 @@ async fn a_running_call_finishes_on_the_snapshot_it_started_with() {
     assert_eq!(backend.handler.calls("wait_for_release"), 1);
 }
 
+/// What `#[tool_handler]` expands to over the task server's `kanban-task`
+/// routes: rmcp's own `ToolRouter::call`.
+struct RoutedByRmcp {
+    router: rmcp::handler::server::router::tool::ToolRouter<TaskServer>,
+    tasks: TaskServer,
+}
+
+impl rmcp::ServerHandler for RoutedByRmcp {
+    fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> impl Future<Output = Result<rmcp::model::CallToolResponse, rmcp::ErrorData>> + Send + '_
+    {
+        let call = rmcp::handler::server::tool::ToolCallContext::new(&self.tasks, request, context);
+        self.router.call(call)
+    }
+}
+
+/// The layer calls a tool's route itself, not through rmcp's router: its
+/// answers are still the router's, arguments that do not deserialize
+/// included (the tool's error result, which the model can correct, not a
+/// JSON-RPC error).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_answers_as_rmcp_s_router_does() {
+    use mcp_profiles::Vocabulary;
+    use rmcp::ServiceExt;
+
+    let group = TaskServer::registry().group("kanban-task").unwrap();
+    let mut router = rmcp::handler::server::router::tool::ToolRouter::new();
+    for route in group.routes() {
+        router.add_route(route);
+    }
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let plain = RoutedByRmcp {
+        router,
+        tasks: TaskServer::default(),
+    };
+    tokio::spawn(async move {
+        let running = plain.serve(server_io).await.expect("server handshake");
+        let _ = running.waiting().await;
+    });
+    let plain = Session::connect(client_io).await;
+    let backend = InProcess::new(asking());
+    let profiled = duplex_session(&backend).await;
+    async fn answer(
+        session: &Session,
+        arguments: serde_json::Value,
+    ) -> Result<serde_json::Value, serde_json::Value> {
+        let params = mcp_profiles_tests::client::call_params("list_tasks", Some(arguments));
+        match session.service.call_tool(params).await {
+            Ok(result) => Ok(serde_json::to_value(result).unwrap()),
+            Err(rmcp::ServiceError::McpError(error)) => Err(serde_json::to_value(error).unwrap()),
+            Err(other) => panic!("tools/call failed outside MCP: {other}"),
+        }
+    }
+    for arguments in [
+        serde_json::json!({"workflow_id": "w1"}),
+        serde_json::json!({"workflow_id": 7}),
+        serde_json::json!({}),
+    ] {
+        let expected = answer(&plain, arguments.clone()).await;
+        assert_eq!(answer(&profiled, arguments.clone()).await, expected, "{arguments}");
+        if arguments == serde_json::json!({}) {
+            let text = expected.unwrap()["content"][0]["text"].to_string();
+            assert!(text.contains("failed to deserialize parameters"), "{text}");
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn closed_sessions_are_forgotten() {
     let backend = InProcess::new(asking());
