@@ -5,7 +5,10 @@
 //!
 //! Policies and the operator's kill switch (`restricted`), a group's allow
 //! list (`allow list`) and name presentation (`presentation`) are each
-//! compared against the same work without them.
+//! compared against the same work without them; so are the call-path
+//! features (`dispatch`: many agents, a policy, the kill switch). With this
+//! package's `metrics` feature the Prometheus recorder is installed first,
+//! so every profiled row carries the cost of metrics.
 //!
 //! `cargo bench -p mcp-profiles-bench --bench profiles [-- dispatch]`
 //! (`PAIRS`, `BATCH_MS` change the pairing; default 21 pairs of 40 ms
@@ -14,10 +17,12 @@
 //! `mcp_profiles_bench::paired::Comparison`.
 
 use std::hint::black_box;
+use std::sync::Arc;
 
 use kandev_mcp::Kandev;
 use mcp_profiles::{
-    DenyList, Policy, ProfileContext, ProfileController, ProfiledServer, Vocabulary,
+    DenyList, KillSwitch, Policy, ProfileContext, ProfileController, ProfileHandle,
+    ProfileResolver, ProfiledServer, Vocabulary,
 };
 use mcp_profiles_bench::paired::{Comparison, Pairing, Side};
 use mcp_profiles_bench::plain::Plain;
@@ -26,7 +31,7 @@ use mcp_profiles_bench::synthetic::{groups_100, groups_1000};
 use mcp_profiles_bench::{live_request_context, merge_routers, native_router, prebuilt_routers};
 use rmcp::ServerHandler;
 use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, Extensions};
 use rmcp::service::{RequestContext, RoleServer};
 use tokio::runtime::Runtime;
 
@@ -219,34 +224,55 @@ fn restricted<S: Vocabulary>(
     ]
 }
 
-/// `tools/list` through each server's `ServerHandler::list_tools`.
+/// `tools/list` through each server's `ServerHandler::list_tools`; and
+/// ours against its floor: one `Vec` of the listed tools, each cloned
+/// (what rmcp's owned `ListToolsResult` needs at least), then dropped.
 fn tools_list<S: Vocabulary + ServerHandler + Clone>(
     pairing: &Pairing,
     rt: &Runtime,
     request: &RequestContext<RoleServer>,
     context: ProfileContext<S>,
     handler: S,
-) -> Comparison {
+) -> Vec<Comparison> {
     let size = tools_in::<S>();
     let controller = ProfileController::<S>::new(context);
     let ours = controller.server(handler.clone());
     let plain = Plain::new(handler, &context);
-    pairing
-        .compare(
-            "tools/list",
-            Side::awaiting("mcp-profiles list_tools", rt, || {
-                ours.list_tools(None, request.clone())
-            }),
-            Side::awaiting("rmcp #[tool_handler]", rt, || {
-                plain.list_tools(None, request.clone())
-            }),
-        )
-        .sized(size)
+    let listed = controller.tools();
+    let ours_side = || {
+        Side::awaiting("mcp-profiles list_tools", rt, || {
+            ours.list_tools(None, request.clone())
+        })
+    };
+    vec![
+        pairing
+            .compare(
+                "tools/list",
+                ours_side(),
+                Side::awaiting("rmcp #[tool_handler]", rt, || {
+                    plain.list_tools(None, request.clone())
+                }),
+            )
+            .sized(size),
+        pairing
+            .compare(
+                "tools/list",
+                ours_side(),
+                Side::new("floor: Vec of clones", |n| {
+                    for _ in 0..n {
+                        black_box(black_box(&listed).clone());
+                    }
+                }),
+            )
+            .sized(listed.len()),
+    ]
 }
 
 /// A tool that does nothing, called through each server's
 /// `ServerHandler::call_tool`, and (for reference) through
-/// `ToolRouter::call` with no server around it.
+/// `ToolRouter::call` with no server around it; then a Kandev tool at
+/// Kandev's scale, and what is on the call path when a backend serves many
+/// agents or restricts one, each against plain profiled dispatch.
 fn dispatch(
     pairing: &Pairing,
     rt: &Runtime,
@@ -264,7 +290,7 @@ fn dispatch(
             ours.call_tool(params.clone(), request.clone())
         })
     };
-    vec![
+    let mut rows = vec![
         pairing.compare(
             "dispatch",
             profiled(),
@@ -279,7 +305,96 @@ fn dispatch(
                 router.call(ToolCallContext::new(&Noop, params.clone(), request.clone()))
             }),
         ),
+    ];
+    rows.extend(kandev_dispatch(pairing, rt, request));
+    rows
+}
+
+/// `list_workspaces_kandev` (reads the demo board) at Kandev's scale: 98
+/// tool names numbered, 37 served; against `#[tool_handler]` over the same
+/// tools, then each call-path feature against plain profiled dispatch.
+fn kandev_dispatch(
+    pairing: &Pairing,
+    rt: &Runtime,
+    request: &RequestContext<RoleServer>,
+) -> Vec<Comparison> {
+    let context = kandev().a;
+    let params = CallToolRequestParams::new("list_workspaces_kandev");
+
+    // Every request arrives as over HTTP: its parts in the extensions. A
+    // multi-agent serving layer admits each request once (its bearer token
+    // looked up once) and leaves the profile there; the server's resolver
+    // reads it back, as mcp-profiles-serve's does (less its store-health
+    // check). One agent's server ignores it.
+    let agents = ProfileController::new(context);
+    let mut request = request.clone();
+    let (mut parts, ()) = axum::http::Request::new(()).into_parts();
+    parts.extensions.insert(agents.handle());
+    request.extensions.insert(parts);
+    let request = &request;
+    let resolving = ProfiledServer::resolving(Kandev::demo(), Arc::new(FromRequest));
+
+    let single = ProfileController::new(context);
+    let ours = single.server(Kandev::demo());
+    let plain = Plain::new(Kandev::demo(), &context);
+    let call = |label, server: ProfiledServer<Kandev>| {
+        let params = params.clone();
+        // Each side's future borrows its server, for the whole run.
+        let server: &'static ProfiledServer<Kandev> = Box::leak(Box::new(server));
+        Side::awaiting(label, rt, move || {
+            server.call_tool(params.clone(), request.clone())
+        })
+    };
+    let profiled = || call("call_tool, one agent", ours.clone());
+
+    // A policy and the operator's kill switch, each removing other tools.
+    let restriction = kandev_restriction();
+    let restricted = ProfileController::new(context.with_policy(restriction.policy));
+    let switch = KillSwitch::new();
+    let killed = ProfileController::with_kill_switch(context, &switch);
+    switch.set(restriction.killed);
+
+    vec![
+        pairing.compare(
+            "dispatch, Kandev",
+            profiled(),
+            Side::awaiting("rmcp #[tool_handler]", rt, || {
+                plain.call_tool(params.clone(), request.clone())
+            }),
+        ),
+        pairing.compare(
+            "dispatch, Kandev",
+            call("call_tool, many agents", resolving),
+            profiled(),
+        ),
+        pairing.compare(
+            "dispatch, Kandev",
+            call(
+                "call_tool, under a policy",
+                restricted.server(Kandev::demo()),
+            ),
+            profiled(),
+        ),
+        pairing.compare(
+            "dispatch, Kandev",
+            call("call_tool, kill switch set", killed.server(Kandev::demo())),
+            profiled(),
+        ),
     ]
+}
+
+/// Reads the profile a serving layer admitted the request with from its
+/// HTTP parts, as `mcp-profiles-serve`'s resolver does.
+struct FromRequest;
+
+impl ProfileResolver<Kandev> for FromRequest {
+    fn resolve(&self, extensions: &Extensions) -> Result<ProfileHandle<Kandev>, rmcp::ErrorData> {
+        extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<ProfileHandle<Kandev>>())
+            .cloned()
+            .ok_or_else(|| rmcp::ErrorData::invalid_request("no profile", None))
+    }
 }
 
 /// Name presentation (`Presentation::strip_suffix`) against the same
@@ -422,6 +537,14 @@ fn main() {
         .filter(|arg| !arg.starts_with("--"))
         .collect();
     let wanted = |name: &str| only.is_empty() || only.iter().any(|o| name.contains(o.as_str()));
+    // With this package's `metrics` feature every profiled call is counted
+    // and timed into the Prometheus recorder Kandev's `/metrics` renders,
+    // installed before anything registers its handles; the rows against
+    // rmcp then carry what metrics cost (`BENCHMARKS.md`, "Dispatch").
+    #[cfg(feature = "metrics")]
+    let _ = metrics_exporter_prometheus::PrometheusBuilder::new()
+        .install_recorder()
+        .expect("the first recorder installs");
     let pairing = Pairing::from_env();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -463,30 +586,18 @@ fn main() {
         .for_each(&mut report);
     }
     if wanted("tools/list") {
-        report(tools_list(
-            &pairing,
-            &rt,
-            &request,
-            kandev().a,
-            Kandev::demo(),
-        ));
+        tools_list(&pairing, &rt, &request, kandev().a, Kandev::demo())
+            .into_iter()
+            .for_each(&mut report);
     }
     #[cfg(feature = "synthetic")]
     if wanted("tools/list") {
-        report(tools_list(
-            &pairing,
-            &rt,
-            &request,
-            synthetic().a,
-            groups_100::Synth,
-        ));
-        report(tools_list(
-            &pairing,
-            &rt,
-            &request,
-            synthetic().a,
-            groups_1000::Synth,
-        ));
+        tools_list(&pairing, &rt, &request, synthetic().a, groups_100::Synth)
+            .into_iter()
+            .for_each(&mut report);
+        tools_list(&pairing, &rt, &request, synthetic().a, groups_1000::Synth)
+            .into_iter()
+            .for_each(&mut report);
     }
     if wanted("dispatch") {
         dispatch(&pairing, &rt, &request)

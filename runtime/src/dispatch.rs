@@ -151,8 +151,7 @@ impl Members {
         let index = number as usize / 64;
         let bit = 1u64 << (number % 64);
         let word = self.words[index];
-        (word & bit != 0)
-            .then(|| (self.before[index] + (word & (bit - 1)).count_ones()) as usize)
+        (word & bit != 0).then(|| (self.before[index] + (word & (bit - 1)).count_ones()) as usize)
     }
 }
 
@@ -172,7 +171,13 @@ mod tests {
         for (number, name) in sorted.iter().enumerate() {
             assert_eq!(ids.get(name), Some(number as u32), "{name}");
         }
-        for unknown in ["", "tool_", "tool_1000_kandev", "tool_1_kandeV", "tool_1_kandev "] {
+        for unknown in [
+            "",
+            "tool_",
+            "tool_1000_kandev",
+            "tool_1_kandeV",
+            "tool_1_kandev ",
+        ] {
             assert_eq!(ids.get(unknown), None, "{unknown:?}");
         }
         assert_eq!(ToolIds::new([]).get("anything"), None);
