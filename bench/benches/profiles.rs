@@ -353,6 +353,11 @@ fn kandev_dispatch(
     let switch = KillSwitch::new();
     let killed = ProfileController::with_kill_switch(context, &switch);
     switch.set(restriction.killed);
+    // Tool search on every surface: the tool is reachable, not listed.
+    let searched = ProfileController::new(context);
+    searched
+        .set_tool_search(mcp_profiles::ToolSearch::new())
+        .expect("no name collides with search's tools");
 
     vec![
         pairing.compare(
@@ -378,6 +383,11 @@ fn kandev_dispatch(
         pairing.compare(
             "dispatch, Kandev",
             call("call_tool, kill switch set", killed.server(Kandev::demo())),
+            profiled(),
+        ),
+        pairing.compare(
+            "dispatch, Kandev",
+            call("call_tool, tool search on", searched.server(Kandev::demo())),
             profiled(),
         ),
     ]
