@@ -53,8 +53,9 @@
 //!
 //! ```text
 //! { "config": { "sessions_per_instance", "principals", "rate", "changes_per_s", "seconds" },
-//!   "calls": { "sent", "answered", "per_s", "p50_ms", "p99_ms", "max_ms" },
-//!   "consistency": { "right", "wrong_same_instance", "wrong_other_instance",
+//!   "calls": { "sent", "answered", "per_s", "p50_ms", "p99_ms", "max_ms",
+//!              "process_cores", "load_average" },
+//!   "consistency": { "right", "right_same_instance", "wrong_same_instance", "wrong_other_instance",
 //!                    "in_flight", "lost", "other_errors",
 //!                    "wrong_other_after_ack_ms": [..] },
 //!   "changes": { "made", "per_s", "failed", "skipped", "ack_p50_ms", "ack_p99_ms",
@@ -95,6 +96,9 @@ const PROFILES: [&str; 2] = [
 const TOOL: &str = "list_related_tasks_kandev";
 /// A call not answered within this is lost.
 const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+/// At most this many control API requests per instance at once (its
+/// listener takes 32 connections and answers 503 past them).
+const CONTROL_CONNECTIONS: usize = 24;
 /// A change an instance has not applied this long after the load is never
 /// applied.
 const APPLY_DEADLINE: Duration = Duration::from_secs(5);
@@ -177,10 +181,11 @@ async fn put(
         .await
         .map_err(|error| error.to_string())?;
     let status = response.status().as_u16();
-    let body: serde_json::Value = response.json().await.map_err(|error| error.to_string())?;
+    let body = response.text().await.map_err(|error| error.to_string())?;
     if status != 200 {
         return Err(format!("HTTP {status}: {body}"));
     }
+    let body: serde_json::Value = serde_json::from_str(&body).map_err(|error| error.to_string())?;
     body["version"]
         .as_u64()
         .ok_or_else(|| format!("no version in {body}"))
@@ -251,6 +256,8 @@ fn watch_applies(
 /// The consistency counts of every call against its principal's changes.
 #[derive(Debug, Default)]
 struct Verdicts {
+    /// Right answers on the instance that made the change in force.
+    right_same: usize,
     right: usize,
     wrong_same: usize,
     wrong_other: usize,
@@ -299,6 +306,9 @@ fn judge(calls: &[Call], changes: &[Vec<Change>]) -> Verdicts {
         };
         if call.kind == expected {
             verdicts.right += 1;
+            if change.instance == call.instance as usize {
+                verdicts.right_same += 1;
+            }
         } else if change.instance == call.instance as usize {
             verdicts.wrong_same += 1;
         } else {
@@ -328,6 +338,30 @@ fn percentiles(mut samples: Vec<Duration>) -> serde_json::Value {
         "max": ms(samples[samples.len() - 1]),
         "n": samples.len(),
     })
+}
+
+/// This process's CPU time so far (user + system), from `/proc/self/stat`
+/// (in clock ticks of 10 ms, Linux's `USER_HZ`).
+fn cpu_time() -> Duration {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|stat| {
+            // Fields after the command name (which may hold spaces).
+            let rest = &stat[stat.rfind(')')? + 2..];
+            let fields: Vec<&str> = rest.split(' ').collect();
+            let ticks =
+                fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+            Some(Duration::from_millis(ticks * 10))
+        })
+        .unwrap_or_default()
+}
+
+/// The machine's load average over the last minute.
+fn load_average() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split(' ').next()?.parse().ok())
+        .unwrap_or(f64::NAN)
 }
 
 /// This process's resident set, in bytes.
@@ -463,6 +497,7 @@ async fn run() {
         }
     });
     let callers: Vec<_> = callers.map(tokio::spawn).collect();
+    let cpu_before = cpu_time();
 
     // The lag watcher, on a thread of its own so its polling does not wait
     // for the runtime's busy workers.
@@ -477,7 +512,13 @@ async fn run() {
     // The churn: one change per tick, principals in turn, instances in turn
     // (shifted every round of principals so each principal is changed
     // through all three); a principal whose previous change is still
-    // unanswered is skipped, so one principal's changes never overlap.
+    // unanswered is skipped, so one principal's changes never overlap. At
+    // most `CONTROL_CONNECTIONS` requests per instance at once, as a client
+    // of the control API (which takes 32 connections) must: a change waits
+    // for its turn, and is sent (and timed) then.
+    let turns: Arc<[tokio::sync::Semaphore; 3]> = Arc::new(std::array::from_fn(|_| {
+        tokio::sync::Semaphore::new(CONTROL_CONNECTIONS)
+    }));
     let busy: Arc<Vec<AtomicBool>> =
         Arc::new((0..principals).map(|_| AtomicBool::new(false)).collect());
     let acks: Arc<Mutex<Vec<Duration>>> = Arc::default();
@@ -498,8 +539,9 @@ async fn run() {
                 skipped += 1;
                 continue;
             }
-            let (gateways, logs, busy, control) = (
+            let (gateways, turns, logs, busy, control) = (
                 Arc::clone(&gateways),
+                Arc::clone(&turns),
                 Arc::clone(&logs),
                 Arc::clone(&busy),
                 control.clone(),
@@ -516,6 +558,7 @@ async fn run() {
                     let log = logs[index].lock().unwrap();
                     1 - log.last().expect("change 0").profile
                 };
+                let _turn = turns[instance].acquire().await.expect("never closed");
                 let sent = Instant::now();
                 let answer = put(&control, &gateways[instance], &name, PROFILES[profile]).await;
                 let now = Instant::now();
@@ -564,6 +607,8 @@ async fn run() {
         calls.append(&mut some);
         lost_why.extend(lost);
     }
+    let cpu = (cpu_time() - cpu_before).as_secs_f64() / (config.seconds as f64 + 1.0);
+    let load = load_average();
     done.store(true, Ordering::SeqCst);
     let (lags, never_applied) = watcher.join().expect("the watcher");
 
@@ -597,6 +642,9 @@ async fn run() {
         latency["max"].as_f64().unwrap_or(f64::NAN),
     );
     println!(
+        "cpu: this process used {cpu:.2} cores during the load; machine load average {load:.2} at its end"
+    );
+    println!(
         "changes: {changes_made} made ({:.1}/s), {} failed, {skipped} skipped (previous unanswered); control API answer p50 {:.2} ms, p99 {:.2} ms",
         changes_made as f64 / seconds,
         failed.len(),
@@ -604,8 +652,9 @@ async fn run() {
         acks["p99"].as_f64().unwrap_or(f64::NAN),
     );
     println!(
-        "consistency: right {}, wrong on the making instance {}, wrong on another instance {}, in flight {}, lost {}, other errors {}",
+        "consistency: right {} ({} on the making instance), wrong on the making instance {}, wrong on another instance {}, in flight {}, lost {}, other errors {}",
         verdicts.right,
+        verdicts.right_same,
         verdicts.wrong_same,
         verdicts.wrong_other,
         verdicts.in_flight,
@@ -656,9 +705,12 @@ async fn run() {
             "p50_ms": latency["p50"],
             "p99_ms": latency["p99"],
             "max_ms": latency["max"],
+            "process_cores": cpu,
+            "load_average": load,
         },
         "consistency": {
             "right": verdicts.right,
+            "right_same_instance": verdicts.right_same,
             "wrong_same_instance": verdicts.wrong_same,
             "wrong_other_instance": verdicts.wrong_other,
             "in_flight": verdicts.in_flight,
