@@ -18,11 +18,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kandev_mcp::Kandev;
-use mcp_profiles_bench::gateways::{CountingClient, Heard, serve_kandev_agents};
+use mcp_profiles_bench::gateways::{CountingClient, Gateway, Heard};
 use mcp_profiles_bench::results::env_usize;
 use mcp_profiles_bench::sessions::connect_clients;
-use mcp_profiles_serve::{AgentStore, RedisOptions, RedisStore};
 use mcp_profiles_tests::client::http_transport;
 use mcp_profiles_tests::redis::RedisServer;
 use rmcp::service::{RoleClient, RunningService};
@@ -33,41 +31,8 @@ const PROFILES: [&str; 2] = [
     r#"{"surface":"configuration"}"#,
 ];
 
-struct Instance {
-    mcp: String,
-    control: String,
-    _servers: (
-        mcp_profiles_serve::http::HttpServer,
-        mcp_profiles_serve::http::HttpServer,
-    ),
-    _store: Arc<RedisStore<Kandev>>,
-}
-
-async fn instance(redis: &RedisServer) -> Instance {
-    let options = RedisOptions::default().with_grace(Duration::from_secs(30));
-    let store = Arc::new(
-        RedisStore::<Kandev>::connect(&redis.url(), options)
-            .await
-            .unwrap(),
-    );
-    let mcp = serve_kandev_agents(store.profiles()).await;
-    let any: std::net::SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let app = kandev_mcp::gateway::control::router(store.clone(), TOKEN);
-    let control = mcp_profiles_serve::http::Serve::on(any)
-        .limits(kandev_mcp::control::limits())
-        .app(app)
-        .await
-        .unwrap();
-    Instance {
-        mcp: format!("http://{}/mcp", mcp.local_addr()),
-        control: format!("http://{}", control.local_addr()),
-        _servers: (mcp, control),
-        _store: store,
-    }
-}
-
 /// `PUT /api/v1/agents/alice`; the status.
-async fn put(http: &reqwest::Client, instance: &Instance, profile: &str) -> u16 {
+async fn put(http: &reqwest::Client, instance: &Gateway, profile: &str) -> u16 {
     let profile: serde_json::Value = serde_json::from_str(profile).unwrap();
     http.put(format!("{}/api/v1/agents/alice", instance.control))
         .bearer_auth(TOKEN)
@@ -108,9 +73,9 @@ async fn run() {
     let rounds = env_usize("GATEWAY_BENCH_ROUNDS", 20);
     let http = reqwest::Client::new();
     let instances = [
-        instance(&redis).await,
-        instance(&redis).await,
-        instance(&redis).await,
+        Gateway::start(&redis.url(), TOKEN).await,
+        Gateway::start(&redis.url(), TOKEN).await,
+        Gateway::start(&redis.url(), TOKEN).await,
     ];
     assert_eq!(put(&http, &instances[0], PROFILES[0]).await, 200);
     let grant = http

@@ -1,15 +1,17 @@
-//! What the harnesses of gateway instances on Redis (`gateway`, `cluster`)
-//! share: one count of `list_changed` notifications that many sessions
-//! report to, the 2025-era client that reports them, and an instance's MCP
-//! endpoint serving its store's agents (Kandev) over streamable HTTP.
+//! What the harnesses of gateway instances on Redis (`gateway`,
+//! `gateway_load`, `cluster`) share: one count of `list_changed`
+//! notifications that many sessions report to, the 2025-era client that
+//! reports them, an instance's MCP endpoint serving its store's agents
+//! (Kandev) over streamable HTTP, and a whole instance with its control API.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use kandev_mcp::Kandev;
-use mcp_profiles_serve::ProfileStore;
+use mcp_profiles_serve::http::HttpServer as Listener;
 use mcp_profiles_serve::http::{HttpServer, Limits, Serve};
+use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, RedisStore};
 use rmcp::ClientHandler;
 use rmcp::model::{ClientConfig, ProtocolVersion};
 use rmcp::service::{NotificationContext, RoleClient};
@@ -89,4 +91,50 @@ pub async fn serve_kandev_agents(profiles: &Arc<ProfileStore<Kandev>>) -> HttpSe
         .agents(profiles, Kandev::demo())
         .await
         .expect("127.0.0.1 binds")
+}
+
+/// A gateway instance as `kandev-mcp gateway --store redis://...` runs one,
+/// in this process: a [`RedisStore`] (grace 30 s, so a loaded machine's
+/// slow heartbeat never stops it serving), its agents' MCP endpoint
+/// ([`serve_kandev_agents`]) and the gateway's control API on a port of
+/// its own.
+pub struct Gateway {
+    /// The MCP endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub mcp: String,
+    /// The control API's base URL, `http://127.0.0.1:PORT`.
+    pub control: String,
+    /// The instance's store (its [`ProfileStore`] is what it serves).
+    pub store: Arc<RedisStore<Kandev>>,
+    _listeners: (Listener, Listener),
+}
+
+impl Gateway {
+    /// An instance on the Redis at `url`, its control API taking `token`.
+    pub async fn start(url: &str, token: &str) -> Gateway {
+        let options = RedisOptions::default().with_grace(std::time::Duration::from_secs(30));
+        let store = Arc::new(
+            RedisStore::<Kandev>::connect(url, options)
+                .await
+                .expect("the store connects"),
+        );
+        let mcp = serve_kandev_agents(store.profiles()).await;
+        let any: std::net::SocketAddr = "127.0.0.1:0".parse().expect("a socket address");
+        let app = kandev_mcp::gateway::control::router(store.clone(), token);
+        let control = Serve::on(any)
+            .limits(kandev_mcp::control::limits())
+            .app(app)
+            .await
+            .expect("127.0.0.1 binds");
+        Gateway {
+            mcp: format!("http://{}/mcp", mcp.local_addr()),
+            control: format!("http://{}", control.local_addr()),
+            store,
+            _listeners: (mcp, control),
+        }
+    }
+
+    /// What this instance serves: its agents as it has applied them.
+    pub fn profiles(&self) -> &Arc<ProfileStore<Kandev>> {
+        self.store.profiles()
+    }
 }

@@ -13,8 +13,9 @@
 //! session, [`relisting`] a client that re-lists on list_changed,
 //! [`load_client`] the raw JSON-RPC client of the HTTP load generators,
 //! [`gateways`] the notification counting and MCP endpoint of the
-//! harnesses of gateways on Redis, and [`results`] the medians and JSON
-//! files of the timed harnesses.
+//! harnesses of gateways on Redis, [`counting`] the counting allocator of
+//! the memory figures, and [`results`] the medians and JSON files of the
+//! timed harnesses.
 
 use std::sync::{Arc, Mutex};
 
@@ -25,6 +26,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 
 pub mod allowed;
+pub mod counting;
 pub mod gateways;
 pub mod load_client;
 pub mod noop;

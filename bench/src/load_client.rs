@@ -1,5 +1,5 @@
 //! A lean streamable-HTTP JSON-RPC client for the load generators of the
-//! `e2e` and `oauth` benches.
+//! `e2e`, `oauth` and `gateway_load` benches.
 //!
 //! Why not rmcp's client: it would put its own work on the generator's one
 //! core for every request (serialising a typed request, a task and channels
@@ -87,6 +87,21 @@ impl<'a> Calls<'a> {
     }
 }
 
+/// How a [`Client::call`] was answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// A JSON-RPC result (the tool ran; `isError` is the tool's own).
+    Result {
+        /// The result's `isError`.
+        is_error: bool,
+    },
+    /// A JSON-RPC error with this code (-32602: not a tool of the profile).
+    Error(i64),
+    /// No JSON-RPC answer: a transport error, an HTTP status other than
+    /// 200, or a body without the response.
+    Lost(String),
+}
+
 /// One virtual client: its own connection pool (so its own connection),
 /// its session in the 2025 era, and the next request id.
 pub struct Client {
@@ -133,6 +148,22 @@ impl Client {
     /// A client of `uri` making `calls`; in the 2025 era, with an
     /// initialised session.
     pub async fn connect_with(uri: &str, era: Era, calls: Calls<'_>) -> Client {
+        let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(1)
+            .build()
+            .expect("a reqwest client");
+        Self::connect_on(http, uri, era, calls).await
+    }
+
+    /// [`connect_with`](Self::connect_with) over `http`'s connection pool,
+    /// which many clients may share (their sessions are told apart by
+    /// `Mcp-Session-Id`, not by connection).
+    pub async fn connect_on(
+        http: reqwest::Client,
+        uri: &str,
+        era: Era,
+        calls: Calls<'_>,
+    ) -> Client {
         let Calls {
             tool,
             arguments,
@@ -144,10 +175,6 @@ impl Client {
             value.set_sensitive(true);
             value
         });
-        let http = reqwest::Client::builder()
-            .pool_max_idle_per_host(1)
-            .build()
-            .expect("a reqwest client");
         let mut session = None;
         if era == Era::Legacy {
             let initialize = format!(
@@ -267,6 +294,57 @@ impl Client {
         if check {
             check_response(&body, id, op, expected_tools);
         }
+    }
+
+    /// One `tools/call` of the client's tool, its answer classified rather
+    /// than checked: a result, a JSON-RPC error's code, or no answer.
+    pub async fn call(&mut self) -> Answer {
+        use std::fmt::Write as _;
+        let id = self.next_id;
+        self.next_id += 1;
+        let (prefix, suffix) = &self.bodies[Op::Call as usize];
+        self.body.clear();
+        self.body.push_str(prefix);
+        let _ = write!(self.body, "{id}");
+        self.body.push_str(suffix);
+        let sent = self
+            .http
+            .post(&self.uri)
+            .headers(self.headers[Op::Call as usize].clone())
+            .body(self.body.clone())
+            .send()
+            .await;
+        let response = match sent {
+            Ok(response) => response,
+            Err(error) => return Answer::Lost(error.to_string()),
+        };
+        let status = response.status().as_u16();
+        let body = match response.bytes().await {
+            Ok(body) => body,
+            Err(error) => return Answer::Lost(error.to_string()),
+        };
+        if status != 200 {
+            return Answer::Lost(format!("HTTP {status}: {}", String::from_utf8_lossy(&body)));
+        }
+        match find_message(&body, id) {
+            Some(message) => match message["error"]["code"].as_i64() {
+                Some(code) => Answer::Error(code),
+                None if message.get("result").is_some() => Answer::Result {
+                    is_error: message["result"]["isError"] == true,
+                },
+                None => Answer::Lost(format!("neither result nor error: {message}")),
+            },
+            None => Answer::Lost(format!(
+                "no response with id {id} in: {}",
+                String::from_utf8_lossy(&body)
+            )),
+        }
+    }
+
+    /// The 2025-era session's id (`None` in the 2026 era), the rest of the
+    /// client dropped: what a memory measurement keeps of a session.
+    pub fn into_session(self) -> Option<String> {
+        self.session
     }
 
     /// Whether request number `n` of this client is checked in full.
