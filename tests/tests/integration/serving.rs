@@ -371,7 +371,11 @@ async fn a_call_answers_as_rmcp_s_router_does() {
         serde_json::json!({}),
     ] {
         let expected = answer(&plain, arguments.clone()).await;
-        assert_eq!(answer(&profiled, arguments.clone()).await, expected, "{arguments}");
+        assert_eq!(
+            answer(&profiled, arguments.clone()).await,
+            expected,
+            "{arguments}"
+        );
         if arguments == serde_json::json!({}) {
             let text = expected.unwrap()["content"][0]["text"].to_string();
             assert!(text.contains("failed to deserialize parameters"), "{text}");
