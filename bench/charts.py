@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Draws BENCHMARKS.md's charts from the benchmarks' JSON results.
 
-Reads target/bench-results/{e2e,fanout,fanout-delivery,profiles}.json
-(written by `cargo bench -p mcp-profiles-bench --bench e2e|fanout|profiles`,
+Reads target/bench-results/{e2e,fanout,fanout-delivery,profiles,peers}.json
+(written by `cargo bench -p mcp-profiles-bench --bench e2e|fanout|profiles|peers`,
 and `FANOUT_RELIST=0` for fanout-delivery) and writes
 bench/charts/*.svg. Plain SVG, no plotting library: Python 3 alone.
 
@@ -180,6 +180,45 @@ def replacement_chart(rows):
     return figure([panel], 1, legend, "medians of interleaved batches (bench/benches/profiles.rs)", (560, 320))
 
 
+PEERS = (("ours", "mcp-profiles", OURS), ("ts-sdk", "TypeScript SDK", THEIRS),
+         ("ts-sdk-debounced", "TypeScript SDK, debounced", "#9467bd"), ("fastmcp", "FastMCP", "#2ca02c"))
+
+
+def peers_chart(results):
+    """Ours against the TypeScript SDK and FastMCP: latency and throughput
+    against clients, and switch -> re-listed against sessions."""
+    load, switch = results["load"], results["switch"]
+    panels = []
+    for op in ("tools/list", "tools/call"):
+        panel = Panel(f"{op} latency", "concurrent clients", "latency (ms)", log_x=True)
+        cells = [c for c in load if c["op"] == op]
+        for key, label, colour in PEERS:
+            for quantile, dashed in (("p50_us", False), ("p99_us", True)):
+                points = [(c["clients"], c["servers"][key][quantile]["median"] / 1e3)
+                          for c in cells if key in c["servers"]]
+                panel.add(f"{label} {quantile[:3]}", colour, points, dashed)
+        panels.append(panel)
+    panel = Panel("throughput (list solid, call dashed)", "concurrent clients", "requests/s", log_x=True)
+    for key, label, colour in PEERS:
+        for op, dashed in (("tools/list", False), ("tools/call", True)):
+            points = [(c["clients"], c["servers"][key]["rps"]["median"])
+                      for c in load if c["op"] == op and key in c["servers"]]
+            panel.add(f"{label} {op}", colour, points, dashed)
+    panels.append(panel)
+    panel = Panel("switch -> every session re-listed", "sessions", "ms from the switch")
+    for key, label, colour in PEERS:
+        points = [(c["sessions"], c["servers"][key]["relisted_us"]["median"] / 1e3)
+                  for c in switch if key in c["servers"] and c["servers"][key]["relisted_us"]]
+        panel.add(label, colour, points)
+    panels.append(panel)
+    present = {k for c in load for k in c["servers"]} | {k for c in switch for k in c["servers"]}
+    legend = [(label, colour, False) for key, label, colour in PEERS if key in present]
+    legend.append(("p99 (latency panels)", "#777", True))
+    return figure(panels, 2, legend,
+                  "streamable HTTP on 127.0.0.1, 2025-11-25 sessions, servers in child processes; "
+                  "medians of interleaved rounds (bench/benches/peers)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default=os.path.join(ROOT, "target", "bench-results"))
@@ -188,7 +227,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     charts = [("e2e", "latency-vs-clients.svg", latency_chart),
               ("fanout", "fanout-vs-sessions.svg", fanout_chart),
-              ("profiles", "replacement-scaling.svg", replacement_chart)]
+              ("profiles", "replacement-scaling.svg", replacement_chart),
+              ("peers", "peers.svg", peers_chart)]
     for name, file, draw in charts:
         results = load(args.results, name)
         if name == "fanout":
