@@ -1,8 +1,8 @@
 //! Against the other SDKs: Kandev's profile through mcp-profiles (`ours`)
 //! against the official TypeScript SDK's `McpServer` (`ts-sdk`) and FastMCP
-//! (`fastmcp`), each serving the same 34 tools over streamable HTTP on
-//! 127.0.0.1, under the `e2e` bench's load generator, and timing the same
-//! profile switch on each.
+//! (`fastmcp`), each serving the same tools (38 at this commit) over
+//! streamable HTTP on 127.0.0.1, under the `e2e` bench's load generator, and
+//! timing the same profile switch on each.
 //!
 //! Timed harness (`harness = false`). Servers are child processes:
 //!
@@ -60,13 +60,21 @@
 //! ```text
 //! { "bench": "peers", "profiles": [JSON, JSON], "tools": [n, n], "tool": name,
 //!   "versions": { "ts-sdk", "fastmcp" }, "config": {..},
-//!   "load": [ { "op", "clients", "servers": { NAME: { "p50_us", "p99_us", "rps": Spread } },
+//!   "load": [ { "era": "2025-11-25", "op", "clients",
+//!               "servers": { NAME: { "p50_us", "p99_us", "rps": Spread } },
 //!               "vs_ours": { NAME: { "p50", "p99", "rps": Spread } } } ],
-//!   "switch": [ { "sessions": n, "servers": { NAME: { "relisted_us": Spread | null,
-//!                 "heard_us": Spread | null, "notifications_per_switch": [min, max],
-//!                 "cannot": null | "why", "samples": [..] } },
+//!   "switch": [ { "sessions": n,
+//!                 "servers": { NAME: { "relisted_us": Spread | null,
+//!                   "heard_us": Spread | null, "notifications_per_switch": [min, max],
+//!                   "cannot": null | "why", "warm_up": { "relisted_us", "heard_us" },
+//!                   "samples": [ { "relisted_us", "heard_us", "notifications" } ] } },
 //!                 "vs_ours": { NAME: Spread } } ] }
 //! ```
+//!
+//! where `Spread` is `{ "median", "min", "max" }` over rounds, `vs_ours`
+//! the per-round NAME ÷ ours (of `relisted_us` for a switch), and a
+//! "cannot" server's figures are `null` (its unmeasured switch is in
+//! `warm_up`).
 //!
 //! `cargo bench -p mcp-profiles-bench --bench peers`
 
@@ -82,7 +90,7 @@ use mcp_profiles_bench::results::{self, Spread, env_list, env_usize, quantile};
 use serde_json::{Value, json};
 use servers::ServerProcess;
 
-/// The profile of the `e2e` bench: 34 tools of Kandev's catalog.
+/// The profile of the `e2e` bench (38 of Kandev's tools at this commit).
 const PROFILE: &str = r#"{"surface":"kanban-task","capabilities":["user-question"]}"#;
 /// The profile a switch alternates with.
 const OTHER: &str = r#"{"surface":"configuration"}"#;
