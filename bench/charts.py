@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Draws BENCHMARKS.md's charts from the benchmarks' JSON results.
 
-Reads target/bench-results/{e2e,fanout,fanout-delivery,profiles}.json
-(written by `cargo bench -p mcp-profiles-bench --bench e2e|fanout|profiles`,
+Reads target/bench-results/{e2e,fanout,fanout-delivery,profiles,peers}.json
+(written by `cargo bench -p mcp-profiles-bench --bench e2e|fanout|profiles|peers`,
 and `FANOUT_RELIST=0` for fanout-delivery) and writes
 bench/charts/*.svg. Plain SVG, no plotting library: Python 3 alone.
 
@@ -46,10 +46,12 @@ def fmt(value):
 
 
 class Panel:
-    """One plot: series of (x, y) points, linear y from 0, x linear or log2."""
+    """One plot: series of (x, y) points, x linear or log2, y linear from 0
+    or log10 (for values orders of magnitude apart)."""
 
-    def __init__(self, title, x_label, y_label, log_x=False):
+    def __init__(self, title, x_label, y_label, log_x=False, log_y=False):
         self.title, self.x_label, self.y_label, self.log_x = title, x_label, y_label, log_x
+        self.log_y = log_y
         self.series = []  # (label, colour, dashed, [(x, y)])
 
     def add(self, label, colour, points, dashed=False):
@@ -59,7 +61,13 @@ class Panel:
     def svg(self, left, top, width, height):
         xs = sorted({x for *_, points in self.series for x, _ in points})
         y_max = max((y for *_, points in self.series for _, y in points), default=1)
-        y_ticks = nice_ticks(0, y_max)
+        if self.log_y:
+            y_min = min((y for *_, points in self.series for _, y in points if y > 0), default=1)
+            lo, hi = math.floor(math.log10(y_min)), math.ceil(math.log10(y_max))
+            hi = max(hi, lo + 1)
+            y_ticks = [10.0 ** e for e in range(lo, hi + 1)]
+        else:
+            y_ticks = nice_ticks(0, y_max)
         y_top = y_ticks[-1]
         tx = (lambda x: math.log2(x)) if self.log_x else (lambda x: x)
         x_lo, x_hi = tx(xs[0]), tx(xs[-1])
@@ -72,6 +80,9 @@ class Panel:
             return plot_l + (tx(x) - x_lo) / (x_hi - x_lo) * (plot_r - plot_l)
 
         def py(y):
+            if self.log_y:
+                share = (math.log10(max(y, y_ticks[0])) - lo) / (hi - lo)
+                return plot_b - share * (plot_b - plot_t)
             return plot_b - y / y_top * (plot_b - plot_t)
 
         out = [f'<text x="{left + width / 2}" y="{top + 16}" text-anchor="middle" font-size="13" font-weight="bold" {FONT}>{self.title}</text>']
@@ -180,6 +191,47 @@ def replacement_chart(rows):
     return figure([panel], 1, legend, "medians of interleaved batches (bench/benches/profiles.rs)", (560, 320))
 
 
+PEERS = (("ours", "mcp-profiles", OURS), ("ts-sdk", "TypeScript SDK", THEIRS),
+         ("ts-sdk-debounced", "TypeScript SDK, debounced", "#9467bd"), ("fastmcp", "FastMCP", "#2ca02c"))
+
+
+def peers_chart(results):
+    """Ours against the TypeScript SDK and FastMCP: latency and throughput
+    against clients, and switch -> re-listed against sessions."""
+    load, switch = results["load"], results["switch"]
+    panels = []
+    for op in ("tools/list", "tools/call"):
+        panel = Panel(f"{op} latency", "concurrent clients", "latency (ms, log)", log_x=True, log_y=True)
+        cells = [c for c in load if c["op"] == op]
+        for key, label, colour in PEERS:
+            for quantile, dashed in (("p50_us", False), ("p99_us", True)):
+                points = [(c["clients"], c["servers"][key][quantile]["median"] / 1e3)
+                          for c in cells if key in c["servers"]]
+                panel.add(f"{label} {quantile[:3]}", colour, points, dashed)
+        panels.append(panel)
+    panel = Panel("throughput (list solid, call dashed)", "concurrent clients", "requests/s (log)",
+                  log_x=True, log_y=True)
+    for key, label, colour in PEERS:
+        for op, dashed in (("tools/list", False), ("tools/call", True)):
+            points = [(c["clients"], c["servers"][key]["rps"]["median"])
+                      for c in load if c["op"] == op and key in c["servers"]]
+            panel.add(f"{label} {op}", colour, points, dashed)
+    panels.append(panel)
+    panel = Panel("switch → every session re-listed", "sessions", "ms from the switch (log)",
+                  log_x=True, log_y=True)
+    for key, label, colour in PEERS:
+        points = [(c["sessions"], c["servers"][key]["relisted_us"]["median"] / 1e3)
+                  for c in switch if key in c["servers"] and c["servers"][key]["relisted_us"]]
+        panel.add(label, colour, points)
+    panels.append(panel)
+    present = {k for c in load for k in c["servers"]} | {k for c in switch for k in c["servers"]}
+    legend = [(label, colour, False) for key, label, colour in PEERS if key in present]
+    legend.append(("p99 (latency panels)", "#777", True))
+    return figure(panels, 2, legend,
+                  "streamable HTTP on 127.0.0.1, 2025-11-25 sessions, servers in child processes; "
+                  "medians of interleaved rounds (bench/benches/peers)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default=os.path.join(ROOT, "target", "bench-results"))
@@ -188,7 +240,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     charts = [("e2e", "latency-vs-clients.svg", latency_chart),
               ("fanout", "fanout-vs-sessions.svg", fanout_chart),
-              ("profiles", "replacement-scaling.svg", replacement_chart)]
+              ("profiles", "replacement-scaling.svg", replacement_chart),
+              ("peers", "peers.svg", peers_chart)]
     for name, file, draw in charts:
         results = load(args.results, name)
         if name == "fanout":

@@ -370,25 +370,41 @@ impl Client {
 
     /// The tool names a `tools/list` answers, sorted.
     pub async fn tool_names(&mut self) -> Vec<String> {
-        self.body = format!("{}0{}", self.bodies[0].0, self.bodies[0].1);
-        let response = self
-            .http
-            .post(&self.uri)
-            .headers(self.headers[0].clone())
-            .body(self.body.clone())
-            .send()
+        let mut names: Vec<String> = self
+            .tools()
             .await
-            .expect("tools/list");
-        let body = response.bytes().await.expect("a body");
-        let message = find_message(&body, 0).expect("a tools/list response");
-        let mut names: Vec<String> = message["result"]["tools"]
-            .as_array()
-            .expect("a tools array")
             .iter()
-            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .map(|tool| tool["name"].as_str().expect("a tool name").to_owned())
             .collect();
         names.sort();
         names
+    }
+
+    /// The tools a `tools/list` answers, as listed (names, descriptions,
+    /// schemas): what the `peers` bench gives the other SDKs' servers.
+    pub async fn tools(&mut self) -> Vec<serde_json::Value> {
+        match self.result(Op::List).await["tools"].take() {
+            serde_json::Value::Array(tools) => tools,
+            other => panic!("tools/list answered no tools array: {other}"),
+        }
+    }
+
+    /// The `result` of one `op` request, whole.
+    pub async fn result(&mut self, op: Op) -> serde_json::Value {
+        let (prefix, suffix) = &self.bodies[op as usize];
+        self.body = format!("{prefix}0{suffix}");
+        let response = self
+            .http
+            .post(&self.uri)
+            .headers(self.headers[op as usize].clone())
+            .body(self.body.clone())
+            .send()
+            .await
+            .unwrap_or_else(|error| panic!("{}: {error}", op.method()));
+        let body = response.bytes().await.expect("a body");
+        let mut message =
+            find_message(&body, 0).unwrap_or_else(|| panic!("no {} response", op.method()));
+        message["result"].take()
     }
 }
 

@@ -2,7 +2,7 @@
 //! so that the load generator's CPU is not in the server's runtime.
 //!
 //! ```text
-//! e2e-server SERVER --http ADDR [--threads N] [--profile JSON]
+//! e2e-server SERVER --http ADDR [--threads N] [--profile JSON] [--switch-to JSON]
 //! e2e-server SERVER --stdio [--profile JSON]
 //! e2e-server registry NAME [controller|router]
 //! ```
@@ -24,6 +24,11 @@
 //!
 //! Over HTTP it prints the bound address on stdout and serves until its
 //! stdin closes (the bench holds it, so a crashed bench leaves no server).
+//! With `--switch-to JSON` (`profiled` only: the `peers` bench's profile
+//! switch), each line read on stdin replaces the profile of every session,
+//! alternating between `--profile` and `--switch-to`, and is answered on
+//! stdout with `switched N` (N sessions notified); the connection cap is
+//! then raised so that thousands of sessions with their SSE streams fit.
 //! `--profile` defaults to the profile `kandev-mcp serve` serves without
 //! one (legacy mode `task`). `registry NAME [controller|router]` prints the
 //! nanoseconds the process's first `NAME::registry()` took (linking and
@@ -61,6 +66,7 @@ struct Args {
     transport: Transport,
     threads: Option<usize>,
     profile: Option<String>,
+    switch_to: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -111,6 +117,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
     let mut transport = None;
     let mut threads = None;
     let mut profile = None;
+    let mut switch_to = None;
     let mut rest = args[1..].iter();
     while let Some(flag) = rest.next() {
         let mut value = |name: &str| {
@@ -137,6 +144,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
                 );
             }
             "--profile" => profile = Some(value("--profile")?),
+            "--switch-to" => switch_to = Some(value("--switch-to")?),
             other => return Err(format!("unknown flag `{other}`")),
         }
     }
@@ -144,11 +152,16 @@ fn parse(args: &[String]) -> Result<Args, String> {
     if matches!(transport, Transport::Stdio) && server == Server::PlainAxum {
         return Err("plain-axum serves HTTP only".into());
     }
+    if switch_to.is_some() && (server != Server::Profiled || matches!(transport, Transport::Stdio))
+    {
+        return Err("--switch-to needs profiled over --http".into());
+    }
     Ok(Args {
         server,
         transport,
         threads,
         profile,
+        switch_to,
     })
 }
 
@@ -159,7 +172,15 @@ async fn run(args: Args) -> Result<(), String> {
     };
     match args.transport {
         Transport::Stdio => stdio(args.server, context).await,
-        Transport::Http(addr) => http(args.server, context, addr).await,
+        Transport::Http(addr) => {
+            let switch_to = match &args.switch_to {
+                Some(json) => {
+                    Some(ProfileContext::<Kandev>::from_json(json).map_err(|e| e.to_string())?)
+                }
+                None => None,
+            };
+            http(args.server, context, switch_to, addr).await
+        }
     }
 }
 
@@ -184,12 +205,20 @@ async fn stdio(server: Server, context: ProfileContext<Kandev>) -> Result<(), St
 async fn http(
     server: Server,
     context: ProfileContext<Kandev>,
+    switch_to: Option<ProfileContext<Kandev>>,
     addr: SocketAddr,
 ) -> Result<(), String> {
-    let limits = Limits::default().with_idle_timeout(Duration::from_secs(3600));
+    let mut limits = Limits::default().with_idle_timeout(Duration::from_secs(3600));
+    if switch_to.is_some() {
+        // Each session holds its GET stream besides its POSTs' connection.
+        limits = limits.with_max_connections(16_384);
+    }
+    let mut controller = None;
     let bound = match server {
         Server::Profiled => {
-            let server = ProfileController::<Kandev>::new(context).server(Kandev::demo());
+            let made = ProfileController::<Kandev>::new(context);
+            let server = made.server(Kandev::demo());
+            controller = Some(made);
             let http = mcp_profiles_serve::http::Serve::on(addr)
                 .limits(limits)
                 .one(server)
@@ -219,10 +248,38 @@ async fn http(
         }
     };
     println!("{}", bound.addr());
+    if let (Some(controller), Some(other)) = (controller, switch_to) {
+        return switch_on_stdin(controller, [context, other]).await;
+    }
     // Serve until the bench closes our stdin (or dies).
     let mut stdin = tokio::io::stdin();
     let mut buffer = [0u8; 64];
     while stdin.read(&mut buffer).await.map_err(|e| e.to_string())? > 0 {}
+    Ok(())
+}
+
+/// Each stdin line switches every session to the other context and answers
+/// `switched N` once `replace` returned; until stdin closes.
+async fn switch_on_stdin(
+    controller: ProfileController<Kandev>,
+    contexts: [ProfileContext<Kandev>; 2],
+) -> Result<(), String> {
+    use std::io::Write as _;
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let mut next = 1;
+    while lines
+        .next_line()
+        .await
+        .map_err(|e| e.to_string())?
+        .is_some()
+    {
+        let notified = controller.replace(contexts[next]).notified_sessions;
+        next = 1 - next;
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "switched {notified}").map_err(|e| e.to_string())?;
+        stdout.flush().map_err(|e| e.to_string())?;
+    }
     Ok(())
 }
 
