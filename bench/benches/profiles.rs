@@ -7,8 +7,9 @@
 //! list (`allow list`) and name presentation (`presentation`) are each
 //! compared against the same work without them; so are the call-path
 //! features (`dispatch`: many agents, a policy, the kill switch). With this
-//! package's `metrics` feature the Prometheus recorder is installed first,
-//! so every profiled row carries the cost of metrics.
+//! package's `metrics` feature the Prometheus recorder is installed first
+//! (unless `PROFILES_BENCH_RECORDER=0`), so every profiled row carries the
+//! cost of metrics.
 //!
 //! `cargo bench -p mcp-profiles-bench --bench profiles [-- dispatch]`
 //! (`PAIRS`, `BATCH_MS` change the pairing; default 21 pairs of 40 ms
@@ -226,7 +227,8 @@ fn restricted<S: Vocabulary>(
 
 /// `tools/list` through each server's `ServerHandler::list_tools`; and
 /// ours against its floor: one `Vec` of the listed tools, each cloned
-/// (what rmcp's owned `ListToolsResult` needs at least), then dropped.
+/// (what rmcp's owned `ListToolsResult` needs at least), then dropped,
+/// beside the request context's clone every side pays.
 fn tools_list<S: Vocabulary + ServerHandler + Clone>(
     pairing: &Pairing,
     rt: &Runtime,
@@ -258,8 +260,11 @@ fn tools_list<S: Vocabulary + ServerHandler + Clone>(
             .compare(
                 "tools/list",
                 ours_side(),
+                // The harness hands every call a clone of the request
+                // context, so the floor takes one too.
                 Side::new("floor: Vec of clones", |n| {
                     for _ in 0..n {
+                        black_box(request.clone());
                         black_box(black_box(&listed).clone());
                     }
                 }),
@@ -551,10 +556,13 @@ fn main() {
     // and timed into the Prometheus recorder Kandev's `/metrics` renders,
     // installed before anything registers its handles; the rows against
     // rmcp then carry what metrics cost (`BENCHMARKS.md`, "Dispatch").
+    // `PROFILES_BENCH_RECORDER=0` leaves the facade's no-op in place.
     #[cfg(feature = "metrics")]
-    let _ = metrics_exporter_prometheus::PrometheusBuilder::new()
-        .install_recorder()
-        .expect("the first recorder installs");
+    if std::env::var("PROFILES_BENCH_RECORDER").as_deref() != Ok("0") {
+        let _ = metrics_exporter_prometheus::PrometheusBuilder::new()
+            .install_recorder()
+            .expect("the first recorder installs");
+    }
     let pairing = Pairing::from_env();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
