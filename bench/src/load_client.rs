@@ -12,7 +12,13 @@
 //! [`CHECK_EVERY`]th response is parsed and checked in full (its id, and
 //! the listed tool count or a successful call result).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicIsize, Ordering};
+use std::time::{Duration, Instant};
+
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+use crate::results::quantile;
 
 /// One in how many responses is parsed and checked in full.
 pub const CHECK_EVERY: u64 = 64;
@@ -441,4 +447,70 @@ fn check_response(body: &[u8], id: u64, op: Op, expected_tools: usize) {
         }
     };
     assert!(ok, "unexpected {} response: {message}", op.method());
+}
+
+/// One server's run of one load cell: median and 99th-percentile latency,
+/// and requests per second.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    /// Median latency, µs.
+    pub p50_us: f64,
+    /// 99th-percentile latency, µs.
+    pub p99_us: f64,
+    /// Requests answered per second of the whole run.
+    pub rps: f64,
+}
+
+/// `requests` requests of `op` from `clients` concurrent clients of `era`,
+/// each on its own keep-alive connection, calling `tool` (expecting
+/// `tools` listed); sessions are opened before the clock starts and closed
+/// after it stops.
+pub async fn run(
+    uri: &str,
+    era: Era,
+    (op, tool): (Op, &str),
+    clients: usize,
+    requests: usize,
+    tools: usize,
+) -> Sample {
+    let mut connected = Vec::with_capacity(clients);
+    for _ in 0..clients {
+        connected.push(Client::connect(uri, era, tool).await);
+    }
+    let remaining = Arc::new(AtomicIsize::new(requests as isize));
+    let started = Instant::now();
+    let tasks: Vec<_> = connected
+        .into_iter()
+        .map(|mut client| {
+            let remaining = Arc::clone(&remaining);
+            tokio::spawn(async move {
+                let mut latencies = Vec::with_capacity(requests / clients + 1);
+                while remaining.fetch_sub(1, Ordering::Relaxed) > 0 {
+                    let check = client.checks();
+                    let sent = Instant::now();
+                    client.request(op, check, tools).await;
+                    latencies.push(sent.elapsed());
+                }
+                (client, latencies)
+            })
+        })
+        .collect();
+    let mut latencies: Vec<Duration> = Vec::with_capacity(requests);
+    let mut finished = Vec::with_capacity(clients);
+    for task in tasks {
+        let (client, own) = task.await.expect("a client task");
+        latencies.extend(own);
+        finished.push(client);
+    }
+    let wall = started.elapsed();
+    for client in finished {
+        client.close().await;
+    }
+    latencies.sort();
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    Sample {
+        p50_us: us(quantile(&latencies, 0.5)),
+        p99_us: us(quantile(&latencies, 0.99)),
+        rps: latencies.len() as f64 / wall.as_secs_f64(),
+    }
 }

@@ -72,14 +72,10 @@
 mod in_process;
 mod servers;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicIsize, Ordering};
-use std::time::{Duration, Instant};
-
 use kandev_mcp::Kandev;
 use mcp_profiles::ProfileContext;
-use mcp_profiles_bench::load_client::{Client, Era, Op};
-use mcp_profiles_bench::results::{self, Spread, env_list, env_usize, quantile};
+use mcp_profiles_bench::load_client::{Client, Era, Op, Sample, run};
+use mcp_profiles_bench::results::{self, Spread, env_list, env_usize};
 use serde_json::json;
 use servers::ServerProcess;
 
@@ -131,59 +127,6 @@ impl Config {
             pin: env_usize("E2E_BENCH_PIN", 0) != 0,
             inproc_iters: env_usize("E2E_BENCH_INPROC_ITERS", 100_000).max(1),
         }
-    }
-}
-
-/// One server's run of one cell.
-#[derive(Clone, Copy)]
-struct Sample {
-    p50_us: f64,
-    p99_us: f64,
-    rps: f64,
-}
-
-/// `requests` requests of `op` from `clients` concurrent clients; sessions
-/// are opened before the clock starts and closed after it stops.
-async fn run(uri: &str, era: Era, op: Op, clients: usize, requests: usize, tools: usize) -> Sample {
-    let mut connected = Vec::with_capacity(clients);
-    for _ in 0..clients {
-        connected.push(Client::connect(uri, era, TOOL).await);
-    }
-    let remaining = Arc::new(AtomicIsize::new(requests as isize));
-    let started = Instant::now();
-    let tasks: Vec<_> = connected
-        .into_iter()
-        .map(|mut client| {
-            let remaining = Arc::clone(&remaining);
-            tokio::spawn(async move {
-                let mut latencies = Vec::with_capacity(requests / clients + 1);
-                while remaining.fetch_sub(1, Ordering::Relaxed) > 0 {
-                    let check = client.checks();
-                    let sent = Instant::now();
-                    client.request(op, check, tools).await;
-                    latencies.push(sent.elapsed());
-                }
-                (client, latencies)
-            })
-        })
-        .collect();
-    let mut latencies: Vec<Duration> = Vec::with_capacity(requests);
-    let mut finished = Vec::with_capacity(clients);
-    for task in tasks {
-        let (client, own) = task.await.expect("a client task");
-        latencies.extend(own);
-        finished.push(client);
-    }
-    let wall = started.elapsed();
-    for client in finished {
-        client.close().await;
-    }
-    latencies.sort();
-    let us = |d: Duration| d.as_secs_f64() * 1e6;
-    Sample {
-        p50_us: us(quantile(&latencies, 0.5)),
-        p99_us: us(quantile(&latencies, 0.99)),
-        rps: latencies.len() as f64 / wall.as_secs_f64(),
     }
 }
 
@@ -264,7 +207,7 @@ async fn cell(
 ) -> Cell {
     if config.warmup > 0 {
         for server in servers {
-            run(&server.uri, era, op, clients, config.warmup, tools).await;
+            run(&server.uri, era, (op, TOOL), clients, config.warmup, tools).await;
         }
     }
     let mut samples = vec![Vec::new(); servers.len()];
@@ -276,7 +219,15 @@ async fn cell(
         };
         for index in order {
             let server = &servers[index];
-            let sample = run(&server.uri, era, op, clients, config.requests, tools).await;
+            let sample = run(
+                &server.uri,
+                era,
+                (op, TOOL),
+                clients,
+                config.requests,
+                tools,
+            )
+            .await;
             samples[index].push(sample);
         }
     }

@@ -81,12 +81,10 @@
 mod servers;
 mod switch;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicIsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use mcp_profiles_bench::load_client::{Client, Era, Op};
-use mcp_profiles_bench::results::{self, Spread, env_list, env_usize, quantile};
+use mcp_profiles_bench::load_client::{Client, Era, Op, Sample, run};
+use mcp_profiles_bench::results::{self, Spread, env_list, env_usize};
 use serde_json::{Value, json};
 use servers::ServerProcess;
 
@@ -209,58 +207,6 @@ impl Launcher {
             args.push("--debounce".to_owned());
         }
         ServerProcess::spawn(name, &program, &args, self.pin)
-    }
-}
-
-/// One server's run of one load cell.
-#[derive(Clone, Copy)]
-struct LoadSample {
-    p50_us: f64,
-    p99_us: f64,
-    rps: f64,
-}
-
-/// `requests` requests of `op` from `clients` concurrent 2025-era sessions.
-async fn run(uri: &str, op: Op, clients: usize, requests: usize, tools: usize) -> LoadSample {
-    let mut connected = Vec::with_capacity(clients);
-    for _ in 0..clients {
-        connected.push(Client::connect(uri, Era::Legacy, TOOL).await);
-    }
-    let remaining = Arc::new(AtomicIsize::new(requests as isize));
-    let started = Instant::now();
-    let tasks: Vec<_> = connected
-        .into_iter()
-        .map(|mut client| {
-            let remaining = Arc::clone(&remaining);
-            tokio::spawn(async move {
-                let mut latencies = Vec::with_capacity(requests / clients + 1);
-                while remaining.fetch_sub(1, Ordering::Relaxed) > 0 {
-                    let check = client.checks();
-                    let sent = Instant::now();
-                    client.request(op, check, tools).await;
-                    latencies.push(sent.elapsed());
-                }
-                (client, latencies)
-            })
-        })
-        .collect();
-    let mut latencies: Vec<Duration> = Vec::with_capacity(requests);
-    let mut finished = Vec::with_capacity(clients);
-    for task in tasks {
-        let (client, own) = task.await.expect("a client task");
-        latencies.extend(own);
-        finished.push(client);
-    }
-    let wall = started.elapsed();
-    for client in finished {
-        client.close().await;
-    }
-    latencies.sort();
-    let us = |d: Duration| d.as_secs_f64() * 1e6;
-    LoadSample {
-        p50_us: us(quantile(&latencies, 0.5)),
-        p99_us: us(quantile(&latencies, 0.99)),
-        rps: latencies.len() as f64 / wall.as_secs_f64(),
     }
 }
 
@@ -388,7 +334,15 @@ async fn load_phase(config: &Config, launcher: &Launcher, names: &[String]) -> V
         for &clients in &config.clients {
             for server in &servers {
                 if config.warmup > 0 {
-                    run(&server.uri, op, clients, config.warmup, tools).await;
+                    run(
+                        &server.uri,
+                        Era::Legacy,
+                        (op, TOOL),
+                        clients,
+                        config.warmup,
+                        tools,
+                    )
+                    .await;
                 }
             }
             let mut samples = vec![Vec::new(); servers.len()];
@@ -398,8 +352,15 @@ async fn load_phase(config: &Config, launcher: &Launcher, names: &[String]) -> V
                     order.reverse();
                 }
                 for index in order {
-                    let sample =
-                        run(&servers[index].uri, op, clients, config.requests, tools).await;
+                    let sample = run(
+                        &servers[index].uri,
+                        Era::Legacy,
+                        (op, TOOL),
+                        clients,
+                        config.requests,
+                        tools,
+                    )
+                    .await;
                     samples[index].push(sample);
                 }
             }
@@ -425,7 +386,7 @@ async fn load_phase(config: &Config, launcher: &Launcher, names: &[String]) -> V
                     json!({"p50_us": p50, "p99_us": p99, "rps": rps}),
                 );
                 if index > 0 {
-                    let ratio = |f: fn(&LoadSample) -> f64| {
+                    let ratio = |f: fn(&Sample) -> f64| {
                         let values: Vec<f64> = (mine.iter().zip(&samples[0]))
                             .map(|(a, b)| f(a) / f(b))
                             .collect();
