@@ -3,8 +3,9 @@
 //! Every rmcp route (with its schema) is built once per server type from the
 //! registry, a group's when a snapshot first needs it; each distinct visible
 //! set then gets one snapshot — the profile's tool set, the sorted tool list
-//! and an rmcp `ToolRouter` holding exactly its routes — shared by every
-//! controller, session and profile of that server type that sees it.
+//! and exactly its routes, found by name in one lookup (`crate::dispatch`) —
+//! shared by every controller, session and profile of that server type that
+//! sees it.
 //!
 //! Snapshots are keyed by the enabled groups' bit set and, within it, by
 //! the positions a policy, an allow list or the kill switch removed (a bit
@@ -104,6 +105,11 @@ impl<S: Vocabulary> ToolSnapshot<S> {
             .iter()
             .map(|&(group, tool)| table.group(group)[tool].clone())
             .collect();
+        // A call runs `routes[position of its name]`: the two must agree.
+        assert!(
+            routes.iter().map(ToolRoute::name).eq(set.tools.iter().copied()),
+            "a snapshot's routes are in the order of its tool names"
+        );
         let tools = routes.iter().map(|route| route.attr.clone()).collect();
         // Sorted names get ascending numbers, so a member's rank among the
         // numbers is its place among the routes.
