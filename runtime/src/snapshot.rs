@@ -107,7 +107,10 @@ impl<S: Vocabulary> ToolSnapshot<S> {
             .collect();
         // A call runs `routes[position of its name]`: the two must agree.
         assert!(
-            routes.iter().map(ToolRoute::name).eq(set.tools.iter().copied()),
+            routes
+                .iter()
+                .map(ToolRoute::name)
+                .eq(set.tools.iter().copied()),
             "a snapshot's routes are in the order of its tool names"
         );
         let tools = routes.iter().map(|route| route.attr.clone()).collect();
