@@ -67,6 +67,9 @@
 //! `cargo bench -p mcp-profiles-bench --bench gateway_load` (needs
 //! redis-server; skipped, saying so, without one)
 
+mod judge;
+mod process;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -76,10 +79,13 @@ use mcp_profiles::{ProfileContext, Vocabulary};
 use mcp_profiles_bench::counting::{Counting, live};
 use mcp_profiles_bench::gateways::Gateway;
 use mcp_profiles_bench::load_client::{Answer, Calls, Client, Era};
-use mcp_profiles_bench::results::{env_usize, quantile, write};
+use mcp_profiles_bench::results::{env_usize, write};
 use mcp_profiles_bench::sessions::join_spawned;
 use mcp_profiles_tests::redis::RedisServer;
 use serde_json::json;
+
+use judge::{Call, Change, Kind, judge};
+use process::{cpu_time, load_average, ms, percentiles, rss};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -131,37 +137,6 @@ fn principal(index: usize) -> String {
 
 fn token(index: usize) -> String {
     format!("agent-token-{index}")
-}
-
-/// One profile change of one principal, as the churn driver saw it.
-#[derive(Clone, Debug)]
-struct Change {
-    sent: Instant,
-    /// When the control API answered 200; `None` if it refused or failed
-    /// (the change may or may not have been made).
-    acked: Option<Instant>,
-    /// Index into [`PROFILES`].
-    profile: usize,
-    /// The instance whose control API made it.
-    instance: usize,
-}
-
-/// How a call was answered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Served,
-    Refused,
-    OtherError(i64),
-    Lost,
-}
-
-/// One call, as its session saw it.
-struct Call {
-    principal: u32,
-    instance: u8,
-    sent: Instant,
-    answered: Instant,
-    kind: Kind,
 }
 
 /// `PUT /api/v1/agents/{principal}` through `gateway`: the version it
@@ -251,130 +226,6 @@ fn watch_applies(
         }
         std::thread::sleep(Duration::from_micros(200));
     }
-}
-
-/// The consistency counts of every call against its principal's changes.
-#[derive(Debug, Default)]
-struct Verdicts {
-    /// Right answers on the instance that made the change in force.
-    right_same: usize,
-    right: usize,
-    wrong_same: usize,
-    wrong_other: usize,
-    in_flight: usize,
-    lost: usize,
-    other_errors: usize,
-    /// For each wrong answer on another instance: call sent − change acked.
-    wrong_other_after_ack: Vec<Duration>,
-}
-
-fn judge(calls: &[Call], changes: &[Vec<Change>]) -> Verdicts {
-    let mut verdicts = Verdicts::default();
-    for call in calls {
-        match call.kind {
-            Kind::Lost => {
-                verdicts.lost += 1;
-                continue;
-            }
-            Kind::OtherError(_) => {
-                verdicts.other_errors += 1;
-                continue;
-            }
-            Kind::Served | Kind::Refused => {}
-        }
-        let log = &changes[call.principal as usize];
-        // The latest change acknowledged before the call was sent (changes
-        // of one principal are made one at a time, so acknowledgements come
-        // in order), and the latest change sent before it was answered.
-        let in_force = log
-            .iter()
-            .rposition(|change| change.acked.is_some_and(|acked| acked <= call.sent))
-            .expect("the initial profile was acknowledged before the load");
-        let latest = log
-            .iter()
-            .rposition(|change| change.sent <= call.answered)
-            .expect("the initial profile was sent before the load");
-        if latest != in_force {
-            verdicts.in_flight += 1;
-            continue;
-        }
-        let change = &log[in_force];
-        let expected = if change.profile == 0 {
-            Kind::Served
-        } else {
-            Kind::Refused
-        };
-        if call.kind == expected {
-            verdicts.right += 1;
-            if change.instance == call.instance as usize {
-                verdicts.right_same += 1;
-            }
-        } else if change.instance == call.instance as usize {
-            verdicts.wrong_same += 1;
-        } else {
-            verdicts.wrong_other += 1;
-            let acked = change.acked.expect("in force, so acknowledged");
-            verdicts
-                .wrong_other_after_ack
-                .push(call.sent.saturating_duration_since(acked));
-        }
-    }
-    verdicts
-}
-
-fn ms(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1000.0
-}
-
-/// p50, p99, max in ms, and how many (NaNs when none).
-fn percentiles(mut samples: Vec<Duration>) -> serde_json::Value {
-    samples.sort();
-    if samples.is_empty() {
-        return json!({"p50": f64::NAN, "p99": f64::NAN, "max": f64::NAN, "n": 0});
-    }
-    json!({
-        "p50": ms(quantile(&samples, 0.5)),
-        "p99": ms(quantile(&samples, 0.99)),
-        "max": ms(samples[samples.len() - 1]),
-        "n": samples.len(),
-    })
-}
-
-/// This process's CPU time so far (user + system), from `/proc/self/stat`
-/// (in clock ticks of 10 ms, Linux's `USER_HZ`).
-fn cpu_time() -> Duration {
-    std::fs::read_to_string("/proc/self/stat")
-        .ok()
-        .and_then(|stat| {
-            // Fields after the command name (which may hold spaces).
-            let rest = &stat[stat.rfind(')')? + 2..];
-            let fields: Vec<&str> = rest.split(' ').collect();
-            let ticks =
-                fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-            Some(Duration::from_millis(ticks * 10))
-        })
-        .unwrap_or_default()
-}
-
-/// The machine's load average over the last minute.
-fn load_average() -> f64 {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|text| text.split(' ').next()?.parse().ok())
-        .unwrap_or(f64::NAN)
-}
-
-/// This process's resident set, in bytes.
-fn rss() -> usize {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find_map(|line| line.strip_prefix("VmRSS:"))
-                .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse().ok())
-        })
-        .map_or(0, |kb: usize| kb * 1024)
 }
 
 fn main() {
