@@ -51,7 +51,9 @@ mod telemetry;
 pub use agents::{AgentUpdate, Apply, Backing, KillSwitchOutcome, ProfileStore, Unreachable};
 pub use audit::Attribution;
 pub use identity::{Principal, UnknownPrincipal};
-pub use store::{AgentChange, AgentStore, StoreError, StoredAgent, StoredKillSwitch};
+pub use store::{
+    AgentChange, AgentStore, Changed, Propagation, StoreError, StoredAgent, StoredKillSwitch,
+};
 #[cfg(feature = "runtime-tools")]
 pub use store::{CatalogChange, StoredCatalog};
 #[cfg(feature = "redis")]

@@ -24,6 +24,7 @@ mod catalogs;
 pub mod conformance;
 mod kill;
 mod memory;
+mod propagation;
 #[cfg(feature = "redis")]
 mod redis;
 
@@ -42,6 +43,7 @@ pub use self::catalogs::{CatalogChange, StoredCatalog};
 #[cfg(feature = "redis")]
 pub(crate) use self::catalogs::{listed_change, presentable};
 pub use self::kill::StoredKillSwitch;
+pub use self::propagation::{Changed, Propagation};
 #[cfg(feature = "redis")]
 pub use self::redis::{RedisOptions, RedisStore};
 use crate::{ProfileStore, UnknownPrincipal};
@@ -282,6 +284,33 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
     /// What this instance serves: hand it to
     /// [`crate::http::multi_agent_router`].
     fn profiles(&self) -> &Arc<ProfileStore<S>>;
+
+    /// Waits until the change this handle just made to `changed` is in
+    /// force on every instance sharing the store, or the store's limit
+    /// passes: how many instances confirmed it, and which had not. A
+    /// change method answers once the change is made and applied *here*;
+    /// a control API calls this before it answers, so that its answer
+    /// means every instance that serves applies the change.
+    ///
+    /// In memory, one process: at once, [`Propagation::here`]. On Redis
+    /// (feature `redis`), see `RedisOptions::with_propagation_wait` for the
+    /// limit and the README's "What an acknowledgement means" for how
+    /// instances confirm. `Err` when the
+    /// store could not be asked (the change stands).
+    ///
+    /// ```
+    /// # use mcp_profiles_serve::{AgentStore, Changed};
+    /// # async fn demo<S: mcp_profiles::Vocabulary>(store: &dyn AgentStore<S>) {
+    /// let propagation = store.propagated(Changed::Agent("alice")).await;
+    /// if let Ok(propagation) = propagation {
+    ///     assert!(propagation.applied >= 1);
+    /// }
+    /// # }
+    /// ```
+    fn propagated<'a>(&'a self, changed: Changed<'a>) -> StoreFuture<'a, Propagation> {
+        let _ = changed;
+        Box::pin(std::future::ready(Ok(Propagation::here())))
+    }
 }
 
 fn stored<S: Vocabulary>(

@@ -20,6 +20,7 @@ mod presentation;
 mod prompts;
 mod redis_cluster;
 mod redis_cluster_harness;
+mod redis_propagation;
 mod redis_store;
 mod registry_model;
 mod resources;

@@ -179,6 +179,7 @@ pub(super) async fn connect<S: Vocabulary>(
     );
     // After subscribing: a kill switch put meanwhile is on the feed.
     inner.reload_kill_switch().await?;
+    inner.renew().await?;
     let task = tokio::spawn(feed::run_sharded(
         Arc::downgrade(&inner),
         subscription,

@@ -86,10 +86,13 @@ pub(super) async fn run<S: Vocabulary>(
                 _ = ticks.tick() => {
                     let ping = tokio::time::timeout(heartbeat, sink.ping::<redis::Value>()).await;
                     let Some(inner) = store.upgrade() else { return };
-                    match ping {
-                        Ok(Ok(_)) => inner.health.ok(),
-                        Ok(Err(error)) => break error.to_string(),
-                        Err(_) => break format!("no answer to a ping within {heartbeat:?}"),
+                    let answered = match ping {
+                        Ok(Ok(_)) => Ok(()),
+                        Ok(Err(error)) => Err(error.to_string()),
+                        Err(_) => Err(format!("no answer to a ping within {heartbeat:?}")),
+                    };
+                    if let Err(lost) = inner.heard(answered).await {
+                        break lost;
                     }
                 }
             }
@@ -177,10 +180,13 @@ pub(super) async fn run_sharded<S: Vocabulary>(
                     )
                     .await;
                     let Some(inner) = store.upgrade() else { return };
-                    match ping {
-                        Ok(Ok(_)) => inner.health.ok(),
-                        Ok(Err(error)) => break error.to_string(),
-                        Err(_) => break format!("no answer to a ping within {heartbeat:?}"),
+                    let answered = match ping {
+                        Ok(Ok(_)) => Ok(()),
+                        Ok(Err(error)) => Err(error.to_string()),
+                        Err(_) => Err(format!("no answer to a ping within {heartbeat:?}")),
+                    };
+                    if let Err(lost) = inner.heard(answered).await {
+                        break lost;
                     }
                 }
             }
@@ -200,10 +206,25 @@ fn announce_loss(why: &str) {
 }
 
 impl<S: Vocabulary> Inner<S> {
+    /// A heartbeat's ping was `answered`: renews this instance's name among
+    /// the live ones, and only then counts it a contact (so the name lapses
+    /// only after the grace period this contact opens: see `fleet`). `Err`
+    /// says why the feed is lost.
+    async fn heard(&self, answered: Result<(), String>) -> Result<(), String> {
+        answered?;
+        self.renew().await.map_err(|error| error.to_string())?;
+        self.health.ok();
+        Ok(())
+    }
+
     /// After a loss, once subscribed again: reloads everything served here;
     /// whether it could.
     async fn recovered(&self) -> bool {
-        match self.reload().await {
+        let reloaded = match self.reload().await {
+            Ok(principals) => self.renew().await.map(|()| principals),
+            Err(error) => Err(error),
+        };
+        match reloaded {
             Ok(principals) => {
                 telemetry::reload(true);
                 telemetry::store_up(true);
@@ -222,9 +243,6 @@ impl<S: Vocabulary> Inner<S> {
     /// Applies one feed message. `Err` when Redis could not be asked about
     /// a gap: the caller reconnects, and the reload catches up.
     async fn handle(&self, payload: &[u8]) -> Result<(), StoreError> {
-        // Before anything is decided, so a token resolution racing this
-        // message sees that it must check again.
-        self.seen.fetch_add(1, Ordering::SeqCst);
         let change: Change = match serde_json::from_slice(payload) {
             Ok(change) => change,
             Err(error) => {
@@ -233,6 +251,32 @@ impl<S: Vocabulary> Inner<S> {
             }
         };
         match change {
+            // Every message before it is handled: see `fleet`.
+            Change::Probe {
+                origin,
+                probe,
+                channel,
+            } => {
+                self.answer_probe(origin, probe, &channel);
+                return Ok(());
+            }
+            Change::Confirmed {
+                origin,
+                probe,
+                instance,
+            } => {
+                if origin == self.fleet.name() {
+                    self.fleet.confirmed(probe, &instance);
+                }
+                return Ok(());
+            }
+            _ => {}
+        }
+        // Before anything is decided, so a token resolution racing this
+        // message sees that it must check again.
+        self.seen.fetch_add(1, Ordering::SeqCst);
+        match change {
+            Change::Probe { .. } | Change::Confirmed { .. } => {}
             Change::Put {
                 principal,
                 version,

@@ -23,6 +23,7 @@ mod audit;
 mod cluster;
 mod connection;
 mod feed;
+mod fleet;
 mod health;
 mod kill;
 mod scripts;
@@ -37,13 +38,15 @@ use std::time::Duration;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use self::connection::{Call, Connection};
+use self::fleet::Fleet;
 use self::health::Health;
 use self::scripts::{DELETE, GRANT, Keys, PUT, PUT_CATALOG, REVOKE, Shard, digest};
 use mcp_profiles::{Catalog, CatalogDecoder, ProfileContext, Vocabulary};
 
 use super::{
-    AgentChange, AgentStore, CatalogChange, StoreError, StoreFuture, StoredAgent, StoredCatalog,
-    StoredKillSwitch, decode_catalog, listed_change, presentable, stored,
+    AgentChange, AgentStore, CatalogChange, Changed, Propagation, StoreError, StoreFuture,
+    StoredAgent, StoredCatalog, StoredKillSwitch, decode_catalog, listed_change, presentable,
+    stored,
 };
 use crate::agents::{AgentUpdate, Apply, Backing, Unreachable};
 use crate::audit::states::{CatalogSummary, compiled_tools, fingerprint};
@@ -59,6 +62,8 @@ pub struct RedisOptions {
     audit_capacity: usize,
     shards: u16,
     replicas: Option<usize>,
+    instance: Option<String>,
+    propagation: Option<Duration>,
 }
 
 impl Default for RedisOptions {
@@ -70,6 +75,8 @@ impl Default for RedisOptions {
             audit_capacity: crate::audit::DEFAULT_CAPACITY,
             shards: Self::DEFAULT_SHARDS,
             replicas: None,
+            instance: None,
+            propagation: None,
         }
     }
 }
@@ -135,6 +142,30 @@ impl RedisOptions {
         self
     }
 
+    /// This instance's name among the instances sharing the store, as
+    /// [`Propagation::pending`] names the ones that have not confirmed a
+    /// change (default `{HOSTNAME}-{pid}-{6 random hex digits}`). Every
+    /// instance of a deployment must have a name of its own.
+    pub fn with_instance_name(mut self, name: &str) -> Self {
+        self.instance = Some(name.to_owned());
+        self
+    }
+
+    /// How long [`AgentStore::propagated`] waits for the other instances to
+    /// confirm a change (default: the grace period plus the command timeout
+    /// plus one heartbeat, after which an instance that lost Redis has
+    /// stopped serving and is no longer waited for).
+    pub fn with_propagation_wait(mut self, wait: Duration) -> Self {
+        self.propagation = Some(wait);
+        self
+    }
+
+    /// How long a change waits for the other instances.
+    pub fn propagation_wait(&self) -> Duration {
+        self.propagation
+            .unwrap_or(self.grace + self.timeout + self.heartbeat())
+    }
+
     /// The grace period.
     pub fn grace(&self) -> Duration {
         self.grace
@@ -193,6 +224,8 @@ pub(super) struct Inner<S: Vocabulary> {
     /// Feed messages handled so far: a token resolution that saw it move
     /// checks again what it loaded.
     seen: AtomicU64,
+    /// This instance's name, and the changes made here awaiting the others.
+    fleet: Fleet,
     feed: OnceLock<tokio::task::AbortHandle>,
 }
 
@@ -201,6 +234,7 @@ impl<S: Vocabulary> Drop for Inner<S> {
         if let Some(feed) = self.feed.get() {
             feed.abort();
         }
+        self.leave();
     }
 }
 
@@ -304,6 +338,7 @@ impl<S: Vocabulary> RedisStore<S> {
         );
         // After subscribing: a kill switch put meanwhile is on the feed.
         inner.reload_kill_switch().await?;
+        inner.renew().await?;
         let task = tokio::spawn(feed::run(
             Arc::downgrade(&inner),
             client,
@@ -376,6 +411,7 @@ impl<S: Vocabulary> Inner<S> {
             health: Health::new(options.grace),
             known: Mutex::default(),
             seen: AtomicU64::new(0),
+            fleet: Fleet::new(options),
             feed: OnceLock::new(),
         });
         let backing: Weak<dyn Backing> = Arc::downgrade(&inner) as Weak<Inner<S>>;
@@ -872,5 +908,15 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
 
     fn profiles(&self) -> &Arc<ProfileStore<S>> {
         &self.inner.local
+    }
+
+    fn propagated<'a>(&'a self, changed: Changed<'a>) -> StoreFuture<'a, Propagation> {
+        let keys = &self.inner.keys;
+        let shard = match changed {
+            Changed::Agent(principal) => keys.principal(principal),
+            Changed::Token(token) => keys.token_shard(&digest(token)),
+            Changed::KillSwitch => keys.kill_shard(),
+        };
+        Box::pin(self.inner.propagated(shard))
     }
 }

@@ -13,15 +13,17 @@
 //! | `P:kill` | hash | the operator's kill switch: `names` (a JSON array of tool and group names), `tools` (the compiled tools they deny), `version` |
 //! | `P:audit` | stream | the audit trail: one entry per change, id `{seq}-0`, fields `at`, `actor`, `request_id`, `kind`, `principal`, `before`, `after` (JSON; left out when none), `added`, `removed` (JSON arrays); capped with `XADD ... MAXLEN ~ N` |
 //! | `P:audit:seq` | string | the last record's `seq` |
-//! | `P:changes` | channel | one JSON message per change |
+//! | `P:changes` | channel | one JSON message per change, and the probes and confirmations of `super::fleet` |
+//! | `P:instances` | sorted set | the live instances' names, each scored with when it lapses (ms, Redis's clock) |
 //!
 //! On a Redis Cluster every key but one carries a shard's hash tag,
 //! `P:{bN}:…` (see [`super::cluster`]): a principal's `agent`, `version`
 //! and `tokens` live in its shard, a token's key in its digest's shard, the
 //! kill switch in a shard of its own; each shard has its own `audit`
 //! stream, `audit:seq` (its last record's `seq`) and `changes` channel
-//! (sharded pub/sub, `SPUBLISH`), and one key, `P:{audit-seq}`, numbers
-//! the records of every shard. A token's key names `{created}:{principal}`:
+//! (sharded pub/sub, `SPUBLISH`), one key, `P:{audit-seq}`, numbers
+//! the records of every shard, and `P:{instances}` is the live instances'
+//! set. A token's key names `{created}:{principal}`:
 //! the grant holds only while the principal's agent is the one created at
 //! that version.
 //!
@@ -31,7 +33,7 @@
 use std::sync::LazyLock;
 
 use redis::Script;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// Where a change's keys live: nowhere in particular on one Redis; on a
@@ -153,6 +155,16 @@ impl Keys {
         format!("{}:{{audit-seq}}", self.prefix)
     }
 
+    /// The live instances' names (see `fleet`); on a cluster, in a slot of
+    /// its own.
+    pub fn instances(&self) -> String {
+        if self.is_sharded() {
+            format!("{}:{{instances}}", self.prefix)
+        } else {
+            format!("{}:instances", self.prefix)
+        }
+    }
+
     pub fn channel(&self, shard: Shard) -> String {
         format!("{}:changes", self.of(shard))
     }
@@ -176,7 +188,7 @@ pub(super) fn digest(token: &str) -> String {
 }
 
 /// One message of the change feed.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub(super) enum Change {
     /// A principal's agent was created or its profile replaced.
@@ -195,6 +207,19 @@ pub(super) enum Change {
     Revoked { digest: String },
     /// The operator's kill switch was put.
     Kill { version: u64, names: Vec<String> },
+    /// Asked by the instance `origin` after a change (see `fleet`): answer
+    /// on `channel` once every message before this one is handled.
+    Probe {
+        origin: String,
+        probe: u64,
+        channel: String,
+    },
+    /// `instance` has handled every message before `origin`'s `probe`.
+    Confirmed {
+        origin: String,
+        probe: u64,
+        instance: String,
+    },
 }
 
 /// What every script that changes something starts with: the audit

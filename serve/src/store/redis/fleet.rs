@@ -1,0 +1,306 @@
+//! The instances of one deployment, and how the instance that made a
+//! change learns that it is in force on all of them.
+//!
+//! **Presence.** Each instance has a name ([`RedisOptions::with_instance_name`])
+//! kept in one sorted set (`P:instances`; `P:{instances}` on a cluster),
+//! scored with when it lapses: Redis's clock at its last renewal plus the
+//! grace period plus the command timeout. An instance renews it when it
+//! has subscribed to the feed and loaded what it serves, and then at every
+//! heartbeat, and counts itself in contact with Redis only once the renewal
+//! is answered. So a name in the set is an instance that follows the feed,
+//! and a name lapses only after its instance's grace period has run out:
+//! an instance that still serves is in the set.
+//!
+//! **Confirmation.** After a change, the instance that made it publishes a
+//! probe on the channel the change went on. Every instance handles its feed
+//! in order, so when it handles the probe it has applied the change (or,
+//! subscribed since it was made, loaded what Redis held after it), and it
+//! answers with a confirmation on that channel. The maker waits for a
+//! confirmation from every other name in the set as it was before the
+//! probe, checking the set again at each heartbeat and dropping the names
+//! that lapsed, up to [`RedisOptions::with_propagation_wait`].
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{LazyLock, Mutex};
+use std::time::Duration;
+
+use redis::Script;
+use tokio::sync::oneshot;
+
+use super::scripts::{Change, Shard};
+use super::{Inner, RedisOptions, within};
+use crate::store::{Propagation, StoreError};
+use mcp_profiles::Vocabulary;
+
+/// Renews `ARGV[1]` in the set `KEYS[1]` until Redis's clock plus
+/// `ARGV[2]` ms, dropping the names that lapsed.
+static RENEW: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+return 1
+",
+    )
+});
+
+/// The names in the set `KEYS[1]` that have not lapsed by Redis's clock.
+static LIVE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
+",
+    )
+});
+
+/// This instance's name, and the probes it is waiting on.
+pub(super) struct Fleet {
+    name: String,
+    /// How long after a renewal the name lapses, in ms.
+    lapse_ms: u64,
+    /// How long a change waits for the other instances.
+    wait: Duration,
+    /// How often the set is read again while waiting.
+    recheck: Duration,
+    probes: AtomicU64,
+    waiting: Mutex<HashMap<u64, Waiting>>,
+}
+
+/// One probe's confirmations so far.
+struct Waiting {
+    pending: HashSet<String>,
+    confirmed: usize,
+    done: Option<oneshot::Sender<()>>,
+}
+
+impl Waiting {
+    /// Says the wait is over once nobody is pending.
+    fn settle(&mut self) {
+        if self.pending.is_empty()
+            && let Some(done) = self.done.take()
+        {
+            let _ = done.send(());
+        }
+    }
+}
+
+impl Fleet {
+    pub fn new(options: &RedisOptions) -> Self {
+        let lapse = options.grace + options.timeout;
+        Fleet {
+            name: options
+                .instance
+                .clone()
+                .unwrap_or_else(default_instance_name),
+            lapse_ms: u64::try_from(lapse.as_millis()).unwrap_or(u64::MAX),
+            wait: options.propagation_wait(),
+            recheck: options.heartbeat(),
+            probes: AtomicU64::new(0),
+            waiting: Mutex::default(),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Waiting>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new probe awaiting `pending`, and what says they all confirmed.
+    fn expect(&self, pending: HashSet<String>) -> (u64, oneshot::Receiver<()>) {
+        let probe = self.probes.fetch_add(1, Ordering::Relaxed);
+        let (done, settled) = oneshot::channel();
+        self.lock().insert(
+            probe,
+            Waiting {
+                pending,
+                confirmed: 0,
+                done: Some(done),
+            },
+        );
+        (probe, settled)
+    }
+
+    /// `instance` confirmed `probe`.
+    pub fn confirmed(&self, probe: u64, instance: &str) {
+        if let Some(waiting) = self.lock().get_mut(&probe)
+            && waiting.pending.remove(instance)
+        {
+            waiting.confirmed += 1;
+            waiting.settle();
+        }
+    }
+
+    /// Only the names in `live` are still awaited for `probe`: the others
+    /// lapsed, so they serve nothing.
+    fn lapsed(&self, probe: u64, live: &[String]) {
+        if let Some(waiting) = self.lock().get_mut(&probe) {
+            waiting.pending.retain(|name| live.contains(name));
+            waiting.settle();
+        }
+    }
+
+    /// Stops waiting on `probe`: what it found.
+    fn finish(&self, probe: u64) -> Propagation {
+        let waiting = self.lock().remove(&probe);
+        let (confirmed, pending) =
+            waiting.map_or((0, HashSet::new()), |w| (w.confirmed, w.pending));
+        let mut pending: Vec<String> = pending.into_iter().collect();
+        pending.sort_unstable();
+        Propagation {
+            applied: confirmed + 1,
+            pending,
+        }
+    }
+}
+
+/// `{host}-{pid}-{6 hex}`: unique enough that two processes never share it.
+fn default_instance_name() -> String {
+    use sha2::{Digest, Sha256};
+    let host = std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok())
+        .map(|host| host.trim().to_owned())
+        .filter(|host| !host.is_empty())
+        .unwrap_or_else(|| "instance".to_owned());
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
+    let seed = format!("{host}{}{now}{:p}", std::process::id(), &now);
+    let salt: String = Sha256::digest(seed.as_bytes())[..3]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    format!("{host}-{}-{salt}", std::process::id())
+}
+
+/// The command publishing `message` on `channel` with `publish`.
+fn publishing(publish: &str, channel: &str, message: &Change) -> Result<redis::Cmd, StoreError> {
+    let json = serde_json::to_string(message).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let mut command = redis::cmd(publish);
+    command.arg(channel).arg(json);
+    Ok(command)
+}
+
+impl<S: Vocabulary> Inner<S> {
+    /// Keeps this instance's name in the set of live instances.
+    pub(super) async fn renew(&self) -> Result<(), StoreError> {
+        let mut connection = self.commands.clone();
+        let mut renew = RENEW.prepare_invoke();
+        renew
+            .key(self.keys.instances())
+            .arg(self.fleet.name())
+            .arg(self.fleet.lapse_ms);
+        within(self.timeout, renew.invoke_async::<()>(&mut connection))
+            .await?
+            .map_err(|error| StoreError::Unavailable(error.to_string()))
+    }
+
+    /// The live instances' names.
+    async fn live(&self) -> Result<Vec<String>, StoreError> {
+        let mut connection = self.commands.clone();
+        let mut live = LIVE.prepare_invoke();
+        live.key(self.keys.instances());
+        within(self.timeout, live.invoke_async(&mut connection))
+            .await?
+            .map_err(|error| StoreError::Unavailable(error.to_string()))
+    }
+
+    /// Publishes `message` on `channel`.
+    async fn publish(&self, channel: &str, message: &Change) -> Result<(), StoreError> {
+        self.query(&publishing(self.keys.publish(), channel, message)?)
+            .await
+    }
+
+    /// Answers `origin`'s probe on `channel` without holding up the feed
+    /// (the message before it is handled already).
+    pub(super) fn answer_probe(&self, origin: String, probe: u64, channel: &str) {
+        if origin == self.fleet.name() {
+            return;
+        }
+        let confirmed = Change::Confirmed {
+            origin,
+            probe,
+            instance: self.fleet.name().to_owned(),
+        };
+        let Ok(command) = publishing(self.keys.publish(), channel, &confirmed) else {
+            return;
+        };
+        let mut connection = self.commands.clone();
+        let timeout = self.timeout;
+        tokio::spawn(async move {
+            let sent =
+                tokio::time::timeout(timeout, command.query_async::<()>(&mut connection)).await;
+            if !matches!(sent, Ok(Ok(()))) {
+                tracing::warn!("could not confirm a change to the instance that made it");
+            }
+        });
+    }
+
+    /// Waits until every other live instance has handled the feed up to
+    /// the last change made here in `shard`, or the wait runs out.
+    pub(super) async fn propagated(&self, shard: Shard) -> Result<Propagation, StoreError> {
+        let others: HashSet<String> = self
+            .live()
+            .await?
+            .into_iter()
+            .filter(|name| name != self.fleet.name())
+            .collect();
+        if others.is_empty() {
+            return Ok(Propagation {
+                applied: 1,
+                pending: Vec::new(),
+            });
+        }
+        let (probe, mut settled) = self.fleet.expect(others);
+        let channel = self.keys.channel(shard);
+        let asked = Change::Probe {
+            origin: self.fleet.name().to_owned(),
+            probe,
+            channel: channel.clone(),
+        };
+        if let Err(error) = self.publish(&channel, &asked).await {
+            self.fleet.finish(probe);
+            return Err(error);
+        }
+        let deadline = tokio::time::Instant::now() + self.fleet.wait;
+        let mut recheck = tokio::time::interval_at(
+            tokio::time::Instant::now() + self.fleet.recheck,
+            self.fleet.recheck,
+        );
+        loop {
+            tokio::select! {
+                _ = &mut settled => break,
+                () = tokio::time::sleep_until(deadline) => break,
+                _ = recheck.tick() => {
+                    if let Ok(live) = self.live().await {
+                        self.fleet.lapsed(probe, &live);
+                    }
+                }
+            }
+        }
+        Ok(self.fleet.finish(probe))
+    }
+
+    /// Takes this instance's name out of the set (it is leaving).
+    pub(super) fn leave(&self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let mut connection = self.commands.clone();
+        let mut leave = redis::cmd("ZREM");
+        leave.arg(self.keys.instances()).arg(self.fleet.name());
+        let timeout = self.timeout;
+        runtime.spawn(async move {
+            let _ = tokio::time::timeout(timeout, leave.query_async::<()>(&mut connection)).await;
+        });
+    }
+}
