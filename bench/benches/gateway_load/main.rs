@@ -23,13 +23,16 @@
 //!   if the tool is in it, JSON-RPC error -32602 if not. Such a call is
 //!   *right* or *wrong*; wrong answers are split by whether the call went
 //!   to the instance that made change k (which applies it before
-//!   answering) or to another one (which learns it from Redis pub/sub). A
+//!   answering) or to another one (which learns it from Redis pub/sub and
+//!   confirms it before the answer). A
 //!   call overlapping a change is *in flight* (either answer is right); a
 //!   call with no JSON-RPC answer within 10 s is *lost*.
-//! - **lag**: for every acknowledged change, the time until each other
-//!   instance's `ProfileStore` holds its version (polled every 200 µs by a
-//!   thread of its own), and whether the making instance held it when it
-//!   answered; a change some instance never applies is counted.
+//! - **lag**: for every acknowledged change, whether each instance held its
+//!   version when the control API answered (the making one, and the others:
+//!   the answer waits for their confirmations, `AgentStore::propagated`),
+//!   and the time until each other instance's `ProfileStore` holds it
+//!   (polled every 200 µs by a thread of its own); a change some instance
+//!   never applies is counted.
 //! - **memory**: after the load, its sessions are closed and `MEMORY`
 //!   2025-era sessions are opened on instance 0 (initialised, one call
 //!   each, spread over the same principals, over a shared connection
@@ -59,7 +62,7 @@
 //!                    "in_flight", "lost", "other_errors",
 //!                    "wrong_other_after_ack_ms": [..] },
 //!   "changes": { "made", "per_s", "failed", "skipped", "ack_p50_ms", "ack_p99_ms",
-//!                "not_applied_at_ack", "never_applied",
+//!                "not_applied_at_ack", "behind_at_ack", "never_applied",
 //!                "lag_ms": { "p50", "p99", "max", "n" } },
 //!   "memory": { "sessions", "bytes_per_session", "rss_bytes_per_session" } }
 //! ```
@@ -375,6 +378,7 @@ async fn run() {
     let acks: Arc<Mutex<Vec<Duration>>> = Arc::default();
     let failed: Arc<Mutex<Vec<String>>> = Arc::default();
     let not_applied_at_ack = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let behind_at_ack = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut skipped = 0usize;
     let mut made = Vec::new();
     if config.changes > 0 {
@@ -397,11 +401,12 @@ async fn run() {
                 Arc::clone(&busy),
                 control.clone(),
             );
-            let (acks, failed, to_watch, not_applied_at_ack) = (
+            let (acks, failed, to_watch, not_applied_at_ack, behind_at_ack) = (
                 Arc::clone(&acks),
                 Arc::clone(&failed),
                 to_watch.clone(),
                 Arc::clone(&not_applied_at_ack),
+                Arc::clone(&behind_at_ack),
             );
             made.push(tokio::spawn(async move {
                 let name = principal(index);
@@ -424,6 +429,15 @@ async fn run() {
                             not_applied_at_ack.fetch_add(1, Ordering::SeqCst);
                         }
                         for other in (0..3).filter(|&other| other != instance) {
+                            // Every instance applies it before the answer
+                            // (`AgentStore::propagated`)?
+                            if gateways[other]
+                                .profiles()
+                                .version(&name)
+                                .is_some_and(|at| at < version)
+                            {
+                                behind_at_ack.fetch_add(1, Ordering::SeqCst);
+                            }
                             let _ = to_watch.send((other, name.clone(), version, now));
                         }
                         acks.lock().unwrap().push(now - sent);
@@ -482,6 +496,7 @@ async fn run() {
     let failed = std::mem::take(&mut *failed.lock().unwrap());
     let lag = percentiles(lags);
     let not_applied_at_ack = not_applied_at_ack.load(Ordering::SeqCst);
+    let behind_at_ack = behind_at_ack.load(Ordering::SeqCst);
 
     println!(
         "load: {} s, {} calls sent, {answered} answered ({:.0}/s), p50 {:.2} ms, p99 {:.2} ms, max {:.1} ms",
@@ -513,7 +528,8 @@ async fn run() {
         verdicts.other_errors,
     );
     println!(
-        "apply: {not_applied_at_ack} changes not applied by the making instance when it answered; \
+        "apply: {not_applied_at_ack} changes not applied by the making instance when it answered, \
+         {behind_at_ack} (change, other instance) pairs not applied there when it answered; \
          ack -> another instance applies it: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms (n {}); {never_applied} never applied",
         lag["p50"].as_f64().unwrap_or(f64::NAN),
         lag["p99"].as_f64().unwrap_or(f64::NAN),
@@ -577,6 +593,7 @@ async fn run() {
             "ack_p50_ms": acks["p50"],
             "ack_p99_ms": acks["p99"],
             "not_applied_at_ack": not_applied_at_ack,
+            "behind_at_ack": behind_at_ack,
             "never_applied": never_applied,
             "lag_ms": lag,
         },

@@ -349,6 +349,16 @@ struct GatewayArgs {
     /// after losing Redis; past it, requests are refused until it is back.
     #[arg(long, value_name = "MS", default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(100..))]
     grace_ms: u64,
+    /// With --store: this gateway's name among those sharing the store
+    /// (unique to it), as a change's answer names the gateways that did not
+    /// confirm it [default: HOSTNAME-PID-RANDOM].
+    #[arg(long, value_name = "NAME")]
+    instance_name: Option<String>,
+    /// With --store: how long a change's answer waits for every gateway to
+    /// confirm that it applies it; past it the answer is 202, naming those
+    /// that did not [default: the grace period + 2 s + one heartbeat].
+    #[arg(long, value_name = "MS")]
+    propagation_wait_ms: Option<u64>,
     #[command(flatten)]
     plugins: PluginArgs,
     #[command(flatten)]
@@ -822,6 +832,8 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
         control_token: token,
         control_token_name: token_name,
         grace: Duration::from_millis(args.grace_ms),
+        instance_name: args.instance_name,
+        propagation_wait: args.propagation_wait_ms.map(Duration::from_millis),
         plugin_backend,
         limits,
         drain: DRAIN,

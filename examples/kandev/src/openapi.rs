@@ -29,6 +29,9 @@ pub struct Operation {
     security: Option<Value>,
     /// What a client may do next with the answer (OpenAPI links), by name.
     links: Map<String, Value>,
+    /// Whether it answers only once every gateway applies its change
+    /// (`gateway::requests::propagated`): 202 when some did not confirm.
+    propagates: bool,
 }
 
 /// What an operation reads.
@@ -60,6 +63,7 @@ macro_rules! method {
                 refusals: &[],
                 security: None,
                 links: Map::new(),
+                propagates: false,
             }
         }
     )*};
@@ -84,6 +88,7 @@ pub fn page(summary: &'static str, fields: &'static [&'static str]) -> Operation
         refusals: &[403],
         security: Some(json!([{"adminLogin": []}])),
         links: Map::new(),
+        propagates: false,
     }
 }
 
@@ -116,6 +121,15 @@ impl Operation {
             link["requestBody"] = body;
         }
         self.links.insert(name.to_owned(), link);
+        self
+    }
+
+    /// The operation changes what every gateway sharing the store serves,
+    /// and answers once they all confirm it: 200 with
+    /// `Mcp-Profiles-Applied`, or 202 (the change stands) naming in
+    /// `Mcp-Profiles-Pending` the gateways that had not confirmed in time.
+    pub fn propagates(mut self) -> Self {
+        self.propagates = true;
         self
     }
 
@@ -162,6 +176,25 @@ impl Operation {
         let mut ok = json!({"description": self.summary, "content": answer});
         if !self.links.is_empty() {
             ok["links"] = Value::Object(self.links.clone());
+        }
+        if self.propagates {
+            ok["headers"] = json!({"Mcp-Profiles-Applied": applied_header()});
+            let accepted = json!({
+                "description": "The change is made and applied by the gateway that answers, \
+                    but some live gateway sharing the store had not confirmed it within \
+                    the store's wait: until its feed reaches it, it serves what it served before",
+                "content": ok["content"].clone(),
+                "headers": {
+                    "Mcp-Profiles-Applied": applied_header(),
+                    "Mcp-Profiles-Pending": {
+                        "description": "The gateways that had not confirmed the change, by \
+                            instance name, comma-separated; `unknown` when the store could not be asked",
+                        "required": true,
+                        "schema": {"type": "string"},
+                    },
+                },
+            });
+            responses.insert("202".into(), accepted);
         }
         responses.insert("200".into(), ok);
         let always: &[u16] = if self.security.is_some() {
@@ -222,6 +255,14 @@ impl Operation {
         }
         operation
     }
+}
+
+/// The header every answer of a change that propagates carries.
+fn applied_header() -> Value {
+    json!({
+        "description": "How many gateways confirmed that they apply the change, this one included",
+        "schema": {"type": "integer", "minimum": 1},
+    })
 }
 
 /// `put_api_v1_agents_principal`, say: a stable name for generated clients.

@@ -268,15 +268,26 @@ async fn a_primary_killed_mid_stream_loses_no_acknowledged_change() {
         "versions only grow: {versions:?}"
     );
     let (last, context) = acknowledged.last().cloned().unwrap();
-    let trail = instances[1]
-        .store
-        .audit(
-            &mcp_profiles_serve::audit::AuditQuery::new()
-                .of("alice")
-                .with_limit(1000),
-        )
-        .await
-        .unwrap();
+    // The trail spans every shard: a read may reach a node the client has
+    // not yet learned moved (an answer lost to a timeout, a 503 to an
+    // operator), and is asked again.
+    let query = mcp_profiles_serve::audit::AuditQuery::new()
+        .of("alice")
+        .with_limit(1000);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let trail = loop {
+        match instances[1].store.audit(&query).await {
+            Ok(trail) => break trail,
+            Err(StoreError::Unavailable(why)) => {
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "the audit trail still unreadable 30 s after the failover: {why}"
+                );
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Err(error) => panic!("the audit trail could not be read: {error}"),
+        }
+    };
     for (version, stored) in &acknowledged {
         let recorded = trail.iter().any(|record| {
             record.kind.as_str() == "profile-put"

@@ -27,9 +27,9 @@ use axum::{Extension, Router};
 use maud::{Markup, html};
 use mcp_profiles::{ProfileController, Vocabulary};
 use mcp_profiles_serve::audit::{Attribution, AuditQuery};
-use mcp_profiles_serve::{StoreError, StoredAgent, StoredKillSwitch};
+use mcp_profiles_serve::{Changed, StoreError, StoredAgent, StoredKillSwitch};
 
-use super::requests::{Control, failed, principal_name};
+use super::requests::{Control, confirmations, failed, principal_name};
 use crate::admin::profiles::{
     compact, deny_list, names_or_off, policy_text, pretty, profile_field, served,
 };
@@ -288,6 +288,7 @@ async fn apply_profile(
         .put_agent_if(principal, next, Some(version), &by)
         .await
         .map_err(store_problem)?;
+    settle(&control, Changed::Agent(principal)).await;
     Ok(see_other(&format!("/admin/agents/{principal}")))
 }
 
@@ -354,5 +355,13 @@ async fn apply_kill_switch(
         .put_kill_switch_if(&names, Some(version), &by)
         .await
         .map_err(store_problem)?;
+    settle(&control, Changed::KillSwitch).await;
     Ok(see_other("/admin"))
+}
+
+/// Waits, as the control API does, until every gateway applies the change,
+/// so the page the browser is sent to next shows it in force (a gateway
+/// that did not confirm in time is logged; the page does not say so).
+async fn settle(control: &Control, changed: Changed<'_>) {
+    confirmations(control, changed).await;
 }

@@ -21,7 +21,11 @@
 //! | `GET /api/v1/audit?principal=&since=&before=&order=&limit=` | — | `{"records", "next"}`, see [`crate::control::audit`] |
 //!
 //! Every change (an agent put or deleted, a token granted or revoked, a
-//! plugin-tool snapshot, the kill switch) is recorded in the store's audit
+//! plugin-tool snapshot, the kill switch) is answered once every gateway
+//! sharing the store confirms that it applies it (`Mcp-Profiles-Applied:
+//! N`), or, when a live one did not within `--propagation-wait-ms`, with
+//! 202, the same body and `Mcp-Profiles-Pending` naming it: see
+//! `requests::propagated`. Every change is recorded in the store's audit
 //! trail in the same step as the change: who made it (the control token's
 //! name, `--control-token-name`), the request's id (its `X-Request-Id`, or
 //! a fresh one; answered back in `X-Request-Id`), what it replaced and
@@ -65,7 +69,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use mcp_profiles_serve::audit::Attribution;
-use mcp_profiles_serve::{AgentStore, StoredAgent};
+use mcp_profiles_serve::{AgentStore, Changed, StoredAgent};
 
 use crate::control::answers::{
     Agent, AgentChanged, AgentPut, AgentRemoved, GrantBody, Granted, RevokeBody, Revoked,
@@ -82,7 +86,9 @@ use crate::server::Kandev;
 use serde_json::json;
 
 pub use super::requests::MAX_PRINCIPAL_BYTES;
-use super::requests::{Control, failed, no_agent, path_principal, principal_name, refusal};
+use super::requests::{
+    Control, failed, no_agent, path_principal, principal_name, propagated, refusal,
+};
 
 /// The longest agent token.
 pub const MAX_TOKEN_BYTES: usize = 1024;
@@ -151,6 +157,7 @@ fn api() -> Api<Control> {
                     "Creates or replaces an agent's profile (with `version`: a compare-and-set)",
                 )
                 .body::<AgentPut>()
+                .propagates()
                 .refuses(&[409, 503])
                 .link("ReadAgent", (Method::GET, AGENT), principal(), None)
                 .link(
@@ -168,6 +175,7 @@ fn api() -> Api<Control> {
                 .link("ReadPluginTools", (Method::GET, PLUGIN_TOOLS), principal(), None)
                 .link("DeleteAgent", (Method::DELETE, AGENT), principal(), None),
                 openapi::delete::<AgentRemoved>("Removes an agent and every token naming it")
+                    .propagates()
                     .refuses(&[404, 503]),
             ],
             get(get_agent).put(put_agent).delete(delete_agent),
@@ -179,6 +187,7 @@ fn api() -> Api<Control> {
                     .refuses(&[404, 503]),
                 openapi::put::<AgentPluginTools>("Installs an agent's plugin-tool snapshot")
                     .body::<crate::plugins::Snapshot>()
+                    .propagates()
                     .refuses(&[404, 409, 503]),
             ],
             get(super::plugins::get_plugin_tools)
@@ -190,6 +199,7 @@ fn api() -> Api<Control> {
             [
                 openapi::post::<Granted>("Lets a token act as a principal on every gateway")
                     .body::<GrantBody>()
+                    .propagates()
                     .refuses(&[503])
                     .link(
                         "RevokeToken",
@@ -205,6 +215,7 @@ fn api() -> Api<Control> {
             [
                 openapi::post::<Revoked>("Stops a token everywhere, ending what it opened")
                     .body::<RevokeBody>()
+                    .propagates()
                     .refuses(&[503]),
             ],
             post(revoke),
@@ -224,6 +235,7 @@ fn api() -> Api<Control> {
                     "Puts the operator's kill switch (always a compare-and-set)",
                 )
                 .body::<KillSwitchPut>()
+                .propagates()
                 .refuses(&[409, 503]),
             ],
             get(super::kill::get_kill_switch).put(super::kill::put_kill_switch),
@@ -344,7 +356,8 @@ async fn put_agent(
         changed = change.changed,
         "agent profile put"
     );
-    Ok(Json(answer).into_response())
+    let answer = Json(answer).into_response();
+    Ok(propagated(&control, Changed::Agent(&principal), answer).await)
 }
 
 async fn delete_agent(
@@ -362,11 +375,12 @@ async fn delete_agent(
         return Err(no_agent(&principal));
     }
     tracing::info!(principal, "agent removed");
-    Ok(Json(AgentRemoved {
-        principal,
+    let answer = Json(AgentRemoved {
+        principal: principal.clone(),
         removed: true,
     })
-    .into_response())
+    .into_response();
+    Ok(propagated(&control, Changed::Agent(&principal), answer).await)
 }
 
 async fn grant(
@@ -384,11 +398,12 @@ async fn grant(
         .await
         .map_err(failed)?;
     tracing::info!(principal, "token granted");
-    Ok(Json(Granted {
+    let answer = Json(Granted {
         principal: principal.to_owned(),
         granted: true,
     })
-    .into_response())
+    .into_response();
+    Ok(propagated(&control, Changed::Token(token), answer).await)
 }
 
 async fn revoke(
@@ -405,7 +420,8 @@ async fn revoke(
         .await
         .map_err(failed)?;
     tracing::info!(revoked, "token revoked");
-    Ok(Json(Revoked { revoked }).into_response())
+    let answer = Json(Revoked { revoked }).into_response();
+    Ok(propagated(&control, Changed::Token(token), answer).await)
 }
 
 #[cfg(test)]

@@ -26,10 +26,10 @@ use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use mcp_profiles_serve::StoredKillSwitch;
 use mcp_profiles_serve::audit::Attribution;
+use mcp_profiles_serve::{Changed, StoredKillSwitch};
 
-use super::requests::{Control, failed};
+use super::requests::{Control, failed, propagated};
 use crate::control::{Refusal, decode};
 
 fn answer(stored: &StoredKillSwitch) -> Response {
@@ -64,5 +64,5 @@ pub(super) async fn put_kill_switch(
         version = stored.version,
         "kill switch put"
     );
-    Ok(answer(&stored))
+    Ok(propagated(&control, Changed::KillSwitch, answer(&stored)).await)
 }

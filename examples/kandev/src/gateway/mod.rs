@@ -56,6 +56,15 @@ pub struct Config {
     /// How long to serve without Redis before refusing (see
     /// [`RedisOptions::with_grace`]).
     pub grace: Duration,
+    /// With Redis: this gateway's name among those sharing the store, as a
+    /// change's answer names the ones that did not confirm it (see
+    /// [`RedisOptions::with_instance_name`]); `None`: host, pid and a
+    /// random suffix.
+    pub instance_name: Option<String>,
+    /// With Redis: how long a change's answer waits for every gateway to
+    /// confirm it (see [`RedisOptions::with_propagation_wait`]); `None`:
+    /// the store's default.
+    pub propagation_wait: Option<Duration>,
     /// Where every agent's plugin-tool calls go.
     pub plugin_backend: Backend,
     /// Bounds on the MCP listener's connections.
@@ -101,7 +110,13 @@ pub async fn store(config: &Config) -> io::Result<Arc<dyn AgentStore<Kandev>>> {
     Ok(match &config.store {
         None => Arc::new(Arc::new(profiles)),
         Some(url) => {
-            let options = RedisOptions::default().with_grace(config.grace);
+            let mut options = RedisOptions::default().with_grace(config.grace);
+            if let Some(name) = &config.instance_name {
+                options = options.with_instance_name(name);
+            }
+            if let Some(wait) = config.propagation_wait {
+                options = options.with_propagation_wait(wait);
+            }
             let store = RedisStore::connect_with_profiles(url, options, profiles)
                 .await
                 .map_err(io::Error::other)?;

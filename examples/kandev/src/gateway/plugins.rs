@@ -24,13 +24,13 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use mcp_profiles::{KillSwitch, ProfileController};
 use mcp_profiles_serve::audit::Attribution;
-use mcp_profiles_serve::{AgentStore, StoreError, StoredCatalog};
+use mcp_profiles_serve::{AgentStore, Changed, StoreError, StoredCatalog};
 use serde::Deserialize;
 
 use crate::control::answers::{AgentPluginTools, InstalledSnapshot};
 use serde_json::Value;
 
-use super::requests::{Control, failed, no_agent, path_principal};
+use super::requests::{Control, failed, no_agent, path_principal, propagated};
 use crate::control::Refusal;
 use crate::control::plugins::snapshot_body;
 use crate::plugins::{Backend, Plugins, Snapshot};
@@ -84,13 +84,14 @@ pub(super) async fn put_plugin_tools(
                     changed = change.changed,
                     "agent plugin tools put"
                 );
-                return Ok(answer(
+                let answer = answer(
                     &principal,
                     &snapshot,
                     change.tools,
                     change.changed,
                     change.version,
-                ));
+                );
+                return Ok(propagated(&control, Changed::Agent(&principal), answer).await);
             }
             // Another change of the agent came first: compare again.
             Err(StoreError::Conflict { .. }) => {}

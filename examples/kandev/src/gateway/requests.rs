@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use axum::extract::Path;
 use axum::extract::rejection::PathRejection;
-use axum::http::StatusCode;
-use mcp_profiles_serve::{AgentStore, StoreError};
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::Response;
+use mcp_profiles_serve::{AgentStore, Changed, Propagation, StoreError};
 use serde::Deserialize;
 
 use crate::control::Refusal;
@@ -22,6 +23,63 @@ pub(super) struct Control {
     pub(super) store: Arc<dyn AgentStore<Kandev>>,
     pub(super) token: Arc<str>,
     pub(super) actor: Arc<str>,
+}
+
+/// How many gateways confirmed that they apply a change, the one that
+/// made it included.
+pub const APPLIED_HEADER: &str = "mcp-profiles-applied";
+/// The gateways that had not confirmed a change when the answer was given.
+pub const PENDING_HEADER: &str = "mcp-profiles-pending";
+
+/// `answer` to a change of `changed`, given once every gateway sharing the
+/// store applies it (see `AgentStore::propagated`): as it is, with
+/// `Mcp-Profiles-Applied: N`. When a live gateway had not confirmed it
+/// within the store's wait, or the store could not be asked, the change
+/// still stands but the answer is 202 with the same body, naming those
+/// gateways in `Mcp-Profiles-Pending` (`unknown` when it could not ask):
+/// they serve what they served before until their feed reaches them.
+pub(super) async fn propagated(
+    control: &Control,
+    changed: Changed<'_>,
+    mut answer: Response,
+) -> Response {
+    let propagation = confirmations(control, changed).await;
+    let headers = answer.headers_mut();
+    if let Some(propagation) = &propagation {
+        headers.insert(APPLIED_HEADER, HeaderValue::from(propagation.applied));
+    }
+    let pending = match propagation {
+        None => "unknown".to_owned(),
+        Some(propagation) if propagation.is_complete() => return answer,
+        Some(propagation) => propagation.pending.join(", "),
+    };
+    headers.insert(
+        PENDING_HEADER,
+        HeaderValue::from_str(&pending).unwrap_or_else(|_| HeaderValue::from_static("unknown")),
+    );
+    *answer.status_mut() = StatusCode::ACCEPTED;
+    answer
+}
+
+/// How far the change of `changed` has reached the gateways sharing the
+/// store (see `AgentStore::propagated`), logged when not every one
+/// confirmed it; `None` when the store could not be asked.
+pub(super) async fn confirmations(control: &Control, changed: Changed<'_>) -> Option<Propagation> {
+    match control.store.propagated(changed).await {
+        Ok(propagation) => {
+            if !propagation.is_complete() {
+                tracing::warn!(
+                    pending = ?propagation.pending,
+                    "a change is made, but not every gateway confirmed it in time"
+                );
+            }
+            Some(propagation)
+        }
+        Err(error) => {
+            tracing::warn!(%error, "a change is made, but the gateways could not be asked whether they apply it");
+            None
+        }
+    }
 }
 
 pub(super) fn refusal(status: StatusCode, message: impl Into<String>) -> Refusal {

@@ -7,7 +7,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use crate::common::gateway::{admitted, call, grant, names, put, until_refused};
+use crate::common::gateway::{admitted, call, change, grant, names, put};
 use crate::common::{LIMIT, QUIET, Server};
 use mcp_profiles_tests::client::{CallOutcome, Session, http_transport};
 use mcp_profiles_tests::modern::{ModernSession, expect_one_list_changed, expect_silence};
@@ -234,9 +234,9 @@ async fn a_revoked_token_is_refused_on_every_gateway() {
     )
     .await;
     assert_eq!((status, answer), (200, json!({"revoked": true})));
-    // The revocation reaches the other gateways through Redis.
+    // Answered once every gateway applied it: refused everywhere at once.
     for gateway in &gateways {
-        until_refused(gateway, "alice-token").await;
+        assert_eq!(admitted(gateway, "alice-token").await, 401);
     }
     let ended = tokio::time::timeout(LIMIT, on_last.events.next()).await;
     assert!(!matches!(ended, Ok(Ok(Some(_)))), "{ended:?}");
@@ -251,6 +251,62 @@ async fn a_revoked_token_is_refused_on_every_gateway() {
         let (status, _) = call(gateway, Method::GET, "/api/v1/agents/alice", None).await;
         assert_eq!(status, 404);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_is_answered_once_every_gateway_applies_it_or_names_those_that_did_not() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let mut gateways = Vec::new();
+    for name in ["gw-a", "gw-b", "gw-c"] {
+        let args = [
+            "--store",
+            &redis.url(),
+            "--instance-name",
+            name,
+            "--propagation-wait-ms",
+            "500",
+        ];
+        gateways.push(Server::start_gateway(&args).await);
+    }
+    put(&gateways[0], "alice", TASK).await;
+    grant(&gateways[0], "alice-token", "alice").await;
+    let mut agents = Vec::new();
+    for gateway in &gateways {
+        agents.push(Agent::open(gateway, "alice-token").await);
+    }
+
+    // Answered 200 only once all three apply it: every gateway refuses the
+    // narrowed tool as soon as the answer is in.
+    let profile: Value = serde_json::from_str(CONFIG).unwrap();
+    let body = json!({ "profile": profile });
+    let (status, applied, pending, answer) =
+        change(&gateways[1], Method::PUT, "/api/v1/agents/alice", body).await;
+    assert_eq!(
+        (status, applied.as_deref(), pending),
+        (200, Some("3"), None)
+    );
+    assert_eq!(answer["version"], 2);
+    for agent in &agents {
+        for outcome in agent.calls("list_related_tasks_kandev").await {
+            assert!(matches!(outcome, CallOutcome::Refused(..)), "{outcome:?}");
+        }
+    }
+
+    // A gateway listed as live that never confirms (stalled): the change
+    // stands, and the answer is 202 naming it.
+    let far = format!("{}", u64::MAX >> 12);
+    redis.command(&["ZADD", "mcp-profiles:instances", &far, "gw-stalled"]);
+    let body = json!({"deny": ["list_related_tasks_kandev"], "version": 0});
+    let (status, applied, pending, answer) =
+        change(&gateways[2], Method::PUT, "/api/v1/kill-switch", body).await;
+    assert_eq!(
+        (status, applied.as_deref(), pending.as_deref()),
+        (202, Some("3"), Some("gw-stalled"))
+    );
+    assert_eq!(answer["version"], 1);
+    drop(agents);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

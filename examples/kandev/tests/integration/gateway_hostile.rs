@@ -154,9 +154,15 @@ fn agent_keys(principal: &str, tokens: &[&str]) -> BTreeSet<String> {
     keys
 }
 
-/// The audit trail's keys, which a store holds once it recorded a change.
-fn audit_keys() -> BTreeSet<String> {
-    [format!("{PREFIX}:audit"), format!("{PREFIX}:audit:seq")].into()
+/// The keys every store holds once it recorded a change: the audit
+/// trail's, and the set of live instances.
+fn store_keys() -> BTreeSet<String> {
+    [
+        format!("{PREFIX}:audit"),
+        format!("{PREFIX}:audit:seq"),
+        format!("{PREFIX}:instances"),
+    ]
+    .into()
 }
 
 /// A token's SHA-256 in lower-case hex: what the Redis store keys it by.
@@ -331,7 +337,7 @@ async fn principal_names(mut deployment: Deployment) {
     if let Some(keys) = &keys {
         let mut expected = agent_keys("alice", &["alice-token"]);
         expected.extend(agent_keys("bob", &["bob-token"]));
-        expected.extend(audit_keys());
+        expected.extend(store_keys());
         assert_eq!(keys, &expected);
     }
     let change = json!({ "profile": profile(OFFICE) });
@@ -506,7 +512,7 @@ async fn the_redis_store_takes_a_principal_as_a_name_never_a_pattern() {
     }
     let mut before = agent_keys("alice", &["alice-token"]);
     before.extend(agent_keys("bob", &["bob-token"]));
-    before.extend(audit_keys());
+    before.extend(store_keys());
     let keys = || -> BTreeSet<String> { redis.query(&["KEYS", "*"]).into_iter().collect() };
     assert_eq!(keys(), before);
 

@@ -17,8 +17,11 @@
 //! subscribed since it was made, loaded what Redis held after it), and it
 //! answers with a confirmation on that channel. The maker waits for a
 //! confirmation from every other name in the set as it was before the
-//! probe, checking the set again at each heartbeat and dropping the names
-//! that lapsed, up to [`RedisOptions::with_propagation_wait`].
+//! probe, up to [`RedisOptions::with_propagation_wait`]. At each heartbeat
+//! meanwhile it reads the set again, dropping the names that lapsed, and
+//! probes again: an instance that lost its feed hears the first probe
+//! never, but after subscribing again and reloading it answers the next
+//! (and the maker, if it was the one off its feed, hears the answers).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -284,6 +287,10 @@ impl<S: Vocabulary> Inner<S> {
                     if let Ok(live) = self.live().await {
                         self.fleet.lapsed(probe, &live);
                     }
+                    // Asked again: an instance (or this one) that lost its
+                    // feed and subscribed again since hears it now, after
+                    // the reload that caught it up.
+                    let _ = self.publish(&channel, &asked).await;
                 }
             }
         }

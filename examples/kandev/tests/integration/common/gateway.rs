@@ -25,6 +25,37 @@ pub async fn call(
         .await
 }
 
+/// A control-API change with the right token: its status, its
+/// `Mcp-Profiles-Applied` and `Mcp-Profiles-Pending` headers, and its answer.
+pub async fn change(
+    gateway: &Server,
+    method: Method,
+    path: &str,
+    body: Value,
+) -> (u16, Option<String>, Option<String>, Value) {
+    let response = reqwest::Client::new()
+        .request(method, format!("{}{path}", gateway.control))
+        .header("Authorization", BEARER)
+        .header("Content-Type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("the control API answers");
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|value| value.to_str().expect("a visible header").to_owned())
+    };
+    let (applied, pending) = (
+        header("mcp-profiles-applied"),
+        header("mcp-profiles-pending"),
+    );
+    let status = response.status().as_u16();
+    let answer = response.json().await.expect("a JSON answer");
+    (status, applied, pending, answer)
+}
+
 /// `PUT /api/v1/agents/{principal}` of `profile` (JSON text); panics
 /// unless it answers 200. The answer.
 pub async fn put(gateway: &Server, principal: &str, profile: &str) -> Value {
