@@ -103,7 +103,13 @@ impl Fleet {
             lapse_ms: u64::try_from(lapse.as_millis()).unwrap_or(u64::MAX),
             wait: options.propagation_wait(),
             recheck: options.heartbeat(),
-            probes: AtomicU64::new(0),
+            // Not from 0: an instance started again under the same name
+            // never takes a late confirmation of its predecessor's probe.
+            probes: AtomicU64::new(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |now| u64::try_from(now.as_nanos()).unwrap_or(0)),
+            ),
             waiting: Mutex::default(),
         }
     }
@@ -248,8 +254,9 @@ impl<S: Vocabulary> Inner<S> {
         });
     }
 
-    /// Waits until every other live instance has handled the feed up to
-    /// the last change made here in `shard`, or the wait runs out.
+    /// Waits until every other live instance has handled `shard`'s
+    /// channel up to now (so every change made here before the call), or
+    /// the wait runs out.
     pub(super) async fn propagated(&self, shard: Shard) -> Result<Propagation, StoreError> {
         let others: HashSet<String> = self
             .live()
