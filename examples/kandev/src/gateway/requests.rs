@@ -27,9 +27,9 @@ pub(super) struct Control {
 
 /// How many gateways confirmed that they apply a change, the one that
 /// made it included.
-pub const APPLIED_HEADER: &str = "mcp-profiles-applied";
+const APPLIED_HEADER: &str = "mcp-profiles-applied";
 /// The gateways that had not confirmed a change when the answer was given.
-pub const PENDING_HEADER: &str = "mcp-profiles-pending";
+const PENDING_HEADER: &str = "mcp-profiles-pending";
 
 /// `answer` to a change of `changed`, given once every gateway sharing the
 /// store applies it (see `AgentStore::propagated`): as it is, with

@@ -86,12 +86,7 @@ pub(super) async fn run<S: Vocabulary>(
                 _ = ticks.tick() => {
                     let ping = tokio::time::timeout(heartbeat, sink.ping::<redis::Value>()).await;
                     let Some(inner) = store.upgrade() else { return };
-                    let answered = match ping {
-                        Ok(Ok(_)) => Ok(()),
-                        Ok(Err(error)) => Err(error.to_string()),
-                        Err(_) => Err(format!("no answer to a ping within {heartbeat:?}")),
-                    };
-                    if let Err(lost) = inner.heard(answered).await {
+                    if let Err(lost) = inner.heard(ping, heartbeat).await {
                         break lost;
                     }
                 }
@@ -180,12 +175,7 @@ pub(super) async fn run_sharded<S: Vocabulary>(
                     )
                     .await;
                     let Some(inner) = store.upgrade() else { return };
-                    let answered = match ping {
-                        Ok(Ok(_)) => Ok(()),
-                        Ok(Err(error)) => Err(error.to_string()),
-                        Err(_) => Err(format!("no answer to a ping within {heartbeat:?}")),
-                    };
-                    if let Err(lost) = inner.heard(answered).await {
+                    if let Err(lost) = inner.heard(ping, heartbeat).await {
                         break lost;
                     }
                 }
@@ -206,12 +196,20 @@ fn announce_loss(why: &str) {
 }
 
 impl<S: Vocabulary> Inner<S> {
-    /// A heartbeat's ping was `answered`: renews this instance's name among
-    /// the live ones, and only then counts it a contact (so the name lapses
-    /// only after the grace period this contact opens: see `fleet`). `Err`
-    /// says why the feed is lost.
-    async fn heard(&self, answered: Result<(), String>) -> Result<(), String> {
-        answered?;
+    /// A heartbeat's `ping` (given `heartbeat` to answer) answered: renews
+    /// this instance's name among the live ones, and only then counts it a
+    /// contact (so the name lapses only after the grace period this contact
+    /// opens: see `fleet`). `Err` says why the feed is lost.
+    async fn heard(
+        &self,
+        ping: Result<redis::RedisResult<redis::Value>, tokio::time::error::Elapsed>,
+        heartbeat: Duration,
+    ) -> Result<(), String> {
+        match ping {
+            Ok(Ok(_)) => {}
+            Ok(Err(error)) => return Err(error.to_string()),
+            Err(_) => return Err(format!("no answer to a ping within {heartbeat:?}")),
+        }
         self.renew().await.map_err(|error| error.to_string())?;
         self.health.ok();
         Ok(())
