@@ -514,3 +514,52 @@ pub async fn run(
         rps: latencies.len() as f64 / wall.as_secs_f64(),
     }
 }
+
+/// How much load each server of [`interleaved`] gets.
+#[derive(Clone, Copy, Debug)]
+pub struct Rounds {
+    /// Requests each server gets before any is measured.
+    pub warmup: usize,
+    /// Requests of each measured run.
+    pub requests: usize,
+    /// Measured runs of each server.
+    pub rounds: usize,
+}
+
+/// [`run`] on every server at `uris`, interleaved: a warm-up each, then
+/// `rounds.rounds` rounds, the servers' order reversed every other round so
+/// neither side always goes first. Each server's samples, in `uris` order.
+pub async fn interleaved(
+    uris: &[&str],
+    era: Era,
+    (op, tool): (Op, &str),
+    clients: usize,
+    rounds: Rounds,
+    tools: usize,
+) -> Vec<Vec<Sample>> {
+    if rounds.warmup > 0 {
+        for uri in uris {
+            run(uri, era, (op, tool), clients, rounds.warmup, tools).await;
+        }
+    }
+    let mut samples = vec![Vec::new(); uris.len()];
+    for round in 0..rounds.rounds {
+        let mut order: Vec<usize> = (0..uris.len()).collect();
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        for index in order {
+            let sample = run(
+                uris[index],
+                era,
+                (op, tool),
+                clients,
+                rounds.requests,
+                tools,
+            )
+            .await;
+            samples[index].push(sample);
+        }
+    }
+    samples
+}

@@ -74,7 +74,7 @@ mod servers;
 
 use kandev_mcp::Kandev;
 use mcp_profiles::ProfileContext;
-use mcp_profiles_bench::load_client::{Client, Era, Op, Sample, run};
+use mcp_profiles_bench::load_client::{Client, Era, Op, Rounds, Sample, interleaved};
 use mcp_profiles_bench::results::{self, Spread, env_list, env_usize};
 use serde_json::json;
 use servers::ServerProcess;
@@ -205,32 +205,13 @@ async fn cell(
     clients: usize,
     tools: usize,
 ) -> Cell {
-    if config.warmup > 0 {
-        for server in servers {
-            run(&server.uri, era, (op, TOOL), clients, config.warmup, tools).await;
-        }
-    }
-    let mut samples = vec![Vec::new(); servers.len()];
-    for round in 0..config.rounds {
-        let order: Vec<usize> = if round % 2 == 0 {
-            (0..servers.len()).collect()
-        } else {
-            (0..servers.len()).rev().collect()
-        };
-        for index in order {
-            let server = &servers[index];
-            let sample = run(
-                &server.uri,
-                era,
-                (op, TOOL),
-                clients,
-                config.requests,
-                tools,
-            )
-            .await;
-            samples[index].push(sample);
-        }
-    }
+    let uris: Vec<&str> = servers.iter().map(|server| server.uri.as_str()).collect();
+    let rounds = Rounds {
+        warmup: config.warmup,
+        requests: config.requests,
+        rounds: config.rounds,
+    };
+    let samples = interleaved(&uris, era, (op, TOOL), clients, rounds, tools).await;
     let cell = Cell {
         era,
         op,

@@ -420,22 +420,15 @@ async fn run() {
                 let now = Instant::now();
                 let acked = match answer {
                     Ok(version) => {
+                        let held = |at: usize| gateways[at].profiles().version(&name);
                         // Applied where it was made before the answer?
-                        if gateways[instance]
-                            .profiles()
-                            .version(&name)
-                            .is_none_or(|at| at < version)
-                        {
+                        if held(instance).is_none_or(|held| held < version) {
                             not_applied_at_ack.fetch_add(1, Ordering::SeqCst);
                         }
                         for other in (0..3).filter(|&other| other != instance) {
-                            // Every instance applies it before the answer
+                            // And every other one that serves the principal
                             // (`AgentStore::propagated`)?
-                            if gateways[other]
-                                .profiles()
-                                .version(&name)
-                                .is_some_and(|at| at < version)
-                            {
+                            if held(other).is_some_and(|held| held < version) {
                                 behind_at_ack.fetch_add(1, Ordering::SeqCst);
                             }
                             let _ = to_watch.send((other, name.clone(), version, now));

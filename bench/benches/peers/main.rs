@@ -83,7 +83,7 @@ mod switch;
 
 use std::time::Duration;
 
-use mcp_profiles_bench::load_client::{Client, Era, Op, Sample, run};
+use mcp_profiles_bench::load_client::{Client, Era, Op, Rounds, Sample, interleaved};
 use mcp_profiles_bench::results::{self, Spread, env_list, env_usize};
 use serde_json::{Value, json};
 use servers::ServerProcess;
@@ -332,38 +332,13 @@ async fn load_phase(config: &Config, launcher: &Launcher, names: &[String]) -> V
     let mut cells = Vec::new();
     for op in [Op::List, Op::Call] {
         for &clients in &config.clients {
-            for server in &servers {
-                if config.warmup > 0 {
-                    run(
-                        &server.uri,
-                        Era::Legacy,
-                        (op, TOOL),
-                        clients,
-                        config.warmup,
-                        tools,
-                    )
-                    .await;
-                }
-            }
-            let mut samples = vec![Vec::new(); servers.len()];
-            for round in 0..config.rounds {
-                let mut order: Vec<usize> = (0..servers.len()).collect();
-                if round % 2 == 1 {
-                    order.reverse();
-                }
-                for index in order {
-                    let sample = run(
-                        &servers[index].uri,
-                        Era::Legacy,
-                        (op, TOOL),
-                        clients,
-                        config.requests,
-                        tools,
-                    )
-                    .await;
-                    samples[index].push(sample);
-                }
-            }
+            let uris: Vec<&str> = servers.iter().map(|server| server.uri.as_str()).collect();
+            let rounds = Rounds {
+                warmup: config.warmup,
+                requests: config.requests,
+                rounds: config.rounds,
+            };
+            let samples = interleaved(&uris, Era::Legacy, (op, TOOL), clients, rounds, tools).await;
             let mut by_server = serde_json::Map::new();
             let mut vs_ours = serde_json::Map::new();
             for (index, server) in servers.iter().enumerate() {

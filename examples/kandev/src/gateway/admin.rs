@@ -288,7 +288,10 @@ async fn apply_profile(
         .put_agent_if(principal, next, Some(version), &by)
         .await
         .map_err(store_problem)?;
-    settle(&control, Changed::Agent(principal)).await;
+    // As the control API does, answer once every gateway applies it, so
+    // the page the browser goes to next shows it in force (a gateway that
+    // did not confirm in time is logged; the page does not say so).
+    confirmations(&control, Changed::Agent(principal)).await;
     Ok(see_other(&format!("/admin/agents/{principal}")))
 }
 
@@ -355,13 +358,7 @@ async fn apply_kill_switch(
         .put_kill_switch_if(&names, Some(version), &by)
         .await
         .map_err(store_problem)?;
-    settle(&control, Changed::KillSwitch).await;
+    // As for a profile, above.
+    confirmations(&control, Changed::KillSwitch).await;
     Ok(see_other("/admin"))
-}
-
-/// Waits, as the control API does, until every gateway applies the change,
-/// so the page the browser is sent to next shows it in force (a gateway
-/// that did not confirm in time is logged; the page does not say so).
-async fn settle(control: &Control, changed: Changed<'_>) {
-    confirmations(control, changed).await;
 }

@@ -248,16 +248,19 @@ impl<S: Vocabulary> Inner<S> {
                 return Ok(());
             }
         };
+        // Before anything is decided, so a token resolution racing a change
+        // sees that it must check again (the instances' own messages change
+        // nothing).
+        if !matches!(change, Change::Probe { .. } | Change::Confirmed { .. }) {
+            self.seen.fetch_add(1, Ordering::SeqCst);
+        }
         match change {
             // Every message before it is handled: see `fleet`.
             Change::Probe {
                 origin,
                 probe,
                 channel,
-            } => {
-                self.answer_probe(origin, probe, &channel);
-                return Ok(());
-            }
+            } => self.answer_probe(origin, probe, &channel),
             Change::Confirmed {
                 origin,
                 probe,
@@ -266,15 +269,7 @@ impl<S: Vocabulary> Inner<S> {
                 if origin == self.fleet.name() {
                     self.fleet.confirmed(probe, &instance);
                 }
-                return Ok(());
             }
-            _ => {}
-        }
-        // Before anything is decided, so a token resolution racing this
-        // message sees that it must check again.
-        self.seen.fetch_add(1, Ordering::SeqCst);
-        match change {
-            Change::Probe { .. } | Change::Confirmed { .. } => {}
             Change::Put {
                 principal,
                 version,

@@ -265,10 +265,7 @@ impl<S: Vocabulary> Inner<S> {
             .filter(|name| name != self.fleet.name())
             .collect();
         if others.is_empty() {
-            return Ok(Propagation {
-                applied: 1,
-                pending: Vec::new(),
-            });
+            return Ok(Propagation::here());
         }
         let (probe, mut settled) = self.fleet.expect(others);
         let channel = self.keys.channel(shard);
