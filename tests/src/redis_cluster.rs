@@ -178,6 +178,14 @@ impl RedisCluster {
         self.nodes[node].kill();
     }
 
+    /// Whether `killed` served hash slot `slot` as a primary when it was
+    /// last killed.
+    pub fn served_when_killed(&self, killed: usize, slot: usize) -> bool {
+        self.slots_when_killed[killed]
+            .iter()
+            .any(|&(first, last)| (first..=last).contains(&slot))
+    }
+
     /// Waits until every live node reports `cluster_state:ok` and sees all
     /// the slots the killed primary served moved to one other, running
     /// node that answers as a primary; returns that node. Panics if

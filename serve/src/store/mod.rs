@@ -279,6 +279,10 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
 
     /// One page of the audit trail, as `query` asks: every change made
     /// through any handle on the store, in the order they were made.
+    ///
+    /// A page is whole or not given: [`StoreError::Unavailable`] when a
+    /// part of the trail cannot be read now (on a Redis Cluster, naming the
+    /// stream and hash slot of the shard that did not answer).
     fn audit<'a>(&'a self, query: &'a AuditQuery) -> StoreFuture<'a, Vec<AuditRecord>>;
 
     /// What this instance serves: hand it to

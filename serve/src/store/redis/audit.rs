@@ -2,13 +2,15 @@
 //! cluster, one per shard), a page at a time. The records are written by
 //! the scripts that make the changes (`scripts::AUDIT`); each entry's id is
 //! `{seq}-0`, so a page is exclusive ranges of ids, merged by number
-//! across the streams.
+//! across the streams. A stream that cannot be read fails the page, named
+//! with its hash slot: a page is whole or not given.
 
 use std::collections::VecDeque;
 
 use serde_json::{Map, Value};
 
 use super::Inner;
+use super::connection::slot;
 use crate::audit::{AuditOrder, AuditQuery, AuditRecord};
 use crate::store::StoreError;
 use mcp_profiles::Vocabulary;
@@ -114,7 +116,16 @@ impl<S: Vocabulary> Inner<S> {
                 .arg(batch)
                 .clone(),
         };
-        let entries: Vec<Entry> = self.query(&command).await?;
+        // A shard whose node cannot be reached fails the page, naming the
+        // stream (and so the hash slot) it could not read.
+        let entries: Vec<Entry> = self.query(&command).await.map_err(|error| match error {
+            StoreError::Unavailable(why) => StoreError::Unavailable(format!(
+                "the audit stream `{}` (hash slot {}) could not be read: {why}",
+                cursor.key,
+                slot(cursor.key.as_bytes())
+            )),
+            other => other,
+        })?;
         cursor.ended = entries.len() < batch;
         for entry in entries {
             let record = decode(entry)?;

@@ -57,7 +57,7 @@ use std::sync::Arc;
 
 use redis::cluster::ClusterClientBuilder;
 
-use super::connection::{Call, Connection, slot};
+use super::connection::{Call, ClusterLink, Connection, slot};
 use super::scripts::{FORGET_TOKEN, GRANT_SHARDED, Keys, RAISE_SEQ, REVOKE_SHARDED, digest};
 use super::{Inner, RedisOptions, feed, within};
 use crate::ProfileStore;
@@ -168,11 +168,11 @@ pub(super) async fn connect<S: Vocabulary>(
         let writer = within(options.timeout, client.get_async_connection())
             .await?
             .map_err(unreachable)?;
-        writers.push(Connection::Cluster(writer));
+        writers.push(Connection::Cluster(ClusterLink::new(writer)));
     }
     let inner = Inner::new(
         local,
-        (Connection::Cluster(commands), writers),
+        (Connection::Cluster(ClusterLink::new(commands)), writers),
         keys,
         &options,
         1,

@@ -3,24 +3,82 @@
 //! script runs on either: `EVALSHA` (loading the script on `NOSCRIPT`),
 //! followed on the same connection by `WAIT` when replicas must confirm a
 //! change before it is acknowledged.
+//!
+//! **Few commands in flight per cluster connection.** redis-rs drives each
+//! cluster connection from one task that polls every command in flight,
+//! and a command takes a read permit of the connection's topology lock
+//! before tokio's cooperative budget (128 units a poll) is checked. With
+//! dozens in flight (an audit read visits every shard's stream at once) the
+//! budget runs out mid-poll: a command that has just taken its permit
+//! yields, holding it. If that poll also starts a slot refresh (a `MOVED`
+//! after a failover, a lost node), redis-rs polls nothing but the refresh
+//! until it is done, and the refresh's write lock waits for that permit
+//! forever: every later command on the connection times out (redis-rs
+//! 1.8.1, seen after a failover as an audit trail unreadable for good). At
+//! most [`IN_FLIGHT`] commands at once keep each poll well inside the
+//! budget.
+
+use std::sync::Arc;
 
 use redis::aio::{ConnectionLike, ConnectionManager};
 use redis::cluster_async::ClusterConnection;
 use redis::cluster_routing::{Route, SingleNodeRoutingInfo, SlotAddr};
 use redis::{Cmd, FromRedisValue, RedisFuture, RedisResult, Script, ToRedisArgs, Value};
+use tokio::sync::Semaphore;
+
+/// The most commands (or pipelines) a cluster connection has in flight:
+/// each costs its driving task a few budget units per attempt (the lock,
+/// the node connection's queue, the answer), up to four attempts (three
+/// retries), so eight stay under half the budget.
+const IN_FLIGHT: usize = 8;
 
 /// A command connection to one Redis or to a cluster.
 #[derive(Clone)]
 pub(super) enum Connection {
     Single(ConnectionManager),
-    Cluster(ClusterConnection),
+    Cluster(ClusterLink),
+}
+
+/// A cluster connection with at most [`IN_FLIGHT`] commands on it at once
+/// (see the module's documentation); clones share the limit.
+#[derive(Clone)]
+pub(super) struct ClusterLink {
+    connection: ClusterConnection,
+    in_flight: Arc<Semaphore>,
+}
+
+impl ClusterLink {
+    pub fn new(connection: ClusterConnection) -> Self {
+        ClusterLink {
+            connection,
+            in_flight: Arc::new(Semaphore::new(IN_FLIGHT)),
+        }
+    }
+
+    /// `send` on a clone of the connection, once one of the in-flight
+    /// places is free; the place is held until the answer (or the caller
+    /// gives up).
+    async fn limited<T>(
+        &self,
+        send: impl AsyncFnOnce(&mut ClusterConnection) -> RedisResult<T>,
+    ) -> RedisResult<T> {
+        let _place = self.in_flight.acquire().await.map_err(|_| {
+            redis::RedisError::from((redis::ErrorKind::Client, "the connection was closed"))
+        })?;
+        let mut connection = self.connection.clone();
+        send(&mut connection).await
+    }
 }
 
 impl ConnectionLike for Connection {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
             Connection::Single(connection) => connection.req_packed_command(cmd),
-            Connection::Cluster(connection) => connection.req_packed_command(cmd),
+            Connection::Cluster(link) => Box::pin(
+                link.limited(async |connection: &mut ClusterConnection| {
+                    connection.req_packed_command(cmd).await
+                }),
+            ),
         }
     }
 
@@ -34,16 +92,20 @@ impl ConnectionLike for Connection {
             Connection::Single(connection) => {
                 connection.req_packed_commands(pipeline, offset, count)
             }
-            Connection::Cluster(connection) => {
-                connection.req_packed_commands(pipeline, offset, count)
-            }
+            Connection::Cluster(link) => Box::pin(link.limited(
+                async move |connection: &mut ClusterConnection| {
+                    connection
+                        .req_packed_commands(pipeline, offset, count)
+                        .await
+                },
+            )),
         }
     }
 
     fn get_db(&self) -> i64 {
         match self {
             Connection::Single(connection) => connection.get_db(),
-            Connection::Cluster(connection) => connection.get_db(),
+            Connection::Cluster(link) => link.connection.get_db(),
         }
     }
 }
@@ -173,11 +235,14 @@ impl Connection {
             Connection::Single(mut connection) => {
                 connection.req_packed_commands(pipeline, 0, count).await
             }
-            Connection::Cluster(mut connection) => {
+            Connection::Cluster(link) => {
                 let route = SingleNodeRoutingInfo::SpecificNode(Route::new(slot, SlotAddr::Master));
-                connection
-                    .route_pipeline(pipeline.clone(), 0, count, route)
-                    .await
+                link.limited(async |connection: &mut ClusterConnection| {
+                    connection
+                        .route_pipeline(pipeline.clone(), 0, count, route)
+                        .await
+                })
+                .await
             }
         }
     }
