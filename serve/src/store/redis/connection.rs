@@ -74,11 +74,11 @@ impl ConnectionLike for Connection {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
             Connection::Single(connection) => connection.req_packed_command(cmd),
-            Connection::Cluster(link) => Box::pin(
-                link.limited(async |connection: &mut ClusterConnection| {
+            Connection::Cluster(link) => {
+                Box::pin(link.limited(async |connection: &mut ClusterConnection| {
                     connection.req_packed_command(cmd).await
-                }),
-            ),
+                }))
+            }
         }
     }
 
