@@ -408,7 +408,7 @@ fn main() {
         return;
     };
     let started = Instant::now();
-    let Some(cluster) = RedisCluster::start() else {
+    let Some(cluster) = RedisCluster::start_persisting() else {
         return;
     };
     println!(

@@ -3,7 +3,7 @@
 //! [`RedisServer`]s, killed and their directories removed when dropped.
 //!
 //! The nodes keep their data in memory only (replicas hold the copies; see
-//! `CLUSTER_ARGS`) and their cluster state in `nodes.conf` in their own
+//! `IN_MEMORY`) and their cluster state in `nodes.conf` in their own
 //! directory, so a node killed with SIGKILL and restarted comes back with
 //! its identity, rejoins the cluster and syncs from its primary. Their
 //! node timeout is one second, so a killed primary fails over in a few
@@ -39,14 +39,7 @@ const SETTLE: Duration = Duration::from_secs(60);
 /// syncs a new replica diskless by default, after waiting 5 s for more
 /// replicas to share the transfer: each replica here has its primary to
 /// itself, so the wait only slowed every start and rejoin by 5 s.
-///
-/// No append-only file: a killed primary's data lives on in its promoted
-/// replica, and a node started again syncs from its new primary. With one,
-/// every write (a replica's replicated writes included) waited on the disk
-/// in the node's only thread, and on a busy disk a replica confirmed a
-/// change later than the store's `WAIT` allows (a refused change, seen as
-/// a test failure whenever the machine wrote much at once).
-const CLUSTER_ARGS: [&str; 10] = [
+const CLUSTER_ARGS: [&str; 8] = [
     "--cluster-enabled",
     "yes",
     "--cluster-config-file",
@@ -55,9 +48,16 @@ const CLUSTER_ARGS: [&str; 10] = [
     "1000",
     "--repl-diskless-sync-delay",
     "0",
-    "--appendonly",
-    "no",
 ];
+
+/// No append-only file ([`RedisCluster::start`]): a killed primary's data
+/// lives on in its promoted replica, and a node started again syncs from
+/// its new primary. With one, every write (a replica's replicated writes
+/// included) waited on the disk in the node's only thread, and on a busy
+/// disk a replica confirmed a change later than the store's `WAIT` allows:
+/// a refused change, seen as a test failure whenever the machine wrote much
+/// at once.
+const IN_MEMORY: [&str; 2] = ["--appendonly", "no"];
 
 /// A running six-node Redis Cluster. Nodes are named by their index,
 /// `0..6`, which never changes, while their roles do (a failover promotes
@@ -80,6 +80,18 @@ impl RedisCluster {
     /// were skipped (panics under [`redis::REQUIRE`]); panics if the cluster
     /// does not settle within a minute.
     pub fn start() -> Option<RedisCluster> {
+        Self::start_with(&IN_MEMORY)
+    }
+
+    /// [`start`](Self::start), with every node persisting as one
+    /// [`RedisServer`] does (append-only file, fsync on every write): for
+    /// benchmarks that set the cluster beside one server of the same
+    /// durability.
+    pub fn start_persisting() -> Option<RedisCluster> {
+        Self::start_with(&[])
+    }
+
+    fn start_with(persistence: &[&str]) -> Option<RedisCluster> {
         if !redis::available() {
             return None;
         }
@@ -98,9 +110,11 @@ impl RedisCluster {
         };
         for port in ports {
             let dir = cluster.dir.join(port.to_string());
-            cluster
-                .nodes
-                .push(RedisServer::spawn_with(port, dir, &CLUSTER_ARGS));
+            cluster.nodes.push(RedisServer::spawn_with(
+                port,
+                dir,
+                &[&CLUSTER_ARGS[..], persistence].concat(),
+            ));
         }
         cluster.create();
         wait_until("the new cluster to settle", || cluster.settled());
