@@ -140,7 +140,7 @@ impl std::fmt::Display for UnknownPrincipal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "unknown principal `{}`: add its agent with `ProfileStore::add_agent` before granting tokens for it",
+            "unknown principal `{}`: it has no agent; put its agent before granting it a token",
             self.principal
         )
     }

@@ -48,6 +48,11 @@ pub mod oauth;
 pub mod store;
 mod telemetry;
 
+/// The axum this crate serves with: [`http::Serve::app`] takes its
+/// `Router`, so build apps with this one (or with `axum` of the same
+/// version in your own dependencies).
+pub use axum;
+
 pub use agents::{AgentUpdate, Apply, Backing, KillSwitchOutcome, ProfileStore, Unreachable};
 pub use audit::Attribution;
 pub use identity::{Principal, UnknownPrincipal};

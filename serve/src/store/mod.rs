@@ -299,8 +299,17 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
     /// In memory, one process: at once, [`Propagation::here`]. On Redis
     /// (feature `redis`), see `RedisOptions::with_propagation_wait` for the
     /// limit and the README's "What an acknowledgement means" for how
-    /// instances confirm. `Err` when the
-    /// store could not be asked (the change stands).
+    /// instances confirm. A backing of one's own answers with
+    /// [`Propagation::new`] (the default answers [`Propagation::here`]).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Unavailable`] when the store could not be asked which
+    /// instances serve, or could not carry the question to them. The change
+    /// itself stands (it was made and applied here before this was called):
+    /// a control API answers that the change was made but its reach is
+    /// unknown (Kandev's gateway: `202` with `Mcp-Profiles-Pending: unknown`),
+    /// never that it was refused.
     ///
     /// ```
     /// # use mcp_profiles_serve::{AgentStore, Changed};

@@ -30,6 +30,24 @@ pub struct Propagation {
 }
 
 impl Propagation {
+    /// `applied` instances confirmed the change (the one that made it
+    /// included), and the live ones named in `pending` had not when the
+    /// wait ended: what a backing of one's own answers
+    /// [`AgentStore::propagated`](super::AgentStore::propagated) with.
+    /// `pending` is kept sorted and without repeats.
+    ///
+    /// ```
+    /// # use mcp_profiles_serve::Propagation;
+    /// let propagation = Propagation::new(2, vec!["gw-3".into(), "gw-2".into()]);
+    /// assert_eq!(propagation.pending, ["gw-2", "gw-3"]);
+    /// assert!(!propagation.is_complete());
+    /// ```
+    pub fn new(applied: usize, mut pending: Vec<String>) -> Self {
+        pending.sort();
+        pending.dedup();
+        Propagation { applied, pending }
+    }
+
     /// In force on the one instance there is.
     pub fn here() -> Self {
         Propagation {
