@@ -11,7 +11,8 @@ use crossbeam_utils::atomic::AtomicCell;
 #[cfg(feature = "runtime-tools")]
 use crate::catalog::{Catalog, InstallOutcome, Installation, Runtime, RuntimeDiff};
 use crate::notification::{Kinds, Sessions};
-use crate::presentation::{Presentation, PresentationError};
+use crate::presentation::Presentation;
+use crate::presentation_error::PresentationError;
 use crate::search::{Searching, ToolSearch};
 use crate::snapshot::{Content, Served, Snapshots, ToolSnapshot};
 #[cfg(feature = "runtime-tools")]

@@ -76,6 +76,7 @@ mod kill;
 mod notification;
 mod policy;
 mod presentation;
+mod presentation_error;
 mod prompts;
 mod registry;
 mod resolve;
@@ -107,7 +108,8 @@ pub use kill::{KillSwitch, KillSwitchChange};
 pub use policy::{
     AllowError, AllowLists, DenyList, Policy, PolicyError, Restriction, Restrictions,
 };
-pub use presentation::{Presentation, PresentationError};
+pub use presentation::Presentation;
+pub use presentation_error::PresentationError;
 #[cfg(feature = "testing")]
 pub use registry::RegistryBuilder;
 pub use registry::{Group, Registry, RegistryError, RegistryErrors};

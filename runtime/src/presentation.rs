@@ -8,7 +8,6 @@
 //! unambiguous is `verify` here; the cache of presented lists is
 //! `lists.rs`; the error is `error.rs`.
 
-mod error;
 mod lists;
 
 use std::borrow::Cow;
@@ -20,7 +19,7 @@ use rmcp::model::Tool;
 
 use crate::{Registry, Vocabulary};
 
-pub use error::PresentationError;
+use crate::PresentationError;
 use lists::PresentedLists;
 
 /// How a controller's sessions see tool names: a transform from each

@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use super::{Current, ProfileController};
 use crate::notification::Kinds;
-use crate::presentation::{Presentation, PresentationError};
+use crate::presentation::Presentation;
+use crate::presentation_error::PresentationError;
 use crate::search::ToolSearch;
 use crate::{Vocabulary, presentation};
 

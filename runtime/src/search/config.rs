@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rmcp::model::Tool;
 
-use super::tools;
+use super::definitions;
 use crate::presentation::compiled_names;
 use crate::tool_name::check_name;
 use crate::{Clipped, ProfileContext, Vocabulary};
@@ -125,8 +125,8 @@ impl<S: Vocabulary> ToolSearch<S> {
     /// This search with its two tools' definitions made anew.
     fn with_tools(mut self) -> Self {
         self.tools = [
-            tools::search_tool(&self.search, self.default_limit, self.max_limit),
-            tools::call_tool(&self.call, &self.search),
+            definitions::search_tool(&self.search, self.default_limit, self.max_limit),
+            definitions::call_tool(&self.call, &self.search),
         ];
         self
     }

@@ -12,6 +12,7 @@
 //! the agent's context nothing until used.
 
 mod config;
+mod definitions;
 mod index;
 mod tools;
 

@@ -1,13 +1,11 @@
-//! The two tools search lists: their definitions, their arguments and what
-//! they answer; and the search state of one served profile.
+//! The two tools search lists: their arguments and what they answer; and
+//! the search state of one served profile.
 
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use rmcp::ErrorData;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations,
-};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, JsonObject, Tool};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -167,66 +165,4 @@ pub(crate) fn proxied_request(
     inner.input_responses = request.input_responses;
     inner.request_state = request.request_state;
     Ok(Ok(inner))
-}
-
-fn object(value: Value) -> Arc<JsonObject> {
-    match value {
-        Value::Object(object) => Arc::new(object),
-        _ => unreachable!("a schema literal is an object"),
-    }
-}
-
-/// The search tool's definition.
-pub(super) fn search_tool(name: &str, default: usize, max: usize) -> Tool {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "query": {
-                "type": "string",
-                "description": "What the tool should do, in a few words, or its name",
-            },
-            "limit": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": max,
-                "description": format!("How many tools to return ({default} unless told)"),
-            },
-        },
-        "required": ["query"],
-        "additionalProperties": false,
-    });
-    let description = "Search the tools this session may use that are not listed: \
-         returns the best matches for the query, each with its name, description \
-         and input schema. Call one by its name, or through the call tool.";
-    Tool::new(name.to_owned(), description, object(schema)).annotate(
-        ToolAnnotations::new()
-            .read_only(true)
-            .destructive(false)
-            .idempotent(true)
-            .open_world(false),
-    )
-}
-
-/// The call proxy's definition.
-pub(super) fn call_tool(name: &str, search: &str) -> Tool {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "name": {
-                "type": "string",
-                "description": format!("The tool's name, as `{search}` returned it"),
-            },
-            "arguments": {
-                "type": "object",
-                "description": "The tool's arguments, as its input schema says",
-            },
-        },
-        "required": ["name"],
-        "additionalProperties": false,
-    });
-    let description = format!(
-        "Call a tool `{search}` found, by its name, with its arguments: \
-         the same as calling the tool itself."
-    );
-    Tool::new(name.to_owned(), description, object(schema))
 }

@@ -359,7 +359,7 @@ impl OAuthConfig {
     pub fn resource_metadata_url(&self) -> String {
         let mut url = self.resource_url.clone();
         url.set_query(None);
-        url.set_path(&super::metadata::well_known_path(self.resource_url.path()));
+        url.set_path(&well_known_path(self.resource_url.path()));
         url.into()
     }
 
@@ -370,4 +370,14 @@ impl OAuthConfig {
     pub(super) fn resource_path(&self) -> &str {
         self.resource_url.path()
     }
+}
+
+/// Where a resource's Protected Resource Metadata is served (RFC 9728 §3.1).
+pub(super) const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+
+/// The metadata path for a resource at `resource_path` (RFC 9728 §3.1):
+/// the well-known suffix, then the resource's path without its trailing
+/// slash.
+pub(super) fn well_known_path(resource_path: &str) -> String {
+    format!("{WELL_KNOWN}{}", resource_path.trim_end_matches('/'))
 }

@@ -8,9 +8,7 @@ use http::{HeaderValue, header};
 use serde::{Deserialize, Serialize};
 
 use super::OAuthConfig;
-
-/// The well-known suffix of RFC 9728 §3.
-const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+use super::config::{WELL_KNOWN, well_known_path};
 
 /// A resource's metadata document (RFC 9728 §2), as served at
 /// `/.well-known/oauth-protected-resource`.
@@ -87,11 +85,4 @@ fn document_response(body: Vec<u8>) -> Response {
         ),
     ];
     (headers, body).into_response()
-}
-
-/// The metadata path for a resource at `resource_path` (RFC 9728 §3.1):
-/// the well-known suffix, then the resource's path without its trailing
-/// slash.
-pub(super) fn well_known_path(resource_path: &str) -> String {
-    format!("{WELL_KNOWN}{}", resource_path.trim_end_matches('/'))
 }
