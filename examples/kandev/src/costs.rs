@@ -16,25 +16,40 @@ use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use mcp_profiles::{
-    Explanation, ListCost, Presentation, Profile, TOKEN_ESTIMATOR, Term, Vocabulary,
+    Explanation, ListCost, Presentation, Profile, TOKEN_ESTIMATOR, Term, ToolCost, Vocabulary,
 };
 use rmcp::model::Tool;
 use serde_json::{Value, json};
 
 use crate::server::{Kandev, Surface};
 
-/// Every compiled tool's definition, by name, from the registry's routes
-/// (built once). A name two groups share has one definition.
-fn definitions() -> &'static BTreeMap<String, Tool> {
-    static DEFINITIONS: OnceLock<BTreeMap<String, Tool>> = OnceLock::new();
+/// Each group's tool definitions as its routes carry them, by group name
+/// (built once). A name may be defined differently in groups that no
+/// context enables together (`create_task_kandev` on `external` and on the
+/// other surfaces, say): a profile is costed from its own groups.
+fn definitions() -> &'static BTreeMap<&'static str, Vec<Tool>> {
+    static DEFINITIONS: OnceLock<BTreeMap<&'static str, Vec<Tool>>> = OnceLock::new();
     DEFINITIONS.get_or_init(|| {
         Kandev::registry()
             .groups()
             .iter()
-            .flat_map(|group| group.routes())
-            .map(|route| (route.attr.name.to_string(), route.attr))
+            .map(|group| {
+                let tools = group.routes().into_iter().map(|route| route.attr);
+                (group.name(), tools.collect())
+            })
             .collect()
     })
+}
+
+/// The definition of `name` among the groups `profile` enables.
+fn definition(profile: &Profile<Kandev>, name: &str) -> Tool {
+    profile
+        .groups()
+        .filter_map(|group| definitions().get(group))
+        .flatten()
+        .find(|tool| tool.name == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("`{name}` is listed, so an enabled group defines it"))
 }
 
 /// The tools `profile` lists, as `tools/list` serves them: sorted by the
@@ -44,7 +59,7 @@ pub fn listed(profile: &Profile<Kandev>, presentation: Option<&Presentation>) ->
         .tool_names()
         .iter()
         .map(|name| {
-            let mut tool = definitions()[*name].clone();
+            let mut tool = definition(profile, name);
             if let Some(presentation) = presentation {
                 tool.name = presentation.present(name).into_owned().into();
             }
@@ -138,17 +153,65 @@ pub fn section(out: &mut String) {
     }
     out.push_str(
         "\n### Tool costs\n\n\
-         Every compiled tool's definition, largest first.\n\n\
+         Every compiled tool's definition, largest first. A name defined \
+         differently in groups no context enables together has a row per \
+         definition, naming its groups.\n\n\
          | tool | bytes | tokens |\n|---|---:|---:|\n",
     );
-    let all = ListCost::of(definitions().values());
-    for tool in all.largest(all.tools().len()) {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} |",
-            tool.name(),
-            tool.bytes(),
-            tool.tokens()
-        );
+    // Each distinct definition once, with the groups that carry it.
+    let mut distinct: BTreeMap<(String, String), (Tool, Vec<&str>)> = BTreeMap::new();
+    for (group, tools) in definitions() {
+        for tool in tools {
+            let key = (tool.name.to_string(), json!(tool).to_string());
+            let entry = distinct
+                .entry(key)
+                .or_insert_with(|| (tool.clone(), Vec::new()));
+            entry.1.push(group);
+        }
+    }
+    let mut names: BTreeMap<String, usize> = BTreeMap::new();
+    for (name, _) in distinct.keys() {
+        *names.entry(name.clone()).or_default() += 1;
+    }
+    let (tools, groups): (Vec<Tool>, Vec<Vec<&str>>) = distinct.into_values().unzip();
+    let all = ListCost::of(&tools);
+    // As `ListCost::largest` orders: most tokens first, ties by name.
+    let mut rows: Vec<(&ToolCost, &Vec<&str>)> = all.tools().iter().zip(&groups).collect();
+    rows.sort_by(|a, b| {
+        b.0.tokens()
+            .cmp(&a.0.tokens())
+            .then_with(|| a.0.name().cmp(b.0.name()))
+    });
+    for (cost, groups) in rows {
+        let name = match names[cost.name()] {
+            1 => cost.name().to_owned(),
+            _ => format!("{} ({})", cost.name(), groups.join(", ")),
+        };
+        let _ = writeln!(out, "| {name} | {} | {} |", cost.bytes(), cost.tokens());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_profiles::{ListCost, ProfileContext, Vocabulary};
+
+    use crate::server::Kandev;
+
+    /// `tools` lists, in every valid context, exactly the definitions the
+    /// profile serves: its cost is the registry's for that context (a name
+    /// defined differently on surfaces that never meet used to take the
+    /// other surface's figure).
+    #[test]
+    fn every_profile_lists_its_own_definitions() {
+        let registry = Kandev::registry();
+        for context in ProfileContext::<Kandev>::all() {
+            let profile = registry.assemble(&context);
+            let listed = super::listed(&profile, None);
+            assert_eq!(
+                ListCost::of(&listed),
+                registry.cost(&context),
+                "the listed definitions of {context}"
+            );
+        }
     }
 }
