@@ -27,7 +27,6 @@ import sys
 
 PATH = re.compile(r"(?<![A-Za-z0-9_:])(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
 USE = re.compile(r"\buse\s+([^;]+);")
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def module_of(src: pathlib.Path, file: pathlib.Path) -> tuple:
@@ -51,7 +50,8 @@ def use_tree(text: str, prefix: list) -> list:
         alias = None
         if " as " in last:
             last, alias = [p.strip() for p in last.split(" as ", 1)]
-        path = prefix + parts[:-1] + ([] if last == "self" else [last])
+        # `self` binds the module itself; a glob binds `*` to the module.
+        path = prefix + parts[:-1] + ([] if last in ("self", "*") else [last])
         name = alias or (path[-1] if last == "self" and path else last)
         if name and name != "_":
             bound.append((path, name))
@@ -94,21 +94,24 @@ class Crate:
     def __init__(self, src: pathlib.Path):
         self.files = list(src.rglob("*.rs"))
         self.modules = {module_of(src, f) for f in self.files}
-        self.texts = {}
+        # file -> (its module, the paths it names: (root module, rest)).
+        self.named = {}
         # module -> name -> (root module, rest of the path) a `use` binds.
         self.bindings = {m: {} for m in self.modules}
         for file in self.files:
             here = module_of(src, file)
             text = without_inline_modules(re.sub(r"//[^\n]*", "", file.read_text()))
-            self.texts[file] = (here, text)
+            named = [self.base(here, root, path.split("::")[1:]) for root, path in PATH.findall(text)]
             for tree in USE.findall(text):
                 for path, name in use_tree(tree, []):
                     if path and path[0] in ("crate", "super", "self"):
                         base = self.base(here, path[0], path[1:])
                         self.bindings[here][name] = base
+                        named.append(base)
                     elif path and (here + (path[0],)) in self.modules:
                         # A child module named without `self::` (2018 paths).
                         self.bindings[here][name] = (here, path)
+            self.named[file] = (here, named)
 
     def base(self, here: tuple, root: str, rest: list) -> tuple:
         if root == "crate":
@@ -140,13 +143,8 @@ class Crate:
 
     def graph(self) -> dict:
         graph = {m: set() for m in self.modules}
-        for file, (here, text) in self.texts.items():
-            targets = [self.base(here, root, path.split("::")[1:]) for root, path in PATH.findall(text)]
-            for tree in USE.findall(text):
-                for path, _ in use_tree(tree, []):
-                    if path and path[0] in ("crate", "super", "self"):
-                        targets.append(self.base(here, path[0], path[1:]))
-            for base, rest in targets:
+        for here, named in self.named.values():
+            for base, rest in named:
                 target = self.resolve(base, rest)
                 related = target[: len(here)] == here or here[: len(target)] == target
                 if not related:

@@ -41,25 +41,21 @@ fn definitions() -> &'static BTreeMap<&'static str, Vec<Tool>> {
     })
 }
 
-/// The definition of `name` among the groups `profile` enables.
-fn definition(profile: &Profile<Kandev>, name: &str) -> Tool {
-    profile
-        .groups()
-        .filter_map(|group| definitions().get(group))
-        .flatten()
-        .find(|tool| tool.name == name)
-        .cloned()
-        .unwrap_or_else(|| panic!("`{name}` is listed, so an enabled group defines it"))
-}
-
 /// The tools `profile` lists, as `tools/list` serves them: sorted by the
 /// name listed, which is the presented one when a `presentation` renames.
 pub fn listed(profile: &Profile<Kandev>, presentation: Option<&Presentation>) -> Vec<Tool> {
+    // The definitions of the groups the profile enables, by name.
+    let defined: BTreeMap<&str, &Tool> = profile
+        .groups()
+        .filter_map(|group| definitions().get(group))
+        .flatten()
+        .map(|tool| (tool.name.as_ref(), tool))
+        .collect();
     let mut tools: Vec<Tool> = profile
         .tool_names()
         .iter()
         .map(|name| {
-            let mut tool = definition(profile, name);
+            let mut tool = defined[*name].clone();
             if let Some(presentation) = presentation {
                 tool.name = presentation.present(name).into_owned().into();
             }
@@ -158,36 +154,38 @@ pub fn section(out: &mut String) {
          definition, naming its groups.\n\n\
          | tool | bytes | tokens |\n|---|---:|---:|\n",
     );
-    // Each distinct definition once, with the groups that carry it.
-    let mut distinct: BTreeMap<(String, String), (Tool, Vec<&str>)> = BTreeMap::new();
+    // Each name's distinct definitions, each with the groups that carry it.
+    let mut by_name: BTreeMap<&str, Vec<(&Tool, Vec<&str>)>> = BTreeMap::new();
     for (group, tools) in definitions() {
         for tool in tools {
-            let key = (tool.name.to_string(), json!(tool).to_string());
-            let entry = distinct
-                .entry(key)
-                .or_insert_with(|| (tool.clone(), Vec::new()));
-            entry.1.push(group);
+            let definitions = by_name.entry(tool.name.as_ref()).or_default();
+            match definitions.iter_mut().find(|(known, _)| *known == tool) {
+                Some((_, groups)) => groups.push(group),
+                None => definitions.push((tool, vec![group])),
+            }
         }
     }
-    let mut names: BTreeMap<String, usize> = BTreeMap::new();
-    for (name, _) in distinct.keys() {
-        *names.entry(name.clone()).or_default() += 1;
+    let mut rows: Vec<(&Tool, String)> = Vec::new();
+    for (name, definitions) in &by_name {
+        let several = definitions.len() > 1;
+        for (tool, groups) in definitions {
+            let label = match several {
+                true => format!("{name} ({})", groups.join(", ")),
+                false => (*name).to_owned(),
+            };
+            rows.push((tool, label));
+        }
     }
-    let (tools, groups): (Vec<Tool>, Vec<Vec<&str>>) = distinct.into_values().unzip();
-    let all = ListCost::of(&tools);
+    let all = ListCost::of(rows.iter().map(|(tool, _)| *tool));
     // As `ListCost::largest` orders: most tokens first, ties by name.
-    let mut rows: Vec<(&ToolCost, &Vec<&str>)> = all.tools().iter().zip(&groups).collect();
-    rows.sort_by(|a, b| {
-        b.0.tokens()
-            .cmp(&a.0.tokens())
-            .then_with(|| a.0.name().cmp(b.0.name()))
-    });
-    for (cost, groups) in rows {
-        let name = match names[cost.name()] {
-            1 => cost.name().to_owned(),
-            _ => format!("{} ({})", cost.name(), groups.join(", ")),
-        };
-        let _ = writeln!(out, "| {name} | {} | {} |", cost.bytes(), cost.tokens());
+    let mut costed: Vec<(&ToolCost, &String)> = all
+        .tools()
+        .iter()
+        .zip(rows.iter().map(|(_, label)| label))
+        .collect();
+    costed.sort_by(|a, b| b.0.tokens().cmp(&a.0.tokens()).then_with(|| a.1.cmp(b.1)));
+    for (cost, label) in costed {
+        let _ = writeln!(out, "| {label} | {} | {} |", cost.bytes(), cost.tokens());
     }
 }
 

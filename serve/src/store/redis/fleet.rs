@@ -161,12 +161,7 @@ impl Fleet {
         let waiting = self.lock().remove(&probe);
         let (confirmed, pending) =
             waiting.map_or((0, HashSet::new()), |w| (w.confirmed, w.pending));
-        let mut pending: Vec<String> = pending.into_iter().collect();
-        pending.sort_unstable();
-        Propagation {
-            applied: confirmed + 1,
-            pending,
-        }
+        Propagation::new(confirmed + 1, pending.into_iter().collect())
     }
 }
 
