@@ -40,6 +40,12 @@
 
 mod agents;
 pub mod audit;
+#[cfg(feature = "control")]
+#[cfg_attr(docsrs, doc(cfg(feature = "control")))]
+pub mod control;
+#[cfg(feature = "control")]
+#[cfg_attr(docsrs, doc(cfg(feature = "control")))]
+pub mod gateway;
 pub mod http;
 mod identity;
 #[cfg(feature = "oauth")]

@@ -28,7 +28,6 @@ pub mod policy;
 pub mod prometheus;
 pub mod resolver;
 pub mod search;
-mod secret;
 pub mod served;
 pub mod server;
 pub mod store;

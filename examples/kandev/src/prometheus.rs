@@ -25,7 +25,7 @@ use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
 #[cfg(feature = "metrics")]
-use crate::control::check_token;
+use mcp_profiles_serve::control::check_token;
 
 /// The scrape path.
 pub const PATH: &str = "/metrics";

@@ -450,6 +450,13 @@ impl<'de> Deserialize<'de> for KandevContext {
 
 /// The library's context schema, with Kandev's two policies beside it
 /// (at most one of them; the decoder refuses both).
+/// The gateway's control API reads an agent's `"profile"` in this form.
+impl mcp_profiles_serve::control::ContextForm<Kandev> for KandevContext {
+    fn into_context(self) -> ProfileContext<Kandev> {
+        self.0
+    }
+}
+
 impl schemars::JsonSchema for KandevContext {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "KandevContext".into()

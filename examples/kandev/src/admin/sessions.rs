@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use axum::http::{HeaderMap, header};
 
-use crate::secret::constant_time_eq;
+use mcp_profiles_serve::control::constant_time_eq;
 
 /// The admin session cookie's name.
 pub const COOKIE: &str = "kandev_admin";

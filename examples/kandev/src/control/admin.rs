@@ -46,7 +46,7 @@ pub(super) fn router(control: Control, sessions: Arc<Sessions>) -> Router {
 
 impl From<Refusal> for Problem {
     fn from(refusal: Refusal) -> Self {
-        Problem::new(refusal.status, refusal.message)
+        Problem::new(refusal.status(), refusal.message())
     }
 }
 

@@ -3,7 +3,6 @@
 //! ([`crate::openapi`]) holds their schemas, so the two cannot differ.
 
 use mcp_profiles::{DenyList, Profile, ProfileContext, ProfileController};
-use mcp_profiles_serve::audit::AuditRecord;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -171,15 +170,6 @@ pub struct TaskChanged {
     pub change: Option<Changed>,
 }
 
-/// `GET /api/v1/audit`: a page of records and where the next starts.
-#[derive(Serialize, JsonSchema)]
-pub struct AuditPage {
-    pub records: Vec<AuditRecord>,
-    /// `since` (or `before`, newest first) for the next page; `null` at
-    /// the end.
-    pub next: Option<u64>,
-}
-
 /// `GET` of the plugin tools: the installed snapshot, or before the first
 /// `{"generation": null, "revision": null, "tools": []}`.
 #[derive(Serialize, JsonSchema)]
@@ -207,99 +197,6 @@ impl InstalledSnapshot {
     }
 }
 
-/// A gateway agent: its profile, its compiled tools and its version.
-#[derive(Serialize, JsonSchema)]
-pub struct Agent {
-    pub principal: String,
-    pub profile: ProfileContext<Kandev>,
-    /// The profile's compiled tools (plugin tools: the plugin-tool routes).
-    pub tools: Vec<String>,
-    /// Grows by one with every replacement (profile or plugin tools).
-    pub version: u64,
-}
-
-/// `PUT /api/v1/agents/{principal}`.
-#[derive(Serialize, JsonSchema)]
-pub struct AgentChanged {
-    #[serde(flatten)]
-    pub agent: Agent,
-    /// Whether its compiled tools changed (always for a new agent).
-    pub changed: bool,
-}
-
-/// `DELETE /api/v1/agents/{principal}`.
-#[derive(Serialize, JsonSchema)]
-pub struct AgentRemoved {
-    pub principal: String,
-    /// Always `true` (an agent that does not exist is 404).
-    pub removed: bool,
-}
-
-/// `POST /api/v1/tokens`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct GrantBody {
-    /// 1 to 1024 visible ASCII characters; never answered or logged.
-    pub token: String,
-    pub principal: String,
-}
-
-/// `POST /api/v1/tokens`' answer.
-#[derive(Serialize, JsonSchema)]
-pub struct Granted {
-    pub principal: String,
-    /// Always `true`.
-    pub granted: bool,
-}
-
-/// `POST /api/v1/tokens/revoke`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RevokeBody {
-    pub token: String,
-}
-
-/// `POST /api/v1/tokens/revoke`'s answer.
-#[derive(Serialize, JsonSchema)]
-pub struct Revoked {
-    /// Whether the token was granted.
-    pub revoked: bool,
-}
-
-/// The gateway's kill switch, as stored.
-#[derive(Serialize, JsonSchema)]
-pub struct StoredKillSwitch {
-    pub deny: Vec<String>,
-    /// 0 before the first put; the one to compare-and-set with.
-    pub version: u64,
-}
-
-/// `PUT /api/v1/kill-switch` on the gateway: always a compare-and-set.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KillSwitchPut {
-    /// Tool and tool group names to deny on every agent.
-    #[schemars(with = "DenyList<Kandev>")]
-    pub deny: Vec<String>,
-    /// The version now in force (0 before the first put); required.
-    #[serde(deserialize_with = "crate::gateway::requests::version")]
-    #[schemars(with = "u64")]
-    pub version: Option<u64>,
-}
-
-/// `PUT /api/v1/agents/{principal}`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AgentPut {
-    /// Ours, or with Kandev's coordinator binding or managed policy.
-    pub profile: crate::tool_policies::KandevContext,
-    /// Replace only if the agent is at this version (0: only create);
-    /// `null` is refused, not read as any version.
-    #[serde(default, deserialize_with = "crate::gateway::requests::version")]
-    #[schemars(with = "u64", transform = without_default)]
-    pub version: Option<u64>,
-}
-
 /// The gateway's plugin-tool answer.
 #[derive(Serialize, JsonSchema)]
 pub struct AgentPluginTools {
@@ -311,10 +208,4 @@ pub struct AgentPluginTools {
     pub changed: bool,
     /// The agent's version.
     pub version: u64,
-}
-
-/// An optional field's schema without `"default": null`, for a field that
-/// may be left out but never be `null`.
-fn without_default(schema: &mut schemars::Schema) {
-    schema.remove("default");
 }

@@ -62,24 +62,25 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
-use axum::middleware::{self, Next};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, put};
 use axum::{Extension, Json, Router};
 use mcp_profiles::{Profile, ProfileContext, ProfileController, Replacement};
 use mcp_profiles_serve::audit::Attribution;
-use serde::Deserialize;
-use serde::de::value::MapAccessDeserializer;
-use serde::de::{DeserializeOwned, Deserializer, MapAccess, Visitor};
-use serde_json::{Value, json};
+use mcp_profiles_serve::control::{
+    OPENAPI_PATH, audit, decode_json, guarded, json_body, method_not_allowed, no_route,
+};
+
+pub use mcp_profiles_serve::control::{
+    MAX_BODY_BYTES, MAX_ECHOED_PATH_BYTES, Refusal, codes, decode,
+};
 
 use crate::admin::Sessions;
 use crate::legacy;
-use crate::openapi::{self, Api};
+use crate::openapi::{self, Api, SharedPages};
 use crate::plugins::{Backend, Plugins};
-use crate::secret::constant_time_eq;
 use crate::served::ServedTask;
 use crate::server::Kandev;
 use crate::store::Store;
@@ -87,9 +88,7 @@ use crate::store::Store;
 mod admin;
 pub(crate) mod answers;
 pub mod attribution;
-pub mod audit;
 mod audited;
-pub mod codes;
 pub(crate) mod plugins;
 pub mod policy;
 
@@ -106,18 +105,11 @@ pub fn limits() -> mcp_profiles_serve::http::Limits {
         .with_idle_timeout(std::time::Duration::from_secs(30))
 }
 
-/// The largest body the control API reads.
-pub const MAX_BODY_BYTES: usize = 64 * 1024;
-
-/// At most this much of an unknown path is echoed in the 404 answer.
-pub const MAX_ECHOED_PATH_BYTES: usize = 256;
-
 /// What the routes share.
 #[derive(Clone)]
 struct Control {
     controller: ProfileController<Kandev>,
     plugins: Arc<Plugins>,
-    token: Arc<str>,
     /// The name changes are recorded under (never the token).
     actor: Arc<str>,
     /// The stored task this process serves, if any (`serve --db --task`).
@@ -167,23 +159,18 @@ pub fn router_with(controller: ProfileController<Kandev>, token: &str, extras: E
     let state = Control {
         controller,
         plugins: extras.plugins,
-        token: Arc::from(token),
         actor: Arc::from(extras.token_name),
         task: extras.task,
         board: extras.board,
     };
     let (routes, _) = described();
-    routes
-        .route_layer(middleware::from_fn_with_state(state.clone(), authorise))
+    guarded(routes, token, &state.actor)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state.clone())
         .merge(admin::router(state, Sessions::new(token)))
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
 }
-
-/// Where each control API serves its OpenAPI description.
-pub const OPENAPI_PATH: &str = "/api/v1/openapi.json";
 
 /// The control API's OpenAPI 3.1 description, as `GET /api/v1/openapi.json`
 /// answers it (and `docs/openapi/serve.json` holds it).
@@ -296,7 +283,7 @@ fn api() -> Api<Control> {
         )
         .route(
             "/api/v1/audit",
-            [audit::described(openapi::get::<AuditPage>(
+            [audit::described(openapi::get::<mcp_profiles_serve::control::answers::AuditPage>(
                 "A page of the audit trail",
             ))
             .refuses(&[500])],
@@ -317,73 +304,6 @@ fn api() -> Api<Control> {
             "Applies a previewed kill switch (409 if it changed since)",
             &["deny", "expect", "csrf"],
         ))
-}
-
-pub(crate) async fn method_not_allowed() -> Response {
-    error(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "method not allowed on this route",
-    )
-}
-
-pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response {
-    Refusal::new(status, message).into_response()
-}
-
-/// A refused request, answered as every control route answers one:
-/// `{"error": message, "code": code, "status": status, "pointer": "/field"}`
-/// (`pointer`, the JSON pointer of the offending part of the body, only
-/// where there is one). See [`codes`] for the codes.
-pub(crate) struct Refusal {
-    pub(crate) status: StatusCode,
-    pub(crate) message: String,
-    code: &'static str,
-    pointer: Option<String>,
-}
-
-impl Refusal {
-    /// A refusal whose code is its status's (see [`codes::of_status`]).
-    pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> Self {
-        Refusal {
-            status,
-            message: message.into(),
-            code: codes::of_status(status),
-            pointer: None,
-        }
-    }
-
-    /// The same refusal with a more precise code.
-    pub(crate) fn with_code(mut self, code: &'static str) -> Self {
-        self.code = code;
-        self
-    }
-
-    /// The same refusal, about the part of the body at `pointer`.
-    pub(crate) fn at(mut self, pointer: String) -> Self {
-        self.pointer = Some(pointer);
-        self
-    }
-}
-
-impl IntoResponse for Refusal {
-    fn into_response(self) -> Response {
-        let mut body = json!({
-            "error": self.message,
-            "code": self.code,
-            "status": self.status.as_u16(),
-        });
-        if let Some(pointer) = self.pointer {
-            body["pointer"] = Value::String(pointer);
-        }
-        (self.status, Json(body)).into_response()
-    }
-}
-
-async fn authorise(State(control): State<Control>, request: Request, next: Next) -> Response {
-    match check_token(request.headers(), &control.token) {
-        Ok(()) => attribution::attributed(&control.actor, request, next).await,
-        Err(refusal) => refusal.into_response(),
-    }
 }
 
 /// Runs `work` off the async workers (it waits on the board, perhaps on
@@ -410,22 +330,6 @@ async fn get_audit(State(control): State<Control>, uri: Uri) -> Result<Response,
     Ok(audit::answer(&query, records))
 }
 
-/// 401 unless `headers` bear `Authorization: Bearer <expected>`.
-pub(crate) fn check_token(headers: &HeaderMap, expected: &str) -> Result<(), Refusal> {
-    let presented = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "));
-    match presented {
-        Some(token) if constant_time_eq(token.as_bytes(), expected.as_bytes()) => Ok(()),
-        Some(_) => Err(Refusal::new(StatusCode::UNAUTHORIZED, "wrong bearer token")),
-        None => Err(Refusal::new(
-            StatusCode::UNAUTHORIZED,
-            "missing `Authorization: Bearer <token>` header",
-        )),
-    }
-}
-
 /// The answer to a replacement: its new profile, the tools a session
 /// lists now, and whether they changed.
 pub(crate) fn changed(
@@ -444,116 +348,6 @@ fn answer_change(controller: &ProfileController<Kandev>, change: &Replacement<Ka
     Json(changed(controller, &change.new, change.changed())).into_response()
 }
 
-/// 404 for any path no route matches, naming it (cut short: the path is the
-/// caller's, and an answer should not grow with it).
-pub(crate) async fn no_route(method: Method, uri: Uri) -> Response {
-    let path = uri.path();
-    let mut end = path.len().min(MAX_ECHOED_PATH_BYTES);
-    while !path.is_char_boundary(end) {
-        end -= 1;
-    }
-    let cut = if end < path.len() { "…" } else { "" };
-    Refusal::new(
-        StatusCode::NOT_FOUND,
-        format!("no route {method} {}{cut}", &path[..end]),
-    )
-    .with_code(codes::NO_ROUTE)
-    .into_response()
-}
-
-/// Refuses a body not declared as JSON, so a form or text post from a
-/// browser or a confused client never reaches the decoder.
-fn require_json(headers: &HeaderMap) -> Result<(), Refusal> {
-    let declared = headers
-        .get(header::CONTENT_TYPE)
-        .map(|value| value.to_str().unwrap_or("(not text)"));
-    let is_json = declared.is_some_and(|value| {
-        let essence = value.split(';').next().unwrap_or_default().trim();
-        essence.eq_ignore_ascii_case("application/json")
-    });
-    if is_json {
-        return Ok(());
-    }
-    let got = match declared {
-        Some(value) => {
-            let value: String = value.chars().take(64).collect();
-            format!("`{value}`")
-        }
-        None => "none".to_owned(),
-    };
-    Err(Refusal::new(
-        StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        format!("expected `Content-Type: application/json`, got {got}"),
-    ))
-}
-
-/// Decodes a JSON body strictly, or says why not. Every body is a JSON
-/// object.
-pub(crate) fn decode<T: DeserializeOwned>(
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<T, Refusal> {
-    let bytes = json_body(headers, body, MAX_BODY_BYTES)?;
-    decode_bytes(&bytes)
-}
-
-/// [`decode`] of a body already read: a body that is not what `T` reads
-/// is refused with the JSON pointer of where it went wrong.
-fn decode_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Refusal> {
-    let refused = |message: String| {
-        Refusal::new(StatusCode::BAD_REQUEST, message).with_code(codes::INVALID_BODY)
-    };
-    let mut json = serde_json::Deserializer::from_slice(bytes);
-    let Object(value) = serde_path_to_error::deserialize(&mut json).map_err(|error| {
-        let refusal = refused(error.inner().to_string());
-        match codes::pointer(error.path()) {
-            Some(pointer) => refusal.at(pointer),
-            None => refusal,
-        }
-    })?;
-    json.end().map_err(|error| refused(error.to_string()))?;
-    Ok(value)
-}
-
-/// A `T` read only from a JSON object: a derived struct would also take
-/// the array of its fields in order (`["token", "alice"]` for a grant),
-/// which no body is documented as and no reader of the body expects.
-struct Object<T>(T);
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Fields<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for Fields<T> {
-            type Value = Object<T>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Object<T>, A::Error> {
-                T::deserialize(MapAccessDeserializer::new(map)).map(Object)
-            }
-        }
-        deserializer.deserialize_map(Fields(std::marker::PhantomData))
-    }
-}
-
-/// The bytes of a body declared as JSON and read within `limit`.
-pub(crate) fn json_body(
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-    limit: usize,
-) -> Result<Bytes, Refusal> {
-    require_json(headers)?;
-    body.map_err(|rejection| {
-        let status = rejection.status();
-        let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
-            format!("body larger than {limit} bytes")
-        } else {
-            rejection.body_text()
-        };
-        Refusal::new(status, message)
-    })
-}
-
 async fn get_profile(State(control): State<Control>) -> Response {
     let current = control.controller.current();
     Json(answers::Profiled::of(&control.controller, &current)).into_response()
@@ -569,7 +363,7 @@ async fn put_profile(
     let bytes = json_body(&headers, body, MAX_BODY_BYTES)?;
     let Ok(text) = std::str::from_utf8(&bytes) else {
         // Not text: the strict decoder says so as it does for every body.
-        return Err(decode_bytes::<ProfileContext<Kandev>>(&bytes)
+        return Err(decode_json::<ProfileContext<Kandev>>(&bytes)
             .err()
             .unwrap_or_else(|| Refusal::new(StatusCode::BAD_REQUEST, "the body is not UTF-8")));
     };

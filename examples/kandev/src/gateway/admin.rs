@@ -29,7 +29,8 @@ use mcp_profiles::{ProfileController, Vocabulary};
 use mcp_profiles_serve::audit::{Attribution, AuditQuery};
 use mcp_profiles_serve::{Changed, StoreError, StoredAgent, StoredKillSwitch};
 
-use super::requests::{Control, confirmations, failed, principal_name};
+use mcp_profiles_serve::AgentStore;
+use mcp_profiles_serve::control::{confirmations, failed, principal_name};
 use crate::admin::profiles::{
     compact, deny_list, names_or_off, policy_text, pretty, profile_field, served,
 };
@@ -37,6 +38,14 @@ use crate::admin::render::{self, Preview};
 use crate::admin::{self, Form, Login, Problem, Sessions, SignedIn, csrf_field, page, see_other};
 use crate::control::attribution::admin_pages;
 use crate::server::Kandev;
+
+/// What the admin pages hold: every agent's store, and the name their
+/// changes are recorded under (the control token's).
+#[derive(Clone)]
+pub(super) struct Control {
+    pub(super) store: Arc<dyn AgentStore<Kandev>>,
+    pub(super) actor: Arc<str>,
+}
 
 /// The admin routes of the gateway's control listener.
 pub(super) fn router(control: Control, sessions: Arc<Sessions>) -> Router {
@@ -291,7 +300,7 @@ async fn apply_profile(
     // As the control API does, answer once every gateway applies it, so
     // the page the browser goes to next shows it in force (a gateway that
     // did not confirm in time is logged; the page does not say so).
-    confirmations(&control, Changed::Agent(principal)).await;
+    confirmations(control.store.as_ref(), Changed::Agent(principal)).await;
     Ok(see_other(&format!("/admin/agents/{principal}")))
 }
 
@@ -359,6 +368,6 @@ async fn apply_kill_switch(
         .await
         .map_err(store_problem)?;
     // As for a profile, above.
-    confirmations(&control, Changed::KillSwitch).await;
+    confirmations(control.store.as_ref(), Changed::KillSwitch).await;
     Ok(see_other("/admin"))
 }

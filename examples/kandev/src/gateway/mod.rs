@@ -20,9 +20,7 @@
 
 mod admin;
 pub mod control;
-mod kill;
 mod plugins;
-pub(crate) mod requests;
 
 use std::future::Future;
 use std::io;

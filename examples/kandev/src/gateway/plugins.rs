@@ -15,6 +15,8 @@
 //! snapshot whose names would collide under the gateway's name
 //! presentation, and nothing is stored.
 
+use std::sync::Arc;
+
 use axum::Extension;
 use axum::Json;
 use axum::body::Bytes;
@@ -30,8 +32,8 @@ use serde::Deserialize;
 use crate::control::answers::{AgentPluginTools, InstalledSnapshot};
 use serde_json::Value;
 
-use super::requests::{Control, failed, no_agent, path_principal, propagated};
-use crate::control::Refusal;
+use mcp_profiles_serve::control::{Refusal, failed, no_agent, path_principal, propagated};
+
 use crate::control::plugins::snapshot_body;
 use crate::plugins::{Backend, Plugins, Snapshot};
 
@@ -39,18 +41,21 @@ use crate::plugins::{Backend, Plugins, Snapshot};
 /// of the agent slipped in between; past it, 409.
 const ATTEMPTS: usize = 8;
 
+/// Every agent's store.
+type Store = Arc<dyn AgentStore<crate::Kandev>>;
+
 pub(super) async fn get_plugin_tools(
-    State(control): State<Control>,
+    State(store): State<Store>,
     path: Result<Path<String>, PathRejection>,
 ) -> Result<Response, Refusal> {
     let principal = path_principal(path)?;
-    let stored = stored(control.store.as_ref(), &principal).await?;
+    let stored = stored(store.as_ref(), &principal).await?;
     let installed = stored.wire.as_ref().and_then(decoded);
     Ok(Json(InstalledSnapshot::of(installed)).into_response())
 }
 
 pub(super) async fn put_plugin_tools(
-    State(control): State<Control>,
+    State(store): State<Store>,
     Extension(by): Extension<Attribution>,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
@@ -61,19 +66,18 @@ pub(super) async fn put_plugin_tools(
     let wire = serde_json::to_value(&snapshot)
         .map_err(|err| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))?;
     for _ in 0..ATTEMPTS {
-        let stored = stored(control.store.as_ref(), &principal).await?;
+        let stored = stored(store.as_ref(), &principal).await?;
         let installed = stored.wire.as_ref().and_then(decoded);
         if let Some(installed) = installed.filter(|installed| !supersedes(&snapshot, installed)) {
             return stale(
-                control.store.as_ref(),
+                store.as_ref(),
                 &principal,
                 installed,
                 stored.version,
             )
             .await;
         }
-        match control
-            .store
+        match store
             .put_catalog_if(&principal, wire.clone(), Some(stored.version), &by)
             .await
         {
@@ -91,7 +95,7 @@ pub(super) async fn put_plugin_tools(
                     change.changed,
                     change.version,
                 );
-                return Ok(propagated(&control, Changed::Agent(&principal), answer).await);
+                return Ok(propagated(store.as_ref(), Changed::Agent(&principal), answer).await);
             }
             // Another change of the agent came first: compare again.
             Err(StoreError::Conflict { .. }) => {}

@@ -1,6 +1,6 @@
-//! The codes of the control APIs' refusals: stable names a client can
+//! The codes of the control API's refusals: stable names a client can
 //! branch on, beside the status and the human message (which may change).
-//! Both APIs, `serve --control` and `gateway`, answer every refusal as
+//! Every control route answers every refusal as
 //! `{"error": message, "code": code, "status": status, "pointer": "/field"}`,
 //! `pointer` being the JSON pointer (RFC 6901) of the offending part of the
 //! body where there is one.
@@ -8,7 +8,7 @@
 //! | code | status | when |
 //! |---|---|---|
 //! | `invalid-body` | 400 | the body is not the JSON object the route reads: malformed, a field unknown, missing or of the wrong type (`pointer` says where) |
-//! | `invalid-request` | 400 | the body reads, but a value in it, the query or the path is refused (an unknown mode, capability or tool name, a bad principal name) |
+//! | `invalid-request` | 400 | the body reads, but a value in it, the query or the path is refused (an unknown surface, capability or tool name, a bad principal name) |
 //! | `unauthorized` | 401 | the bearer token is missing or wrong |
 //! | `no-route` | 404 | no route has this path |
 //! | `not-found` | 404 | no agent, task or record of that name |
@@ -61,7 +61,7 @@ pub fn of_status(status: StatusCode) -> &'static str {
 
 /// `path` as a JSON pointer (RFC 6901): `/deny/2`, `""` for the body
 /// itself; `None` where the decoder lost track (malformed JSON).
-pub fn pointer(path: &Path) -> Option<String> {
+pub(crate) fn pointer(path: &Path) -> Option<String> {
     path.iter()
         .map(|segment| match segment {
             Segment::Seq { index } => Some(format!("/{index}")),

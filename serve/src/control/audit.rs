@@ -1,17 +1,16 @@
 //! `GET /api/v1/audit`: the audit trail of every change made through the
-//! control API, a page at a time, on `serve`'s control API and the
-//! gateway's alike.
+//! control API, a page at a time.
 //!
 //! | parameter | value | default |
 //! |---|---|---|
-//! | `principal` | only this principal's records (the gateway's agent; `serve`'s task id) | every record |
+//! | `principal` | only this principal's records | every record |
 //! | `since` | only records after this `seq` (page forward) | the first |
 //! | `before` | only records before this `seq` (page back) | the last |
 //! | `order` | `asc` (oldest first) or `desc` (newest first) | `asc` |
 //! | `limit` | 1 to 1000 | 100 |
 //!
 //! The answer is `{"records": [RECORD, ...], "next": SEQ or null}`, each
-//! record in the JSON form of [`mcp_profiles_serve::audit`]; `next` is what
+//! record in the JSON form of [`crate::audit`]; `next` is what
 //! to pass as `since` (`asc`) or `before` (`desc`) for the next page, and
 //! `null` once a page comes back short. Decoding is strict: an unknown or
 //! repeated parameter, an empty value, a number that is not a whole number
@@ -20,21 +19,24 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use mcp_profiles_serve::audit::{AuditQuery, AuditRecord};
+use crate::audit::{AuditQuery, AuditRecord};
 
+use super::openapi::Operation;
+use super::refusal::clipped;
 use super::Refusal;
+use super::answers::AuditPage;
 
 /// The parameters `GET /api/v1/audit` takes.
 const PARAMETERS: [&str; 5] = ["principal", "since", "before", "order", "limit"];
 
 /// `operation` with the parameters above described.
-pub(crate) fn described(operation: crate::openapi::Operation) -> crate::openapi::Operation {
+pub fn described(operation: Operation) -> Operation {
     // What the decoder takes: whole numbers written plainly, within range.
     let seq = serde_json::json!({"type": "string", "pattern": "^[0-9]{1,19}$"});
     operation
         .query(
             "principal",
-            "Only this principal's records (the gateway's agent; serve's task id).",
+            "Only this principal's records.",
             serde_json::json!({"type": "string", "pattern": "^[A-Za-z0-9._@-]{1,128}$"}),
         )
         .query(
@@ -57,7 +59,7 @@ pub(crate) fn described(operation: crate::openapi::Operation) -> crate::openapi:
 
 /// The query of `GET /api/v1/audit?{raw}`, strictly; `principal` checks a
 /// principal's name as the API names principals.
-pub(crate) fn query(
+pub fn query(
     raw: Option<&str>,
     principal: impl Fn(&str) -> Result<(), Refusal>,
 ) -> Result<AuditQuery, Refusal> {
@@ -131,19 +133,12 @@ fn number(name: &str, value: &str, max: u64) -> Result<u64, Refusal> {
         })
 }
 
-/// `value` as a message shows it: escaped, cut at 64 characters.
-fn clipped(value: &str) -> String {
-    let shown: String = value.chars().take(64).collect();
-    let cut = if shown.len() < value.len() { "…" } else { "" };
-    format!("{}{cut}", shown.escape_debug())
-}
-
 /// The answer: the page and where the next one starts.
-pub(crate) fn answer(query: &AuditQuery, records: Vec<AuditRecord>) -> Response {
+pub fn answer(query: &AuditQuery, records: Vec<AuditRecord>) -> Response {
     let next = (records.len() == query.limit())
         .then(|| records.last().map(|record| record.seq))
         .flatten();
-    Json(super::answers::AuditPage { records, next }).into_response()
+    Json(AuditPage { records, next }).into_response()
 }
 
 #[cfg(test)]
@@ -151,7 +146,7 @@ mod tests {
     use super::*;
 
     fn decoded(raw: &str) -> Result<AuditQuery, String> {
-        query(Some(raw), |_| Ok(())).map_err(|refusal| refusal.message)
+        query(Some(raw), |_| Ok(())).map_err(|refusal| refusal.message().to_owned())
     }
 
     #[test]
@@ -162,7 +157,7 @@ mod tests {
         assert_eq!(query.limit(), 7);
         assert_eq!(
             query.order(),
-            mcp_profiles_serve::audit::AuditOrder::NewestFirst
+            crate::audit::AuditOrder::NewestFirst
         );
         assert_eq!(decoded("").unwrap(), AuditQuery::new());
     }

@@ -1,0 +1,109 @@
+//! A help desk's MCP gateway: its tools for many agents over HTTP, the control
+//! API, in memory or on Redis, OAuth if asked: the library's `Gateway`.
+
+mod tools;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use clap::Parser;
+use mcp_profiles_serve::control::ControlApi;
+use mcp_profiles_serve::gateway::{Gateway, shutdown_signal};
+use mcp_profiles_serve::oauth::OAuth;
+use mcp_profiles_serve::{AgentStore, ProfileStore};
+use rmcp::ServerHandler;
+use rmcp::model::{Implementation, ServerConfig};
+
+/// The help desk: its tickets, shared by every session.
+#[derive(Clone, Default)]
+pub struct Desk {
+    tickets: Arc<Mutex<Vec<tools::Ticket>>>,
+}
+
+mcp_profiles::vocabulary! {
+    server Desk;
+
+    #[surfaces]
+    pub enum Surface { Triage, Support, Customer }
+
+    #[capabilities]
+    pub enum Capability { Escalation, Refunds }
+
+    #[providers]
+    pub enum Provider { Billing }
+}
+
+impl ServerHandler for Desk {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::default().with_instructions("Help desk tickets.");
+        info.server_info = Implementation::new("helpdesk", env!("CARGO_PKG_VERSION"));
+        info
+    }
+}
+
+/// A help desk's MCP gateway on mcp-profiles.
+#[derive(Parser)]
+struct Args {
+    /// The MCP listener (`/mcp`).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    mcp: SocketAddr,
+    /// The control API's listener.
+    #[arg(long, default_value = "127.0.0.1:8081")]
+    control: SocketAddr,
+    /// The control API's bearer token.
+    #[arg(
+        long,
+        env = "HELPDESK_CONTROL_TOKEN",
+        required_unless_present = "openapi"
+    )]
+    control_token: Option<String>,
+    /// `memory`, `redis://HOST:PORT/DB` or `redis+cluster://HOST:PORT,...`.
+    #[arg(long, default_value = "memory")]
+    store: String,
+    /// Identify agents by an identity provider's access tokens (a JSON file).
+    #[arg(long)]
+    oauth: Option<PathBuf>,
+    /// Print the control API's OpenAPI 3.1 document and exit.
+    #[arg(long)]
+    openapi: bool,
+}
+
+/// The control API over `store`: the library's, titled for the help desk.
+fn control(store: Arc<dyn AgentStore<Desk>>, token: &str) -> ControlApi<Desk> {
+    ControlApi::new(store, token).titled(
+        "helpdesk: control API",
+        "The help desk's agents, their tokens and the kill switch, with the audit trail.",
+    )
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .init();
+    let args = Args::parse();
+    if args.openapi {
+        let store = Arc::new(Arc::new(ProfileStore::default()));
+        println!("{:#}", control(store, "describing").openapi());
+        return Ok(());
+    }
+    let token = args.control_token.filter(|token| !token.is_empty());
+    let token = token.ok_or("--control-token must not be empty")?;
+    let mut gateway = Gateway::new(Desk::default())
+        .mcp_on(args.mcp)
+        .store(Some(args.store))
+        .control_with(args.control, move |store| control(store, &token).router());
+    if let Some(path) = args.oauth {
+        let oauth = OAuth::from_json(&std::fs::read_to_string(&path)?)
+            .map_err(|error| format!("--oauth {}: {error}", path.display()))?;
+        gateway = gateway.oauth(oauth);
+    }
+    let running = gateway.start().await?;
+    eprintln!("mcp: http://{}/mcp", running.mcp_addr());
+    if let Some(control) = running.control_addr() {
+        eprintln!("control: http://{control}");
+    }
+    running.run_until(shutdown_signal()).await?;
+    Ok(())
+}
