@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use mcp_profiles_rules::BitSet;
 
-use crate::registry::error::RegistryError;
+use crate::RegistryError;
 use crate::rule::{RuleMasks, Shape};
 use crate::{ProfileContext, Vocabulary};
 

@@ -1,5 +1,7 @@
-//! [`ProfileContext`]: the typed input of profile assembly.
+//! [`ProfileContext`]: the typed input of profile assembly, and how a
+//! [`Rule`](crate::Rule) decides one (`decide`).
 
+mod decide;
 mod runtime_allow;
 
 use std::fmt;

@@ -1,5 +1,7 @@
 //! The profile cell of one agent instance and its controller: the backend's
-//! only handle for changing what the agent can reach.
+//! only handle for changing what the agent can reach. The operator's kill
+//! switch (`kill`) is part of it: each cell reads the switch it is attached
+//! to, and the switch replaces the profile of every cell attached to it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -18,12 +20,12 @@ use crate::snapshot::{Content, Served, Snapshots, ToolSnapshot};
 #[cfg(feature = "runtime-tools")]
 use crate::telemetry::Install;
 use crate::telemetry::{self, Outcome};
-use crate::{
-    DenyList, Explanation, KillSwitch, Profile, ProfileContext, ProfiledServer, Registry, ToolDiff,
-    Vocabulary,
-};
+use crate::{DenyList, Explanation, Profile, ProfileContext, Registry, ToolDiff, Vocabulary};
 
+mod kill;
 mod search;
+
+pub use kill::{KillSwitch, KillSwitchChange};
 
 /// What the sessions serve right now.
 pub(crate) struct Current<S: Vocabulary> {
@@ -278,10 +280,11 @@ impl<S: Vocabulary> Cell<S> {
 /// The backend's handle on one agent instance's profile.
 ///
 /// Replacing the profile swaps the whole tool set atomically for every
-/// session of every [`ProfiledServer`] made from this controller, and queues
-/// exactly one `notifications/tools/list_changed` per initialised session when
-/// the tool set changed (none when it did not). Calls already running finish
-/// on the snapshot they started with. Replacements are serialised.
+/// session of every [`ProfiledServer`](crate::ProfiledServer) made from this
+/// controller, and queues exactly one `notifications/tools/list_changed` per
+/// initialised session when the tool set changed (none when it did not).
+/// Calls already running finish on the snapshot they started with.
+/// Replacements are serialised.
 ///
 /// Nothing on the MCP side holds a controller: sessions can read the profile,
 /// never change it.
@@ -444,6 +447,11 @@ impl<S: Vocabulary> ProfileController<S> {
         ProfileController { cell }
     }
 
+    /// The cell this controller replaces the profile of.
+    pub(crate) fn cell(&self) -> &Arc<Cell<S>> {
+        &self.cell
+    }
+
     /// The operator's switch this controller is attached to: setting it
     /// replaces the profile of every controller attached to it.
     pub fn kill_switch(&self) -> KillSwitch<S> {
@@ -488,27 +496,6 @@ impl<S: Vocabulary> ProfileController<S> {
     pub fn with_list_ttl(self, ttl: Duration) -> Self {
         self.set_list_ttl(ttl);
         self
-    }
-
-    /// A read-only handle on this controller's profile, for a
-    /// [`ProfileResolver`](crate::ProfileResolver) to answer with.
-    pub fn handle(&self) -> crate::ProfileHandle<S> {
-        crate::ProfileHandle {
-            cell: Arc::clone(&self.cell),
-        }
-    }
-
-    /// A server for one handler, serving this controller's profile. Clone it
-    /// (or call this again) for every further session; all of them share the
-    /// profile.
-    ///
-    /// `S` serves everything but tools (server info, prompts, resources, ...)
-    /// as an ordinary rmcp `ServerHandler`, without `#[tool_handler]`.
-    pub fn server(&self, handler: S) -> ProfiledServer<S>
-    where
-        S: rmcp::ServerHandler,
-    {
-        ProfiledServer::new(handler, Arc::clone(&self.cell))
     }
 
     /// The profile in force.

@@ -7,8 +7,8 @@
 //!   icons, `_meta`), serialised compactly with `serde_json` — the very
 //!   object the `tools` array of a `tools/list` answer holds. Its length
 //!   in bytes and, with the `tokens` feature, its o200k_base token count
-//!   ([`TOKEN_ESTIMATOR`], `o200k_base:mcp-tool-json-v1`, as Kandev labels
-//!   the same estimate);
+//!   ([`TOKEN_ESTIMATOR`](crate::TOKEN_ESTIMATOR),
+//!   `o200k_base:mcp-tool-json-v1`, as Kandev labels the same estimate);
 //! - **per list**: the bytes of the compact `tools` array (the definitions,
 //!   their commas and brackets) and the sum of the tools' tokens;
 //! - **never**: the JSON-RPC envelope and cache hints (constant per
@@ -25,17 +25,11 @@
 mod budget;
 #[cfg(feature = "tokens")]
 mod choice;
-pub(crate) mod measure;
-#[cfg(feature = "tokens")]
-mod tokens;
 
 #[cfg(feature = "tokens")]
 pub use budget::MaxCost;
-#[cfg(feature = "tokens")]
-pub use measure::TOKEN_ESTIMATOR;
-pub use measure::{ListCost, ToolCost};
 
-use crate::{Explanation, ProfileContext, Registry, Vocabulary};
+use crate::{Explanation, ListCost, ProfileContext, Registry, Vocabulary};
 
 impl<S: Vocabulary> Registry<S> {
     /// What `context`'s `tools/list` costs: each tool it serves (after its

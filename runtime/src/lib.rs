@@ -72,13 +72,14 @@ mod cost;
 mod dispatch;
 mod errors;
 mod forward;
-mod kill;
+mod measure;
 mod notification;
 mod policy;
 mod presentation;
 mod presentation_error;
 mod prompts;
 mod registry;
+mod registry_error;
 mod resolve;
 mod resources;
 mod rule;
@@ -99,12 +100,13 @@ pub use catalog::{
 };
 pub use clipped::Clipped;
 pub use context::{ContextError, ProfileContext};
-pub use controller::{ProfileController, Replacement};
-pub use cost::{ListCost, ToolCost};
+pub use controller::{KillSwitch, KillSwitchChange, ProfileController, Replacement};
 #[cfg(feature = "tokens")]
-pub use cost::{MaxCost, TOKEN_ESTIMATOR};
+pub use cost::MaxCost;
 pub use errors::Errors;
-pub use kill::{KillSwitch, KillSwitchChange};
+#[cfg(feature = "tokens")]
+pub use measure::TOKEN_ESTIMATOR;
+pub use measure::{ListCost, ToolCost};
 pub use policy::{
     AllowError, AllowLists, DenyList, Policy, PolicyError, Restriction, Restrictions,
 };
@@ -112,7 +114,8 @@ pub use presentation::Presentation;
 pub use presentation_error::PresentationError;
 #[cfg(feature = "testing")]
 pub use registry::RegistryBuilder;
-pub use registry::{Group, Registry, RegistryError, RegistryErrors};
+pub use registry::{Group, Registry};
+pub use registry_error::{RegistryError, RegistryErrors};
 pub use resolve::{ProfileHandle, ProfileResolver};
 pub use rule::{Decision, Rule, TermSet};
 pub use search::{ToolSearch, ToolSearchError};
@@ -120,12 +123,71 @@ pub use server::ProfiledServer;
 /// The names of the series the core records (feature `metrics`).
 #[cfg(feature = "metrics")]
 pub use telemetry::names as metric_names;
-pub use vocabulary::{Term, TermKind, UnknownName, Vocabulary};
+pub use vocabulary::{Term, TermKind, UnknownName};
 
 pub use mcp_profiles_macros::{prompt_group, resource_group, tool_group, vocabulary};
 
 /// The rmcp this crate is built against.
 pub use rmcp;
+
+// The trait every module names, defined at the root (which every module
+// may import) rather than in `vocabulary`: it names the registry, and the
+// registry names it back.
+/// The profile vocabulary of a server type, and the way to its registry.
+///
+/// Implemented by [`vocabulary!`](crate::vocabulary) for the server type it
+/// names, and only by it (the trait is sealed); tool groups of that server
+/// are `#[tool_group]` impl blocks on it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no profile vocabulary",
+    label = "`#[tool_group]` needs the vocabulary of `{Self}`",
+    note = "declare it with `mcp_profiles::vocabulary! {{ server {Self}; ... }}` in the module that \
+            defines `{Self}`, or import it from the module that declares it: importing the type \
+            from there imports both"
+)]
+pub trait Vocabulary: vocabulary::sealed::VocabularySeal + Sized + Send + Sync + 'static {
+    /// The server's surfaces; a context has exactly one.
+    type Surface: Term;
+    /// The server's additive capabilities.
+    type Capability: Term;
+    /// The providers a session can have attached.
+    type Provider: Term;
+
+    /// Pairs of capabilities that no context may hold together.
+    const EXCLUSIVE: &'static [(Self::Capability, Self::Capability)];
+
+    /// The most runtime tools a context's runtime allow list may name, as
+    /// `#[runtime_allow_list(max = N)]` on the vocabulary's `server` line
+    /// declares; `None` when it declares none, and then no context can set
+    /// one (see [`ProfileContext::with_runtime_allowed`](crate::ProfileContext::with_runtime_allowed)).
+    const RUNTIME_ALLOW_MAX: Option<usize> = None;
+
+    /// The surfaces on which a context that sets no runtime allow list
+    /// serves no runtime tool (rather than every one its rules enable), as
+    /// `#[runtime_allow_list(max = N, required_on = [...])]` declares: a
+    /// surface whose sessions must be granted their runtime tools one by
+    /// one fails closed when the grant is missing.
+    const RUNTIME_ALLOW_REQUIRED_ON: &'static [Self::Surface] = &[];
+
+    /// Each budgeted surface with the most o200k_base tokens a context on
+    /// it may list, as `#[budget(tokens = N)]` on a surface declares;
+    /// each surface at most once, in declaration order. Checked over every
+    /// valid context by `Registry::verify_budgets` (feature `tokens`),
+    /// which the test `vocabulary!` adds runs; declaring one without the
+    /// `tokens` feature is a compile error, so none goes unchecked.
+    const TOKEN_BUDGETS: &'static [(Self::Surface, usize)] = &[];
+
+    /// The verified registry of every tool group linked into the program.
+    ///
+    /// Built and verified on first use.
+    ///
+    /// # Panics
+    ///
+    /// Panics on first use when the linked groups fail
+    /// [verification](Registry::linked); tests call `Registry::linked()` to see
+    /// the errors as a value instead.
+    fn registry() -> &'static Registry<Self>;
+}
 
 /// Items used by generated code; not a stable API.
 #[doc(hidden)]

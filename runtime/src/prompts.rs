@@ -10,9 +10,9 @@ use rmcp::handler::server::router::prompt::PromptRoute;
 use rmcp::model::{GetPromptRequestParams, GetPromptResponse, Prompt};
 use rmcp::service::{RequestContext, RoleServer};
 
+use crate::RegistryError;
 use crate::clipped::Clipped;
 use crate::content::{Item, View};
-use crate::registry::error::RegistryError;
 
 impl<S: Send + Sync + 'static> Item for PromptRoute<S> {
     type Listed = Vec<Prompt>;

@@ -15,22 +15,20 @@ use rmcp::handler::server::router::prompt::PromptRoute;
 use rmcp::handler::server::router::tool::ToolRoute;
 
 use crate::content::{ContentEntry, ContentGroups};
-use crate::cost::measure::ToolCost;
+use crate::measure::ToolCost;
 use crate::policy::{AllowSpec, Hints};
 use crate::resources::ResourceRoute;
 use crate::rule::{RuleMasks, Shape, Unsatisfiable, shape_of};
 use crate::vocabulary::TermBits;
-use crate::{Errors, ProfileContext, Rule, Vocabulary};
+use crate::{Errors, ProfileContext, RegistryError, RegistryErrors, Rule, Vocabulary};
 
 mod allow;
 #[cfg(feature = "testing")]
 mod builder;
 mod deny;
-pub(crate) mod error;
 
 #[cfg(feature = "testing")]
 pub use builder::RegistryBuilder;
-pub use error::{RegistryError, RegistryErrors};
 
 /// One `#[tool_group]` as the macro emits it.
 ///

@@ -9,11 +9,11 @@ use rmcp::ErrorData;
 use rmcp::model::Extensions;
 
 use crate::controller::Cell;
-use crate::{Profile, Vocabulary};
+use crate::{Profile, ProfileController, Vocabulary};
 
-/// A read-only handle on the profile a [`ProfileController`](crate::ProfileController)
-/// serves: what a [`ProfileResolver`] answers for a request. Cloning is a
-/// reference count; a handle can never change the profile.
+/// A read-only handle on the profile a [`ProfileController`] serves: what
+/// a [`ProfileResolver`] answers for a request. Cloning is a reference
+/// count; a handle can never change the profile.
 pub struct ProfileHandle<S: Vocabulary> {
     pub(crate) cell: Arc<Cell<S>>,
 }
@@ -27,6 +27,17 @@ impl<S: Vocabulary> ProfileHandle<S> {
     /// Whether both handles serve the same controller.
     pub fn same_controller(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.cell, &other.cell)
+    }
+}
+
+/// Handing out handles.
+impl<S: Vocabulary> ProfileController<S> {
+    /// A read-only handle on this controller's profile, for a
+    /// [`ProfileResolver`] to answer with.
+    pub fn handle(&self) -> ProfileHandle<S> {
+        ProfileHandle {
+            cell: Arc::clone(self.cell()),
+        }
     }
 }
 

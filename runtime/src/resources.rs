@@ -15,9 +15,9 @@ use rmcp::ErrorData;
 use rmcp::model::{ReadResourceResult, Resource, ResourceTemplate};
 use rmcp::service::{RequestContext, RoleServer};
 
+use crate::RegistryError;
 use crate::clipped::Clipped;
 use crate::content::{Item, View};
-use crate::registry::error::RegistryError;
 
 /// What a reader returns.
 pub type ReadFuture<'a> =

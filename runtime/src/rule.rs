@@ -3,9 +3,11 @@
 //! A rule is four bit masks over term indices ([`RuleMasks`], shared with
 //! the macros through `mcp-profiles-rules`). The bit form is what the macro
 //! emits and what assembly tests; [`Rule`] is the typed view of it, with a
-//! constructor for rules built in code. How a rule decides one context lives
-//! in `decision`; how verification decides it over every context is
-//! `mcp_profiles_rules::Shape`, the check `#[tool_group]` runs too.
+//! constructor for rules built in code. What deciding one context answers
+//! lives in `decision`, and the methods that decide one
+//! ([`Rule::decide`], [`Rule::is_enabled`]) in the context module, which
+//! sits above this one; how verification decides a rule over every context
+//! is `mcp_profiles_rules::Shape`, the check `#[tool_group]` runs too.
 
 mod decision;
 mod json;
@@ -19,7 +21,7 @@ pub(crate) use mcp_profiles_rules::{ContextBits, Shape, Unsatisfiable, mask_belo
 
 use crate::vocabulary::TermBits;
 use crate::vocabulary::sealed::TermIndex;
-use crate::{ProfileContext, Term, Vocabulary};
+use crate::{Term, Vocabulary};
 
 /// The context space of `S`'s vocabulary, for deciding rules over all of it.
 pub(crate) fn shape_of<S: Vocabulary>() -> Shape {
@@ -195,45 +197,6 @@ impl<S: Vocabulary> Rule<S> {
     pub fn providers(&self) -> impl Iterator<Item = S::Provider> {
         S::Provider::from_mask(self.masks.providers)
     }
-
-    /// Whether `context` turns the group on.
-    pub fn is_enabled(&self, context: &ProfileContext<S>) -> bool {
-        self.masks.matches(&context.bits())
-    }
-
-    /// Decides the rule for `context`, naming the condition that decided it.
-    ///
-    /// Conditions are checked in the order surface, required capabilities,
-    /// any-of capabilities, providers; the first that fails is reported.
-    pub fn decide(&self, context: &ProfileContext<S>) -> Decision<S> {
-        let bits = context.bits();
-        let masks = &self.masks;
-        if masks.surfaces != 0 && masks.surfaces & (1 << bits.surface) == 0 {
-            return Decision::SurfaceNotListed(context.surface());
-        }
-        let missing = masks.capabilities & !bits.capabilities;
-        if let Some(first) = S::Capability::from_mask(missing).next() {
-            return Decision::MissingCapability(first);
-        }
-        if masks.any_capabilities != 0 && masks.any_capabilities & bits.capabilities == 0 {
-            return match single(masks.any_capabilities) {
-                Some(only) => Decision::MissingCapability(S::Capability::ALL[only]),
-                None => Decision::NoCapabilityOf(TermSet::from_bits(masks.any_capabilities)),
-            };
-        }
-        if masks.providers != 0 && masks.providers & bits.providers == 0 {
-            return match single(masks.providers) {
-                Some(only) => Decision::MissingProvider(S::Provider::ALL[only]),
-                None => Decision::NoProviderOf(TermSet::from_bits(masks.providers)),
-            };
-        }
-        Decision::Enabled
-    }
-}
-
-/// The index of the only bit of `mask`, if exactly one is set.
-fn single(mask: u64) -> Option<usize> {
-    (mask.count_ones() == 1).then(|| mask.trailing_zeros() as usize)
 }
 
 impl<S: Vocabulary> From<Rule<S>> for RuleMasks {

@@ -22,7 +22,7 @@ use crate::notification::{Kinds, SessionGuard, changes_so_far};
 use crate::search::{Meta, proxied_request};
 use crate::snapshot::ToolSnapshot;
 use crate::telemetry::{self, Refusal};
-use crate::{ProfileResolver, Vocabulary, prompts, resources};
+use crate::{ProfileController, ProfileResolver, Vocabulary, prompts, resources};
 
 /// Serves handler `S` with the tools of its controller's current profile.
 ///
@@ -181,6 +181,22 @@ impl<S: Vocabulary> ProfiledServer<S> {
     /// The wrapped handler.
     pub fn handler(&self) -> &S {
         &self.shared.handler
+    }
+}
+
+/// Serving a controller's profile.
+impl<S: Vocabulary> ProfileController<S> {
+    /// A server for one handler, serving this controller's profile. Clone it
+    /// (or call this again) for every further session; all of them share the
+    /// profile.
+    ///
+    /// `S` serves everything but tools (server info, prompts, resources, ...)
+    /// as an ordinary rmcp `ServerHandler`, without `#[tool_handler]`.
+    pub fn server(&self, handler: S) -> ProfiledServer<S>
+    where
+        S: rmcp::ServerHandler,
+    {
+        ProfiledServer::new(handler, Arc::clone(self.cell()))
     }
 }
 

@@ -2,13 +2,14 @@
 //!
 //! A server type declares its vocabulary once with [`vocabulary!`](crate::vocabulary);
 //! the macro generates one ordinary Rust enum per kind and implements
-//! [`Term`] for each and [`Vocabulary`] for the server type.
+//! [`Term`] for each and [`Vocabulary`](crate::Vocabulary) for the server
+//! type. That trait is defined at the crate root, not here: it names the
+//! registry (`Vocabulary::registry`), which names it back, and every
+//! module may import the root without a cycle.
 
 use std::fmt;
 use std::hash::Hash;
 use std::str::FromStr;
-
-use crate::Registry;
 
 /// The three kinds of names a profile is built from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -142,62 +143,6 @@ pub(crate) trait TermBits: Term {
 }
 
 impl<T: Term> TermBits for T {}
-
-/// The profile vocabulary of a server type, and the way to its registry.
-///
-/// Implemented by [`vocabulary!`](crate::vocabulary) for the server type it
-/// names, and only by it (the trait is sealed); tool groups of that server
-/// are `#[tool_group]` impl blocks on it.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` has no profile vocabulary",
-    label = "`#[tool_group]` needs the vocabulary of `{Self}`",
-    note = "declare it with `mcp_profiles::vocabulary! {{ server {Self}; ... }}` in the module that \
-            defines `{Self}`, or import it from the module that declares it: importing the type \
-            from there imports both"
-)]
-pub trait Vocabulary: sealed::VocabularySeal + Sized + Send + Sync + 'static {
-    /// The server's surfaces; a context has exactly one.
-    type Surface: Term;
-    /// The server's additive capabilities.
-    type Capability: Term;
-    /// The providers a session can have attached.
-    type Provider: Term;
-
-    /// Pairs of capabilities that no context may hold together.
-    const EXCLUSIVE: &'static [(Self::Capability, Self::Capability)];
-
-    /// The most runtime tools a context's runtime allow list may name, as
-    /// `#[runtime_allow_list(max = N)]` on the vocabulary's `server` line
-    /// declares; `None` when it declares none, and then no context can set
-    /// one (see [`ProfileContext::with_runtime_allowed`](crate::ProfileContext::with_runtime_allowed)).
-    const RUNTIME_ALLOW_MAX: Option<usize> = None;
-
-    /// The surfaces on which a context that sets no runtime allow list
-    /// serves no runtime tool (rather than every one its rules enable), as
-    /// `#[runtime_allow_list(max = N, required_on = [...])]` declares: a
-    /// surface whose sessions must be granted their runtime tools one by
-    /// one fails closed when the grant is missing.
-    const RUNTIME_ALLOW_REQUIRED_ON: &'static [Self::Surface] = &[];
-
-    /// Each budgeted surface with the most o200k_base tokens a context on
-    /// it may list, as `#[budget(tokens = N)]` on a surface declares;
-    /// each surface at most once, in declaration order. Checked over every
-    /// valid context by `Registry::verify_budgets` (feature `tokens`),
-    /// which the test `vocabulary!` adds runs; declaring one without the
-    /// `tokens` feature is a compile error, so none goes unchecked.
-    const TOKEN_BUDGETS: &'static [(Self::Surface, usize)] = &[];
-
-    /// The verified registry of every tool group linked into the program.
-    ///
-    /// Built and verified on first use.
-    ///
-    /// # Panics
-    ///
-    /// Panics on first use when the linked groups fail
-    /// [verification](Registry::linked); tests call `Registry::linked()` to see
-    /// the errors as a value instead.
-    fn registry() -> &'static Registry<Self>;
-}
 
 /// A name that is not part of the vocabulary.
 ///

@@ -16,10 +16,11 @@
 use mcp_profiles_rules::{ContextBits, each_index, mask_below};
 
 use super::choice::widest_lists;
-use crate::registry::RegistryError;
 use crate::vocabulary::TermBits;
 use crate::vocabulary::sealed::TermIndex;
-use crate::{Errors, ListCost, ProfileContext, Registry, RegistryErrors, Term, Vocabulary};
+use crate::{
+    Errors, ListCost, ProfileContext, Registry, RegistryError, RegistryErrors, Term, Vocabulary,
+};
 
 /// How many maximal capability sets one surface may have before its budget
 /// is refused as uncheckable rather than checked in exponential time:

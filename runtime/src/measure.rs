@@ -1,6 +1,9 @@
 //! Measuring tool definitions: a leaf module, so the registry can cache
 //! each group's measures without importing the cost module that reads it.
 
+#[cfg(feature = "tokens")]
+mod tokens;
+
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
@@ -36,7 +39,7 @@ impl ToolCost {
             name: tool.name.clone(),
             bytes: json.len(),
             #[cfg(feature = "tokens")]
-            tokens: super::tokens::count(&json),
+            tokens: tokens::count(&json),
         }
     }
 

@@ -4,8 +4,8 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
-use crate::controller::Cell;
-use crate::{DenyList, ProfileController, Replacement, Vocabulary};
+use super::{Cell, ProfileController, Replacement};
+use crate::{DenyList, Vocabulary};
 
 /// A deny list the operator holds over every profile of every
 /// [`ProfileController`] attached to it, on top of each context's own
