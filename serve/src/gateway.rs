@@ -41,7 +41,7 @@ use mcp_profiles::Vocabulary;
 use rmcp::ServerHandler;
 
 use crate::control::ControlApi;
-use crate::http::{HttpServer, Limits, Serve, open_files, raise_file_limit};
+use crate::http::{HttpServer, Limits, Serve, fit_to_file_limit};
 use crate::{AgentStore, ProfileStore};
 
 /// How a control router is made from the store (an application's own
@@ -60,6 +60,7 @@ pub struct Gateway<S: Vocabulary> {
     #[cfg(feature = "oauth")]
     oauth: Option<crate::oauth::OAuth<S>>,
     limits: Limits,
+    fit_file_limit: bool,
     control_limits: Limits,
     drain: Duration,
 }
@@ -79,9 +80,6 @@ impl<S: Vocabulary> std::fmt::Debug for Gateway<S> {
 /// 503, a shared store's connections while they reconnect, and spare.
 const RESERVE: u64 = 16;
 
-/// Counted in place of what is open at start where that cannot be counted.
-const UNCOUNTED_AT_START: u64 = 16;
-
 impl<S: Vocabulary + ServerHandler> Gateway<S> {
     /// A gateway serving `handler`'s tools to every agent, with its MCP
     /// endpoint on `127.0.0.1:8080`, agents in memory and no control
@@ -98,6 +96,7 @@ impl<S: Vocabulary + ServerHandler> Gateway<S> {
             #[cfg(feature = "oauth")]
             oauth: None,
             limits: Limits::default(),
+            fit_file_limit: true,
             control_limits: control_limits(),
             drain: Duration::from_secs(10),
         }
@@ -110,8 +109,8 @@ impl<S: Vocabulary + ServerHandler> Gateway<S> {
     }
 
     /// The control API ([`ControlApi`] over the store, every route behind
-    /// `token`) on its own listener at `addr`, so a saturated MCP port
-    /// cannot starve it.
+    /// `token`; with the `prometheus` feature, `/metrics` too) on its own
+    /// listener at `addr`, so a saturated MCP port cannot starve it.
     ///
     /// # Panics
     ///
@@ -119,7 +118,12 @@ impl<S: Vocabulary + ServerHandler> Gateway<S> {
     pub fn control_on(self, addr: SocketAddr, token: &str) -> Self {
         assert!(!token.is_empty(), "the control API needs a token");
         let token = token.to_owned();
-        self.control_with(addr, move |store| ControlApi::new(store, &token).router())
+        self.control_with(addr, move |store| {
+            let api = ControlApi::new(store, &token);
+            #[cfg(feature = "prometheus")]
+            let api = api.with_metrics(false);
+            api.router()
+        })
     }
 
     /// The control listener at `addr` serving what `make` builds from the
@@ -173,6 +177,15 @@ impl<S: Vocabulary + ServerHandler> Gateway<S> {
         self
     }
 
+    /// Whether [`start`](Self::start) raises the soft open-file limit to
+    /// the hard one and lowers the MCP listener's cap so that, full, it
+    /// leaves the control listener and the store their descriptors (yes
+    /// unless told; an application that fits its own limits says no).
+    pub fn fit_file_limit(mut self, fit: bool) -> Self {
+        self.fit_file_limit = fit;
+        self
+    }
+
     /// The most time shutdown may take.
     pub fn drain(mut self, drain: Duration) -> Self {
         self.drain = drain;
@@ -180,7 +193,9 @@ impl<S: Vocabulary + ServerHandler> Gateway<S> {
     }
 
     /// Connects the store, fits the MCP listener under the open-file limit,
-    /// binds both listeners and serves them in the background.
+    /// binds both listeners and serves them in the background. With the
+    /// `prometheus` feature it first installs the Prometheus recorder (see
+    /// `prometheus::install`).
     ///
     /// # Errors
     ///
@@ -188,17 +203,29 @@ impl<S: Vocabulary + ServerHandler> Gateway<S> {
     /// naming it), the open-file limit leaves no room for a connection, or
     /// a listener cannot bind.
     pub async fn start(self) -> io::Result<RunningGateway<S>> {
-        let limits = fit(self.limits, &self.control_limits)?.with_drain_timeout(self.drain);
+        #[cfg(feature = "prometheus")]
+        crate::prometheus::install();
+        let limits = match self.fit_file_limit {
+            true => {
+                let reserve = RESERVE + self.control_limits.max_connections() as u64;
+                let reserved_for = "the control listener, the store and slack";
+                fit_to_file_limit(self.limits, reserve, reserved_for)?
+            }
+            false => self.limits,
+        };
+        let limits = limits.with_drain_timeout(self.drain);
         let store: Arc<dyn AgentStore<S>> = match self.store.as_deref() {
             None => Arc::new(Arc::new(self.profiles)),
             #[cfg(feature = "redis")]
-            Some(url) if ["redis://", "rediss://", "redis+cluster://"]
-                .iter()
-                .any(|scheme| url.starts_with(scheme)) =>
+            Some(url)
+                if ["redis://", "rediss://", "redis+cluster://"]
+                    .iter()
+                    .any(|scheme| url.starts_with(scheme)) =>
             {
-                let store = crate::RedisStore::connect_with_profiles(url, self.redis, self.profiles)
-                    .await
-                    .map_err(io::Error::other)?;
+                let store =
+                    crate::RedisStore::connect_with_profiles(url, self.redis, self.profiles)
+                        .await
+                        .map_err(io::Error::other)?;
                 Arc::new(store)
             }
             Some(url) => return Err(unknown_store(url)),
@@ -241,33 +268,8 @@ pub fn control_limits() -> Limits {
         .with_idle_timeout(Duration::from_secs(30))
 }
 
-/// Raises the soft open-file limit to the hard one and caps the MCP
-/// listener so that, full, it leaves the control listener its connections.
-fn fit(limits: Limits, control: &Limits) -> io::Result<Limits> {
-    let Some(file_limit) = raise_file_limit()? else {
-        return Ok(limits);
-    };
-    let open = open_files().unwrap_or(UNCOUNTED_AT_START);
-    let reserve = open + RESERVE + control.max_connections() as u64;
-    let asked = limits.max_connections();
-    let fitted = limits
-        .within_file_limit(file_limit, reserve)
-        .map_err(io::Error::other)?;
-    if fitted.max_connections() < asked {
-        tracing::warn!(
-            asked,
-            effective = fitted.max_connections(),
-            file_limit,
-            reserve,
-            "the MCP listener's connection cap is lowered to fit the open-file limit (raise it with ulimit -n)"
-        );
-    }
-    Ok(fitted)
-}
-
-/// The refusal of a store URL of no known kind, naming its scheme.
+/// The refusal of a store URL of no known kind, naming it.
 fn unknown_store(url: &str) -> io::Error {
-    let scheme = url.split("://").next().unwrap_or(url);
     let known = if cfg!(feature = "redis") {
         ", `redis://HOST:PORT/DB` or `redis+cluster://HOST:PORT,...`"
     } else {
@@ -275,7 +277,7 @@ fn unknown_store(url: &str) -> io::Error {
     };
     io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!("unknown store `{scheme}`: expected `memory`{known}"),
+        format!("unknown store `{url}`: expected `memory`{known}"),
     )
 }
 
@@ -291,7 +293,10 @@ impl<S: Vocabulary> std::fmt::Debug for RunningGateway<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunningGateway")
             .field("mcp", &self.mcp.local_addr())
-            .field("control", &self.control.as_ref().map(HttpServer::local_addr))
+            .field(
+                "control",
+                &self.control.as_ref().map(HttpServer::local_addr),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -336,7 +341,10 @@ impl<S: Vocabulary> RunningGateway<S> {
                 None => None,
             }
         };
-        let (mcp, control) = tokio::join!(tokio::time::timeout_at(deadline, self.mcp.shutdown()), control);
+        let (mcp, control) = tokio::join!(
+            tokio::time::timeout_at(deadline, self.mcp.shutdown()),
+            control
+        );
         for (what, outcome) in [("MCP", Some(mcp)), ("control", control)] {
             match outcome {
                 Some(Ok(result)) => result?,

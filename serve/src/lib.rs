@@ -17,6 +17,8 @@
 //! [`ProfileStore::back_with`]: crate::ProfileStore::back_with
 //! [`ProfileStore::apply`]: crate::ProfileStore::apply
 //! [`ProfileStore::with_presentation`]: crate::ProfileStore::with_presentation
+//! [`control::ControlApi`]: crate::control::ControlApi
+//! [`gateway::Gateway`]: crate::gateway::Gateway
 //! [`http`]: crate::http
 //! [`http::serve`]: crate::http::serve
 //! [`http::router`]: crate::http::router
@@ -38,6 +40,9 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_debug_implementations)]
 
+#[cfg(feature = "admin")]
+#[cfg_attr(docsrs, doc(cfg(feature = "admin")))]
+pub mod admin;
 mod agents;
 pub mod audit;
 #[cfg(feature = "control")]
@@ -51,6 +56,9 @@ mod identity;
 #[cfg(feature = "oauth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
 pub mod oauth;
+#[cfg(feature = "prometheus")]
+#[cfg_attr(docsrs, doc(cfg(feature = "prometheus")))]
+pub mod prometheus;
 pub mod store;
 mod telemetry;
 

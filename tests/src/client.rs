@@ -218,13 +218,11 @@ pub async fn serve_agents<S>(
 where
     S: mcp_profiles::Vocabulary + rmcp::ServerHandler,
 {
-    let http = mcp_profiles_serve::http::serve_multi_agent(
-        store,
-        handler,
-        "127.0.0.1:0".parse().expect("a socket address"),
-    )
-    .await
-    .expect("127.0.0.1 binds");
+    let http =
+        mcp_profiles_serve::http::Serve::on("127.0.0.1:0".parse().expect("a socket address"))
+            .agents(store, handler)
+            .await
+            .expect("127.0.0.1 binds");
     let uri = format!("http://{}/mcp", http.local_addr());
     (http, uri)
 }
@@ -238,7 +236,8 @@ where
     S: mcp_profiles::Vocabulary + rmcp::ServerHandler,
 {
     let http =
-        mcp_profiles_serve::http::serve(server, "127.0.0.1:0".parse().expect("a socket address"))
+        mcp_profiles_serve::http::Serve::on("127.0.0.1:0".parse().expect("a socket address"))
+            .one(server)
             .await
             .expect("127.0.0.1 binds");
     let uri = format!("http://{}/mcp", http.local_addr());

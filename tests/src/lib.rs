@@ -3,6 +3,7 @@
 //! binaries only through `linkme`, and an MCP client that counts
 //! `notifications/tools/list_changed`.
 
+pub mod announced;
 pub mod audit;
 pub mod browser;
 pub mod client;

@@ -100,7 +100,9 @@ async fn serve(context: ProfileContext<Everything>, addr: SocketAddr) -> std::io
     let controller = ProfileController::new(context);
     let handler = Everything::default();
     handler.attach(controller.clone());
-    let http = mcp_profiles_serve::http::serve(controller.server(handler), addr).await?;
+    let http = mcp_profiles_serve::http::Serve::on(addr)
+        .one(controller.server(handler))
+        .await?;
     eprintln!("mcp: http://{}/mcp", http.local_addr());
     tokio::signal::ctrl_c().await?;
     http.shutdown().await

@@ -1,5 +1,5 @@
-//! A help desk's MCP gateway: its tools for many agents over HTTP, the control
-//! API, in memory or on Redis, OAuth if asked: the library's `Gateway`.
+//! A help desk's MCP gateway: its tools for many agents over HTTP, the control API,
+//! admin page and metrics, in memory or on Redis, OAuth if asked: the library's `Gateway`.
 
 mod tools;
 
@@ -71,10 +71,9 @@ struct Args {
 
 /// The control API over `store`: the library's, titled for the help desk.
 fn control(store: Arc<dyn AgentStore<Desk>>, token: &str) -> ControlApi<Desk> {
-    ControlApi::new(store, token).titled(
-        "helpdesk: control API",
-        "The help desk's agents, their tokens and the kill switch, with the audit trail.",
-    )
+    let api = ControlApi::new(store, token).with_admin();
+    let api = api.with_metrics(false);
+    api.titled("helpdesk: control API", "Help desk agents and tokens.")
 }
 
 #[tokio::main]

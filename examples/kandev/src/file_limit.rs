@@ -10,7 +10,7 @@
 //! whatever the limit. A limit that leaves no room at all is an error at
 //! start, naming the limit and the reserve.
 
-use mcp_profiles_serve::http::{Limits, NoRoomForConnections, open_files, raise_file_limit};
+use mcp_profiles_serve::http::{Limits, NoRoomForConnections, fit_to_file_limit};
 
 use crate::plugins::MAX_CONCURRENT_CALLS;
 
@@ -31,12 +31,6 @@ pub const PLUGIN_BACKEND: u64 = MAX_CONCURRENT_CALLS as u64 + 4;
 /// accepts past its cap only to answer 503 and close (2), and 4 to spare
 /// (a log file opened by the environment, a descriptor the count missed).
 pub const SLACK: u64 = 8;
-
-/// Counted in place of what is open at start where that cannot be counted
-/// ([`open_files`] is `None`): the standard streams (3), the async
-/// runtime's poller and waker (2), the signal pipe (2), and as many again
-/// for what the environment passed in.
-pub const UNCOUNTED_AT_START: u64 = 16;
 
 /// What a command holds descriptors for besides MCP connections.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -72,41 +66,16 @@ impl Uses {
 }
 
 /// Raises the soft open-file limit to the hard one and fits `limits` (the
-/// MCP listener's) under it with [`fit_within`]; logs a warning, once,
-/// when the cap comes out lower than asked. Call it at start, before the
-/// listeners, the database or the store are opened: their descriptors are
-/// in the reserve, not in the count of what is open.
+/// MCP listener's) under it, with what `uses` reserved (see
+/// [`fit_to_file_limit`]). Call it at start, before the listeners, the
+/// database or the store are opened: their descriptors are in the
+/// reserve, not in the count of what is open.
 ///
 /// # Errors
 ///
 /// When the limit cannot be read, or leaves no room for a connection.
 pub fn fit(limits: Limits, uses: &Uses) -> Result<Limits, String> {
-    let Some(file_limit) =
-        raise_file_limit().map_err(|error| format!("cannot read the open-file limit: {error}"))?
-    else {
-        // No such limit on this platform: nothing to fit under.
-        return Ok(limits);
-    };
-    let open = open_files().unwrap_or(UNCOUNTED_AT_START);
-    let asked = limits.max_connections();
-    let fitted = fit_within(limits, file_limit, open, uses).map_err(|error| {
-        format!(
-            "{error} ({open} open at start, {} for {})",
-            uses.reserve(),
-            uses.describe()
-        )
-    })?;
-    if fitted.max_connections() < asked {
-        tracing::warn!(
-            asked,
-            effective = fitted.max_connections(),
-            file_limit,
-            reserve = open + uses.reserve(),
-            "the MCP listener's connection cap is lowered to fit the open-file limit \
-             (raise it with ulimit -n)"
-        );
-    }
-    Ok(fitted)
+    fit_to_file_limit(limits, uses.reserve(), &uses.describe()).map_err(|error| error.to_string())
 }
 
 /// `limits` capped at `min(max_connections, file_limit - reserve)`, the

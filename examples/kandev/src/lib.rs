@@ -8,7 +8,6 @@
 //! parameters of Kandev's catalog. Handlers work on a demo board, in memory or kept in SQLite
 //! ([`db`]), where each session's profile is resolved from the stored task.
 
-mod admin;
 mod content;
 pub mod control;
 pub mod costs;

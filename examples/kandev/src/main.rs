@@ -356,7 +356,8 @@ struct GatewayArgs {
     instance_name: Option<String>,
     /// With --store: how long a change's answer waits for every gateway to
     /// confirm that it applies it; past it the answer is 202, naming those
-    /// that did not [default: the grace period + 2 s + one heartbeat].
+    /// that did not, and later changes name them without waiting again
+    /// until they answer [default: 2 s + one heartbeat].
     #[arg(long, value_name = "MS")]
     propagation_wait_ms: Option<u64>,
     #[command(flatten)]

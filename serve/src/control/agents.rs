@@ -9,7 +9,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use mcp_profiles::Vocabulary;
+use mcp_profiles::{KillSwitch, ProfileController, Vocabulary};
 
 use super::answers::{
     Agent, AgentChanged, AgentPut, AgentRemoved, ContextForm, GrantBody, Granted, KillSwitchPut,
@@ -114,15 +114,21 @@ fn token_value(token: &str) -> Result<&str, Refusal> {
     Ok(token)
 }
 
-fn agent_answer<S: Vocabulary>(agent: &StoredAgent<S>) -> Agent<S> {
+/// `agent` as answered: its compiled tools as its sessions are served
+/// them, under the kill switch in force on every instance (computed here,
+/// so an instance answers alike for agents it does not serve itself).
+fn agent_answer<S: Vocabulary>(store: &dyn AgentStore<S>, agent: &StoredAgent<S>) -> Agent<S> {
+    let switch = KillSwitch::new();
+    switch.set(store.profiles().killed());
+    let controller = ProfileController::with_kill_switch(*agent.profile.context(), &switch);
     Agent {
         principal: agent.principal.clone(),
         profile: *agent.profile.context(),
-        tools: agent
-            .profile
-            .tool_names()
-            .iter()
-            .map(|name| (*name).to_owned())
+        // A fresh controller: no presentation, catalog or tool search.
+        tools: controller
+            .tools()
+            .into_iter()
+            .map(|tool| tool.name.into_owned())
             .collect(),
         version: agent.version,
     }
@@ -135,7 +141,7 @@ pub(super) async fn get_agent<S: Vocabulary, F>(
     let principal = path_principal(path)?;
     let agent = shared.store.agent(&principal).await.map_err(failed)?;
     let agent = agent.ok_or_else(|| no_agent(&principal))?;
-    Ok(Json(agent_answer(&agent)).into_response())
+    Ok(Json(agent_answer(shared.store.as_ref(), &agent)).into_response())
 }
 
 pub(super) async fn put_agent<S: Vocabulary, F: ContextForm<S>>(
@@ -159,7 +165,7 @@ pub(super) async fn put_agent<S: Vocabulary, F: ContextForm<S>>(
         "agent profile put"
     );
     let answer = Json(AgentChanged {
-        agent: agent_answer(&change.agent),
+        agent: agent_answer(shared.store.as_ref(), &change.agent),
         changed: change.changed,
     })
     .into_response();
@@ -291,8 +297,16 @@ mod tests {
     #[test]
     fn token_errors_never_show_the_token() {
         let refusal = token_value("secret value").err().unwrap();
-        assert!(!refusal.message().contains("secret"), "{}", refusal.message());
-        assert!(refusal.message().contains("character 7"), "{}", refusal.message());
+        assert!(
+            !refusal.message().contains("secret"),
+            "{}",
+            refusal.message()
+        );
+        assert!(
+            refusal.message().contains("character 7"),
+            "{}",
+            refusal.message()
+        );
         assert!(token_value("").is_err());
         assert!(token_value("s3cret-token").is_ok());
     }

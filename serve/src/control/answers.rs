@@ -17,7 +17,8 @@ pub struct Agent<S: Vocabulary> {
     pub principal: String,
     /// Its profile context.
     pub profile: ProfileContext<S>,
-    /// The profile's compiled tools (a runtime catalog's are not among them).
+    /// The profile's compiled tools its sessions are served, under the
+    /// operator's kill switch (a runtime catalog's are not among them).
     pub tools: Vec<String>,
     /// Grows by one with every replacement (profile or runtime catalog).
     pub version: u64,

@@ -16,15 +16,15 @@
 //! repeated parameter, an empty value, a number that is not a whole number
 //! (`+1`, `1.0`, `-1`) or out of range is 400 naming it.
 
+use crate::audit::{AuditQuery, AuditRecord};
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use crate::audit::{AuditQuery, AuditRecord};
 
-use super::openapi::Operation;
-use super::refusal::clipped;
 use super::Refusal;
 use super::answers::AuditPage;
+use super::openapi::Operation;
+use super::refusal::clipped;
 
 /// The parameters `GET /api/v1/audit` takes.
 const PARAMETERS: [&str; 5] = ["principal", "since", "before", "order", "limit"];
@@ -155,10 +155,7 @@ mod tests {
         assert_eq!(query.principal(), Some("alice"));
         assert_eq!((query.since_seq(), query.before_seq()), (Some(4), Some(90)));
         assert_eq!(query.limit(), 7);
-        assert_eq!(
-            query.order(),
-            crate::audit::AuditOrder::NewestFirst
-        );
+        assert_eq!(query.order(), crate::audit::AuditOrder::NewestFirst);
         assert_eq!(decoded("").unwrap(), AuditQuery::new());
     }
 

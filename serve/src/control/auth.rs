@@ -96,7 +96,11 @@ pub fn guarded<St: Clone + Send + Sync + 'static>(
     routes.route_layer(middleware::from_fn_with_state(credentials, authorise))
 }
 
-async fn authorise(State(credentials): State<Credentials>, request: Request, next: Next) -> Response {
+async fn authorise(
+    State(credentials): State<Credentials>,
+    request: Request,
+    next: Next,
+) -> Response {
     match check_token(request.headers(), &credentials.token) {
         Ok(()) => attributed(&credentials.actor, request, next).await,
         Err(refusal) => refusal.into_response(),

@@ -64,9 +64,9 @@
 //! let store: Arc<dyn AgentStore<Desk>> = Arc::new(Arc::new(ProfileStore::<Desk>::default()));
 //! let api = ControlApi::new(store, "control-secret")
 //!     .titled("help desk: control API", "Agents and their tokens.");
-//! let document = api.openapi();
+//! // The router (serve it with `http::Serve::on(addr).app(router)`) and its document.
+//! let (router, document) = api.described();
 //! assert!(document["paths"]["/api/v1/agents/{principal}"]["put"].is_object());
-//! let router = api.router(); // serve it with `http::Serve::on(addr).app(router)`
 //! # drop(router);
 //! ```
 
@@ -235,6 +235,23 @@ impl<S: Vocabulary, F: ContextForm<S>> ControlApi<S, F> {
         self
     }
 
+    /// The store it changes.
+    pub fn store(&self) -> &Arc<dyn AgentStore<S>> {
+        &self.store
+    }
+
+    /// The control token (for pages that log in with it).
+    #[cfg_attr(not(any(feature = "admin", feature = "prometheus")), allow(dead_code))]
+    pub(crate) fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The name its changes are recorded under.
+    #[cfg_attr(not(feature = "admin"), allow(dead_code))]
+    pub(crate) fn actor(&self) -> &str {
+        &self.actor
+    }
+
     /// The API's OpenAPI 3.1 document, as [`OPENAPI_PATH`] serves it.
     pub fn openapi(self) -> Value {
         self.described().1
@@ -250,13 +267,10 @@ impl<S: Vocabulary, F: ContextForm<S>> ControlApi<S, F> {
     pub fn described(mut self) -> (Router, Value) {
         let shared = Shared::<S, F>::new(Arc::clone(&self.store));
         let api = std::mem::take(&mut self.extensions);
-        let (routes, document) = own_routes(api, shared).finish(
-            OPENAPI_PATH,
-            &self.title,
-            &self.description,
-        );
-        let mut router = guarded(routes, &self.token, &self.actor)
-            .layer(DefaultBodyLimit::max(MAX_BODY_BYTES));
+        let (routes, document) =
+            own_routes(api, shared).finish(OPENAPI_PATH, &self.title, &self.description);
+        let mut router =
+            guarded(routes, &self.token, &self.actor).layer(DefaultBodyLimit::max(MAX_BODY_BYTES));
         for merged in self.merged {
             router = router.merge(merged);
         }

@@ -21,7 +21,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-pub use files::{NoRoomForConnections, open_files, raise_file_limit};
+pub use files::{NoRoomForConnections, fit_to_file_limit, open_files, raise_file_limit};
 pub use limits::Limits;
 pub use listener::HttpServer;
 #[cfg(feature = "oauth")]
@@ -91,7 +91,7 @@ where
 /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
 /// store.grant("token-for-alice", "alice").unwrap();
 /// let app = mcp_profiles_serve::http::multi_agent_router(&store, Demo, Default::default());
-/// // Nest `app` in a larger axum app, or serve it: see `serve_multi_agent`.
+/// // Nest `app` in a larger axum app, or serve it with `Serve::on(addr).app(app)`.
 /// # drop(app);
 /// ```
 pub fn multi_agent_router<S>(
@@ -294,6 +294,7 @@ impl Serve {
 /// Binds `addr` (use `127.0.0.1:0` for any free port) and serves `server`
 /// at `/mcp` in a background task, with the default [`Limits`]: short for
 /// `Serve::on(addr).one(server)`.
+#[deprecated(note = "use `Serve::on(addr).one(server)`: one builder for every listener")]
 pub async fn serve<S>(server: ProfiledServer<S>, addr: SocketAddr) -> std::io::Result<HttpServer>
 where
     S: Vocabulary + ServerHandler,
@@ -316,6 +317,7 @@ where
 
 /// Like [`serve`], for many agents (see [`multi_agent_router`]): short for
 /// `Serve::on(addr).agents(store, handler)`.
+#[deprecated(note = "use `Serve::on(addr).agents(store, handler)`: one builder for every listener")]
 pub async fn serve_multi_agent<S>(
     store: &Arc<ProfileStore<S>>,
     handler: S,

@@ -255,10 +255,10 @@ async fn an_unknown_session_id_is_echoed_bounded() {
     let store = Arc::new(ProfileStore::<TaskServer>::default());
     store.add_agent("alice", asking());
     store.grant("alice-token", "alice").unwrap();
-    let http =
-        mcp_profiles_serve::http::serve_multi_agent(&store, TaskServer::default(), any_port())
-            .await
-            .unwrap();
+    let http = mcp_profiles_serve::http::Serve::on(any_port())
+        .agents(&store, TaskServer::default())
+        .await
+        .unwrap();
 
     let list = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
     let huge = "s".repeat(100_000);

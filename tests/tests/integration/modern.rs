@@ -191,13 +191,8 @@ fn http_transport(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stateless_http_serves_both_eras_from_one_cell() {
     let controller = ProfileController::<TaskServer>::new(asking());
-    let http = mcp_profiles_serve::http::serve(
-        controller.server(TaskServer::default()),
-        "127.0.0.1:0".parse().unwrap(),
-    )
-    .await
-    .unwrap();
-    let uri = format!("http://{}/mcp", http.local_addr());
+    let (http, uri) =
+        mcp_profiles_tests::client::serve_http(controller.server(TaskServer::default())).await;
     let subscribed = ModernSession::connect(http_transport(&uri, None)).await;
     let mut subscription = subscribed.subscribe().await;
     let unsubscribed = ModernSession::connect(http_transport(&uri, None)).await;

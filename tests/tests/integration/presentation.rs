@@ -59,13 +59,8 @@ pub(crate) fn catalog(revision: u64, tools: Vec<RuntimeTool<TaskServer>>) -> Cat
 async fn both_eras_list_and_call_presented_names_over_http() {
     let controller = ProfileController::<TaskServer>::new(asking());
     let handler = TaskServer::default();
-    let http = mcp_profiles_serve::http::serve(
-        controller.server(handler.clone()),
-        "127.0.0.1:0".parse().unwrap(),
-    )
-    .await
-    .unwrap();
-    let uri = format!("http://{}/mcp", http.local_addr());
+    let (http, uri) =
+        mcp_profiles_tests::client::serve_http(controller.server(handler.clone())).await;
     let legacy = Session::connect(StreamableHttpClientTransport::from_uri(uri.clone())).await;
     let modern = ModernSession::connect(StreamableHttpClientTransport::from_uri(uri)).await;
     let mut events = modern.subscribe().await;

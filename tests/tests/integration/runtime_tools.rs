@@ -93,13 +93,8 @@ struct Served {
 impl Served {
     async fn start(context: Context) -> Self {
         let controller = ProfileController::<TaskServer>::new(context);
-        let http = mcp_profiles_serve::http::serve(
-            controller.server(TaskServer::default()),
-            "127.0.0.1:0".parse().unwrap(),
-        )
-        .await
-        .unwrap();
-        let uri = format!("http://{}/mcp", http.local_addr());
+        let (http, uri) =
+            mcp_profiles_tests::client::serve_http(controller.server(TaskServer::default())).await;
         let legacy = Session::connect(StreamableHttpClientTransport::from_uri(uri.clone())).await;
         let modern = ModernSession::connect(StreamableHttpClientTransport::from_uri(uri)).await;
         let events = modern.subscribe().await;

@@ -242,10 +242,7 @@ async fn duplex_replacement_notifies_once_and_refuses_removed_tools() {
 async fn http_two_sessions_each_get_one_notification_per_replacement() {
     let backend = InProcess::new(asking());
     let server = backend.controller.server(backend.handler.clone());
-    let http = mcp_profiles_serve::http::serve(server, "127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
-    let uri = format!("http://{}/mcp", http.local_addr());
+    let (http, uri) = mcp_profiles_tests::client::serve_http(server).await;
     let sessions = vec![
         Session::connect(StreamableHttpClientTransport::from_uri(uri.clone())).await,
         Session::connect(StreamableHttpClientTransport::from_uri(uri)).await,

@@ -1,4 +1,5 @@
-//! `serve`'s admin pages (see [`crate::admin`]): the one live profile, why
+//! `serve`'s admin pages, built of the library's ([`mcp_profiles_serve::admin`],
+//! which serves the login and describes it): the one live profile, why
 //! it serves what it serves, and forms that replace it or set the kill
 //! switch, each previewed first and applied through the control API's
 //! audited path ([`super::audited`]).
@@ -22,18 +23,24 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post};
 use maud::{Markup, html};
-use mcp_profiles_serve::audit::{Attribution, AuditQuery};
-
-use super::attribution::admin_pages;
-use super::{Control, Refusal, audited, off_workers};
-use crate::admin::profiles::{
+use mcp_profiles_serve::admin::profiles::{
     compact, deny_list, names_or_off, policy_text, pretty, profile_field, served,
 };
-use crate::admin::render::{self, Preview};
-use crate::admin::{self, Form, Login, Problem, Sessions, SignedIn, csrf_field, page, see_other};
+use mcp_profiles_serve::admin::render::{self, Preview};
+use mcp_profiles_serve::admin::{
+    Form, Login, Problem, Sessions, SignedIn, admin_pages, confirm, csrf_field, page, see_other,
+    shared_pages,
+};
+use mcp_profiles_serve::audit::{Attribution, AuditQuery};
 
-/// The admin routes of `serve`'s control listener.
-pub(super) fn router(control: Control, sessions: Arc<Sessions>) -> Router {
+use super::{Control, Refusal, audited, off_workers};
+use crate::openapi::{self, Api};
+use crate::server::Kandev;
+use crate::tool_policies::KandevContext;
+
+/// The admin routes of `serve`'s control listener, whose control token is
+/// `token`.
+pub(super) fn router(control: Control, token: &str) -> Router {
     let routes = Router::new()
         .route("/admin", get(overview))
         .route("/admin/profile", post(preview_profile))
@@ -41,13 +48,40 @@ pub(super) fn router(control: Control, sessions: Arc<Sessions>) -> Router {
         .route("/admin/kill-switch", post(preview_kill_switch))
         .route("/admin/kill-switch/apply", post(apply_kill_switch));
     let actor = Arc::clone(&control.actor);
-    admin_pages(routes, control, actor, sessions)
+    let sessions = Sessions::new(token, openapi::admin_naming());
+    admin_pages(routes, control, &actor, sessions)
 }
 
-impl From<Refusal> for Problem {
-    fn from(refusal: Refusal) -> Self {
-        Problem::new(refusal.status(), refusal.message())
-    }
+/// `api` with the admin pages described: these, and the library's login.
+pub(super) fn described<St: Clone + Send + Sync + 'static>(api: Api<St>) -> Api<St> {
+    let api = api
+        .beside("/admin", [openapi::page("The admin page", &[])])
+        .beside(
+            "/admin/profile",
+            [openapi::page(
+                "Previews a profile change",
+                &["profile", "csrf"],
+            )],
+        )
+        .beside(
+            "/admin/profile/apply",
+            [openapi::page(
+                "Applies a previewed profile change (409 if the profile changed since)",
+                &["profile", "expect", "csrf"],
+            )],
+        )
+        .beside(
+            "/admin/kill-switch",
+            [openapi::page("Previews a kill switch", &["deny", "csrf"])],
+        )
+        .beside(
+            "/admin/kill-switch/apply",
+            [openapi::page(
+                "Applies a previewed kill switch (409 if it changed since)",
+                &["deny", "expect", "csrf"],
+            )],
+        );
+    shared_pages(api, &openapi::admin_naming())
 }
 
 async fn overview(State(control): State<Control>, login: Login) -> Result<Response, Problem> {
@@ -134,7 +168,7 @@ async fn preview_profile(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let form = Form::read_checked(&login, &headers, body)?;
-    let next = profile_field(&form)?;
+    let next = profile_field::<Kandev, KandevContext>(&form)?;
     let current = *control.controller.current().context();
     let killed = control.controller.kill_switch().killed();
     let before = pretty(&current);
@@ -146,7 +180,7 @@ async fn preview_profile(
         served_before: &served(&current, killed.names()),
         served_after: &served(&next, killed.names()),
     };
-    Ok(admin::confirm(
+    Ok(confirm(
         &login,
         "Replace the profile?",
         None,
@@ -165,7 +199,7 @@ async fn apply_profile(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let form = Form::read_checked(&login, &headers, body)?;
-    let next = profile_field(&form)?;
+    let next = profile_field::<Kandev, KandevContext>(&form)?;
     let expect = form.field("expect")?.to_owned();
     off_workers(control, move |control| {
         audited::replace_profile(control, &by, |current| {
@@ -186,7 +220,7 @@ async fn preview_kill_switch(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let form = Form::read_checked(&login, &headers, body)?;
-    let deny = deny_list(form.field("deny")?)?;
+    let deny = deny_list::<Kandev>(form.field("deny")?)?;
     let context = *control.controller.current().context();
     let killed = control.controller.kill_switch().killed();
     let before = names_or_off(killed.names());
@@ -198,7 +232,7 @@ async fn preview_kill_switch(
         served_before: &served(&context, killed.names()),
         served_after: &served(&context, deny.names()),
     };
-    Ok(admin::confirm(
+    Ok(confirm(
         &login,
         "Set the kill switch?",
         None,
@@ -220,8 +254,8 @@ async fn apply_kill_switch(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Problem> {
     let form = Form::read_checked(&login, &headers, body)?;
-    let deny = deny_list(form.field("deny")?)?;
-    let expect = deny_list(form.field("expect")?)?;
+    let deny = deny_list::<Kandev>(form.field("deny")?)?;
+    let expect = deny_list::<Kandev>(form.field("expect")?)?;
     off_workers(control, move |control| {
         if control.controller.kill_switch().killed().names() != expect.names() {
             return Err(changed_since("kill switch"));

@@ -34,7 +34,8 @@
 //! The listener also serves the admin page, `/admin`: HTML for a browser,
 //! a login with the control token kept in a cookie, forms that preview a
 //! change and then apply it through the same audited path (see the
-//! README's "The admin page").
+//! README's "The admin page"), built of the library's
+//! ([`mcp_profiles_serve::admin`]) in `control/admin.rs`.
 //!
 //! `serve` merges `GET /metrics` into this listener (see
 //! [`crate::prometheus`]), behind the same token unless `--metrics-public`.
@@ -77,9 +78,8 @@ pub use mcp_profiles_serve::control::{
     MAX_BODY_BYTES, MAX_ECHOED_PATH_BYTES, Refusal, codes, decode,
 };
 
-use crate::admin::Sessions;
 use crate::legacy;
-use crate::openapi::{self, Api, SharedPages};
+use crate::openapi::{self, Api};
 use crate::plugins::{Backend, Plugins};
 use crate::served::ServedTask;
 use crate::server::Kandev;
@@ -95,14 +95,11 @@ pub mod policy;
 pub use plugins::MAX_SNAPSHOT_BYTES;
 pub mod tasks;
 
-/// The control listener's connection bounds: one backend talks to it, so a
-/// few connections and short timeouts, on its own listener, so a saturated
-/// MCP port cannot starve it.
+/// The control listener's connection bounds: the library's (one backend
+/// talks to it, so a few connections and short timeouts, on its own
+/// listener, so a saturated MCP port cannot starve it).
 pub fn limits() -> mcp_profiles_serve::http::Limits {
-    mcp_profiles_serve::http::Limits::default()
-        .with_max_connections(32)
-        .with_header_read_timeout(std::time::Duration::from_secs(5))
-        .with_idle_timeout(std::time::Duration::from_secs(30))
+    mcp_profiles_serve::gateway::control_limits()
 }
 
 /// What the routes share.
@@ -167,7 +164,7 @@ pub fn router_with(controller: ProfileController<Kandev>, token: &str, extras: E
     guarded(routes, token, &state.actor)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state.clone())
-        .merge(admin::router(state, Sessions::new(token)))
+        .merge(admin::router(state, token))
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
 }
@@ -189,10 +186,11 @@ fn described() -> (Router<Control>, serde_json::Value) {
     )
 }
 
-/// The control API's routes, each described (see [`crate::openapi`]).
+/// The control API's routes, each described (see [`crate::openapi`]), and
+/// the admin pages beside them.
 fn api() -> Api<Control> {
     use answers::*;
-    Api::default()
+    admin::described(Api::default())
         .route(
             "/api/v1/mcp/profile",
             [
@@ -289,21 +287,7 @@ fn api() -> Api<Control> {
             .refuses(&[500])],
             get(get_audit),
         )
-        .beside(
-            "/admin/profile",
-            [openapi::page("Previews a profile change", &["profile", "csrf"])],
-        )
-        .beside(
-            "/admin/profile/apply",
-            [openapi::page(
-                "Applies a previewed profile change (409 if the profile changed since)",
-                &["profile", "expect", "csrf"],
-            )],
-        )
-        .beside_shared(openapi::page(
-            "Applies a previewed kill switch (409 if it changed since)",
-            &["deny", "expect", "csrf"],
-        ))
+        .beside(openapi::METRICS, [openapi::metrics()])
 }
 
 /// Runs `work` off the async workers (it waits on the board, perhaps on

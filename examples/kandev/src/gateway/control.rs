@@ -9,10 +9,11 @@
 //! - each agent's plugin tools (`gateway/plugins.rs`):
 //!   `GET`/`PUT /api/v1/agents/{principal}/plugin-tools`, whose `"tools"`
 //!   is everything its sessions list;
-//! - the admin page, `/admin` (`gateway/admin.rs`): HTML for a browser, a
-//!   login with the control token kept in a cookie, forms that preview a
-//!   change and then apply it through the same audited path (see the
-//!   README's "The admin page").
+//! - the library's admin page, `/admin`
+//!   ([`ControlApi::with_admin_named`], [`mcp_profiles_serve::admin`]):
+//!   HTML for a browser, a login with the control token kept in a cookie,
+//!   forms that preview a change and then apply it through the same
+//!   audited path (see the README's "The admin page").
 //!
 //! The whole API is described in OpenAPI 3.1 by the same types:
 //! `GET /api/v1/openapi.json`, committed as `docs/openapi/gateway.json`.
@@ -31,10 +32,9 @@ use serde_json::json;
 
 pub use mcp_profiles_serve::control::{MAX_PRINCIPAL_BYTES, MAX_TOKEN_BYTES};
 
-use crate::admin::Sessions;
 use crate::control::answers::{AgentPluginTools, InstalledSnapshot};
 use crate::control::plugins::MAX_SNAPSHOT_BYTES;
-use crate::openapi::{self, SharedPages};
+use crate::openapi;
 use crate::server::Kandev;
 use crate::tool_policies::KandevContext;
 
@@ -56,27 +56,21 @@ pub fn router_with_name(store: Arc<dyn AgentStore<Kandev>>, token: &str, name: &
 /// `GET /api/v1/openapi.json` answers it (and `docs/openapi/gateway.json`
 /// holds it).
 pub fn openapi() -> serde_json::Value {
-    let store: Arc<dyn AgentStore<Kandev>> =
-        Arc::new(Arc::new(mcp_profiles_serve::ProfileStore::<Kandev>::default()));
+    let store: Arc<dyn AgentStore<Kandev>> = Arc::new(Arc::new(
+        mcp_profiles_serve::ProfileStore::<Kandev>::default(),
+    ));
     api(store, "describing", DEFAULT_TOKEN_NAME).openapi()
 }
 
-/// The library's API with Kandev's context form, plugin tools and admin
-/// pages.
+/// The library's API with Kandev's context form and plugin tools, the
+/// library's admin pages called Kandev's, and `/metrics` described.
 fn api(
     store: Arc<dyn AgentStore<Kandev>>,
     token: &str,
     name: &str,
 ) -> ControlApi<Kandev, KandevContext> {
-    let admin = super::admin::router(
-        super::admin::Control {
-            store: Arc::clone(&store),
-            actor: Arc::from(name),
-        },
-        Sessions::new(token),
-    );
     let principal = json!({"principal": "$request.path.principal"});
-    let api = ControlApi::new(Arc::clone(&store), token)
+    ControlApi::new(Arc::clone(&store), token)
         .context_form::<KandevContext>()
         .recorded_as(name)
         .titled(
@@ -106,30 +100,6 @@ fn api(
                 .layer(DefaultBodyLimit::max(MAX_SNAPSHOT_BYTES))
                 .with_state(store),
         )
-        .merge(admin)
-        .beside(
-            "/admin/agents/{principal}",
-            [openapi::page(
-                "One agent: its profile, explanation and audit",
-                &[],
-            )],
-        )
-        .beside(
-            "/admin/agents/{principal}/profile",
-            [openapi::page(
-                "Previews an agent's profile change",
-                &["profile", "csrf"],
-            )],
-        )
-        .beside(
-            "/admin/agents/{principal}/profile/apply",
-            [openapi::page(
-                "Applies a previewed profile change (409 if the agent's version moved)",
-                &["profile", "version", "csrf"],
-            )],
-        );
-    api.beside_shared(openapi::page(
-        "Applies a previewed kill switch (409 if its version moved)",
-        &["deny", "version", "csrf"],
-    ))
+        .with_admin_named(openapi::admin_naming())
+        .beside(openapi::METRICS, [openapi::metrics()])
 }

@@ -18,20 +18,19 @@
 //! [`mcp_profiles_serve::oauth::OAuth`]); the control API still manages the
 //! stored profiles, and its token routes serve no MCP request then.
 
-mod admin;
 pub mod control;
 mod plugins;
 
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_profiles::Presentation;
+use mcp_profiles_serve::gateway::Gateway;
 use mcp_profiles_serve::http::Limits;
 use mcp_profiles_serve::oauth::OAuth;
-use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, RedisStore};
+use mcp_profiles_serve::{ProfileStore, RedisOptions};
 
 use crate::plugins::{Backend, catalog_decoder};
 use crate::server::Kandev;
@@ -84,12 +83,12 @@ pub struct Config {
     pub principal_metrics: bool,
 }
 
-/// The store `config` names, connected. Its agents' plugin-tool snapshots
-/// are installed as runtime catalogs whose calls go to
-/// `config.plugin_backend`, and their sessions list tool names under
-/// `config.presentation`; one that collides over Kandev's tools is an error
-/// naming both, and nothing is served.
-pub async fn store(config: &Config) -> io::Result<Arc<dyn AgentStore<Kandev>>> {
+/// The serving index `config` asks for: its agents' plugin-tool snapshots
+/// installed as runtime catalogs whose calls go to `config.plugin_backend`,
+/// their sessions listing tool names under `config.presentation`, with
+/// tool search where it applies. One that collides over Kandev's tools is
+/// an error naming both, and nothing is served.
+fn profiles(config: &Config) -> io::Result<ProfileStore<Kandev>> {
     let decoder = catalog_decoder(config.plugin_backend.clone());
     let mut profiles = ProfileStore::<Kandev>::default().with_catalogs(decoder);
     if config.principal_metrics {
@@ -105,73 +104,56 @@ pub async fn store(config: &Config) -> io::Result<Arc<dyn AgentStore<Kandev>>> {
             .with_tool_search(search.clone())
             .map_err(io::Error::other)?;
     }
-    Ok(match &config.store {
-        None => Arc::new(Arc::new(profiles)),
-        Some(url) => {
-            let mut options = RedisOptions::default().with_grace(config.grace);
-            if let Some(name) = &config.instance_name {
-                options = options.with_instance_name(name);
-            }
-            if let Some(wait) = config.propagation_wait {
-                options = options.with_propagation_wait(wait);
-            }
-            let store = RedisStore::connect_with_profiles(url, options, profiles)
-                .await
-                .map_err(io::Error::other)?;
-            Arc::new(store)
-        }
-    })
+    Ok(profiles)
 }
 
 /// Serves MCP and the control API until `stop` resolves, then drains both
-/// within `config.drain`. Announces `mcp: URL` and `control: URL` on stderr.
-pub async fn run(mut config: Config, stop: impl Future<Output = ()>) -> io::Result<()> {
+/// within `config.drain`: the library's [`Gateway`] with Kandev's tools,
+/// control API and serving index. Announces `mcp: URL` and `control: URL`
+/// on stderr.
+pub async fn run(config: Config, stop: impl Future<Output = ()>) -> io::Result<()> {
     // Before the store makes any controller.
     crate::prometheus::install();
-    let store = store(&config).await?;
-    let serve = mcp_profiles_serve::http::Serve::on(config.http)
-        .limits(config.limits.with_drain_timeout(config.drain));
-    let mcp = match config.oauth.take() {
-        Some(oauth) => {
-            tracing::info!(
-                issuer = oauth.config().issuer(),
-                "agents identified by OAuth access tokens"
-            );
-            serve
-                .oauth(store.profiles(), Kandev::demo(), Arc::new(oauth))
-                .await?
-        }
-        None => serve.agents(store.profiles(), Kandev::demo()).await?,
-    };
-    eprintln!("mcp: http://{}/mcp", mcp.local_addr());
-    let scrape = (!config.metrics_public).then_some(config.control_token.as_str());
-    let app = control::router_with_name(
-        Arc::clone(&store),
-        &config.control_token,
-        &config.control_token_name,
-    )
-    .merge(crate::prometheus::router(scrape));
-    let limits = crate::control::limits().with_drain_timeout(config.drain);
-    let control = mcp_profiles_serve::http::Serve::on(config.control)
-        .limits(limits)
-        .app(app)
-        .await?;
-    eprintln!("control: http://{}", control.local_addr());
+    let mut options = RedisOptions::default().with_grace(config.grace);
+    if let Some(name) = &config.instance_name {
+        options = options.with_instance_name(name);
+    }
+    if let Some(wait) = config.propagation_wait {
+        options = options.with_propagation_wait(wait);
+    }
+    let scrape = (!config.metrics_public).then(|| config.control_token.clone());
+    let (token, name) = (
+        config.control_token.clone(),
+        config.control_token_name.clone(),
+    );
+    let mut gateway = Gateway::new(Kandev::demo())
+        .mcp_on(config.http)
+        .store(config.store.clone())
+        .profiles(profiles(&config)?)
+        .redis_options(options)
+        .limits(config.limits)
+        // `main` fitted them, refusing a limit too low with its own exit code.
+        .fit_file_limit(false)
+        .drain(config.drain)
+        .control_with(config.control, move |store| {
+            control::router_with_name(store, &token, &name)
+                .merge(crate::prometheus::router(scrape.as_deref()))
+        });
+    if let Some(oauth) = config.oauth {
+        tracing::info!(
+            issuer = oauth.config().issuer(),
+            "agents identified by OAuth access tokens"
+        );
+        gateway = gateway.oauth(oauth);
+    }
+    let running = gateway.start().await?;
+    eprintln!("mcp: http://{}/mcp", running.mcp_addr());
+    if let Some(control) = running.control_addr() {
+        eprintln!("control: http://{control}");
+    }
     match &config.store {
         Some(_) => tracing::info!("gateway serving agents from the shared store"),
         None => tracing::info!("gateway serving agents from memory"),
     }
-    stop.await;
-    let deadline = tokio::time::Instant::now() + config.drain;
-    let (mcp, control) = tokio::join!(
-        tokio::time::timeout_at(deadline, mcp.shutdown()),
-        tokio::time::timeout_at(deadline, control.shutdown()),
-    );
-    for (what, outcome) in [("MCP", mcp), ("control", control)] {
-        match outcome {
-            Ok(result) => result?,
-            Err(_) => tracing::warn!("the {what} listener did not drain in time; exiting anyway"),
-        }
-    }
-    Ok(())
+    running.run_until(stop).await
 }

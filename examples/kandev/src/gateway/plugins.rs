@@ -69,13 +69,7 @@ pub(super) async fn put_plugin_tools(
         let stored = stored(store.as_ref(), &principal).await?;
         let installed = stored.wire.as_ref().and_then(decoded);
         if let Some(installed) = installed.filter(|installed| !supersedes(&snapshot, installed)) {
-            return stale(
-                store.as_ref(),
-                &principal,
-                installed,
-                stored.version,
-            )
-            .await;
+            return stale(store.as_ref(), &principal, installed, stored.version).await;
         }
         match store
             .put_catalog_if(&principal, wire.clone(), Some(stored.version), &by)

@@ -152,13 +152,13 @@ pub(super) async fn connect<S: Vocabulary>(
         .push_sender(pushes)
         .build()
         .map_err(unreachable)?;
-    let mut subscription = within(options.timeout, feed_client.get_async_connection())
+    let subscription = within(options.timeout, feed_client.get_async_connection())
         .await?
         .map_err(unreachable)?;
     let keys = Keys::sharded(&options.prefix, options.shards);
-    within(
+    let feed = within(
         options.timeout,
-        feed::subscribe_shards(&mut subscription, &keys),
+        feed::Shards::subscribe(subscription, received, keys.clone()),
     )
     .await?
     .map_err(unreachable)?;
@@ -170,24 +170,15 @@ pub(super) async fn connect<S: Vocabulary>(
             .map_err(unreachable)?;
         writers.push(Connection::Cluster(ClusterLink::new(writer)));
     }
-    let inner = Inner::new(
+    let inner = Inner::start(
         local,
         (Connection::Cluster(ClusterLink::new(commands)), writers),
         keys,
         &options,
         1,
-    );
-    // After subscribing: a kill switch put meanwhile is on the feed.
-    inner.reload_kill_switch().await?;
-    inner.renew().await?;
-    let task = tokio::spawn(feed::run_sharded(
-        Arc::downgrade(&inner),
-        subscription,
-        received,
-        options.heartbeat(),
-    ));
-    let _ = inner.feed.set(task.abort_handle());
-    crate::telemetry::store_up(true);
+        feed,
+    )
+    .await?;
     tracing::info!(seeds = %named, shards = options.shards, grace = ?options.grace, "profile store on a Redis Cluster");
     Ok(inner)
 }

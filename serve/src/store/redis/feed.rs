@@ -23,8 +23,54 @@ use crate::agents::{AgentUpdate, Apply};
 use crate::store::StoreError;
 use crate::telemetry;
 
-/// A subscription to `channel` on a connection of its own.
-pub(super) async fn subscribe(
+/// Where the feed's messages come from: one Redis's channel, or every
+/// shard's channel on a cluster. The feed task drives either alike.
+pub(super) trait Subscription: Send + 'static {
+    /// Subscribes again after a loss; whether it could.
+    fn resubscribe(&mut self) -> impl Future<Output = bool> + Send;
+    /// The next thing heard.
+    fn next(&mut self) -> impl Future<Output = Heard> + Send;
+    /// Pings every node the feed listens to.
+    fn ping(&mut self) -> impl Future<Output = redis::RedisResult<redis::Value>> + Send;
+}
+
+/// What a subscription heard.
+pub(super) enum Heard {
+    /// A message's payload: a change, a probe or a confirmation.
+    Message(Vec<u8>),
+    /// Something else the feed ignores.
+    Nothing,
+    /// The feed is lost, and why.
+    Lost(String),
+    /// The store is gone: the feed stops.
+    Closed,
+}
+
+/// One Redis's channel, on a pub/sub connection of its own.
+pub(super) struct Channel {
+    client: redis::Client,
+    channel: String,
+    sink: PubSubSink,
+    stream: PubSubStream,
+}
+
+impl Channel {
+    /// Subscribed to `channel` of `client`'s Redis.
+    pub(super) async fn subscribe(
+        client: redis::Client,
+        channel: String,
+    ) -> redis::RedisResult<Channel> {
+        let (sink, stream) = subscribed(&client, &channel).await?;
+        Ok(Channel {
+            client,
+            channel,
+            sink,
+            stream,
+        })
+    }
+}
+
+async fn subscribed(
     client: &redis::Client,
     channel: &str,
 ) -> redis::RedisResult<(PubSubSink, PubSubStream)> {
@@ -33,72 +79,55 @@ pub(super) async fn subscribe(
     Ok(pubsub.split())
 }
 
-const FIRST_RETRY: Duration = Duration::from_millis(50);
-const LAST_RETRY: Duration = Duration::from_secs(1);
+impl Subscription for Channel {
+    async fn resubscribe(&mut self) -> bool {
+        match subscribed(&self.client, &self.channel).await {
+            Ok((sink, stream)) => {
+                (self.sink, self.stream) = (sink, stream);
+                true
+            }
+            Err(_) => false,
+        }
+    }
 
-/// The feed task: runs until the store is dropped.
-pub(super) async fn run<S: Vocabulary>(
-    store: Weak<Inner<S>>,
-    client: redis::Client,
-    subscribed: (PubSubSink, PubSubStream),
-    heartbeat: Duration,
-) {
-    let mut subscribed = Some(subscribed);
-    let mut retry = FIRST_RETRY;
-    let channel = match store.upgrade() {
-        Some(inner) => inner.keys.channel(inner.keys.kill_shard()),
-        None => return,
-    };
-    loop {
-        let (mut sink, mut stream) = match subscribed.take() {
-            Some(pair) => pair,
-            None => {
-                tokio::time::sleep(retry).await;
-                retry = (retry * 2).min(LAST_RETRY);
-                // Subscribed before reloading: a change made during the
-                // reload arrives on the feed and is applied after it.
-                let Ok(Ok(pair)) =
-                    tokio::time::timeout(heartbeat * 4, subscribe(&client, &channel)).await
-                else {
-                    continue;
-                };
-                let Some(inner) = store.upgrade() else { return };
-                if !inner.recovered().await {
-                    continue;
-                }
-                pair
-            }
-        };
-        retry = FIRST_RETRY;
-        let mut ticks = tokio::time::interval(heartbeat);
-        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let lost = loop {
-            tokio::select! {
-                message = stream.next() => {
-                    let Some(message) = message else {
-                        break "the change feed's connection closed".to_owned();
-                    };
-                    let Some(inner) = store.upgrade() else { return };
-                    if let Err(error) = inner.handle(message.get_payload_bytes()).await {
-                        break error.to_string();
-                    }
-                }
-                _ = ticks.tick() => {
-                    let ping = tokio::time::timeout(heartbeat, sink.ping::<redis::Value>()).await;
-                    let Some(inner) = store.upgrade() else { return };
-                    if let Err(lost) = inner.heard(ping, heartbeat).await {
-                        break lost;
-                    }
-                }
-            }
-        };
-        announce_loss(&lost);
+    async fn next(&mut self) -> Heard {
+        match self.stream.next().await {
+            Some(message) => Heard::Message(message.get_payload_bytes().to_vec()),
+            None => Heard::Lost("the change feed's connection closed".to_owned()),
+        }
+    }
+
+    async fn ping(&mut self) -> redis::RedisResult<redis::Value> {
+        self.sink.ping().await
     }
 }
 
-/// Subscribes `connection` to every shard's channel, each on the primary
-/// of its slot.
-pub(super) async fn subscribe_shards(
+/// Every shard's channel on a cluster, each on the primary of its slot
+/// (`SSUBSCRIBE`), the messages arriving as RESP3 pushes.
+pub(super) struct Shards {
+    connection: ClusterConnection,
+    pushes: UnboundedReceiver<PushInfo>,
+    keys: Keys,
+}
+
+impl Shards {
+    /// `connection` subscribed to every shard's channel of `keys`;
+    /// `pushes` receives what it hears.
+    pub(super) async fn subscribe(
+        mut connection: ClusterConnection,
+        pushes: UnboundedReceiver<PushInfo>,
+        keys: Keys,
+    ) -> redis::RedisResult<Shards> {
+        subscribe_shards(&mut connection, &keys).await?;
+        Ok(Shards {
+            connection,
+            pushes,
+            keys,
+        })
+    }
+}
+
+async fn subscribe_shards(
     connection: &mut ClusterConnection,
     keys: &Keys,
 ) -> redis::RedisResult<()> {
@@ -108,33 +137,68 @@ pub(super) async fn subscribe_shards(
     Ok(())
 }
 
-/// The feed task on a cluster: runs until the store is dropped. A
-/// disconnection, a shard's channel moved away (`SUNSUBSCRIBE` from the
-/// server) or a primary that misses the heartbeat is a loss: subscribe to
-/// every shard again (each on its slot's primary now), then reload.
-pub(super) async fn run_sharded<S: Vocabulary>(
+impl Subscription for Shards {
+    /// Each shard on its slot's primary now.
+    async fn resubscribe(&mut self) -> bool {
+        subscribe_shards(&mut self.connection, &self.keys)
+            .await
+            .is_ok()
+    }
+
+    /// A disconnection or a shard's channel moved away (`SUNSUBSCRIBE` from
+    /// the server) is a loss.
+    async fn next(&mut self) -> Heard {
+        let Some(push) = self.pushes.recv().await else {
+            return Heard::Closed;
+        };
+        match push.kind {
+            PushKind::SMessage => match push.data.into_iter().nth(1) {
+                Some(redis::Value::BulkString(payload)) => Heard::Message(payload),
+                _ => Heard::Nothing,
+            },
+            PushKind::Disconnection => {
+                Heard::Lost("a connection of the change feed closed".to_owned())
+            }
+            PushKind::SUnsubscribe => {
+                Heard::Lost("a shard's channel moved to another node".to_owned())
+            }
+            _ => Heard::Nothing,
+        }
+    }
+
+    /// Every primary must answer.
+    async fn ping(&mut self) -> redis::RedisResult<redis::Value> {
+        let every_primary = RoutingInfo::MultiNode((
+            MultipleNodeRoutingInfo::AllMasters,
+            Some(ResponsePolicy::AllSucceeded),
+        ));
+        self.connection
+            .route_command(redis::cmd("PING"), every_primary)
+            .await
+    }
+}
+
+const FIRST_RETRY: Duration = Duration::from_millis(50);
+const LAST_RETRY: Duration = Duration::from_secs(1);
+
+/// The feed task: runs until the store is dropped. It applies what
+/// `feed` hears in order and pings at every heartbeat; after a loss it
+/// subscribes again (before reloading: a change made during the reload
+/// arrives on the feed and is applied after it), then reloads everything
+/// served here before it counts the store reachable again.
+pub(super) async fn run<S: Vocabulary>(
     store: Weak<Inner<S>>,
-    mut connection: ClusterConnection,
-    mut pushes: UnboundedReceiver<PushInfo>,
+    mut feed: impl Subscription,
     heartbeat: Duration,
 ) {
-    let keys = match store.upgrade() {
-        Some(inner) => inner.keys.clone(),
-        None => return,
-    };
-    let every_primary = RoutingInfo::MultiNode((
-        MultipleNodeRoutingInfo::AllMasters,
-        Some(ResponsePolicy::AllSucceeded),
-    ));
     let mut first = true;
     let mut retry = FIRST_RETRY;
     loop {
         if !std::mem::take(&mut first) {
             tokio::time::sleep(retry).await;
             retry = (retry * 2).min(LAST_RETRY);
-            let again =
-                tokio::time::timeout(heartbeat * 4, subscribe_shards(&mut connection, &keys)).await;
-            if !matches!(again, Ok(Ok(()))) {
+            let again = tokio::time::timeout(heartbeat * 4, feed.resubscribe()).await;
+            if !matches!(again, Ok(true)) {
                 continue;
             }
             let Some(inner) = store.upgrade() else { return };
@@ -147,33 +211,19 @@ pub(super) async fn run_sharded<S: Vocabulary>(
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let lost = loop {
             tokio::select! {
-                push = pushes.recv() => {
-                    let Some(push) = push else { return };
-                    match push.kind {
-                        PushKind::SMessage => {
-                            let Some(redis::Value::BulkString(payload)) = push.data.get(1) else {
-                                continue;
-                            };
-                            let Some(inner) = store.upgrade() else { return };
-                            if let Err(error) = inner.handle(payload).await {
-                                break error.to_string();
-                            }
+                heard = feed.next() => match heard {
+                    Heard::Message(payload) => {
+                        let Some(inner) = store.upgrade() else { return };
+                        if let Err(error) = inner.handle(&payload).await {
+                            break error.to_string();
                         }
-                        PushKind::Disconnection => {
-                            break "a connection of the change feed closed".to_owned();
-                        }
-                        PushKind::SUnsubscribe => {
-                            break "a shard's channel moved to another node".to_owned();
-                        }
-                        _ => {}
                     }
-                }
+                    Heard::Nothing => {}
+                    Heard::Lost(why) => break why,
+                    Heard::Closed => return,
+                },
                 _ = ticks.tick() => {
-                    let ping = tokio::time::timeout(
-                        heartbeat,
-                        connection.route_command(redis::cmd("PING"), every_primary.clone()),
-                    )
-                    .await;
+                    let ping = tokio::time::timeout(heartbeat, feed.ping()).await;
                     let Some(inner) = store.upgrade() else { return };
                     if let Err(lost) = inner.heard(ping, heartbeat).await {
                         break lost;

@@ -22,6 +22,12 @@
 //! probes again: an instance that lost its feed hears the first probe
 //! never, but after subscribing again and reloading it answers the next
 //! (and the maker, if it was the one off its feed, hears the answers).
+//!
+//! **Suspects.** A live instance that let a wait run out (frozen, its feed
+//! stuck) becomes a suspect: later changes still probe it and name it
+//! pending until it answers, but no longer wait for it, so one stuck
+//! instance costs the writers one wait, not one per change. Any
+//! confirmation from it, of any probe, clears it.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -72,19 +78,24 @@ pub(super) struct Fleet {
     recheck: Duration,
     probes: AtomicU64,
     waiting: Mutex<HashMap<u64, Waiting>>,
+    /// Live instances that let a wait run out and have not answered since.
+    suspects: Mutex<HashSet<String>>,
 }
 
 /// One probe's confirmations so far.
 struct Waiting {
     pending: HashSet<String>,
+    /// The pending instances that were suspects when it was made: named if
+    /// they do not answer, but not waited for.
+    suspects: HashSet<String>,
     confirmed: usize,
     done: Option<oneshot::Sender<()>>,
 }
 
 impl Waiting {
-    /// Says the wait is over once nobody is pending.
+    /// Says the wait is over once nobody but suspects is pending.
     fn settle(&mut self) {
-        if self.pending.is_empty()
+        if self.pending.is_subset(&self.suspects)
             && let Some(done) = self.done.take()
         {
             let _ = done.send(());
@@ -111,6 +122,7 @@ impl Fleet {
                     .map_or(0, |now| u64::try_from(now.as_nanos()).unwrap_or(0)),
             ),
             waiting: Mutex::default(),
+            suspects: Mutex::default(),
         }
     }
 
@@ -122,23 +134,31 @@ impl Fleet {
         self.waiting.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A new probe awaiting `pending`, and what says they all confirmed.
+    fn suspects(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.suspects.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new probe awaiting `pending`, and what says they all confirmed
+    /// (at once when only suspects are pending).
     fn expect(&self, pending: HashSet<String>) -> (u64, oneshot::Receiver<()>) {
         let probe = self.probes.fetch_add(1, Ordering::Relaxed);
         let (done, settled) = oneshot::channel();
-        self.lock().insert(
-            probe,
-            Waiting {
-                pending,
-                confirmed: 0,
-                done: Some(done),
-            },
-        );
+        let suspects = pending.intersection(&self.suspects()).cloned().collect();
+        let mut waiting = Waiting {
+            pending,
+            suspects,
+            confirmed: 0,
+            done: Some(done),
+        };
+        waiting.settle();
+        self.lock().insert(probe, waiting);
         (probe, settled)
     }
 
-    /// `instance` confirmed `probe`.
+    /// `instance` confirmed `probe`: it follows its feed again, whichever
+    /// probe it answered.
     pub fn confirmed(&self, probe: u64, instance: &str) {
+        self.suspects().remove(instance);
         if let Some(waiting) = self.lock().get_mut(&probe)
             && waiting.pending.remove(instance)
         {
@@ -148,19 +168,22 @@ impl Fleet {
     }
 
     /// Only the names in `live` are still awaited for `probe`: the others
-    /// lapsed, so they serve nothing.
+    /// lapsed, so they serve nothing (nor are they suspects any more).
     fn lapsed(&self, probe: u64, live: &[String]) {
+        self.suspects().retain(|name| live.contains(name));
         if let Some(waiting) = self.lock().get_mut(&probe) {
             waiting.pending.retain(|name| live.contains(name));
             waiting.settle();
         }
     }
 
-    /// Stops waiting on `probe`: what it found.
+    /// Stops waiting on `probe`: what it found. Whoever is still pending
+    /// is a suspect from now on.
     fn finish(&self, probe: u64) -> Propagation {
         let waiting = self.lock().remove(&probe);
         let (confirmed, pending) =
             waiting.map_or((0, HashSet::new()), |w| (w.confirmed, w.pending));
+        self.suspects().extend(pending.iter().cloned());
         Propagation::new(confirmed + 1, pending.into_iter().collect())
     }
 }
@@ -308,5 +331,56 @@ impl<S: Vocabulary> Inner<S> {
         runtime.spawn(async move {
             let _ = tokio::time::timeout(timeout, leave.query_async::<()>(&mut connection)).await;
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fleet() -> Fleet {
+        Fleet::new(&RedisOptions::default().with_instance_name("maker"))
+    }
+
+    fn names(names: &[&str]) -> HashSet<String> {
+        names.iter().map(|name| (*name).to_owned()).collect()
+    }
+
+    #[test]
+    fn an_instance_that_let_a_wait_run_out_is_named_but_not_waited_for_until_it_answers() {
+        let fleet = fleet();
+        let (first, mut settled) = fleet.expect(names(&["stuck", "fine"]));
+        fleet.confirmed(first, "fine");
+        assert!(settled.try_recv().is_err(), "`stuck` is still awaited");
+        let found = fleet.finish(first);
+        assert_eq!(
+            (found.applied, found.pending.clone()),
+            (2, vec!["stuck".to_owned()])
+        );
+
+        // The next change does not wait for it, and still names it.
+        let (second, mut settled) = fleet.expect(names(&["stuck", "fine"]));
+        assert!(settled.try_recv().is_err(), "`fine` is awaited");
+        fleet.confirmed(second, "fine");
+        assert!(settled.try_recv().is_ok(), "only a suspect is pending");
+        assert_eq!(fleet.finish(second).pending, ["stuck"]);
+
+        // A late answer to the first probe clears it: awaited again.
+        fleet.confirmed(first, "stuck");
+        let (third, mut settled) = fleet.expect(names(&["stuck"]));
+        assert!(settled.try_recv().is_err(), "`stuck` is awaited again");
+        fleet.confirmed(third, "stuck");
+        assert!(settled.try_recv().is_ok());
+        assert!(fleet.finish(third).is_complete());
+    }
+
+    #[test]
+    fn a_suspect_that_lapsed_is_forgotten() {
+        let fleet = fleet();
+        let (probe, _settled) = fleet.expect(names(&["gone"]));
+        fleet.finish(probe);
+        let (probe, _settled) = fleet.expect(names(&["other"]));
+        fleet.lapsed(probe, &["other".to_owned()]);
+        assert!(fleet.suspects().is_empty());
     }
 }

@@ -152,9 +152,12 @@ impl RedisOptions {
     }
 
     /// How long [`AgentStore::propagated`] waits for the other instances to
-    /// confirm a change (default: the grace period plus the command timeout
-    /// plus one heartbeat, after which an instance that lost Redis has
-    /// stopped serving and is no longer waited for).
+    /// confirm a change (default: the command timeout plus one heartbeat,
+    /// 3 s by default). A live instance that has not confirmed by then is
+    /// named pending (the answer the control API gives is 202), and later
+    /// changes name it without waiting for it again until it answers a
+    /// probe; one that lapses meanwhile (its grace period ran out, so it
+    /// serves nothing) is dropped from the wait, not named.
     pub fn with_propagation_wait(mut self, wait: Duration) -> Self {
         self.propagation = Some(wait);
         self
@@ -162,8 +165,7 @@ impl RedisOptions {
 
     /// How long a change waits for the other instances.
     pub fn propagation_wait(&self) -> Duration {
-        self.propagation
-            .unwrap_or(self.grace + self.timeout + self.heartbeat())
+        self.propagation.unwrap_or(self.timeout + self.heartbeat())
     }
 
     /// The grace period.
@@ -323,30 +325,19 @@ impl<S: Vocabulary> RedisStore<S> {
         .await?
         .map_err(unreachable)?;
         let keys = Keys::new(&options.prefix);
-        let subscribed = within(
-            options.timeout,
-            feed::subscribe(&client, &keys.channel(keys.kill_shard())),
-        )
-        .await?
-        .map_err(unreachable)?;
-        let inner = Inner::new(
+        let channel = keys.channel(keys.kill_shard());
+        let feed = within(options.timeout, feed::Channel::subscribe(client, channel))
+            .await?
+            .map_err(unreachable)?;
+        let inner = Inner::start(
             local,
             (Connection::Single(commands), Vec::new()),
             keys,
             &options,
             0,
-        );
-        // After subscribing: a kill switch put meanwhile is on the feed.
-        inner.reload_kill_switch().await?;
-        inner.renew().await?;
-        let task = tokio::spawn(feed::run(
-            Arc::downgrade(&inner),
-            client,
-            subscribed,
-            options.heartbeat(),
-        ));
-        let _ = inner.feed.set(task.abort_handle());
-        crate::telemetry::store_up(true);
+            feed,
+        )
+        .await?;
         tracing::info!(url, grace = ?options.grace, "profile store on Redis");
         Ok(RedisStore { inner })
     }
@@ -385,6 +376,27 @@ pub(super) struct Fetched {
 }
 
 impl<S: Vocabulary> Inner<S> {
+    /// This instance's side of the store over connections and a feed
+    /// subscribed already: loads the kill switch (after subscribing, so one
+    /// put meanwhile is on the feed), joins the live instances and starts
+    /// the feed task. One Redis and a cluster start alike.
+    async fn start(
+        local: Arc<ProfileStore<S>>,
+        connections: (Connection, Vec<Connection>),
+        keys: Keys,
+        options: &RedisOptions,
+        default_replicas: usize,
+        feed: impl feed::Subscription,
+    ) -> Result<Arc<Self>, StoreError> {
+        let inner = Inner::new(local, connections, keys, options, default_replicas);
+        inner.reload_kill_switch().await?;
+        inner.renew().await?;
+        let task = tokio::spawn(feed::run(Arc::downgrade(&inner), feed, options.heartbeat()));
+        let _ = inner.feed.set(task.abort_handle());
+        crate::telemetry::store_up(true);
+        Ok(inner)
+    }
+
     /// This instance's side of the store, backing `local`; `default_replicas`
     /// when the options name none.
     fn new(

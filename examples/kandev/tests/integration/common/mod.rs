@@ -16,7 +16,6 @@ use mcp_profiles_tests::client::{Session, http_transport};
 use rmcp::ServiceExt;
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// The control API's token in every test.
 pub const TOKEN: &str = "test-token-0123456789";
@@ -191,46 +190,19 @@ impl Server {
         args: &[&str],
         env: &[(&str, &str)],
     ) -> Server {
-        let mut child = program
+        program
             .args([command, "--http", http, "--control", "127.0.0.1:0"])
             .args(["--control-token", TOKEN])
             .args(args)
             .env("RUST_LOG", "warn")
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("kandev-mcp starts");
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        let (mut mcp, mut control) = (None, None);
-        while mcp.is_none() || control.is_none() {
-            let line = tokio::time::timeout(LIMIT, lines.next_line())
-                .await
-                .expect("the server announces its addresses")
-                .unwrap()
-                .expect("stderr stays open");
-            if let Some(url) = line.strip_prefix("mcp: ") {
-                mcp = Some(url.to_owned());
-            } else if let Some(url) = line.strip_prefix("control: ") {
-                control = Some(url.to_owned());
-            }
-            stderr.lock().unwrap().push(line);
-        }
-        let collected = Arc::clone(&stderr);
-        let collector = tokio::spawn(async move {
-            while let Ok(Some(line)) = lines.next_line().await {
-                collected.lock().unwrap().push(line);
-            }
-        });
+            .envs(env.iter().copied());
+        let announced = mcp_profiles_tests::announced::Announced::spawn(program).await;
         Server {
-            child,
-            mcp: mcp.unwrap(),
-            control: control.unwrap(),
-            stderr,
-            collector: Some(collector),
+            child: announced.child,
+            mcp: announced.mcp,
+            control: announced.control,
+            stderr: announced.stderr,
+            collector: Some(announced.collector),
         }
     }
 

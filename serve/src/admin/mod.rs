@@ -1,48 +1,70 @@
-//! The admin page: `GET /admin` on the control listener, where an operator
-//! sees who can reach what and changes it.
+//! The admin page, for an operator with a browser, on the control
+//! listener: who can reach what, why, and forms that change it.
 //!
 //! Server-rendered HTML ([`maud`], which escapes every value it splices
 //! in), one stylesheet of its own and no script. The control token, given
 //! once in the login form, buys a login kept in an `HttpOnly`,
-//! `SameSite=Strict` cookie ([`sessions`]); every form carries the login's
+//! `SameSite=Strict` cookie ([`Sessions`]); every form carries the login's
 //! CSRF token, and every change is previewed (the tools it adds and
 //! removes) before a second form applies it through the same audited path
-//! as the control API, under the control token's name.
+//! as the control API, under the control token's name. A bad form value is
+//! answered with a page naming it ([`Problem`]).
 //!
 //! | route | what |
 //! |---|---|
 //! | `GET /admin/login`, `POST /admin/login` | the login form; `token=` |
 //! | `POST /admin/logout` | ends the login |
 //! | `GET /admin/style.css` | the stylesheet |
-//! | `GET /admin` | the overview (`serve`: the session; `gateway`: every principal) |
 //!
-//! and each binary's pages and forms (`control/admin.rs`,
-//! `gateway/admin.rs`). Every page answers with a Content-Security-Policy
-//! that allows no script, no frame and forms only to this listener.
+//! ([`shared_routes`], described by [`shared_pages`]), and the pages
+//! themselves: a gateway's with [`ControlApi::with_admin`] (every agent of
+//! the store, see its routes there), or an application's own, built from
+//! these parts and put behind the login with [`admin_pages`]. Every page
+//! answers with a Content-Security-Policy that allows no script, no frame
+//! and forms only to this listener.
+//!
+//! [`ControlApi::with_admin`]: crate::control::ControlApi::with_admin
 
+mod agents;
 pub mod profiles;
 pub mod render;
-pub mod sessions;
+mod sessions;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Request, State};
+use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
+use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Router};
 use maud::{DOCTYPE, Markup, html};
+use serde_json::{Value, json};
 
-pub use sessions::{Sessions, SignedIn};
+use crate::control::openapi::{self, Api, Operation};
+use crate::control::{Refusal, attributed};
+
+pub use sessions::{
+    DEFAULT_COOKIE, DEFAULT_NAME, LIFETIME, MAX_SESSIONS, Naming, Sessions, SignedIn,
+};
 
 /// The largest form the admin page reads (a profile fits many times over).
 pub const MAX_FORM_BYTES: usize = 64 * 1024;
 
+/// The security scheme every admin page names in an OpenAPI document:
+/// the login's cookie ([`openapi::page`]).
+pub const LOGIN_SCHEME: &str = "adminLogin";
+
 const STYLE: &str = include_str!("style.css");
+
+tokio::task_local! {
+    /// What the pages of the request being answered are called (set by
+    /// [`admin_pages`]' and [`shared_routes`]' layer).
+    static NAMING: Naming;
+}
 
 /// A request the admin page refuses: its status and what was wrong,
 /// answered as a page that says so.
@@ -67,6 +89,13 @@ impl Problem {
     }
 }
 
+/// The control API's refusal as a page: its status and message.
+impl From<Refusal> for Problem {
+    fn from(refusal: Refusal) -> Self {
+        Problem::new(refusal.status(), refusal.message())
+    }
+}
+
 impl IntoResponse for Problem {
     fn into_response(self) -> Response {
         let title = self
@@ -84,19 +113,24 @@ impl IntoResponse for Problem {
 
 /// An HTML page: `body` under the admin page's header (with the logout
 /// form when `login` is given), with the headers every admin page sends.
+/// Its title and header carry the pages' name ([`Naming`]) when answered
+/// behind [`admin_pages`] or [`shared_routes`], else [`DEFAULT_NAME`].
 pub fn page(status: StatusCode, title: &str, login: Option<&SignedIn>, body: Markup) -> Response {
+    let name = NAMING
+        .try_with(|naming| naming.name().to_owned())
+        .unwrap_or_else(|_| DEFAULT_NAME.to_owned());
     let markup = html! {
         (DOCTYPE)
         html lang="en" {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · Kandev MCP admin" }
+                title { (title) " · " (name) }
                 link rel="stylesheet" href="/admin/style.css";
             }
             body {
                 header {
-                    a.home href="/admin" { "Kandev MCP admin" }
+                    a.home href="/admin" { (name) }
                     @if let Some(login) = login {
                         form.logout method="post" action="/admin/logout" {
                             (csrf_field(login))
@@ -187,7 +221,41 @@ pub fn shared_routes(sessions: Arc<Sessions>) -> Router {
         .route("/admin/login", get(login_form).post(log_in))
         .route("/admin/logout", post(log_out))
         .route("/admin/style.css", get(style))
+        .layer(from_fn_with_state(Arc::clone(&sessions), named))
         .with_state(sessions)
+}
+
+/// `routes`, the admin pages of a control listener, behind a login of
+/// `sessions` ([`require_login`], checked first), their forms bounded by
+/// [`MAX_FORM_BYTES`] and each change attributed to `actor`, the control
+/// token's name, as the control API's are (the handler reads it as an
+/// `Extension<Attribution>`); plus the [`shared_routes`].
+pub fn admin_pages<St: Clone + Send + Sync + 'static>(
+    routes: Router<St>,
+    state: St,
+    actor: &str,
+    sessions: Arc<Sessions>,
+) -> Router {
+    let actor: Arc<str> = Arc::from(actor);
+    routes
+        .route_layer(from_fn_with_state(actor, admin_change))
+        .route_layer(from_fn_with_state(Arc::clone(&sessions), require_login))
+        .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
+        .layer(from_fn_with_state(Arc::clone(&sessions), named))
+        .with_state(state)
+        .merge(shared_routes(sessions))
+}
+
+/// Attributes an admin page's request to the control token's name.
+async fn admin_change(State(actor): State<Arc<str>>, request: Request, next: Next) -> Response {
+    attributed(&actor, request, next).await
+}
+
+/// Answers the request with its pages called as `sessions` say.
+async fn named(State(sessions): State<Arc<Sessions>>, request: Request, next: Next) -> Response {
+    NAMING
+        .scope(sessions.naming().clone(), next.run(request))
+        .await
 }
 
 /// Lets a request with a live login through, with its [`SignedIn`] as an
@@ -245,7 +313,7 @@ async fn log_in(
         return Ok(login_page(StatusCode::UNAUTHORIZED, Some("wrong token")));
     };
     let mut response = see_other("/admin");
-    let cookie = HeaderValue::from_str(&sessions::set_cookie(&id))
+    let cookie = HeaderValue::from_str(&sessions.set_cookie(&id))
         .map_err(|error| Problem::new(StatusCode::INTERNAL_SERVER_ERROR, error.to_string()))?;
     response.headers_mut().insert(header::SET_COOKIE, cookie);
     Ok(response)
@@ -264,13 +332,20 @@ async fn log_out(
     let mut response = see_other("/admin/login");
     response.headers_mut().insert(
         header::SET_COOKIE,
-        HeaderValue::from_str(&sessions::clear_cookie()).expect("a fixed cookie value"),
+        HeaderValue::from_str(&sessions.clear_cookie()).expect("a checked cookie name"),
     );
     Ok(response)
 }
 
 /// A form body (`application/x-www-form-urlencoded`), each field once.
 pub struct Form(HashMap<String, String>);
+
+impl std::fmt::Debug for Form {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The names only: the login form's value is the control token.
+        f.debug_set().entries(self.0.keys()).finish()
+    }
+}
 
 impl Form {
     /// Reads a form body: 415 for any other content type, 413 past
@@ -335,3 +410,51 @@ impl Form {
 
 /// What a handler behind [`require_login`] is given: the login.
 pub type Login = Extension<SignedIn>;
+
+/// The login's security scheme, as [`LOGIN_SCHEME`] in an OpenAPI
+/// document: the cookie `naming` names.
+fn login_scheme(naming: &Naming) -> Value {
+    json!({
+        "type": "apiKey",
+        "in": "cookie",
+        "name": naming.cookie(),
+        "description": "The admin page's login (`POST /admin/login` with the control token), for a browser.",
+    })
+}
+
+/// The [`shared_routes`]' paths and their operations.
+fn shared_operations() -> [(&'static str, Vec<Operation>); 3] {
+    [
+        (
+            "/admin/login",
+            vec![
+                openapi::page("The login form", &[]).open(),
+                openapi::page(
+                    "Logs in with the control token (a cookie, never the token, is kept)",
+                    &["token"],
+                )
+                .open(),
+            ],
+        ),
+        ("/admin/logout", vec![openapi::page("Logs out", &["csrf"])]),
+        (
+            "/admin/style.css",
+            vec![
+                openapi::get::<()>("The admin page's stylesheet")
+                    .text("text/css")
+                    .open(),
+            ],
+        ),
+    ]
+}
+
+/// Describes the [`shared_routes`] (login, logout, the stylesheet) in
+/// `api`, an application's own document, with the login's security
+/// scheme ([`LOGIN_SCHEME`]) that every [`openapi::page`] names. The
+/// application describes its own pages beside them.
+pub fn shared_pages<St: Clone + Send + Sync + 'static>(api: Api<St>, naming: &Naming) -> Api<St> {
+    shared_operations().into_iter().fold(
+        api.security_scheme(LOGIN_SCHEME, login_scheme(naming)),
+        |api, (path, operations)| api.beside(path, operations),
+    )
+}

@@ -1,12 +1,13 @@
-//! The pieces of the admin pages that `serve` and the gateway share:
-//! lists of tools, the explain table, the exposure matrix, the audit trail
-//! and the preview of a change. Each escapes what it shows ([`maud`]).
+//! The pieces every admin page is built of: lists of tools, the explain
+//! table, the exposure matrix, the audit trail and the preview of a
+//! change. Each escapes what it shows ([`maud`]).
 
 use std::collections::BTreeSet;
 
 use maud::{Markup, html};
 use mcp_profiles::{Explanation, Registry, Vocabulary};
-use mcp_profiles_serve::audit::AuditRecord;
+
+use crate::audit::AuditRecord;
 
 /// How many audit records the pages show, newest first.
 pub const AUDIT_ROWS: usize = 20;
@@ -136,17 +137,46 @@ pub fn audit(records: &[AuditRecord]) -> Markup {
     }
 }
 
-/// Milliseconds since the Unix epoch as `YYYY-MM-DD HH:MM:SS`.
+/// Milliseconds since the Unix epoch as `YYYY-MM-DD HH:MM:SS` (UTC; the
+/// number itself past the year 9999).
 fn when(at: u64) -> String {
-    i64::try_from(at)
-        .ok()
-        .and_then(chrono::DateTime::from_timestamp_millis)
-        .map(|time| time.format("%Y-%m-%d %H:%M:%S").to_string())
-        .unwrap_or_else(|| at.to_string())
+    let seconds = at / 1000;
+    let (year, month, day) = civil(seconds / 86_400);
+    if year > 9999 {
+        return at.to_string();
+    }
+    let time = seconds % 86_400;
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
+        time / 3600,
+        time % 3600 / 60,
+        time % 60
+    )
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01 (Howard
+/// Hinnant's `civil_from_days`, for days on or after the epoch).
+fn civil(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let day_of_era = z % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
+    let year = year_of_era + era * 400 + u64::from(month <= 2);
+    (year, month, day)
 }
 
 /// What a change would do, before it is applied: the state before and
 /// after, and the tools it adds and removes.
+#[derive(Debug)]
 pub struct Preview<'a> {
     /// Whose tools `served_before` and `served_after` are.
     pub served: &'a str,
@@ -194,5 +224,20 @@ impl Preview<'_> {
                 pre #after { (self.after) }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_utc_dates() {
+        assert_eq!(when(0), "1970-01-01 00:00:00");
+        assert_eq!(when(951_782_400_000), "2000-02-29 00:00:00");
+        assert_eq!(when(1_709_251_199_999), "2024-02-29 23:59:59");
+        assert_eq!(when(1_735_689_600_000), "2025-01-01 00:00:00");
+        assert_eq!(when(253_402_300_799_000), "9999-12-31 23:59:59");
+        assert_eq!(when(253_402_300_800_000), "253402300800000");
     }
 }
