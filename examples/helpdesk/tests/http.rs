@@ -208,7 +208,8 @@ async fn metrics_and_the_admin_page_are_served_behind_the_control_token() {
     let desk = start(&[]).await;
     agent(&desk, "erin", json!({"surface": "customer"})).await;
     let erin = session(&desk, "erin").await;
-    erin.call("open_ticket", Some(json!({"subject": "hello"}))).await;
+    erin.call("open_ticket", Some(json!({"subject": "hello"})))
+        .await;
     let http = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -221,8 +222,16 @@ async fn metrics_and_the_admin_page_are_served_behind_the_control_token() {
     let text = scraped.text().await.unwrap();
     assert!(text.contains("mcp_profiles_tool_calls_total"), "{text}");
     // The admin page wants its login first.
-    let admin = http.get(format!("{}/admin", desk.control)).send().await.unwrap();
+    let admin = http
+        .get(format!("{}/admin", desk.control))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(admin.status().as_u16(), 303);
-    let login = http.get(format!("{}/admin/login", desk.control)).send().await.unwrap();
+    let login = http
+        .get(format!("{}/admin/login", desk.control))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(login.status().as_u16(), 200);
 }
