@@ -147,7 +147,9 @@ pub struct AuditPage {
 /// A `"version"` that is there: a whole number from 0 to `u64::MAX`.
 /// `null` is refused, not read as "any version", which would turn a
 /// compare-and-set into an unconditional write.
-fn version<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+pub(super) fn version<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u64>, D::Error> {
     let value = serde_json::Value::deserialize(deserializer)?;
     value.as_u64().map(Some).ok_or_else(|| {
         let text = value.to_string();
@@ -162,7 +164,7 @@ fn version<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u
 
 /// An optional field's schema without `"default": null`, for a field that
 /// may be left out but never be `null`.
-fn without_default(schema: &mut schemars::Schema) {
+pub(super) fn without_default(schema: &mut schemars::Schema) {
     schema.remove("default");
 }
 

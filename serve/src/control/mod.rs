@@ -15,6 +15,9 @@
 //! | `GET /api/v1/audit?principal=&since=&before=&order=&limit=` | — | `{"records", "next"}`, see [`audit`] |
 //! | `GET /api/v1/openapi.json` | — | the API's OpenAPI 3.1 document |
 //!
+//! With [`ControlApi::with_catalogs`] (feature `runtime-tools`), each
+//! agent's runtime catalog too: see [`catalogs`].
+//!
 //! **Propagation.** Every change (an agent put or deleted, a token granted
 //! or revoked, the kill switch) is answered once every instance sharing the
 //! store confirms that it applies it (`Mcp-Profiles-Applied: N`), or, when
@@ -75,6 +78,9 @@ pub mod answers;
 pub mod audit;
 mod auth;
 mod body;
+#[cfg(feature = "runtime-tools")]
+#[cfg_attr(docsrs, doc(cfg(feature = "runtime-tools")))]
+pub mod catalogs;
 pub mod codes;
 pub mod openapi;
 mod propagation;

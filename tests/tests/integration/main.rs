@@ -7,6 +7,7 @@
 //! no other test touches tracing's process-wide callsite cache.
 
 mod allow_lists;
+mod control_catalogs;
 mod controller;
 mod costs;
 mod forwarding;
