@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use super::NoRoomForConnections;
+use std::io;
+
+use super::{NoRoomForConnections, open_files, raise_file_limit};
 
 /// The bounds a listener ([`Serve`](super::Serve), and the `serve*`
 /// functions of this module) puts on its connections, so
@@ -157,6 +159,56 @@ impl Limits {
     pub fn drain_timeout(&self) -> Duration {
         self.drain_timeout
     }
+}
+
+/// Counted in place of what is open at start where that cannot be counted
+/// ([`open_files`] is `None`): the standard streams (3), the async
+/// runtime's poller and waker (2), the signal pipe (2), and as many again
+/// for what the environment passed in.
+const UNCOUNTED_AT_START: u64 = 16;
+
+/// At start, before the listeners and stores are opened: raises the soft
+/// open-file limit to the hard one ([`raise_file_limit`]) and caps
+/// `limits` (a listener's) at `min(max_connections, limit - open - reserve)`,
+/// `open` being what is open now ([`open_files`]) and `reserve` what the
+/// process will hold besides that listener's connections (`reserved_for`
+/// names it, for the message). Logs a warning, once, when the cap comes out
+/// lower than asked. A platform without such a limit keeps `limits`.
+///
+/// # Errors
+///
+/// When the limit cannot be read, or leaves no room for a connection: the
+/// message names the limit, what is open and what the reserve is for.
+pub fn fit_to_file_limit(
+    limits: Limits,
+    reserve: u64,
+    reserved_for: &str,
+) -> io::Result<Limits> {
+    let Some(file_limit) = raise_file_limit()
+        .map_err(|error| io::Error::other(format!("cannot read the open-file limit: {error}")))?
+    else {
+        return Ok(limits);
+    };
+    let open = open_files().unwrap_or(UNCOUNTED_AT_START);
+    let asked = limits.max_connections();
+    let fitted = limits
+        .within_file_limit(file_limit, open.saturating_add(reserve))
+        .map_err(|error| {
+            io::Error::other(format!(
+                "{error} ({open} open at start, {reserve} for {reserved_for})"
+            ))
+        })?;
+    if fitted.max_connections() < asked {
+        tracing::warn!(
+            asked,
+            effective = fitted.max_connections(),
+            file_limit,
+            reserve = open + reserve,
+            "the MCP listener's connection cap is lowered to fit the open-file limit \
+             (raise it with ulimit -n)"
+        );
+    }
+    Ok(fitted)
 }
 
 #[cfg(test)]

@@ -21,8 +21,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-pub use files::{NoRoomForConnections, fit_to_file_limit, open_files, raise_file_limit};
-pub use limits::Limits;
+pub use files::{NoRoomForConnections, open_files, raise_file_limit};
+pub use limits::{Limits, fit_to_file_limit};
 pub use listener::HttpServer;
 #[cfg(feature = "oauth")]
 pub use oauth::oauth_router;
