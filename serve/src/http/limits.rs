@@ -179,11 +179,7 @@ const UNCOUNTED_AT_START: u64 = 16;
 ///
 /// When the limit cannot be read, or leaves no room for a connection: the
 /// message names the limit, what is open and what the reserve is for.
-pub fn fit_to_file_limit(
-    limits: Limits,
-    reserve: u64,
-    reserved_for: &str,
-) -> io::Result<Limits> {
+pub fn fit_to_file_limit(limits: Limits, reserve: u64, reserved_for: &str) -> io::Result<Limits> {
     let Some(file_limit) = raise_file_limit()
         .map_err(|error| io::Error::other(format!("cannot read the open-file limit: {error}")))?
     else {
