@@ -323,7 +323,18 @@ impl RedisCluster {
                     "node {node} does not say {missing} in CLUSTER INFO:\n{info}"
                 ));
             }
-            for entry in self.view(node)? {
+            let view = self.view(node)?;
+            // The cluster bus's roles, not only replication's: a restarted
+            // primary has its replication link up (INFO says so) before
+            // every node's view has it as a replica, and until then
+            // `replica_of` finds none.
+            let primaries_seen = view.iter().filter(|entry| entry.has("master")).count();
+            if live.len() == NODES && primaries_seen != PRIMARIES {
+                return Err(format!(
+                    "node {node} sees {primaries_seen} primaries, not {PRIMARIES}"
+                ));
+            }
+            for entry in view {
                 let Some(other) = self.index_of(entry.port) else {
                     continue;
                 };
