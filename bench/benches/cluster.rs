@@ -307,7 +307,7 @@ async fn put(
 ) -> AgentChange<Kandev> {
     for _ in 0..1000 {
         match store.put_agent(principal, context, &BY).await {
-            Ok(change) => return change,
+            Ok(change) => return change.into_value(),
             Err(StoreError::Refused(error)) if error.contains("STALESEQ") => {
                 refused.fetch_add(1, Ordering::Relaxed);
             }

@@ -97,18 +97,26 @@ pub enum AuditKind {
     TokenRevoked,
     /// `kill-switch`: the operator's kill switch was put.
     KillSwitch,
+    /// `replication-unconfirmed`: the change recorded just before it, in
+    /// the same request (same `request_id`), was made and is in force, but
+    /// the store's replicas had not confirmed it when it was answered, so a
+    /// failover could undo it (and this record with it). `after` says how
+    /// many confirmed: `{"confirmed": N, "required": M}`. See
+    /// [`Replication`](crate::store::Replication).
+    ReplicationUnconfirmed,
     /// An application's own kind (see [`application`](Self::application)).
     Application(String),
 }
 
 impl AuditKind {
-    const STORE: [(AuditKind, &'static str); 6] = [
+    const STORE: [(AuditKind, &'static str); 7] = [
         (AuditKind::ProfilePut, "profile-put"),
         (AuditKind::AgentDeleted, "agent-deleted"),
         (AuditKind::CatalogPut, "catalog-put"),
         (AuditKind::TokenGranted, "token-granted"),
         (AuditKind::TokenRevoked, "token-revoked"),
         (AuditKind::KillSwitch, "kill-switch"),
+        (AuditKind::ReplicationUnconfirmed, "replication-unconfirmed"),
     ];
 
     /// An application's kind: 1 to 64 characters of `a-z`, `0-9` and `-`,
@@ -174,7 +182,7 @@ impl JsonSchema for AuditKind {
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
             "type": "string",
-            "description": "What changed: `profile-put`, `agent-deleted`, `catalog-put`, `token-granted`, `token-revoked`, `kill-switch`, or an application's own lower-case kind.",
+            "description": "What changed: `profile-put`, `agent-deleted`, `catalog-put`, `token-granted`, `token-revoked`, `kill-switch`, `replication-unconfirmed` (the change before it in the same request was made but its replicas had not confirmed it), or an application's own lower-case kind.",
             "pattern": "^[a-z][a-z0-9-]*$",
             "maxLength": MAX_KIND_BYTES,
         })

@@ -169,7 +169,14 @@ pub(super) async fn put_agent<S: Vocabulary, F: ContextForm<S>>(
         changed: change.changed,
     })
     .into_response();
-    Ok(propagated(shared.store.as_ref(), Changed::Agent(&principal), answer).await)
+    let store = shared.store.as_ref();
+    Ok(propagated(
+        store,
+        Changed::Agent(&principal),
+        change.replication,
+        answer,
+    )
+    .await)
 }
 
 pub(super) async fn delete_agent<S: Vocabulary, F>(
@@ -183,7 +190,7 @@ pub(super) async fn delete_agent<S: Vocabulary, F>(
         .delete_agent(&principal, &by)
         .await
         .map_err(failed)?;
-    if !removed {
+    if !removed.value {
         return Err(no_agent(&principal));
     }
     tracing::info!(principal, "agent removed");
@@ -192,7 +199,14 @@ pub(super) async fn delete_agent<S: Vocabulary, F>(
         removed: true,
     })
     .into_response();
-    Ok(propagated(shared.store.as_ref(), Changed::Agent(&principal), answer).await)
+    let store = shared.store.as_ref();
+    Ok(propagated(
+        store,
+        Changed::Agent(&principal),
+        removed.replication,
+        answer,
+    )
+    .await)
 }
 
 pub(super) async fn grant<S: Vocabulary, F>(
@@ -204,7 +218,7 @@ pub(super) async fn grant<S: Vocabulary, F>(
     let body: GrantBody = decode(&headers, body)?;
     let principal = principal_name(&body.principal)?;
     let token = token_value(&body.token)?;
-    shared
+    let granted = shared
         .store
         .grant_token(token, principal, &by)
         .await
@@ -215,7 +229,8 @@ pub(super) async fn grant<S: Vocabulary, F>(
         granted: true,
     })
     .into_response();
-    Ok(propagated(shared.store.as_ref(), Changed::Token(token), answer).await)
+    let store = shared.store.as_ref();
+    Ok(propagated(store, Changed::Token(token), granted.replication, answer).await)
 }
 
 pub(super) async fn revoke<S: Vocabulary, F>(
@@ -231,9 +246,13 @@ pub(super) async fn revoke<S: Vocabulary, F>(
         .revoke_token(token, &by)
         .await
         .map_err(failed)?;
-    tracing::info!(revoked, "token revoked");
-    let answer = Json(Revoked { revoked }).into_response();
-    Ok(propagated(shared.store.as_ref(), Changed::Token(token), answer).await)
+    tracing::info!(revoked = revoked.value, "token revoked");
+    let answer = Json(Revoked {
+        revoked: revoked.value,
+    })
+    .into_response();
+    let store = shared.store.as_ref();
+    Ok(propagated(store, Changed::Token(token), revoked.replication, answer).await)
 }
 
 fn kill_switch_answer(stored: &StoredKillSwitch) -> Response {
@@ -267,7 +286,8 @@ pub(super) async fn put_kill_switch<S: Vocabulary, F>(
         .map_err(failed)?;
     tracing::info!(deny = ?stored.names, version = stored.version, "kill switch put");
     let answer = kill_switch_answer(&stored);
-    Ok(propagated(shared.store.as_ref(), Changed::KillSwitch, answer).await)
+    let store = shared.store.as_ref();
+    Ok(propagated(store, Changed::KillSwitch, stored.replication, answer).await)
 }
 
 pub(super) async fn get_audit<S: Vocabulary, F>(

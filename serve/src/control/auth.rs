@@ -15,6 +15,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::Refusal;
 use crate::audit::Attribution;
+use crate::http::repeated_header;
 
 /// The header a request's id travels in, both ways.
 pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -52,8 +53,13 @@ pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
 }
 
-/// 401 unless `headers` bear `Authorization: Bearer <expected>`.
+/// 401 unless `headers` bear `Authorization: Bearer <expected>`; 400 when
+/// they bear a credential or a request id more than once (see
+/// [`refuse_repeated`]).
 pub fn check_token(headers: &HeaderMap, expected: &str) -> Result<(), Refusal> {
+    if let Some(why) = repeated_header(headers) {
+        return Err(Refusal::new(StatusCode::BAD_REQUEST, why));
+    }
     let presented = headers
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
@@ -94,6 +100,17 @@ pub fn guarded<St: Clone + Send + Sync + 'static>(
         actor: Arc::from(actor),
     };
     routes.route_layer(middleware::from_fn_with_state(credentials, authorise))
+}
+
+/// Middleware: 400 for a request carrying a header that decides who or
+/// what is served more than once ([`repeated_header`]), before any route
+/// (one with its own authentication, such as an admin page, included)
+/// reads it.
+pub(crate) async fn refuse_repeated(request: Request, next: Next) -> Response {
+    match repeated_header(request.headers()) {
+        None => next.run(request).await,
+        Some(why) => Refusal::new(StatusCode::BAD_REQUEST, why).into_response(),
+    }
 }
 
 async fn authorise(

@@ -169,6 +169,8 @@ async fn put_catalog<S: Vocabulary, F, W>(
         changed = change.changed,
         "agent catalog put"
     );
+    let replication = change.replication;
+    let change = change.into_value();
     let answer = Json(CatalogChanged {
         principal: principal.clone(),
         tools: change.tools,
@@ -176,5 +178,6 @@ async fn put_catalog<S: Vocabulary, F, W>(
         version: change.version,
     })
     .into_response();
-    Ok(propagated(shared.store.as_ref(), Changed::Agent(&principal), answer).await)
+    let store = shared.store.as_ref();
+    Ok(propagated(store, Changed::Agent(&principal), replication, answer).await)
 }

@@ -22,7 +22,9 @@
 //! or revoked, the kill switch) is answered once every instance sharing the
 //! store confirms that it applies it (`Mcp-Profiles-Applied: N`), or, when
 //! a live one did not within the store's wait, with 202, the same body and
-//! `Mcp-Profiles-Pending` naming it (see [`propagated`]). Every change is
+//! `Mcp-Profiles-Pending` naming it (see [`propagated`]); a change the
+//! store's replicas had not confirmed is 202 with `Mcp-Profiles-Unconfirmed`
+//! (made and in force; a failover may undo it). Every change is
 //! recorded in the store's audit trail in the same step: who made it (the
 //! control token's name), the request's id (its `X-Request-Id`, or a fresh
 //! one, answered back), what it replaced and made, and the tools it added
@@ -103,7 +105,9 @@ pub use auth::{
 };
 pub use body::{MAX_BODY_BYTES, decode, decode_json, json_body};
 pub use openapi::{Api, Operation};
-pub use propagation::{APPLIED_HEADER, PENDING_HEADER, confirmations, failed, propagated};
+pub use propagation::{
+    APPLIED_HEADER, PENDING_HEADER, UNCONFIRMED_HEADER, confirmations, failed, propagated,
+};
 pub use refusal::{MAX_ECHOED_PATH_BYTES, Refusal, method_not_allowed, no_route};
 
 use crate::AgentStore;
@@ -282,7 +286,8 @@ impl<S: Vocabulary, F: ContextForm<S>> ControlApi<S, F> {
         }
         let router = router
             .fallback(no_route)
-            .method_not_allowed_fallback(method_not_allowed);
+            .method_not_allowed_fallback(method_not_allowed)
+            .layer(axum::middleware::from_fn(auth::refuse_repeated));
         (router, document)
     }
 }

@@ -138,7 +138,8 @@ impl Operation {
     /// The operation changes what every gateway sharing the store serves,
     /// and answers once they all confirm it: 200 with
     /// `Mcp-Profiles-Applied`, or 202 (the change stands) naming in
-    /// `Mcp-Profiles-Pending` the gateways that had not confirmed in time.
+    /// `Mcp-Profiles-Pending` the gateways that had not confirmed in time,
+    /// or in `Mcp-Profiles-Unconfirmed` the replicas that had not.
     pub fn propagates(mut self) -> Self {
         self.propagates = true;
         self
@@ -191,17 +192,27 @@ impl Operation {
         if self.propagates {
             ok["headers"] = json!({"Mcp-Profiles-Applied": applied_header()});
             let accepted = json!({
-                "description": "The change is made and applied by the gateway that answers, \
-                    but some live gateway sharing the store had not confirmed it within \
-                    the store's wait: until its feed reaches it, it serves what it served before",
+                "description": "The change is made, recorded and applied by the gateway that \
+                    answers, but not yet certain everywhere; the same body as 200, and one or \
+                    both headers say why. `Mcp-Profiles-Pending`: some live gateway sharing the \
+                    store had not confirmed it within the store's wait; until its feed reaches \
+                    it, it serves what it served before. `Mcp-Profiles-Unconfirmed`: the \
+                    store's replicas had not confirmed it (the audit trail says so too, in a \
+                    `replication-unconfirmed` record); a failover of the store's primary \
+                    before they catch up may undo it, so read the change back later and make \
+                    it again if it is gone. Never a refusal: do not retry it as one",
                 "content": ok["content"].clone(),
                 "headers": {
                     "Mcp-Profiles-Applied": applied_header(),
                     "Mcp-Profiles-Pending": {
                         "description": "The gateways that had not confirmed the change, by \
                             instance name, comma-separated; `unknown` when the store could not be asked",
-                        "required": true,
                         "schema": {"type": "string"},
+                    },
+                    "Mcp-Profiles-Unconfirmed": {
+                        "description": "How many of the replicas the store requires had \
+                            confirmed the change, as `CONFIRMED/REQUIRED`",
+                        "schema": {"type": "string", "pattern": "^[0-9]+/[0-9]+$"},
                     },
                 },
             });

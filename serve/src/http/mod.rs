@@ -10,6 +10,7 @@ mod listener;
 #[cfg(feature = "oauth")]
 mod oauth;
 mod resolver;
+mod single_valued;
 mod tracker;
 
 use std::future::Future;
@@ -26,6 +27,7 @@ pub use limits::{Limits, fit_to_file_limit};
 pub use listener::HttpServer;
 #[cfg(feature = "oauth")]
 pub use oauth::oauth_router;
+pub use single_valued::{SINGLE_VALUED, repeated_header};
 
 use mcp_profiles::{ProfiledServer, Vocabulary};
 
@@ -57,7 +59,9 @@ where
     S: Vocabulary + ServerHandler,
 {
     let service = StreamableHttpService::new(move || Ok(server.new_session()), sessions, config);
-    axum::Router::new().nest_service(MCP_PATH, service)
+    axum::Router::new()
+        .nest_service(MCP_PATH, service)
+        .layer(axum::middleware::from_fn(single_valued::refuse_repeated))
 }
 
 /// An axum router serving many agents at [`MCP_PATH`]: every request must
@@ -149,25 +153,28 @@ where
     store.attach(Arc::downgrade(&book));
     let server = ProfiledServer::resolving(handler, Arc::new(StoreResolver::new(store)));
     let counted = Arc::clone(store);
-    mcp_router(server, sessions, config).layer(axum::middleware::from_fn(
-        move |request: axum::extract::Request, next: axum::middleware::Next| {
-            let (admit, tracker) = (admit.clone(), Arc::clone(&tracker));
-            let counted = Arc::clone(&counted);
-            async move {
-                let (grant, handle, mut request) = match admit(request).await {
-                    Ok(admitted) => admitted,
-                    Err(refusal) => return refusal,
-                };
-                count_admitted(&counted, &grant);
-                request.extensions_mut().insert(Served {
-                    handle,
-                    #[cfg(feature = "metrics")]
-                    principal: grant.principal().clone(),
-                });
-                tracker.serve(grant, request, next).await
-            }
-        },
-    ))
+    mcp_router(server, sessions, config)
+        .layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                let (admit, tracker) = (admit.clone(), Arc::clone(&tracker));
+                let counted = Arc::clone(&counted);
+                async move {
+                    let (grant, handle, mut request) = match admit(request).await {
+                        Ok(admitted) => admitted,
+                        Err(refusal) => return refusal,
+                    };
+                    count_admitted(&counted, &grant);
+                    request.extensions_mut().insert(Served {
+                        handle,
+                        #[cfg(feature = "metrics")]
+                        principal: grant.principal().clone(),
+                    });
+                    tracker.serve(grant, request, next).await
+                }
+            },
+        ))
+        // Outermost: before the token is read.
+        .layer(axum::middleware::from_fn(single_valued::refuse_repeated))
 }
 
 /// Counts a request `store`'s router admitted with `grant`, and whether

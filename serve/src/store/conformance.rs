@@ -141,6 +141,12 @@ async fn versions_and_compare_and_set<S: Vocabulary>(
 ) {
     let principal = "conformance-versions";
     let created = one.put_agent(principal, fixture.first, by()).await.unwrap();
+    assert!(
+        created.replication.is_confirmed(),
+        "a change on a healthy store is confirmed by as many replicas as it requires: {:?}",
+        created.replication
+    );
+    let created = created.into_value();
     assert_eq!(
         (created.agent.version, created.changed),
         (1, true),
@@ -156,7 +162,11 @@ async fn versions_and_compare_and_set<S: Vocabulary>(
         (1, fixture.first),
         "the other handle reads the agent as put"
     );
-    let same = one.put_agent(principal, fixture.first, by()).await.unwrap();
+    let same = one
+        .put_agent(principal, fixture.first, by())
+        .await
+        .unwrap()
+        .value;
     assert_eq!(
         (same.agent.version, same.changed),
         (2, false),
@@ -165,7 +175,8 @@ async fn versions_and_compare_and_set<S: Vocabulary>(
     let changed = other
         .put_agent(principal, fixture.second, by())
         .await
-        .unwrap();
+        .unwrap()
+        .value;
     assert_eq!(
         (changed.agent.version, changed.changed),
         (3, true),
@@ -187,7 +198,8 @@ async fn versions_and_compare_and_set<S: Vocabulary>(
     let current = one
         .put_agent_if(principal, fixture.first, Some(3), by())
         .await
-        .unwrap();
+        .unwrap()
+        .value;
     assert_eq!(
         current.agent.version, 4,
         "a compare-and-set on the current version applies"
@@ -196,7 +208,8 @@ async fn versions_and_compare_and_set<S: Vocabulary>(
     let made = one
         .put_agent_if(create, fixture.first, Some(0), by())
         .await
-        .unwrap();
+        .unwrap()
+        .value;
     assert_eq!(made.agent.version, 1, "a create-only put makes version 1");
     let again = other
         .put_agent_if(create, fixture.first, Some(0), by())
@@ -242,11 +255,15 @@ async fn tokens<S: Vocabulary>(
         other
             .revoke_token("conformance-token-1", by())
             .await
-            .unwrap(),
+            .unwrap()
+            .value,
         "revoking a granted token says so"
     );
     assert!(
-        !one.revoke_token("conformance-token-1", by()).await.unwrap(),
+        !one.revoke_token("conformance-token-1", by())
+            .await
+            .unwrap()
+            .value,
         "revoking it again says it was not granted"
     );
     eventually(
@@ -318,11 +335,11 @@ async fn deletion<S: Vocabulary>(
         .unwrap()
         .expect("the token is known");
     assert!(
-        other.delete_agent(principal, by()).await.unwrap(),
+        other.delete_agent(principal, by()).await.unwrap().value,
         "deleting an agent says so"
     );
     assert!(
-        !one.delete_agent(principal, by()).await.unwrap(),
+        !one.delete_agent(principal, by()).await.unwrap().value,
         "deleting it again says there was none"
     );
     assert!(
@@ -391,7 +408,8 @@ async fn catalogs_beside_profiles<S: Vocabulary>(
     let put = one
         .put_catalog_if(principal, catalogs.one.clone(), Some(1), by())
         .await
-        .unwrap();
+        .unwrap()
+        .value;
     assert_eq!(put.version, 2, "a catalog bumps the agent's version");
     let read = other.catalog(principal).await.unwrap().unwrap();
     assert_eq!(
@@ -423,7 +441,8 @@ async fn catalogs_beside_profiles<S: Vocabulary>(
     let changed = other
         .put_catalog_if(principal, catalogs.other.clone(), None, by())
         .await
-        .unwrap();
+        .unwrap()
+        .value;
     assert_eq!(
         (changed.version, changed.changed),
         (4, true),
@@ -467,7 +486,8 @@ async fn kill_switch<S: Vocabulary>(
     let put = one
         .put_kill_switch_if(&[tool.to_owned()], Some(start), by())
         .await
-        .unwrap();
+        .unwrap()
+        .value;
     let killed = StoredKillSwitch::new(vec![tool.to_owned()], start + 1);
     assert_eq!(put, killed, "a put bumps the kill switch's version by one");
     let read = other.kill_switch().await.unwrap();
@@ -528,7 +548,8 @@ async fn kill_switch<S: Vocabulary>(
     let off = other
         .put_kill_switch_if(&[], Some(start + 1), by())
         .await
-        .unwrap();
+        .unwrap()
+        .value;
     assert_eq!(
         off,
         StoredKillSwitch::new(Vec::new(), start + 2),
@@ -569,8 +590,8 @@ async fn audit_trail<S: Vocabulary>(
         asked(8),
         asked(99),
     );
-    let created = one.put_agent(principal, first, &a1).await.unwrap();
-    let replaced = other.put_agent(principal, second, &a2).await.unwrap();
+    let created = one.put_agent(principal, first, &a1).await.unwrap().value;
+    let replaced = other.put_agent(principal, second, &a2).await.unwrap().value;
     let (v1, v2) = (created.agent.version, replaced.agent.version);
     assert!(
         one.put_agent_if(principal, first, Some(v1), &refused)
@@ -580,8 +601,8 @@ async fn audit_trail<S: Vocabulary>(
     );
     one.grant_token(token, principal, &a3).await.unwrap();
     other.grant_token(token, principal, &refused).await.unwrap();
-    assert!(other.revoke_token(token, &a4).await.unwrap());
-    assert!(!one.revoke_token(token, &refused).await.unwrap());
+    assert!(other.revoke_token(token, &a4).await.unwrap().value);
+    assert!(!one.revoke_token(token, &refused).await.unwrap().value);
     let mut expected = vec![
         ("profile-put", Some(principal), "conformance-audit-1"),
         ("profile-put", Some(principal), "conformance-audit-2"),
@@ -595,7 +616,8 @@ async fn audit_trail<S: Vocabulary>(
             let put = one
                 .put_catalog_if(principal, catalogs.one.clone(), None, &a5)
                 .await
-                .unwrap();
+                .unwrap()
+                .value;
             expected.push(("catalog-put", Some(principal), "conformance-audit-5"));
             put.version
         }
@@ -615,7 +637,8 @@ async fn audit_trail<S: Vocabulary>(
     let killed = one
         .put_kill_switch_if(std::slice::from_ref(&tool), Some(held_version), &a6)
         .await
-        .unwrap();
+        .unwrap()
+        .value;
     assert!(
         one.put_kill_switch_if(&[format!("{tool}x")], None, &refused)
             .await
@@ -625,9 +648,10 @@ async fn audit_trail<S: Vocabulary>(
     let off = other
         .put_kill_switch_if(&[], Some(killed.version), &a7)
         .await
-        .unwrap();
-    assert!(other.delete_agent(principal, &a8).await.unwrap());
-    assert!(!one.delete_agent(principal, &refused).await.unwrap());
+        .unwrap()
+        .value;
+    assert!(other.delete_agent(principal, &a8).await.unwrap().value);
+    assert!(!one.delete_agent(principal, &refused).await.unwrap().value);
     expected.extend([
         ("kill-switch", None, "conformance-audit-6"),
         ("kill-switch", None, "conformance-audit-7"),

@@ -13,7 +13,7 @@ use super::catalogs::{self, CatalogChange, StoredCatalog};
 #[cfg(feature = "runtime-tools")]
 use super::decode_catalog;
 use super::kill::{self, StoredKillSwitch};
-use super::{AgentChange, AgentStore, StoreError, StoreFuture, StoredAgent, stored};
+use super::{AgentChange, AgentStore, StoreError, StoreFuture, StoredAgent, Written, stored};
 use crate::ProfileStore;
 #[cfg(feature = "runtime-tools")]
 use crate::UnknownPrincipal;
@@ -33,35 +33,37 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
         context: ProfileContext<S>,
         expected: Option<u64>,
         by: &'a Attribution,
-    ) -> StoreFuture<'a, AgentChange<S>> {
+    ) -> StoreFuture<'a, Written<AgentChange<S>>> {
         Box::pin(async move {
-            self.audit_log().record(|| {
-                let (_, replacement, version) =
-                    self.put_if(principal, context, expected)
+            self.audit_log()
+                .record(|| {
+                    let (_, replacement, version) = self
+                        .put_if(principal, context, expected)
                         .map_err(|current| StoreError::Conflict {
                             principal: principal.to_owned(),
                             current,
                         })?;
-                let before = replacement.as_ref().map(|replacement| {
-                    let old = replacement.old.context();
-                    (states::profile(old, Some(version - 1)), *old)
-                });
-                let (added, removed) = states::changed(
-                    &before
-                        .as_ref()
-                        .map_or_else(Vec::new, |(_, old)| states::compiled_tools(old)),
-                    &states::compiled_tools(&context),
-                );
-                let entry = AuditEntry::new(by, AuditKind::ProfilePut, Some(principal))
-                    .with_before(before.map_or(serde_json::Value::Null, |(state, _)| state))
-                    .with_after(states::profile(&context, Some(version)))
-                    .with_tools(added, removed);
-                let change = AgentChange {
-                    agent: stored(principal, context, version),
-                    changed: replacement.is_none_or(|replacement| replacement.changed()),
-                };
-                Ok((change, Some(entry)))
-            })
+                    let before = replacement.as_ref().map(|replacement| {
+                        let old = replacement.old.context();
+                        (states::profile(old, Some(version - 1)), *old)
+                    });
+                    let (added, removed) = states::changed(
+                        &before
+                            .as_ref()
+                            .map_or_else(Vec::new, |(_, old)| states::compiled_tools(old)),
+                        &states::compiled_tools(&context),
+                    );
+                    let entry = AuditEntry::new(by, AuditKind::ProfilePut, Some(principal))
+                        .with_before(before.map_or(serde_json::Value::Null, |(state, _)| state))
+                        .with_after(states::profile(&context, Some(version)))
+                        .with_tools(added, removed);
+                    let change = AgentChange {
+                        agent: stored(principal, context, version),
+                        changed: replacement.is_none_or(|replacement| replacement.changed()),
+                    };
+                    Ok((change, Some(entry)))
+                })
+                .map(Written::unreplicated)
         })
     }
 
@@ -84,24 +86,26 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
         &'a self,
         principal: &'a str,
         by: &'a Attribution,
-    ) -> StoreFuture<'a, bool> {
+    ) -> StoreFuture<'a, Written<bool>> {
         Box::pin(async move {
-            self.audit_log().record(|| {
-                let version = self.version(principal);
-                let tokens = self.token_count(principal);
-                let Some(controller) = self.remove_agent(principal) else {
-                    return Ok::<_, StoreError>((false, None));
-                };
-                let context = *controller.current().context();
-                let entry = AuditEntry::new(by, AuditKind::AgentDeleted, Some(principal))
-                    .with_before(states::deleted(
-                        &context,
-                        version.unwrap_or_default(),
-                        tokens,
-                    ))
-                    .with_tools(Vec::new(), states::compiled_tools(&context));
-                Ok((true, Some(entry)))
-            })
+            self.audit_log()
+                .record(|| {
+                    let version = self.version(principal);
+                    let tokens = self.token_count(principal);
+                    let Some(controller) = self.remove_agent(principal) else {
+                        return Ok::<_, StoreError>((false, None));
+                    };
+                    let context = *controller.current().context();
+                    let entry = AuditEntry::new(by, AuditKind::AgentDeleted, Some(principal))
+                        .with_before(states::deleted(
+                            &context,
+                            version.unwrap_or_default(),
+                            tokens,
+                        ))
+                        .with_tools(Vec::new(), states::compiled_tools(&context));
+                    Ok((true, Some(entry)))
+                })
+                .map(Written::unreplicated)
         })
     }
 
@@ -110,39 +114,47 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
         token: &'a str,
         principal: &'a str,
         by: &'a Attribution,
-    ) -> StoreFuture<'a, ()> {
+    ) -> StoreFuture<'a, Written<()>> {
         Box::pin(async move {
-            self.audit_log().record(|| {
-                let named = self.principal(token);
-                if named
-                    .as_ref()
-                    .is_some_and(|named| named.name() == principal)
-                {
-                    return Ok(((), None));
-                }
-                self.grant(token, principal)?;
-                let before = named.map_or(serde_json::Value::Null, |named| {
-                    states::token(token, named.name())
-                });
-                let entry = AuditEntry::new(by, AuditKind::TokenGranted, Some(principal))
-                    .with_before(before)
-                    .with_after(states::token(token, principal));
-                Ok::<_, StoreError>(((), Some(entry)))
-            })
+            self.audit_log()
+                .record(|| {
+                    let named = self.principal(token);
+                    if named
+                        .as_ref()
+                        .is_some_and(|named| named.name() == principal)
+                    {
+                        return Ok(((), None));
+                    }
+                    self.grant(token, principal)?;
+                    let before = named.map_or(serde_json::Value::Null, |named| {
+                        states::token(token, named.name())
+                    });
+                    let entry = AuditEntry::new(by, AuditKind::TokenGranted, Some(principal))
+                        .with_before(before)
+                        .with_after(states::token(token, principal));
+                    Ok::<_, StoreError>(((), Some(entry)))
+                })
+                .map(Written::unreplicated)
         })
     }
 
-    fn revoke_token<'a>(&'a self, token: &'a str, by: &'a Attribution) -> StoreFuture<'a, bool> {
+    fn revoke_token<'a>(
+        &'a self,
+        token: &'a str,
+        by: &'a Attribution,
+    ) -> StoreFuture<'a, Written<bool>> {
         Box::pin(async move {
-            self.audit_log().record(|| {
-                let Some(named) = self.principal(token) else {
-                    return Ok::<_, StoreError>((false, None));
-                };
-                self.revoke(token);
-                let entry = AuditEntry::new(by, AuditKind::TokenRevoked, Some(named.name()))
-                    .with_before(states::token(token, named.name()));
-                Ok((true, Some(entry)))
-            })
+            self.audit_log()
+                .record(|| {
+                    let Some(named) = self.principal(token) else {
+                        return Ok::<_, StoreError>((false, None));
+                    };
+                    self.revoke(token);
+                    let entry = AuditEntry::new(by, AuditKind::TokenRevoked, Some(named.name()))
+                        .with_before(states::token(token, named.name()));
+                    Ok((true, Some(entry)))
+                })
+                .map(Written::unreplicated)
         })
     }
 
@@ -153,40 +165,44 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
         wire: serde_json::Value,
         expected: Option<u64>,
         by: &'a Attribution,
-    ) -> StoreFuture<'a, CatalogChange> {
+    ) -> StoreFuture<'a, Written<CatalogChange>> {
         Box::pin(async move {
             let catalog = decode_catalog(self.catalog_decoder(), principal, &wire)?;
             let summary = CatalogSummary::of(&catalog);
-            self.audit_log().record(|| {
-                let previous = self.catalog_summary(principal);
-                let (controller, installation, version) = self
-                    .install_catalog_if(principal, wire, &catalog, expected)
-                    .map_err(|refusal| match refusal {
-                        CatalogRefusal::NoAgent => UnknownPrincipal::new(principal).into(),
-                        CatalogRefusal::Conflict(current) => StoreError::Conflict {
-                            principal: principal.to_owned(),
-                            current,
-                        },
-                        CatalogRefusal::Presented(refused) => catalogs::not_presentable(&refused),
-                    })?;
-                let (added, removed) = states::changed(
-                    previous
-                        .as_ref()
-                        .map_or(&[][..], |previous| &previous.tools),
-                    &summary.tools,
-                );
-                let entry = AuditEntry::new(by, AuditKind::CatalogPut, Some(principal))
-                    .with_before(states::catalog(previous.as_ref(), Some(version - 1)))
-                    .with_after(states::catalog(Some(&summary), Some(version)))
-                    .with_tools(added, removed);
-                let change = CatalogChange {
-                    principal: principal.to_owned(),
-                    version,
-                    tools: catalogs::tool_names(&controller),
-                    changed: installation.changed(),
-                };
-                Ok((change, Some(entry)))
-            })
+            self.audit_log()
+                .record(|| {
+                    let previous = self.catalog_summary(principal);
+                    let (controller, installation, version) = self
+                        .install_catalog_if(principal, wire, &catalog, expected)
+                        .map_err(|refusal| match refusal {
+                            CatalogRefusal::NoAgent => UnknownPrincipal::new(principal).into(),
+                            CatalogRefusal::Conflict(current) => StoreError::Conflict {
+                                principal: principal.to_owned(),
+                                current,
+                            },
+                            CatalogRefusal::Presented(refused) => {
+                                catalogs::not_presentable(&refused)
+                            }
+                        })?;
+                    let (added, removed) = states::changed(
+                        previous
+                            .as_ref()
+                            .map_or(&[][..], |previous| &previous.tools),
+                        &summary.tools,
+                    );
+                    let entry = AuditEntry::new(by, AuditKind::CatalogPut, Some(principal))
+                        .with_before(states::catalog(previous.as_ref(), Some(version - 1)))
+                        .with_after(states::catalog(Some(&summary), Some(version)))
+                        .with_tools(added, removed);
+                    let change = CatalogChange {
+                        principal: principal.to_owned(),
+                        version,
+                        tools: catalogs::tool_names(&controller),
+                        changed: installation.changed(),
+                    };
+                    Ok((change, Some(entry)))
+                })
+                .map(Written::unreplicated)
         })
     }
 
@@ -208,25 +224,27 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
         names: &'a [String],
         expected: Option<u64>,
         by: &'a Attribution,
-    ) -> StoreFuture<'a, StoredKillSwitch> {
+    ) -> StoreFuture<'a, Written<StoredKillSwitch>> {
         Box::pin(async move {
             let killed = kill::deny_list::<S, _>(names)?;
-            self.audit_log().record(|| {
-                let (before, _) = self.kill_switch_in_force();
-                let (change, version) = self
-                    .set_kill_switch_if(killed, expected)
-                    .map_err(|current| StoreError::KillSwitchConflict { current })?;
-                // The killed tools grow as the agents' shrink.
-                let (killed_now, spared_now) = states::changed(
-                    &states::denied_tools::<S, _>(before.names()),
-                    &states::denied_tools::<S, _>(change.killed.names()),
-                );
-                let entry = AuditEntry::new(by, AuditKind::KillSwitch, None)
-                    .with_before(states::kill_switch(before.names(), Some(version - 1)))
-                    .with_after(states::kill_switch(change.killed.names(), Some(version)))
-                    .with_tools(spared_now, killed_now);
-                Ok((StoredKillSwitch::of(change.killed, version), Some(entry)))
-            })
+            self.audit_log()
+                .record(|| {
+                    let (before, _) = self.kill_switch_in_force();
+                    let (change, version) = self
+                        .set_kill_switch_if(killed, expected)
+                        .map_err(|current| StoreError::KillSwitchConflict { current })?;
+                    // The killed tools grow as the agents' shrink.
+                    let (killed_now, spared_now) = states::changed(
+                        &states::denied_tools::<S, _>(before.names()),
+                        &states::denied_tools::<S, _>(change.killed.names()),
+                    );
+                    let entry = AuditEntry::new(by, AuditKind::KillSwitch, None)
+                        .with_before(states::kill_switch(before.names(), Some(version - 1)))
+                        .with_after(states::kill_switch(change.killed.names(), Some(version)))
+                        .with_tools(spared_now, killed_now);
+                    Ok((StoredKillSwitch::of(change.killed, version), Some(entry)))
+                })
+                .map(Written::unreplicated)
         })
     }
 

@@ -27,6 +27,7 @@ mod memory;
 mod propagation;
 #[cfg(feature = "redis")]
 mod redis;
+mod written;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -46,6 +47,7 @@ pub use self::kill::StoredKillSwitch;
 pub use self::propagation::{Changed, Propagation};
 #[cfg(feature = "redis")]
 pub use self::redis::{RedisOptions, RedisStore};
+pub use self::written::{Replication, Written};
 use crate::{ProfileStore, UnknownPrincipal};
 
 /// The future every [`AgentStore`] operation returns.
@@ -176,6 +178,12 @@ impl From<UnknownPrincipal> for StoreError {
 /// change: a record that cannot be appended refuses the change, and a
 /// write that is refused or changes nothing records nothing (see
 /// [`crate::audit`]). [`audit`](Self::audit) reads the trail.
+///
+/// Every write answers [`Written`]: what it made, and whether the store's
+/// replicas confirmed it ([`Replication`]). A change whose replicas did not
+/// confirm it is still made, recorded and in force (never an `Err`, whose
+/// meaning is that nothing was changed); only a failover before they catch
+/// up may undo it.
 pub trait AgentStore<S: Vocabulary>: Send + Sync {
     /// Creates `principal`'s agent serving `context`, or replaces its
     /// profile, in one atomic step that bumps its version, records
@@ -185,7 +193,7 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
         principal: &'a str,
         context: ProfileContext<S>,
         by: &'a Attribution,
-    ) -> StoreFuture<'a, AgentChange<S>> {
+    ) -> StoreFuture<'a, Written<AgentChange<S>>> {
         self.put_agent_if(principal, context, None, by)
     }
 
@@ -198,7 +206,7 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
         context: ProfileContext<S>,
         expected: Option<u64>,
         by: &'a Attribution,
-    ) -> StoreFuture<'a, AgentChange<S>>;
+    ) -> StoreFuture<'a, Written<AgentChange<S>>>;
 
     /// `principal`'s agent, if it has one.
     fn agent<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredAgent<S>>>;
@@ -206,8 +214,11 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
     /// Removes `principal`'s agent and every token naming it, ending their
     /// sessions on every instance, and records `agent-deleted`; whether it
     /// had one (none: nothing recorded).
-    fn delete_agent<'a>(&'a self, principal: &'a str, by: &'a Attribution)
-    -> StoreFuture<'a, bool>;
+    fn delete_agent<'a>(
+        &'a self,
+        principal: &'a str,
+        by: &'a Attribution,
+    ) -> StoreFuture<'a, Written<bool>>;
 
     /// Lets `token` act as `principal` on every instance (see
     /// [`ProfileStore::grant`]) and records `token-granted` with the
@@ -219,12 +230,16 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
         token: &'a str,
         principal: &'a str,
         by: &'a Attribution,
-    ) -> StoreFuture<'a, ()>;
+    ) -> StoreFuture<'a, Written<()>>;
 
     /// Stops accepting `token` on every instance and ends what was opened
     /// with it (see [`ProfileStore::revoke`]), recording `token-revoked`;
     /// whether it was granted (not: nothing recorded).
-    fn revoke_token<'a>(&'a self, token: &'a str, by: &'a Attribution) -> StoreFuture<'a, bool>;
+    fn revoke_token<'a>(
+        &'a self,
+        token: &'a str,
+        by: &'a Attribution,
+    ) -> StoreFuture<'a, Written<bool>>;
 
     /// Puts `principal`'s runtime catalog, in the wire form the store's
     /// [`CatalogDecoder`](mcp_profiles::CatalogDecoder) reads, in one atomic step that bumps the agent's
@@ -247,7 +262,7 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
         wire: serde_json::Value,
         expected: Option<u64>,
         by: &'a Attribution,
-    ) -> StoreFuture<'a, CatalogChange>;
+    ) -> StoreFuture<'a, Written<CatalogChange>>;
 
     /// `principal`'s catalog as it was put, and the agent's version (the
     /// one to compare-and-set with); `None` if it has no agent.
@@ -271,7 +286,7 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
         names: &'a [String],
         expected: Option<u64>,
         by: &'a Attribution,
-    ) -> StoreFuture<'a, StoredKillSwitch>;
+    ) -> StoreFuture<'a, Written<StoredKillSwitch>>;
 
     /// The kill switch as stored (the version to compare-and-set with);
     /// `None` if it was never put.

@@ -7,6 +7,7 @@
 //! no other test touches tracing's process-wide callsite cache.
 
 mod allow_lists;
+mod ambiguous_headers;
 mod control_catalogs;
 mod controller;
 mod costs;
@@ -23,6 +24,7 @@ mod redis_cluster;
 mod redis_cluster_harness;
 mod redis_propagation;
 mod redis_store;
+mod redis_unconfirmed;
 mod registry_model;
 mod resources;
 mod rmcp_surface;

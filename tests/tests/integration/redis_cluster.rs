@@ -61,7 +61,8 @@ async fn one_of_a_hundred_racing_compare_and_sets_wins() {
         .store
         .put_agent("racer", asking(), by())
         .await
-        .unwrap();
+        .unwrap()
+        .value;
     let version = first.agent.version;
     let attempts = (0..100usize).map(|n| {
         let context = if n.is_multiple_of(2) {
@@ -169,6 +170,7 @@ async fn tokens_are_granted_moved_and_revoked_on_every_gateway_of_a_cluster() {
             .delete_agent("carol", by())
             .await
             .unwrap()
+            .value
     );
     instances[0]
         .store

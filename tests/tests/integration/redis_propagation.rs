@@ -43,7 +43,7 @@ pub(crate) async fn each_change_is_in_force_everywhere_once_propagated(instances
     for round in 0..12 {
         let maker = &instances[round % everyone].store;
         let context = if round % 2 == 0 { child() } else { asking() };
-        let change = maker.put_agent("alice", context, by()).await.unwrap();
+        let change = maker.put_agent("alice", context, by()).await.unwrap().value;
         let propagation = maker.propagated(Changed::Agent("alice")).await.unwrap();
         assert_eq!(propagation.applied, everyone, "{propagation:?}");
         assert!(propagation.is_complete(), "{propagation:?}");
@@ -59,7 +59,8 @@ pub(crate) async fn each_change_is_in_force_everywhere_once_propagated(instances
     let killed = maker
         .put_kill_switch_if(&["ask_user_question".to_owned()], None, by())
         .await
-        .unwrap();
+        .unwrap()
+        .value;
     let propagation = maker.propagated(Changed::KillSwitch).await.unwrap();
     assert!(propagation.is_complete(), "{propagation:?}");
     for instance in instances {
@@ -70,7 +71,7 @@ pub(crate) async fn each_change_is_in_force_everywhere_once_propagated(instances
     }
 
     let maker = &instances[everyone - 1].store;
-    assert!(maker.revoke_token("bob-token", by()).await.unwrap());
+    assert!(maker.revoke_token("bob-token", by()).await.unwrap().value);
     let propagation = maker.propagated(Changed::Token("bob-token")).await.unwrap();
     assert!(propagation.is_complete(), "{propagation:?}");
     for instance in instances {

@@ -164,7 +164,12 @@ async fn a_record_redis_cannot_append_refuses_the_change() {
     // Given its stream back, the store records and changes again, going on
     // from the last number.
     redis.command(&["DEL", "mcp-profiles:audit"]);
-    let change = a.store.put_agent("alice", child(), by()).await.unwrap();
+    let change = a
+        .store
+        .put_agent("alice", child(), by())
+        .await
+        .unwrap()
+        .value;
     assert_eq!(change.agent.version, 2);
     let kept = records(&a.store).await;
     assert_eq!(kept.iter().map(|r| r.seq).collect::<Vec<_>>(), [3]);

@@ -85,7 +85,11 @@ async fn the_in_memory_store_applies_each_kill_switch_version_once() {
     // Off through the store seam, as a compare-and-set on version 1.
     let stale = store.put_kill_switch_if(&[], Some(0), by()).await;
     assert!(stale.is_err(), "{stale:?}");
-    let off = store.put_kill_switch_if(&[], Some(1), by()).await.unwrap();
+    let off = store
+        .put_kill_switch_if(&[], Some(1), by())
+        .await
+        .unwrap()
+        .value;
     assert_eq!(off, StoredKillSwitch::new(Vec::new(), 2));
     heard(&alice, 2).await;
     assert_eq!(bob.notifications(), 0);
@@ -116,7 +120,8 @@ async fn a_redis_instance_loads_the_kill_switch_catches_up_and_skips_unknown_nam
         .store
         .put_kill_switch_if(&[KILLED.to_owned()], Some(0), by())
         .await
-        .unwrap();
+        .unwrap()
+        .value;
     assert_eq!(put, StoredKillSwitch::new(vec![KILLED.to_owned()], 1));
     assert_eq!(
         redis.query(&["HGETALL", "mcp-profiles:kill"]),

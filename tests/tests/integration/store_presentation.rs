@@ -182,7 +182,8 @@ async fn redis_refuses_a_colliding_catalog_before_storing_it() {
         .store
         .put_catalog_if("alice", wire(2, &["poll_question"]), Some(1), by())
         .await
-        .unwrap();
+        .unwrap()
+        .value;
     assert_eq!(change.tools, listing(&["poll"]));
     assert_eq!(on_b.wait_for_notifications(1, LIMIT).await, 1);
     assert_eq!(on_b.tool_names().await, listing(&["poll"]));

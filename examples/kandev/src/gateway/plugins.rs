@@ -75,7 +75,9 @@ pub(super) async fn put_plugin_tools(
             .put_catalog_if(&principal, wire.clone(), Some(stored.version), &by)
             .await
         {
-            Ok(change) => {
+            Ok(written) => {
+                let replication = written.replication;
+                let change = written.into_value();
                 tracing::info!(
                     principal,
                     version = change.version,
@@ -89,7 +91,8 @@ pub(super) async fn put_plugin_tools(
                     change.changed,
                     change.version,
                 );
-                return Ok(propagated(store.as_ref(), Changed::Agent(&principal), answer).await);
+                let changed = Changed::Agent(&principal);
+                return Ok(propagated(store.as_ref(), changed, replication, answer).await);
             }
             // Another change of the agent came first: compare again.
             Err(StoreError::Conflict { .. }) => {}

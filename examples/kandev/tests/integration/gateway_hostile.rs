@@ -523,7 +523,7 @@ async fn the_redis_store_takes_a_principal_as_a_name_never_a_pattern() {
     for pattern in patterns {
         assert!(store.agent(pattern).await.unwrap().is_none(), "{pattern}");
         assert!(
-            !store.delete_agent(pattern, by()).await.unwrap(),
+            !store.delete_agent(pattern, by()).await.unwrap().value,
             "{pattern}"
         );
         match store.grant_token("mallory-token", pattern, by()).await {
@@ -531,7 +531,7 @@ async fn the_redis_store_takes_a_principal_as_a_name_never_a_pattern() {
             other => panic!("{pattern}: {other:?}"),
         }
         assert!(
-            !store.revoke_token(pattern, by()).await.unwrap(),
+            !store.revoke_token(pattern, by()).await.unwrap().value,
             "{pattern}"
         );
     }
@@ -540,7 +540,7 @@ async fn the_redis_store_takes_a_principal_as_a_name_never_a_pattern() {
     // A principal named like a pattern is stored under exactly that name,
     // and removing it removes only it.
     for pattern in patterns {
-        let change = store.put_agent(pattern, config, by()).await.unwrap();
+        let change = store.put_agent(pattern, config, by()).await.unwrap().value;
         assert_eq!(change.agent.principal, pattern);
         let got = store.agent(pattern).await.unwrap().expect("stored");
         assert_eq!((got.principal.as_str(), got.version), (pattern, 1));
@@ -553,7 +553,7 @@ async fn the_redis_store_takes_a_principal_as_a_name_never_a_pattern() {
     assert_eq!(keys(), expected);
     for pattern in patterns {
         assert!(
-            store.delete_agent(pattern, by()).await.unwrap(),
+            store.delete_agent(pattern, by()).await.unwrap().value,
             "{pattern}"
         );
         expected.remove(&format!("{PREFIX}:agent:{pattern}"));

@@ -59,17 +59,13 @@ use redis::cluster::ClusterClientBuilder;
 
 use super::connection::{Call, ClusterLink, Connection, slot};
 use super::scripts::{FORGET_TOKEN, GRANT_SHARDED, Keys, RAISE_SEQ, REVOKE_SHARDED, digest};
-use super::{Inner, RedisOptions, feed, within};
+use super::{Inner, RedisOptions, WRITERS, feed, within};
 use crate::ProfileStore;
 use crate::UnknownPrincipal;
 use crate::audit::Attribution;
 use crate::audit::states::fingerprint;
-use crate::store::StoreError;
+use crate::store::{StoreError, Written};
 use mcp_profiles::Vocabulary;
-
-/// How many connections changes are made on, each one change's `WAIT` at a
-/// time (see `BENCHMARKS.md`, "Redis Cluster").
-const WRITERS: usize = 8;
 
 /// The scheme of a cluster's URL.
 const SCHEME: &str = "redis+cluster://";
@@ -328,7 +324,7 @@ impl<S: Vocabulary> Inner<S> {
         token: &str,
         principal: &str,
         by: &Attribution,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Written<()>, StoreError> {
         let digest = digest(token);
         let shard = self.keys.token_shard(&digest);
         for _ in 0..8 {
@@ -337,6 +333,7 @@ impl<S: Vocabulary> Inner<S> {
             };
             let (read, live) = self.read_grant(&digest).await?;
             let mut grant = self.audited(&GRANT_SHARDED, by, shard);
+            grant.of(principal);
             grant
                 .key(self.keys.token(&digest))
                 .arg(format!("{created}:{principal}"))
@@ -346,7 +343,7 @@ impl<S: Vocabulary> Inner<S> {
                 .arg(fingerprint(token))
                 .arg(&read)
                 .arg(&live);
-            let (outcome, before): (i64, String) = self.run(&mut grant).await?;
+            let ((outcome, before), replication): ((i64, String), _) = self.run(&mut grant).await?;
             if outcome < 0 {
                 continue;
             }
@@ -367,7 +364,11 @@ impl<S: Vocabulary> Inner<S> {
                 .await?;
                 self.revoke_local(&digest);
             }
-            return Ok(());
+            return Ok(if outcome == 0 {
+                Written::unreplicated(())
+            } else {
+                self.made(&grant, (), replication).await
+            });
         }
         Err(StoreError::Unavailable(format!(
             "the token's grant kept changing while granting it to `{principal}`"
@@ -380,7 +381,7 @@ impl<S: Vocabulary> Inner<S> {
         &self,
         token: &str,
         by: &Attribution,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Written<bool>, StoreError> {
         let digest = digest(token);
         let shard = self.keys.token_shard(&digest);
         for _ in 0..8 {
@@ -393,7 +394,7 @@ impl<S: Vocabulary> Inner<S> {
                 .arg(fingerprint(token))
                 .arg(&read)
                 .arg(&live);
-            let outcome: i64 = self.run(&mut revoke).await?;
+            let (outcome, replication): (i64, _) = self.run(&mut revoke).await?;
             if outcome < 0 {
                 continue;
             }
@@ -406,7 +407,11 @@ impl<S: Vocabulary> Inner<S> {
                 .await?;
             }
             self.revoke_local(&digest);
-            return Ok(outcome == 1);
+            return Ok(if outcome == 1 {
+                self.made(&revoke, true, replication).await
+            } else {
+                Written::unreplicated(false)
+            });
         }
         Err(StoreError::Unavailable(
             "the token's grant kept changing while revoking it".into(),

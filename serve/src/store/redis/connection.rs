@@ -118,6 +118,8 @@ pub(super) struct Call<'s> {
     args: Vec<Vec<u8>>,
     /// Whether `ARGV[5]` is the number of the record it writes.
     numbered: bool,
+    /// The principal its record is of, if any.
+    principal: Option<String>,
 }
 
 impl<'s> Call<'s> {
@@ -127,7 +129,28 @@ impl<'s> Call<'s> {
             keys: Vec::new(),
             args: Vec::new(),
             numbered: false,
+            principal: None,
         }
+    }
+
+    /// Names the principal the call's record is of.
+    pub fn of(&mut self, principal: &str) -> &mut Self {
+        self.principal = Some(principal.to_owned());
+        self
+    }
+
+    /// A call of `script` recording a second record after this call's: in
+    /// the same trail, as the same actor in the same request (the audit
+    /// keys and arguments every audited script starts with, see
+    /// `scripts::AUDIT`), with the principal as its next argument (`""`
+    /// for none).
+    pub fn following<'t>(&self, script: &'t Script) -> Call<'t> {
+        let mut call = Call::new(script);
+        call.keys.extend(self.keys.iter().take(2).cloned());
+        call.args.extend(self.args.iter().take(5).cloned());
+        call.numbered = self.numbered;
+        call.arg(self.principal.as_deref().unwrap_or(""));
+        call
     }
 
     /// Marks `ARGV[5]` as the number of the audit record the call writes.

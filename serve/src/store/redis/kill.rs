@@ -8,8 +8,8 @@ use super::{Inner, json_array, within};
 use crate::agents::Apply;
 use crate::audit::Attribution;
 use crate::audit::states::denied_tools;
-use crate::store::StoreError;
 use crate::store::kill::{StoredKillSwitch, deny_list, deny_list_skipping_unknown};
+use crate::store::{StoreError, Written};
 use mcp_profiles::Vocabulary;
 
 impl<S: Vocabulary> Inner<S> {
@@ -20,7 +20,7 @@ impl<S: Vocabulary> Inner<S> {
         names: &[String],
         expected: Option<u64>,
         by: &Attribution,
-    ) -> Result<StoredKillSwitch, StoreError> {
+    ) -> Result<Written<StoredKillSwitch>, StoreError> {
         let killed = deny_list::<S, _>(names)?;
         let stored = StoredKillSwitch::of(killed, 0);
         let shard = self.keys.kill_shard();
@@ -30,7 +30,7 @@ impl<S: Vocabulary> Inner<S> {
             .arg(self.keys.channel(shard))
             .arg(expected.map(|v| v.to_string()).unwrap_or_default())
             .arg(json_array(&denied_tools::<S, _>(&stored.names))?);
-        let outcome: i64 = self.run(&mut put).await?;
+        let (outcome, replication): (i64, _) = self.run(&mut put).await?;
         let Ok(version) = u64::try_from(outcome) else {
             let current = u64::try_from(-1 - outcome).unwrap_or_default();
             return Err(StoreError::KillSwitchConflict { current });
@@ -38,7 +38,8 @@ impl<S: Vocabulary> Inner<S> {
         // Here at once; the feed message that follows is then stale here.
         self.local
             .apply_kill_switch(killed, version, Apply::IfServed);
-        Ok(StoredKillSwitch::new(stored.names, version))
+        let stored = StoredKillSwitch::new(stored.names, version);
+        Ok(self.made(&put, stored, replication).await)
     }
 
     /// The kill switch as Redis holds it; `None` if it was never put.

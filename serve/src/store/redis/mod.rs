@@ -40,13 +40,13 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use self::connection::{Call, Connection};
 use self::fleet::Fleet;
 use self::health::Health;
-use self::scripts::{DELETE, GRANT, Keys, PUT, PUT_CATALOG, REVOKE, Shard, digest};
+use self::scripts::{DELETE, GRANT, Keys, PUT, PUT_CATALOG, REVOKE, Shard, UNCONFIRMED, digest};
 use mcp_profiles::{Catalog, CatalogDecoder, ProfileContext, Vocabulary};
 
 use super::{
-    AgentChange, AgentStore, CatalogChange, Changed, Propagation, StoreError, StoreFuture,
-    StoredAgent, StoredCatalog, StoredKillSwitch, decode_catalog, listed_change, presentable,
-    stored,
+    AgentChange, AgentStore, CatalogChange, Changed, Propagation, Replication, StoreError,
+    StoreFuture, StoredAgent, StoredCatalog, StoredKillSwitch, Written, decode_catalog,
+    listed_change, presentable, stored,
 };
 use crate::agents::{AgentUpdate, Apply, Backing, Unreachable};
 use crate::audit::states::{CatalogSummary, compiled_tools, fingerprint};
@@ -134,9 +134,11 @@ impl RedisOptions {
     /// How many replicas must confirm each change (Redis `WAIT`) before it
     /// is acknowledged: default 1 on a cluster, 0 on one Redis. A change
     /// too few confirm within a quarter of the [timeout](Self::with_timeout) is
-    /// made and published, but answered with [`StoreError::Unavailable`]:
-    /// a failover may lose it. With 0, a failover may lose an acknowledged
-    /// change (and re-widen a profile it narrowed).
+    /// made, recorded and published, and answered as such, its
+    /// [`Written::replication`] unconfirmed (the control API: 202 with
+    /// `Mcp-Profiles-Unconfirmed`): a failover before the replicas catch up
+    /// may lose it. With 0, a failover may lose an acknowledged change (and
+    /// re-widen a profile it narrowed).
     pub fn with_replica_acks(mut self, replicas: usize) -> Self {
         self.replicas = Some(replicas);
         self
@@ -318,12 +320,22 @@ impl<S: Vocabulary> RedisStore<S> {
             .set_response_timeout(Some(options.timeout))
             .set_number_of_retries(1)
             .set_max_delay(Duration::from_millis(500));
-        let commands = within(
-            options.timeout,
-            ConnectionManager::new_with_config(client.clone(), config),
-        )
-        .await?
-        .map_err(unreachable)?;
+        let connect = || {
+            within(
+                options.timeout,
+                ConnectionManager::new_with_config(client.clone(), config.clone()),
+            )
+        };
+        let commands = connect().await?.map_err(unreachable)?;
+        // A change's `WAIT` blocks the connection it is sent on: with
+        // replicas to wait for, changes go on connections of their own, so
+        // that reads, heartbeats and other changes never queue behind one.
+        let mut writers = Vec::new();
+        if options.replicas.unwrap_or(0) > 0 {
+            for _ in 0..WRITERS {
+                writers.push(Connection::Single(connect().await?.map_err(unreachable)?));
+            }
+        }
         let keys = Keys::new(&options.prefix);
         let channel = keys.channel(keys.kill_shard());
         let feed = within(options.timeout, feed::Channel::subscribe(client, channel))
@@ -331,7 +343,7 @@ impl<S: Vocabulary> RedisStore<S> {
             .map_err(unreachable)?;
         let inner = Inner::start(
             local,
-            (Connection::Single(commands), Vec::new()),
+            (Connection::Single(commands), writers),
             keys,
             &options,
             0,
@@ -361,6 +373,11 @@ fn refused_or_unavailable(error: redis::RedisError) -> StoreError {
 }
 
 /// `future`, or an error once `limit` has passed.
+/// How many connections changes are made on when replicas must confirm
+/// them, each one change's `WAIT` at a time (see `BENCHMARKS.md`, "Redis
+/// Cluster").
+const WRITERS: usize = 8;
+
 async fn within<T>(limit: Duration, future: impl Future<Output = T>) -> Result<T, StoreError> {
     tokio::time::timeout(limit, future)
         .await
@@ -432,21 +449,66 @@ impl<S: Vocabulary> Inner<S> {
     }
 
     /// Runs `call` of a script on the command connection, waiting for the
-    /// replicas to confirm it. On a cluster, a call that records its change
-    /// takes its record's number from the shared counter first, and again
-    /// if its shard has recorded a later one meanwhile.
-    async fn run<T: redis::FromRedisValue>(&self, call: &mut Call<'_>) -> Result<T, StoreError> {
+    /// replicas to confirm it: its answer, and how many did. On a cluster,
+    /// a call that records its change takes its record's number from the
+    /// shared counter first, and again if its shard has recorded a later
+    /// one meanwhile.
+    ///
+    /// Too few confirmations are no error: the script ran, so whatever it
+    /// changed is made, recorded and published; the caller says so
+    /// ([`made`](Self::made)).
+    async fn run<T: redis::FromRedisValue>(
+        &self,
+        call: &mut Call<'_>,
+    ) -> Result<(T, Replication), StoreError> {
+        let (answer, confirmed) = self.run_waiting(call, self.replicas).await?;
+        Ok((answer, Replication::new(confirmed, self.replicas)))
+    }
+
+    /// `value`, what `call` changed, as answered: with its replication,
+    /// and, when its replicas did not confirm it, said so in the trail too,
+    /// in a `replication-unconfirmed` record after the change's.
+    async fn made<T>(&self, call: &Call<'_>, value: T, replication: Replication) -> Written<T> {
+        if !replication.is_confirmed() {
+            tracing::warn!(
+                confirmed = replication.confirmed,
+                required = replication.required,
+                "a change is made, but too few replicas confirmed it: a failover now may undo it"
+            );
+            self.record_unconfirmed(call, replication).await;
+        }
+        Written::new(value, replication)
+    }
+
+    /// Records that the change `call` made was not confirmed: best effort,
+    /// waiting for no replica (the change stands either way, and the answer
+    /// says so).
+    async fn record_unconfirmed(&self, call: &Call<'_>, replication: Replication) {
+        let said = serde_json::json!({
+            "confirmed": replication.confirmed,
+            "required": replication.required,
+        });
+        let mut record = call.following(&UNCONFIRMED);
+        record.arg(said.to_string());
+        if let Err(error) = self.run_waiting::<i64>(&mut record, 0).await {
+            tracing::warn!(%error, "the unconfirmed change's record could not be appended");
+        }
+    }
+
+    /// [`run`](Self::run), waiting for `replicas`: the answer and how many
+    /// confirmed.
+    async fn run_waiting<T: redis::FromRedisValue>(
+        &self,
+        call: &mut Call<'_>,
+        replicas: usize,
+    ) -> Result<(T, usize), StoreError> {
         let wait_ms = self.wait_ms();
         let mut attempts = 0;
         loop {
             if call.is_numbered() && self.keys.is_sharded() {
                 call.set_arg(4, self.next_seq().await?);
             }
-            let outcome = within(
-                self.timeout,
-                self.writer().call(call, self.replicas, wait_ms),
-            )
-            .await?;
+            let outcome = within(self.timeout, self.writer().call(call, replicas, wait_ms)).await?;
             let (answer, confirmed) = match outcome {
                 Ok(answered) => answered,
                 Err(error) => match cluster::stale_seq(&error) {
@@ -465,14 +527,7 @@ impl<S: Vocabulary> Inner<S> {
                     _ => return Err(refused_or_unavailable(error)),
                 },
             };
-            if confirmed < self.replicas {
-                return Err(StoreError::Unavailable(format!(
-                    "the change was made, but {confirmed} of the {} replicas it needs confirmed \
-                     it within {wait_ms} ms: a failover now could lose it",
-                    self.replicas
-                )));
-            }
-            return Ok(answer);
+            return Ok((answer, confirmed));
         }
     }
 
@@ -669,7 +724,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         context: ProfileContext<S>,
         expected: Option<u64>,
         by: &'a Attribution,
-    ) -> StoreFuture<'a, AgentChange<S>> {
+    ) -> StoreFuture<'a, Written<AgentChange<S>>> {
         Box::pin(async move {
             let inner = &self.inner;
             let keys = &inner.keys;
@@ -679,6 +734,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
             let tools = json_array(&compiled_tools(&context))?;
             let shard = keys.principal(principal);
             let mut put = inner.audited(&PUT, by, shard);
+            put.of(principal);
             put.key(keys.agent(principal))
                 .key(keys.version(principal))
                 .arg(context.to_json())
@@ -686,7 +742,8 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                 .arg(principal)
                 .arg(expected)
                 .arg(tools);
-            let (version, previous): (i64, String) = inner.run(&mut put).await?;
+            let ((version, previous), replication): ((i64, String), _) =
+                inner.run(&mut put).await?;
             let Ok(version) = u64::try_from(version) else {
                 return Err(StoreError::Conflict {
                     principal: principal.to_owned(),
@@ -705,7 +762,9 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                 || decode::<S>(principal, &previous).is_ok_and(|previous| {
                     S::registry().assemble(&previous).tool_names() != agent.profile.tool_names()
                 });
-            Ok(AgentChange { agent, changed })
+            Ok(inner
+                .made(&put, AgentChange { agent, changed }, replication)
+                .await)
         })
     }
 
@@ -724,12 +783,13 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         &'a self,
         principal: &'a str,
         by: &'a Attribution,
-    ) -> StoreFuture<'a, bool> {
+    ) -> StoreFuture<'a, Written<bool>> {
         Box::pin(async move {
             let inner = &self.inner;
             let keys = &inner.keys;
             let shard = keys.principal(principal);
             let mut delete = inner.audited(&DELETE, by, shard);
+            delete.of(principal);
             delete
                 .key(keys.agent(principal))
                 .key(keys.version(principal))
@@ -741,7 +801,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                 } else {
                     keys.token_prefix()
                 });
-            let (version, created, digests): (u64, u64, Vec<String>) =
+            let ((version, created, digests), replication): ((u64, u64, Vec<String>), _) =
                 inner.run(&mut delete).await?;
             if version > 0 {
                 inner.local.apply(principal, version, None, Apply::IfServed);
@@ -749,7 +809,11 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                     inner.forget_tokens(principal, created, &digests).await;
                 }
             }
-            Ok(version > 0)
+            Ok(if version > 0 {
+                inner.made(&delete, true, replication).await
+            } else {
+                Written::unreplicated(false)
+            })
         })
     }
 
@@ -758,7 +822,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         token: &'a str,
         principal: &'a str,
         by: &'a Attribution,
-    ) -> StoreFuture<'a, ()> {
+    ) -> StoreFuture<'a, Written<()>> {
         Box::pin(async move {
             let inner = &self.inner;
             let keys = &inner.keys;
@@ -768,6 +832,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
             let digest = digest(token);
             let shard = keys.principal(principal);
             let mut grant = inner.audited(&GRANT, by, shard);
+            grant.of(principal);
             grant
                 .key(keys.token(&digest))
                 .key(keys.agent(principal))
@@ -777,7 +842,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                 .arg(keys.channel(shard))
                 .arg(keys.tokens_prefix())
                 .arg(fingerprint(token));
-            let outcome: i64 = inner.run(&mut grant).await?;
+            let (outcome, replication): (i64, _) = inner.run(&mut grant).await?;
             match outcome {
                 -1 => Err(UnknownPrincipal::new(principal).into()),
                 // Named another principal before: what it opened ends.
@@ -789,14 +854,20 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                     if moved {
                         inner.revoke_local(&digest);
                     }
-                    Ok(())
+                    Ok(inner.made(&grant, (), replication).await)
                 }
-                _ => Ok(()),
+                // Already granted to it: nothing changed.
+                0 => Ok(Written::unreplicated(())),
+                _ => Ok(inner.made(&grant, (), replication).await),
             }
         })
     }
 
-    fn revoke_token<'a>(&'a self, token: &'a str, by: &'a Attribution) -> StoreFuture<'a, bool> {
+    fn revoke_token<'a>(
+        &'a self,
+        token: &'a str,
+        by: &'a Attribution,
+    ) -> StoreFuture<'a, Written<bool>> {
         Box::pin(async move {
             let inner = &self.inner;
             let keys = &inner.keys;
@@ -812,9 +883,13 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                 .arg(keys.channel(shard))
                 .arg(keys.tokens_prefix())
                 .arg(fingerprint(token));
-            let revoked: i64 = inner.run(&mut revoke).await?;
+            let (revoked, replication): (i64, _) = inner.run(&mut revoke).await?;
             inner.revoke_local(&digest);
-            Ok(revoked == 1)
+            Ok(if revoked == 1 {
+                inner.made(&revoke, true, replication).await
+            } else {
+                Written::unreplicated(false)
+            })
         })
     }
 
@@ -824,7 +899,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         wire: serde_json::Value,
         expected: Option<u64>,
         by: &'a Attribution,
-    ) -> StoreFuture<'a, CatalogChange> {
+    ) -> StoreFuture<'a, Written<CatalogChange>> {
         Box::pin(async move {
             let inner = &self.inner;
             let keys = &inner.keys;
@@ -835,6 +910,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
             let summary = CatalogSummary::of(&catalog);
             let shard = keys.principal(principal);
             let mut put = inner.audited(&PUT_CATALOG, by, shard);
+            put.of(principal);
             put.key(keys.agent(principal))
                 .key(keys.version(principal))
                 .arg(wire.to_string())
@@ -843,7 +919,8 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                 .arg(expected.map(|v| v.to_string()).unwrap_or_default())
                 .arg(summary.to_json().to_string())
                 .arg(json_array(&summary.tools)?);
-            let (version, previous, context): (i64, String, String) = inner.run(&mut put).await?;
+            let ((version, previous, context), replication): ((i64, String, String), _) =
+                inner.run(&mut put).await?;
             let version = match version {
                 -2 => return Err(UnknownPrincipal::new(principal).into()),
                 -1 => {
@@ -871,12 +948,13 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                 before.as_ref(),
                 Some(&catalog),
             );
-            Ok(CatalogChange {
+            let change = CatalogChange {
                 principal: principal.to_owned(),
                 version,
                 tools,
                 changed,
-            })
+            };
+            Ok(inner.made(&put, change, replication).await)
         })
     }
 
@@ -906,7 +984,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         names: &'a [String],
         expected: Option<u64>,
         by: &'a Attribution,
-    ) -> StoreFuture<'a, StoredKillSwitch> {
+    ) -> StoreFuture<'a, Written<StoredKillSwitch>> {
         Box::pin(self.inner.put_kill_switch(names, expected, by))
     }
 

@@ -285,6 +285,21 @@ fn audited(body: &str) -> Script {
     Script::new(&format!("{AUDIT}{body}"))
 }
 
+/// KEYS: (audit). ARGV: (audit), principal (`""`: none), how many replicas
+/// confirmed the change before it (`{"confirmed":N,"required":M}`).
+/// Records `replication-unconfirmed` after a change its replicas did not
+/// confirm (see `Call::following`).
+pub(super) static UNCONFIRMED: LazyLock<Script> = LazyLock::new(|| {
+    audited(
+        r#"
+local principal = nil
+if ARGV[6] ~= '' then principal = ARGV[6] end
+audit('replication-unconfirmed', principal, nil, ARGV[7], '[]', '[]')
+return 1
+"#,
+    )
+});
+
 /// KEYS: (audit), agent, version. ARGV: (audit), context, channel,
 /// principal, expected version (`""`: any; `0`: no agent), the context's
 /// compiled tools (a JSON array). Returns `{version, previous context or
