@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config_check::{ConfigError, checked_url};
 use super::introspection::Introspection;
+use super::mapping::is_scope_token;
 
 /// The leeway applied to `exp` and `nbf` unless configured.
 const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
@@ -90,9 +91,16 @@ impl fmt::Display for SigningAlgorithm {
 ///   "jwks_max_age_seconds": 3600,
 ///   "verified_cache_seconds": 60,
 ///   "scopes_supported": ["tickets:read"],
+///   "required_scopes": ["mcp"],
+///   "require_at_jwt": false,
 ///   "introspection": { "client_id": "mcp-server", "client_secret": "…" }
 /// }
 /// ```
+///
+/// `required_scopes` are needed for any access at all (see
+/// [`with_required_scopes`](Self::with_required_scopes)); `require_at_jwt`
+/// accepts only JWTs typed as access tokens (see
+/// [`requiring_at_jwt`](Self::requiring_at_jwt)).
 ///
 /// Both URLs must be `https`, except `http` on a loopback host (for local
 /// development and tests); the issuer has no query or fragment (RFC 8414)
@@ -111,6 +119,8 @@ pub struct OAuthConfig {
     jwks_max_age: Duration,
     verified_cache: Duration,
     scopes_supported: Vec<String>,
+    required_scopes: Vec<String>,
+    require_at_jwt: bool,
     introspection: Option<Introspection>,
 }
 
@@ -132,6 +142,10 @@ struct RawConfig {
     verified_cache_seconds: u64,
     #[serde(default)]
     scopes_supported: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    required_scopes: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    require_at_jwt: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     introspection: Option<Introspection>,
 }
@@ -166,7 +180,9 @@ impl TryFrom<RawConfig> for OAuthConfig {
             .with_jwks_refetch_interval(Duration::from_secs(raw.jwks_refetch_interval_seconds))?
             .with_jwks_max_age(Duration::from_secs(raw.jwks_max_age_seconds))?
             .with_verified_cache(Duration::from_secs(raw.verified_cache_seconds))?
-            .with_scopes_supported(raw.scopes_supported);
+            .with_scopes_supported(raw.scopes_supported)
+            .with_required_scopes(raw.required_scopes)?;
+        config.require_at_jwt = raw.require_at_jwt;
         config.introspection = raw.introspection;
         Ok(config)
     }
@@ -183,6 +199,8 @@ impl From<OAuthConfig> for RawConfig {
             jwks_max_age_seconds: config.jwks_max_age.as_secs(),
             verified_cache_seconds: config.verified_cache.as_secs(),
             scopes_supported: config.scopes_supported,
+            required_scopes: config.required_scopes,
+            require_at_jwt: config.require_at_jwt,
             introspection: config.introspection,
         }
     }
@@ -220,6 +238,8 @@ impl OAuthConfig {
             jwks_max_age: DEFAULT_JWKS_MAX_AGE,
             verified_cache: DEFAULT_VERIFIED_CACHE,
             scopes_supported: Vec::new(),
+            required_scopes: Vec::new(),
+            require_at_jwt: false,
             introspection: None,
         })
     }
@@ -298,6 +318,51 @@ impl OAuthConfig {
     pub fn with_scopes_supported(mut self, scopes: impl IntoIterator<Item = String>) -> Self {
         self.scopes_supported = scopes.into_iter().collect();
         self
+    }
+
+    /// Requires every one of `scopes` for any access at all: a valid token
+    /// lacking one is refused with 403 `insufficient_scope` naming the
+    /// scopes to ask for (the MCP authorization spec's scope challenge),
+    /// before any profile is looked at; a request without a token is
+    /// challenged for them. Without this, any valid token for the resource
+    /// reaches its profile (minus the capabilities its scopes gate). Each
+    /// scope is an RFC 6749 scope token (visible ASCII but `"` and `\`).
+    pub fn with_required_scopes(
+        mut self,
+        scopes: impl IntoIterator<Item = String>,
+    ) -> Result<Self, ConfigError> {
+        let scopes: Vec<String> = scopes.into_iter().collect();
+        if let Some(bad) = scopes.iter().find(|scope| !is_scope_token(scope)) {
+            return Err(ConfigError::new(
+                "required_scopes",
+                format!(
+                    "`{bad}` is not a scope token (visible ASCII but `\"` and `\\`, not empty)"
+                ),
+            ));
+        }
+        self.required_scopes = scopes;
+        Ok(self)
+    }
+
+    /// Accepts a JWT only when its header's `typ` is `at+jwt` (or
+    /// `application/at+jwt`): a JWT access token as RFC 9068 §4 asks a
+    /// resource server to check, so that an ID token or another JWT of the
+    /// same issuer, for the same audience, is not taken for one. Off by
+    /// default, as not every issuer types its access tokens; turn it on
+    /// where the issuer does.
+    pub fn requiring_at_jwt(mut self) -> Self {
+        self.require_at_jwt = true;
+        self
+    }
+
+    /// The scopes every access needs.
+    pub fn required_scopes(&self) -> &[String] {
+        &self.required_scopes
+    }
+
+    /// Whether only JWTs typed `at+jwt` are accepted.
+    pub fn requires_at_jwt(&self) -> bool {
+        self.require_at_jwt
     }
 
     /// Check access tokens that are not JWTs through the issuer's token

@@ -55,6 +55,11 @@ pub enum TokenError {
     MissingClaim(String),
     /// A claim has the wrong type (e.g. `scope` not a string).
     InvalidClaim(String),
+    /// The JWT's header is not typed `at+jwt` where the configuration
+    /// requires it (`OAuthConfig::requiring_at_jwt`): an ID token or
+    /// another JWT of the issuer, not an access token (RFC 9068 §4). The
+    /// `typ` it has, if any.
+    NotAnAccessToken(Option<String>),
     /// The issuer's introspection endpoint answered that the token is not
     /// active (RFC 7662 §2.2): unknown, expired, revoked or not meant to be
     /// introspected by this server.
@@ -109,7 +114,7 @@ impl TokenError {
     /// `algorithm_not_allowed`, `missing_key_id`, `unknown_key`,
     /// `key_mismatch`, `bad_signature`, `expired`, `not_yet_valid`,
     /// `wrong_issuer`, `wrong_audience`, `missing_claim`, `invalid_claim`,
-    /// `inactive`, `unavailable`): a metric label or a log field that
+    /// `not_an_access_token`, `inactive`, `unavailable`): a metric label or a log field that
     /// never carries the token's own text.
     pub fn reason(&self) -> &'static str {
         match self {
@@ -126,6 +131,7 @@ impl TokenError {
             TokenError::WrongAudience => "wrong_audience",
             TokenError::MissingClaim(_) => "missing_claim",
             TokenError::InvalidClaim(_) => "invalid_claim",
+            TokenError::NotAnAccessToken(_) => "not_an_access_token",
             TokenError::Inactive => "inactive",
             TokenError::Unavailable(_) => "unavailable",
         }
@@ -148,6 +154,7 @@ impl TokenError {
             TokenError::WrongAudience => "the token is not meant for this resource",
             TokenError::MissingClaim(_) => "the token lacks a required claim",
             TokenError::InvalidClaim(_) => "the token has a claim of the wrong type",
+            TokenError::NotAnAccessToken(_) => "the token is not typed as an access token (at+jwt)",
             TokenError::Inactive => "the token is not active",
             TokenError::Unavailable(_) => "the authorization server is unavailable",
         }
@@ -165,6 +172,8 @@ impl fmt::Display for TokenError {
             TokenError::AlgorithmNotAllowed(alg) => write!(f, "{what}: `{alg}`"),
             TokenError::UnknownKey(kid) => write!(f, "{what}: `{kid}`"),
             TokenError::KeyMismatch { kid, alg } => write!(f, "{what}: key `{kid}`, alg `{alg}`"),
+            TokenError::NotAnAccessToken(Some(typ)) => write!(f, "{what}: its `typ` is `{typ}`"),
+            TokenError::NotAnAccessToken(None) => write!(f, "{what}: it has no `typ`"),
             _ => f.write_str(what),
         }
     }

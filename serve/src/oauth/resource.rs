@@ -155,6 +155,18 @@ impl<S: Vocabulary> OAuth<S> {
             .validate(bearer)
             .await
             .map_err(|error| refused(&error, metadata_url))?;
+        let missing: Vec<&str> = self
+            .validator
+            .config()
+            .required_scopes()
+            .iter()
+            .map(String::as_str)
+            .filter(|scope| !token.has_scope(scope))
+            .collect();
+        if !missing.is_empty() {
+            telemetry::oauth_refused("insufficient_scope");
+            return Err(self.insufficient_scopes(&token, &missing, "any access needs scope"));
+        }
         let profile = self
             .mapping
             .profile(&token)
@@ -170,21 +182,27 @@ impl<S: Vocabulary> OAuth<S> {
 
     /// The 401 of a request without a token: the challenge names the
     /// mapping's scopes that are not step-up ones, the scopes a client
-    /// asks for first (the spec's scope selection); step-up scopes are
-    /// asked for when a call needs them.
+    /// asks for first (the spec's scope selection), and the scopes every
+    /// access needs; step-up scopes are asked for when a call needs them.
     fn unauthenticated(&self, metadata_url: &str) -> Response {
         telemetry::oauth_refused(TokenError::Missing.reason());
         let mut response = TokenError::Missing.response(metadata_url);
-        let first: Vec<&str> = self
-            .mapping
-            .scopes()
-            .filter(|scope| {
+        let mut first: Vec<&str> = self
+            .validator
+            .config()
+            .required_scopes()
+            .iter()
+            .map(String::as_str)
+            .chain(self.mapping.scopes().filter(|scope| {
                 !self
                     .mapping
                     .step_up_scopes()
                     .any(|step_up| step_up == *scope)
-            })
+            }))
             .collect();
+        // Each once, in the order given.
+        let mut seen = std::collections::HashSet::new();
+        first.retain(|scope| seen.insert(*scope));
         if !first.is_empty() {
             let challenge = format!(
                 "{}, scope=\"{}\"",

@@ -51,10 +51,21 @@ impl<S: Vocabulary> OAuth<S> {
         })
     }
 
-    /// The 403 asking for `scope` besides those `token` has (the spec's
-    /// scope challenge: the scopes already granted are kept, so the client
-    /// does not lose them re-authorising).
+    /// The 403 asking for `scope` besides those `token` has, for a tool.
     pub(crate) fn insufficient_scope(&self, token: &AccessToken, scope: &str) -> Response {
+        self.insufficient_scopes(token, &[scope], "the tool needs scope")
+    }
+
+    /// The 403 asking for `needed` besides the scopes `token` has (the
+    /// spec's scope challenge: the scopes already granted are kept, so the
+    /// client does not lose them re-authorising); `what` says what needs
+    /// them, before their names.
+    pub(crate) fn insufficient_scopes(
+        &self,
+        token: &AccessToken,
+        needed: &[&str],
+        what: &str,
+    ) -> Response {
         // The token's scopes are the issuer's text: only well-formed ones
         // are repeated in the header.
         let mut scopes: Vec<&str> = token
@@ -63,18 +74,19 @@ impl<S: Vocabulary> OAuth<S> {
             .map(String::as_str)
             .filter(|scope| is_scope_token(scope))
             .collect();
-        scopes.push(scope);
+        scopes.extend_from_slice(needed);
         scopes.sort_unstable();
         scopes.dedup();
         let challenge = format!(
-            "{}, error=\"insufficient_scope\", scope=\"{}\", error_description=\"the tool needs scope {}\"",
+            "{}, error=\"insufficient_scope\", scope=\"{}\", error_description=\"{what} {}\"",
             bearer_challenge(self.metadata_url(), None),
             scopes.join(" "),
-            scope
+            needed.join(" ")
         );
+        let named: Vec<String> = needed.iter().map(|scope| format!("`{scope}`")).collect();
         let mut response = (
             StatusCode::FORBIDDEN,
-            format!("insufficient scope: the tool needs scope `{scope}`"),
+            format!("insufficient scope: {what} {}", named.join(", ")),
         )
             .into_response();
         if let Ok(value) = HeaderValue::from_str(&challenge) {

@@ -142,6 +142,14 @@ impl TokenValidator {
         let algorithm = self.allowed_algorithm(token)?;
         let header =
             decode_header(token).map_err(|error| TokenError::Malformed(error.to_string()))?;
+        if self.config.requires_at_jwt() {
+            let typed = header.typ.as_deref().is_some_and(|typ| {
+                typ.eq_ignore_ascii_case("at+jwt") || typ.eq_ignore_ascii_case("application/at+jwt")
+            });
+            if !typed {
+                return Err(TokenError::NotAnAccessToken(header.typ));
+            }
+        }
         let kid = header.kid.ok_or(TokenError::MissingKeyId)?;
         let key = self.keys.key(&kid).await?;
         let alg = algorithm.jwt();

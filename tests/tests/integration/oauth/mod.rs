@@ -4,6 +4,7 @@
 //! over HTTP; and the official TypeScript MCP SDK's client against it
 //! (`sdk`).
 
+mod access;
 mod claims;
 mod config;
 mod introspection;
