@@ -35,7 +35,11 @@ const DEFAULT_PRINCIPAL_CLAIMS: [&str; 2] = ["sub", "client_id"];
 ///
 /// - `principal_claims`: the claims naming the principal, the first one
 ///   present winning (default `sub`, then `client_id`). A token naming none
-///   is refused.
+///   is refused. The first claim's value is the principal as it is; a later
+///   claim's is `{claim}.{value}` (a client-credentials token of
+///   `client_id` `ci-bot` is principal `client_id.ci-bot`), so principals
+///   named by different claims never collide, and a first claim's value
+///   beginning with a later claim's `{claim}.` is refused as ambiguous.
 /// - `profile`: `"stored"` (the default) serves the principal's profile in
 ///   the [`ProfileStore`](crate::ProfileStore), which must have an agent
 ///   for it; `{"ceiling": <context>}` serves a profile derived from the
@@ -295,10 +299,31 @@ impl<S: Vocabulary> ClaimMapping<S> {
             .collect()
     }
 
+    /// The principal the token names: the first principal claim's value
+    /// as it is, a later one's as `{claim}.{value}`, so that principals
+    /// named by different claims never collide (a client whose `client_id`
+    /// is a user's `sub` does not reach that user's profile). A first
+    /// claim's value that begins with a later claim's `{claim}.` would read
+    /// as that claim's principal, and is refused.
     fn principal(&self, token: &AccessToken) -> Result<String, MappingRefusal> {
-        for claim in &self.principal_claims {
+        for (position, claim) in self.principal_claims.iter().enumerate() {
             match token.claims().get(claim) {
-                Some(Value::String(name)) if !name.is_empty() => return Ok(name.clone()),
+                Some(Value::String(name)) if !name.is_empty() && position > 0 => {
+                    return Ok(format!("{claim}.{name}"));
+                }
+                Some(Value::String(name)) if !name.is_empty() => {
+                    let later = &self.principal_claims[1..];
+                    if let Some(other) = later.iter().find(|other| {
+                        name.strip_prefix(other.as_str())
+                            .is_some_and(|rest| rest.starts_with('.'))
+                    }) {
+                        return Err(MappingRefusal(format!(
+                            "the token's `{claim}` `{name}` would read as a `{other}` principal, \
+                             and is refused as ambiguous"
+                        )));
+                    }
+                    return Ok(name.clone());
+                }
                 None => {}
                 Some(_) => {
                     return Err(MappingRefusal(format!(

@@ -12,7 +12,7 @@ use mcp_profiles_tests::waits::LIMIT;
 use serde_json::json;
 
 use super::issuer::merged;
-use super::resource::{MAPPING, Resource, context, initialize, request};
+use super::resource::{ALICE, MAPPING, Resource, context, initialize, request};
 
 async fn tools(r: &Resource, token: &str) -> Vec<String> {
     let session = Session::connect(http_transport(&r.uri, Some(token))).await;
@@ -159,11 +159,38 @@ async fn a_token_mapping_to_no_profile_is_refused_with_403_saying_why() {
         let (status, _, body) = request(&r.uri, Some(&token), initialize()).await;
         assert_eq!((status, body.as_str()), (403, why), "{change}");
     }
-    // `client_id` names the principal of a token without `sub`.
-    let token = r.key.sign(
-        &r.claims(json!({ "sub": null, "client_id": "alice", "mcp_surface": "kanban-task" })),
+    // `client_id` names the principal of a token without `sub`, in a
+    // namespace of its own: a client called `alice` is not user alice.
+    let client = |client_id: &str| {
+        r.key.sign(
+            &r.claims(json!({ "sub": null, "client_id": client_id, "mcp_surface": "kanban-task" })),
+        )
+    };
+    let (status, _, body) = request(&r.uri, Some(&client("alice")), initialize()).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (
+            403,
+            "forbidden: principal `client_id.alice` has no profile here"
+        ),
     );
-    assert_eq!(request(&r.uri, Some(&token), initialize()).await.0, 200);
+    r.store.add_agent("client_id.alice", context(ALICE));
+    assert_eq!(
+        request(&r.uri, Some(&client("alice")), initialize())
+            .await
+            .0,
+        200
+    );
+    // A `sub` that would read as a client's principal is ambiguous.
+    let token = r.key.sign(&r.claims(json!({ "sub": "client_id.alice" })));
+    let (status, _, body) = request(&r.uri, Some(&token), initialize()).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (
+            403,
+            "forbidden: the token's `sub` `client_id.alice` would read as a `client_id` principal, and is refused as ambiguous"
+        ),
+    );
 }
 
 #[tokio::test]
