@@ -43,6 +43,18 @@ impl Resource {
         mapping: &str,
         configure: impl FnOnce(OAuthConfig) -> OAuthConfig,
     ) -> Self {
+        let store = Arc::new(ProfileStore::<TaskServer>::default());
+        store.add_agent("alice", context(ALICE));
+        Self::start_on(mapping, configure, store).await
+    }
+
+    /// Serves `mapping` over `store`'s agents (a shared store's local copy,
+    /// say), the validator's configuration changed by `configure`.
+    pub async fn start_on(
+        mapping: &str,
+        configure: impl FnOnce(OAuthConfig) -> OAuthConfig,
+        store: Arc<ProfileStore<TaskServer>>,
+    ) -> Self {
         let key = TestKey::es256("ec-1");
         let issuer = Issuer::start(Discovery::OAuth, &[&key]).await;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -52,8 +64,6 @@ impl Resource {
         let config = configure(OAuthConfig::new(&issuer.url, &uri).expect("a valid config"));
         let mapping = ClaimMapping::from_json(mapping).expect("a valid mapping");
         let oauth = Arc::new(OAuth::new(TokenValidator::new(config), mapping));
-        let store = Arc::new(ProfileStore::<TaskServer>::default());
-        store.add_agent("alice", context(ALICE));
         let app = mcp_profiles_serve::http::oauth_router(
             &store,
             TaskServer::default(),

@@ -208,3 +208,48 @@ async fn removing_the_agent_ends_its_oauth_sessions_and_streams() {
     let again = RawSession::open(&r.uri, &alice).await;
     assert_eq!(again.list_status(&alice).await, 200);
 }
+
+/// The same over Redis: the agent deleted through another gateway's store
+/// ends, through the feed, the OAuth sessions and streams this one served
+/// (its agent loaded here on the token's first use).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deleting_the_agent_on_another_gateway_ends_its_oauth_streams_here() {
+    use mcp_profiles_serve::{AgentStore, RedisOptions, RedisStore};
+    use mcp_profiles_tests::audit::by;
+    use mcp_profiles_tests::redis::RedisServer;
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let connect = || async {
+        RedisStore::<mcp_profiles_tests::TaskServer>::connect(&redis.url(), RedisOptions::default())
+            .await
+            .expect("the store connects")
+    };
+    let (control, here) = (connect().await, connect().await);
+    control
+        .put_agent("alice", context(ALICE), by())
+        .await
+        .unwrap();
+    let r = Resource::start_on(
+        MAPPING,
+        |config| config,
+        std::sync::Arc::clone(here.profiles()),
+    )
+    .await;
+    let alice = r.token("tasks:ask");
+    let mut session = RawSession::open(&r.uri, &alice).await;
+    assert_eq!(session.list_status(&alice).await, 200);
+    assert!(control.delete_agent("alice", by()).await.unwrap().value);
+    session.expect_stream_end().await;
+    control
+        .put_agent("alice", context(ALICE), by())
+        .await
+        .unwrap();
+    assert_eq!(
+        session.list_status(&alice).await,
+        404,
+        "the old session is gone"
+    );
+    let again = RawSession::open(&r.uri, &alice).await;
+    assert_eq!(again.list_status(&alice).await, 200);
+}
