@@ -6,14 +6,15 @@
 
 use std::time::Duration;
 
-use mcp_profiles_serve::{AgentStore, Changed, RedisOptions};
+use mcp_profiles_serve::{AgentStore, Changed, RedisOptions, StoreError};
 use mcp_profiles_tests::audit::by;
-use mcp_profiles_tests::contexts::{asking, child};
-use mcp_profiles_tests::modern::LIMIT;
+use mcp_profiles_tests::client::{disabled, refused};
+use mcp_profiles_tests::contexts::{asking, child, names_of};
+use mcp_profiles_tests::modern::{LIMIT, QUIET};
 use mcp_profiles_tests::redis::RedisServer;
 use mcp_profiles_tests::redis_cluster::RedisCluster;
 
-use crate::redis_store::{Instance, alice_and_bob};
+use crate::redis_store::{Instance, Sessions, alice_and_bob};
 
 /// The set of live instances under the default prefix, on one Redis.
 const INSTANCES: &str = "mcp-profiles:instances";
@@ -29,30 +30,73 @@ async fn named(url: &str, name: &str, grace: Duration, wait: Option<Duration>) -
 }
 
 /// Through each instance in turn, a profile put, the kill switch and a
-/// revocation are in force on every instance once `propagated` says so:
-/// read there at once, with no waiting.
+/// revocation are in force on every instance once `propagated` says so, as
+/// a client sees it there at once, with no waiting: each instance's live
+/// session lists the new set and gets the exact refusal for a tool the
+/// change removed; a revoked token is refused with its challenge and its
+/// open stream ends; and a refused change leaves every version as it was
+/// and every session silent.
 pub(crate) async fn each_change_is_in_force_everywhere_once_propagated(instances: &[Instance]) {
     alice_and_bob(&instances[0].store).await;
-    let mut serving = Vec::new();
+    let mut alice = Vec::new();
+    let mut bob = Vec::new();
     for instance in instances {
-        // Each instance serves alice, and knows bob's token.
-        serving.push(instance.legacy("alice-token").await);
-        assert_eq!(instance.status("bob-token").await, 200);
+        alice.push(instance.legacy("alice-token").await);
+        bob.push(Sessions::open(instance, "bob-token").await);
     }
     let everyone = instances.len();
-    for round in 0..12 {
+    let rounds = 12;
+    let mut current = asking();
+    for round in 0..rounds {
         let maker = &instances[round % everyone].store;
         let context = if round % 2 == 0 { child() } else { asking() };
         let change = maker.put_agent("alice", context, by()).await.unwrap().value;
         let propagation = maker.propagated(Changed::Agent("alice")).await.unwrap();
         assert_eq!(propagation.applied, everyone, "{propagation:?}");
         assert!(propagation.is_complete(), "{propagation:?}");
-        for instance in instances {
+        let now = names_of(&context);
+        let gone = names_of(&current)
+            .into_iter()
+            .find(|name| !now.contains(name))
+            .expect("each round removes a tool");
+        for (instance, session) in instances.iter().zip(&alice) {
             assert_eq!(
                 instance.store.profiles().version("alice"),
                 Some(change.agent.version)
             );
+            assert_eq!(session.tool_names().await, now, "round {round}");
+            assert_eq!(
+                session.call(&gone, None).await,
+                refused(&gone),
+                "round {round}"
+            );
         }
+        current = context;
+    }
+    for session in &alice {
+        assert_eq!(session.wait_for_notifications(rounds, LIMIT).await, rounds);
+    }
+
+    // A refused change: a compare-and-set on a stale version.
+    let before = instances[0].store.profiles().version("alice");
+    let stale = instances[1 % everyone]
+        .store
+        .put_agent_if("alice", child(), Some(1), by())
+        .await;
+    assert!(
+        matches!(&stale, Err(StoreError::Conflict { .. })),
+        "{:?}",
+        stale.map(|_| ())
+    );
+    tokio::time::sleep(QUIET).await;
+    for (instance, session) in instances.iter().zip(&alice) {
+        assert_eq!(instance.store.profiles().version("alice"), before);
+        assert_eq!(
+            session.notifications(),
+            rounds,
+            "a refused change is silent"
+        );
+        assert_eq!(session.tool_names().await, names_of(&current));
     }
 
     let maker = &instances[1 % everyone].store;
@@ -63,21 +107,33 @@ pub(crate) async fn each_change_is_in_force_everywhere_once_propagated(instances
         .value;
     let propagation = maker.propagated(Changed::KillSwitch).await.unwrap();
     assert!(propagation.is_complete(), "{propagation:?}");
-    for instance in instances {
+    let mut spared = names_of(&current);
+    spared.retain(|name| name != "ask_user_question");
+    for (instance, session) in instances.iter().zip(&alice) {
         assert_eq!(
             instance.store.profiles().kill_switch_version(),
             killed.version
         );
+        assert_eq!(session.tool_names().await, spared);
+        assert_eq!(
+            session.call("ask_user_question", None).await,
+            disabled("ask_user_question")
+        );
+    }
+    // Bob lists it too: his sessions heard of it once.
+    for sessions in &mut bob {
+        sessions.expect_one_more(1).await;
     }
 
     let maker = &instances[everyone - 1].store;
     assert!(maker.revoke_token("bob-token", by()).await.unwrap().value);
     let propagation = maker.propagated(Changed::Token("bob-token")).await.unwrap();
     assert!(propagation.is_complete(), "{propagation:?}");
-    for instance in instances {
-        assert_eq!(instance.status("bob-token").await, 401);
+    for (instance, sessions) in instances.iter().zip(&mut bob) {
+        let (status, challenge) = instance.refusal("bob-token").await;
+        assert_eq!((status, challenge.as_deref()), (401, Some("Bearer")));
+        sessions.expect_ended().await;
     }
-    drop(serving);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -90,6 +90,12 @@ impl Instance {
 
     /// The status of an `initialize` POST bearing `token`.
     pub(crate) async fn status(&self, token: &str) -> u16 {
+        self.refusal(token).await.0
+    }
+
+    /// The status of an `initialize` POST bearing `token`, and its
+    /// `WWW-Authenticate` challenge if it has one.
+    pub(crate) async fn refusal(&self, token: &str) -> (u16, Option<String>) {
         let initialize = serde_json::json!({
             "jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {
@@ -98,10 +104,12 @@ impl Instance {
                 "clientInfo": {"name": "probe", "version": "0"},
             },
         });
-        RawSession::post(&self.uri, token, None, &initialize)
-            .await
-            .status()
-            .as_u16()
+        let answer = RawSession::post(&self.uri, token, None, &initialize).await;
+        let challenge = answer
+            .headers()
+            .get("www-authenticate")
+            .map(|value| value.to_str().unwrap_or_default().to_owned());
+        (answer.status().as_u16(), challenge)
     }
 }
 

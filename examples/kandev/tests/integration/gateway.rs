@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::common::gateway::{admitted, call, change, grant, names, put};
 use crate::common::{LIMIT, QUIET, Server};
-use mcp_profiles_tests::client::{CallOutcome, Session, http_transport};
+use mcp_profiles_tests::client::{CallOutcome, Session, disabled, http_transport, refused};
 use mcp_profiles_tests::modern::{ModernSession, expect_one_list_changed, expect_silence};
 use mcp_profiles_tests::redis::RedisServer;
 use mcp_profiles_tests::redis_cluster::RedisCluster;
@@ -289,8 +289,9 @@ async fn a_change_is_answered_once_every_gateway_applies_it_or_names_those_that_
     );
     assert_eq!(answer["version"], 2);
     for agent in &agents {
+        agent.lists(&names(&answer)).await;
         for outcome in agent.calls("list_related_tasks_kandev").await {
-            assert!(matches!(outcome, CallOutcome::Refused(..)), "{outcome:?}");
+            assert_eq!(outcome, refused("list_related_tasks_kandev"));
         }
     }
 
@@ -298,7 +299,9 @@ async fn a_change_is_answered_once_every_gateway_applies_it_or_names_those_that_
     // stands, and the answer is 202 naming it.
     let far = format!("{}", u64::MAX >> 12);
     redis.command(&["ZADD", "mcp-profiles:instances", &far, "gw-stalled"]);
-    let body = json!({"deny": ["list_related_tasks_kandev"], "version": 0});
+    let served = names(&answer);
+    let killed = served[0].clone();
+    let body = json!({"deny": [killed], "version": 0});
     let (status, applied, pending, answer) =
         change(&gateways[2], Method::PUT, "/api/v1/kill-switch", body).await;
     assert_eq!(
@@ -306,6 +309,15 @@ async fn a_change_is_answered_once_every_gateway_applies_it_or_names_those_that_
         (202, Some("3"), Some("gw-stalled"))
     );
     assert_eq!(answer["version"], 1);
+    // The three live gateways did confirm: their sessions stop listing
+    // what it kills, and refuse it, at once.
+    let spared: Vec<String> = served.into_iter().filter(|name| *name != killed).collect();
+    for agent in &agents {
+        agent.lists(&spared).await;
+        for outcome in agent.calls(&killed).await {
+            assert_eq!(outcome, disabled(&killed));
+        }
+    }
     drop(agents);
 }
 

@@ -385,7 +385,10 @@ async fn the_gateway_reports_the_health_of_its_redis_store() {
     let Some(mut redis) = mcp_profiles_tests::redis::RedisServer::start() else {
         return;
     };
-    let gateway = Server::start_gateway(&["--store", &redis.url(), "--grace-ms", "100"]).await;
+    // A grace period of 2 s: heartbeats every 500 ms, each answered within
+    // 500 ms. (With 100 ms, a ping had 25 ms: a loaded 2-core machine
+    // missed that, counting disconnects of a healthy store.)
+    let gateway = Server::start_gateway(&["--store", &redis.url(), "--grace-ms", "2000"]).await;
     put(&gateway, "alice", r#"{"surface":"kanban-task"}"#).await;
     grant(&gateway, "alice-token", "alice").await;
     let store = |name, labels: Vec<(&'static str, &'static str)>, value| (name, labels, value);
