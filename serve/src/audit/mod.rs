@@ -34,10 +34,14 @@
 //! ```
 //!
 //! - `seq`: grows with every record of one log (a store, shared by every
-//!   instance of it), from 1; never reused. A change made after another
-//!   has a greater one. In memory and on one Redis it grows by one; on a
-//!   Redis Cluster it may skip numbers (a write refused or changing
-//!   nothing took one), so page by `seq`, never count with it.
+//!   instance of it); never reused. In memory and on one Redis it counts
+//!   from 1 by one, and a change made after another has a greater one. On a
+//!   Redis Cluster each shard numbers its own records (no key outside a
+//!   principal's slot is on a change's path): congruent to the shard's
+//!   index modulo 1024 and at least its primary's clock in ms times 1024,
+//!   so numbers are unique, in change order for one principal (one shard),
+//!   and across shards in the order of the primaries' clocks to the
+//!   millisecond. Page by `seq`, never count with it.
 //! - `at`: when the change was made, in milliseconds since the Unix epoch
 //!   (the Redis server's clock for `RedisStore`).
 //! - `actor`, `request_id`: the write's [`Attribution`].

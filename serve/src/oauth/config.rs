@@ -9,9 +9,8 @@ use std::time::Duration;
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
 
-use super::config_check::{ConfigError, checked_url};
+use super::config_check::{ConfigError, checked_url, is_scope_token};
 use super::introspection::Introspection;
-use super::mapping::is_scope_token;
 
 /// The leeway applied to `exp` and `nbf` unless configured.
 const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::AccessToken;
+use super::config_check::is_scope_token;
 use crate::agents::Narrowing;
 
 /// The claims of a token that name its principal unless configured: `sub`,
@@ -390,15 +391,6 @@ impl<S: Vocabulary> ClaimMapping<S> {
             .collect::<Result<_, _>>()
             .map(Some)
     }
-}
-
-/// Whether `scope` is one RFC 6749 scope token: printable ASCII without
-/// space, `"` or `\`, so it can stand in a quoted header parameter.
-pub(crate) fn is_scope_token(scope: &str) -> bool {
-    !scope.is_empty()
-        && scope
-            .bytes()
-            .all(|byte| matches!(byte, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
 }
 
 impl<S: Vocabulary> fmt::Debug for ClaimMapping<S> {

@@ -7,7 +7,8 @@ use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
 use mcp_profiles::{Profile, ProfileHandle, Vocabulary};
 
-use super::mapping::{TokenProfile, is_scope_token};
+use super::config_check::is_scope_token;
+use super::mapping::TokenProfile;
 use super::{AccessToken, OAuth, bearer_challenge};
 use crate::ProfileStore;
 use crate::agents::Narrowing;

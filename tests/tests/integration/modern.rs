@@ -249,17 +249,8 @@ async fn principals_hold_their_own_profiles_on_one_http_server() {
         )
         .await;
         assert!(refused.is_err(), "token {token:?} was let in");
+        expect_unauthorised(&uri, token).await;
     }
-    let raw = reqwest::Client::new()
-        .post(&uri)
-        .header("Authorization", "Bearer mallory-token")
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(raw.status().as_u16(), 401);
 
     // Revoking a token shuts its bearer out; the other principal is unaffected.
     store.revoke("bob-token");
@@ -274,9 +265,39 @@ async fn principals_hold_their_own_profiles_on_one_http_server() {
     )
     .await;
     assert!(bob_again.is_err());
+    expect_unauthorised(&uri, Some("bob-token")).await;
+    // And what bob had open ends.
+    let ended = tokio::time::timeout(LIMIT, bob_events.next()).await;
+    assert!(!matches!(ended, Ok(Ok(Some(_)))), "{ended:?}");
     assert_eq!(alice_client.tool_names().await, names_of(&child()));
     drop(Arc::clone(&store));
     http.shutdown().await.unwrap();
+}
+
+/// Panics unless a `tools/list` bearing `token` (or none) is refused with
+/// 401, the `Bearer` challenge and the refusal's text, before MCP sees it.
+async fn expect_unauthorised(uri: &str, token: Option<&str>) {
+    let mut request = reqwest::Client::new()
+        .post(uri)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let answer = request.send().await.unwrap();
+    let status = answer.status().as_u16();
+    let challenge = answer.headers().get("www-authenticate").cloned();
+    let text = answer.text().await.unwrap();
+    assert_eq!(
+        (
+            status,
+            challenge.as_ref().and_then(|value| value.to_str().ok()),
+            text.as_str()
+        ),
+        (401, Some("Bearer"), "missing or unknown bearer token"),
+        "token {token:?}"
+    );
 }
 
 /// A store with agents `alice` and `bob`, both asking, each holding one token

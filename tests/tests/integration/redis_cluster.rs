@@ -214,6 +214,21 @@ async fn a_primary_killed_mid_stream_loses_no_acknowledged_change() {
         sessions.push(Sessions::open(instance, "alice-token").await);
     }
     let primary = cluster.primary_of(&agent_key(&cluster, "alice"));
+    // An agent on another primary's shard: its changes never wait on
+    // alice's shard (nothing outside a principal's slot is on a change's
+    // path).
+    let mut elsewhere = String::new();
+    for n in 0.. {
+        elsewhere = format!("carol-{n}");
+        instances[0]
+            .store
+            .put_agent(&elsewhere, asking(), by())
+            .await
+            .unwrap();
+        if cluster.primary_of(&agent_key(&cluster, &elsewhere)) != primary {
+            break;
+        }
+    }
 
     // A stream of changes through every gateway in turn; each one
     // acknowledged is remembered with what it stored.
@@ -232,9 +247,28 @@ async fn a_primary_killed_mid_stream_loses_no_acknowledged_change() {
     while acknowledged.len() < 10 {
         let (context, outcome) = change(n).await;
         n += 1;
-        acknowledged.push((outcome.unwrap().agent.version, context));
+        let written = outcome.unwrap();
+        assert!(written.replication.is_confirmed());
+        acknowledged.push((written.agent.version, context));
     }
+    // Made, in force, but not confirmed by a replica: answered so, never
+    // as refused.
+    let mut unconfirmed = Vec::new();
     cluster.kill(primary);
+    // The other shard's changes go on at once, confirmed.
+    for round in 0..3 {
+        let context = if round % 2 == 0 { child() } else { asking() };
+        let written = instances[round % 3]
+            .store
+            .put_agent(&elsewhere, context, by())
+            .await
+            .expect("a change of a healthy shard is made while another's primary is down");
+        assert!(
+            written.replication.is_confirmed(),
+            "{:?}",
+            written.replication
+        );
+    }
     // The audit trail spans every shard: read while a primary is gone, it
     // is given whole (the replica was promoted meanwhile) or refused within
     // the store's timeout, naming a shard the dead node served.
@@ -252,13 +286,17 @@ async fn a_primary_killed_mid_stream_loses_no_acknowledged_change() {
         }
         Err(error) => panic!("the audit trail could not be read: {error}"),
     }
-    // Until the replica is promoted, and until a replica confirms changes
-    // again, changes are refused; none of them is acknowledged.
+    // Until the replica is promoted, changes are refused (nothing made);
+    // after, until the promoted one has a replica again, they are made and
+    // said to be unconfirmed.
     for _ in 0..5 {
         let (context, outcome) = change(n).await;
         n += 1;
         match outcome {
-            Ok(stored) => acknowledged.push((stored.agent.version, context)),
+            Ok(stored) if stored.replication.is_confirmed() => {
+                acknowledged.push((stored.agent.version, context));
+            }
+            Ok(stored) => unconfirmed.push((stored.agent.version, context)),
             Err(StoreError::Unavailable(_)) => refused += 1,
             Err(error) => panic!("a change failed otherwise: {error}"),
         }
@@ -271,9 +309,16 @@ async fn a_primary_killed_mid_stream_loses_no_acknowledged_change() {
         let (context, outcome) = change(n).await;
         n += 1;
         match outcome {
-            Ok(stored) => {
+            Ok(stored) if stored.replication.is_confirmed() => {
                 acknowledged.push((stored.agent.version, context));
                 after += 1;
+            }
+            Ok(stored) => {
+                unconfirmed.push((stored.agent.version, context));
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "changes still unconfirmed a minute after the failover"
+                );
             }
             Err(StoreError::Unavailable(_)) => {
                 refused += 1;
@@ -287,6 +332,10 @@ async fn a_primary_killed_mid_stream_loses_no_acknowledged_change() {
         }
     }
     assert!(refused > 0, "the kill refused some change");
+    // Every change made is in force (no second failover undid one): the
+    // unconfirmed ones are checked as the acknowledged ones are.
+    acknowledged.extend(unconfirmed);
+    acknowledged.sort_by_key(|(version, _)| *version);
 
     // Every acknowledged change is in the store and its audit trail, in
     // order; the last one is what every gateway serves.

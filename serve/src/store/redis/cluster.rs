@@ -10,12 +10,16 @@
 //! span every shard, and a fixed number of them keeps that a fixed cost
 //! however many principals there are.
 //!
-//! **The audit trail's numbers** come from one counter (`P:{audit-seq}`),
-//! taken before each change; a shard refuses a number below its last
-//! (`STALESEQ`), and the change takes a new one after raising the counter
-//! past it. So each shard's records are in change order, a page merges the
-//! shards by number, and a change made after another is numbered after it;
-//! numbers a refused or unchanged write took are skipped.
+//! **The audit trail's numbers** are each shard's own: no key outside the
+//! principal's slot is on a change's path, so a failed primary stops only
+//! its own shard's changes. Shard `k` numbers a record with the least
+//! number congruent to `k` modulo 1024 above its last one and above its
+//! primary's clock in ms times 1024 (see `scripts::AUDIT`): numbers are
+//! unique across shards, in change order within a shard (so within a
+//! principal), and across shards in the order of the primaries' clocks to
+//! the millisecond. A page merges the shards by number. (A trail written
+//! before numbers were per shard keeps its numbers, all below the new
+//! ones.)
 //!
 //! **Tokens without a cross-slot script.** A token's key holds its grant,
 //! `{created}:{principal}`, where `created` is the version that created the
@@ -49,16 +53,19 @@
 //! handled as on one Redis: subscribe again, then reload (see `feed`).
 //!
 //! **Failover.** A change is acknowledged only once a replica has it
-//! ([`RedisOptions::with_replica_acks`], default 1 here), as is each number
-//! taken from the counter: a promoted replica holds every acknowledged
-//! change, and versions and numbers never repeat.
+//! ([`RedisOptions::with_replica_acks`], default 1 here): a promoted
+//! replica holds every acknowledged change, and versions never repeat. A
+//! change its replicas did not confirm is made all the same, and said so
+//! ([`Written`](crate::store::Written)); a failover may undo it and its
+//! record, whose number comes back only on a promoted primary whose clock
+//! is behind the old one's.
 
 use std::sync::Arc;
 
 use redis::cluster::ClusterClientBuilder;
 
-use super::connection::{Call, ClusterLink, Connection, slot};
-use super::scripts::{FORGET_TOKEN, GRANT_SHARDED, Keys, RAISE_SEQ, REVOKE_SHARDED, digest};
+use super::connection::{Call, ClusterLink, Connection};
+use super::scripts::{FORGET_TOKEN, GRANT_SHARDED, Keys, REVOKE_SHARDED, digest};
 use super::{Inner, RedisOptions, WRITERS, feed, within};
 use crate::ProfileStore;
 use crate::UnknownPrincipal;
@@ -179,21 +186,6 @@ pub(super) async fn connect<S: Vocabulary>(
     Ok(inner)
 }
 
-/// The last number a shard recorded, when a change's record number was
-/// below it.
-pub(super) fn stale_seq(error: &redis::RedisError) -> Option<u64> {
-    // redis-rs names an unknown error code apart from its detail (its text
-    // is `"STALESEQ": 929 …`): read the first number after the code.
-    let text = error.to_string();
-    let (_, after) = text.split_once("STALESEQ")?;
-    let digits: String = after
-        .chars()
-        .skip_while(|c| !c.is_ascii_digit())
-        .take_while(char::is_ascii_digit)
-        .collect();
-    digits.parse().ok()
-}
-
 /// A token key's grant: the version that created the agent, and the
 /// principal.
 fn grant_of(value: &str) -> Option<(u64, &str)> {
@@ -202,52 +194,6 @@ fn grant_of(value: &str) -> Option<(u64, &str)> {
 }
 
 impl<S: Vocabulary> Inner<S> {
-    /// The next audit record's number, from the shared counter (confirmed
-    /// by the replicas, so a failover never hands it out again).
-    pub(super) async fn next_seq(&self) -> Result<u64, StoreError> {
-        let counter = self.keys.audit_counter();
-        let mut pipeline = redis::pipe();
-        pipeline.cmd("INCR").arg(&counter);
-        if self.replicas > 0 {
-            pipeline.cmd("WAIT").arg(self.replicas).arg(self.wait_ms());
-        }
-        let answers = within(
-            self.timeout,
-            self.writer().on_slot(&pipeline, slot(counter.as_bytes())),
-        )
-        .await?
-        .map_err(|error| StoreError::Unavailable(error.to_string()))?;
-        let number = |value: Option<&redis::Value>| -> Result<u64, StoreError> {
-            value
-                .map(redis::from_redis_value_ref::<u64>)
-                .transpose()
-                .map_err(|error| StoreError::Unavailable(error.to_string()))?
-                .ok_or_else(|| StoreError::Unavailable("no answer from the audit counter".into()))
-        };
-        let seq = number(answers.first())?;
-        if self.replicas > 0 && number(answers.get(1))? < self.replicas as u64 {
-            return Err(StoreError::Unavailable(format!(
-                "the audit counter's replicas did not confirm it within {} ms; nothing was changed",
-                self.wait_ms()
-            )));
-        }
-        Ok(seq)
-    }
-
-    /// Raises the shared counter to at least `last`.
-    pub(super) async fn raise_seq(&self, last: u64) -> Result<(), StoreError> {
-        let mut call = Call::new(&RAISE_SEQ);
-        call.key(self.keys.audit_counter()).arg(last);
-        let wait_ms = self.wait_ms();
-        within(
-            self.timeout,
-            self.writer().call::<i64>(&call, self.replicas, wait_ms),
-        )
-        .await?
-        .map(drop)
-        .map_err(|error| StoreError::Unavailable(error.to_string()))
-    }
-
     /// The version that created `principal`'s agent; `None` without one.
     async fn created(&self, principal: &str) -> Result<Option<u64>, StoreError> {
         self.query(
@@ -343,7 +289,7 @@ impl<S: Vocabulary> Inner<S> {
                 .arg(fingerprint(token))
                 .arg(&read)
                 .arg(&live);
-            let ((outcome, before), replication): ((i64, String), _) = self.run(&mut grant).await?;
+            let ((outcome, before), replication): ((i64, String), _) = self.run(&grant).await?;
             if outcome < 0 {
                 continue;
             }
@@ -394,7 +340,7 @@ impl<S: Vocabulary> Inner<S> {
                 .arg(fingerprint(token))
                 .arg(&read)
                 .arg(&live);
-            let (outcome, replication): (i64, _) = self.run(&mut revoke).await?;
+            let (outcome, replication): (i64, _) = self.run(&revoke).await?;
             if outcome < 0 {
                 continue;
             }
@@ -457,18 +403,6 @@ mod tests {
             assert!(error.contains(part), "{error}");
             assert!(!error.contains("s3cret"), "{error}");
         }
-    }
-
-    #[test]
-    fn a_stale_number_is_read_from_the_error_as_redis_rs_shows_it() {
-        let error = redis::RedisError::from((
-            redis::ErrorKind::Extension,
-            "STALESEQ",
-            "929 script: ...".to_owned(),
-        ));
-        assert_eq!(stale_seq(&error), Some(929), "{error}");
-        let other = redis::RedisError::from((redis::ErrorKind::Io, "closed"));
-        assert_eq!(stale_seq(&other), None);
     }
 
     #[test]

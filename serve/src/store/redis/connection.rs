@@ -116,8 +116,6 @@ pub(super) struct Call<'s> {
     script: &'s Script,
     keys: Vec<Vec<u8>>,
     args: Vec<Vec<u8>>,
-    /// Whether `ARGV[5]` is the number of the record it writes.
-    numbered: bool,
     /// The principal its record is of, if any.
     principal: Option<String>,
 }
@@ -128,7 +126,6 @@ impl<'s> Call<'s> {
             script,
             keys: Vec::new(),
             args: Vec::new(),
-            numbered: false,
             principal: None,
         }
     }
@@ -148,19 +145,8 @@ impl<'s> Call<'s> {
         let mut call = Call::new(script);
         call.keys.extend(self.keys.iter().take(2).cloned());
         call.args.extend(self.args.iter().take(5).cloned());
-        call.numbered = self.numbered;
         call.arg(self.principal.as_deref().unwrap_or(""));
         call
-    }
-
-    /// Marks `ARGV[5]` as the number of the audit record the call writes.
-    pub fn numbered(&mut self) -> &mut Self {
-        self.numbered = true;
-        self
-    }
-
-    pub fn is_numbered(&self) -> bool {
-        self.numbered
     }
 
     pub fn key(&mut self, key: impl ToRedisArgs) -> &mut Self {
@@ -171,15 +157,6 @@ impl<'s> Call<'s> {
     pub fn arg(&mut self, arg: impl ToRedisArgs) -> &mut Self {
         arg.write_redis_args(&mut self.args);
         self
-    }
-
-    /// Replaces argument `index` (0-based: `ARGV[index + 1]`).
-    pub fn set_arg(&mut self, index: usize, arg: impl ToRedisArgs) {
-        let mut written = Vec::new();
-        arg.write_redis_args(&mut written);
-        if let (Some(slot), Some(value)) = (self.args.get_mut(index), written.pop()) {
-            *slot = value;
-        }
     }
 
     fn evalsha(&self) -> Cmd {

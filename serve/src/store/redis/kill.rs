@@ -30,7 +30,7 @@ impl<S: Vocabulary> Inner<S> {
             .arg(self.keys.channel(shard))
             .arg(expected.map(|v| v.to_string()).unwrap_or_default())
             .arg(json_array(&denied_tools::<S, _>(&stored.names))?);
-        let (outcome, replication): (i64, _) = self.run(&mut put).await?;
+        let (outcome, replication): (i64, _) = self.run(&put).await?;
         let Ok(version) = u64::try_from(outcome) else {
             let current = u64::try_from(-1 - outcome).unwrap_or_default();
             return Err(StoreError::KillSwitchConflict { current });

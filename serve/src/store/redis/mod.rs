@@ -355,10 +355,6 @@ impl<S: Vocabulary> RedisStore<S> {
     }
 }
 
-/// How often a change on a cluster takes a new record number because its
-/// shard recorded a later one meanwhile before it gives up (refused).
-const STALE_ATTEMPTS: u32 = 32;
-
 /// A script's failure: raised by the script itself (a command in it
 /// failed), Redis was reached, and the script's first write, the audit
 /// record's, had not been made or was its own; anything else, Redis was not.
@@ -459,7 +455,7 @@ impl<S: Vocabulary> Inner<S> {
     /// ([`made`](Self::made)).
     async fn run<T: redis::FromRedisValue>(
         &self,
-        call: &mut Call<'_>,
+        call: &Call<'_>,
     ) -> Result<(T, Replication), StoreError> {
         let (answer, confirmed) = self.run_waiting(call, self.replicas).await?;
         Ok((answer, Replication::new(confirmed, self.replicas)))
@@ -490,7 +486,7 @@ impl<S: Vocabulary> Inner<S> {
         });
         let mut record = call.following(&UNCONFIRMED);
         record.arg(said.to_string());
-        if let Err(error) = self.run_waiting::<i64>(&mut record, 0).await {
+        if let Err(error) = self.run_waiting::<i64>(&record, 0).await {
             tracing::warn!(%error, "the unconfirmed change's record could not be appended");
         }
     }
@@ -499,36 +495,13 @@ impl<S: Vocabulary> Inner<S> {
     /// confirmed.
     async fn run_waiting<T: redis::FromRedisValue>(
         &self,
-        call: &mut Call<'_>,
+        call: &Call<'_>,
         replicas: usize,
     ) -> Result<(T, usize), StoreError> {
         let wait_ms = self.wait_ms();
-        let mut attempts = 0;
-        loop {
-            if call.is_numbered() && self.keys.is_sharded() {
-                call.set_arg(4, self.next_seq().await?);
-            }
-            let outcome = within(self.timeout, self.writer().call(call, replicas, wait_ms)).await?;
-            let (answer, confirmed) = match outcome {
-                Ok(answered) => answered,
-                Err(error) => match cluster::stale_seq(&error) {
-                    Some(last) if attempts < STALE_ATTEMPTS => {
-                        attempts += 1;
-                        self.raise_seq(last).await?;
-                        // Changes racing in one shard overtake each other;
-                        // a short, varied pause lets the others land first.
-                        let pause = std::time::SystemTime::now()
-                            .duration_since(std::time::UNIX_EPOCH)
-                            .map_or(0, |now| now.subsec_nanos())
-                            % (attempts * 500);
-                        tokio::time::sleep(Duration::from_micros(u64::from(pause))).await;
-                        continue;
-                    }
-                    _ => return Err(refused_or_unavailable(error)),
-                },
-            };
-            return Ok((answer, confirmed));
-        }
+        within(self.timeout, self.writer().call(call, replicas, wait_ms))
+            .await?
+            .map_err(refused_or_unavailable)
     }
 
     /// The connection the next change is made on.
@@ -558,8 +531,7 @@ impl<S: Vocabulary> Inner<S> {
             .arg(by.actor())
             .arg(by.request_id())
             .arg(self.keys.publish())
-            .arg("")
-            .numbered();
+            .arg(self.keys.numbering(shard));
         call
     }
 
@@ -742,8 +714,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                 .arg(principal)
                 .arg(expected)
                 .arg(tools);
-            let ((version, previous), replication): ((i64, String), _) =
-                inner.run(&mut put).await?;
+            let ((version, previous), replication): ((i64, String), _) = inner.run(&put).await?;
             let Ok(version) = u64::try_from(version) else {
                 return Err(StoreError::Conflict {
                     principal: principal.to_owned(),
@@ -802,7 +773,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                     keys.token_prefix()
                 });
             let ((version, created, digests), replication): ((u64, u64, Vec<String>), _) =
-                inner.run(&mut delete).await?;
+                inner.run(&delete).await?;
             if version > 0 {
                 inner.local.apply(principal, version, None, Apply::IfServed);
                 if keys.is_sharded() {
@@ -842,7 +813,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                 .arg(keys.channel(shard))
                 .arg(keys.tokens_prefix())
                 .arg(fingerprint(token));
-            let (outcome, replication): (i64, _) = inner.run(&mut grant).await?;
+            let (outcome, replication): (i64, _) = inner.run(&grant).await?;
             match outcome {
                 -1 => Err(UnknownPrincipal::new(principal).into()),
                 // Named another principal before: what it opened ends.
@@ -883,7 +854,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                 .arg(keys.channel(shard))
                 .arg(keys.tokens_prefix())
                 .arg(fingerprint(token));
-            let (revoked, replication): (i64, _) = inner.run(&mut revoke).await?;
+            let (revoked, replication): (i64, _) = inner.run(&revoke).await?;
             inner.revoke_local(&digest);
             Ok(if revoked == 1 {
                 inner.made(&revoke, true, replication).await
@@ -920,7 +891,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
                 .arg(summary.to_json().to_string())
                 .arg(json_array(&summary.tools)?);
             let ((version, previous, context), replication): ((i64, String, String), _) =
-                inner.run(&mut put).await?;
+                inner.run(&put).await?;
             let version = match version {
                 -2 => return Err(UnknownPrincipal::new(principal).into()),
                 -1 => {

@@ -20,10 +20,9 @@
 //! `P:{bN}:…` (see [`super::cluster`]): a principal's `agent`, `version`
 //! and `tokens` live in its shard, a token's key in its digest's shard, the
 //! kill switch in a shard of its own; each shard has its own `audit`
-//! stream, `audit:seq` (its last record's `seq`) and `changes` channel
-//! (sharded pub/sub, `SPUBLISH`), one key, `P:{audit-seq}`, numbers
-//! the records of every shard, and `P:{instances}` is the live instances'
-//! set. A token's key names `{created}:{principal}`:
+//! stream, `audit:seq` (its last record's `seq`, numbered by the shard
+//! alone, see [`AUDIT`]) and `changes` channel (sharded pub/sub,
+//! `SPUBLISH`), and `P:{instances}` is the live instances' set. A token's key names `{created}:{principal}`:
 //! the grant holds only while the principal's agent is the one created at
 //! that version.
 //!
@@ -150,9 +149,11 @@ impl Keys {
         format!("{}:audit:seq", self.of(shard))
     }
 
-    /// The key numbering every shard's records (a cluster).
-    pub fn audit_counter(&self) -> String {
-        format!("{}:{{audit-seq}}", self.prefix)
+    /// How a change in `shard` numbers its record (`ARGV[5]` of
+    /// [`AUDIT`]): `""` on one Redis (the next number), the shard's index
+    /// on a cluster.
+    pub fn numbering(&self, shard: Shard) -> String {
+        shard.0.map(|index| index.to_string()).unwrap_or_default()
     }
 
     /// The live instances' names (see `fleet`); on a cluster, in a slot of
@@ -231,10 +232,13 @@ pub(super) enum Change {
 /// Every such script takes KEYS\[1\] = the audit stream, KEYS\[2\] = its last
 /// number, ARGV\[1\] = the stream's cap, ARGV\[2\] = the actor, ARGV\[3\] =
 /// the request id, ARGV\[4\] = the publish command (`PUBLISH`; `SPUBLISH`
-/// on a cluster), ARGV\[5\] = the record's number (`""`: the one after
-/// KEYS\[2\]; on a cluster, one taken from the shared counter, which must
-/// be above KEYS\[2\] or the script fails with `STALESEQ {last}` before it
-/// writes anything); its own keys and arguments follow.
+/// on a cluster), ARGV\[5\] = how to number the record (`""`: the one
+/// after KEYS\[2\]; on a cluster, the shard's index `k`: the least number
+/// congruent to `k` modulo 1024 above both KEYS\[2\] and the primary's
+/// clock in ms times 1024, so numbers are unique across shards without a
+/// shared counter, in change order within a shard, and in the primaries'
+/// clock order, to the millisecond, across shards); its own keys and
+/// arguments follow.
 const AUDIT: &str = r#"
 local function names(json)
   if not json or json == '' then return {} end
@@ -260,13 +264,17 @@ local function publish(channel, message)
 end
 local function audit(kind, principal, before, after, added, removed)
   local last = tonumber(redis.call('GET', KEYS[2]) or '0')
-  local seq = last + 1
-  if ARGV[5] ~= '' then
-    seq = tonumber(ARGV[5])
-    if seq <= last then error({err = 'STALESEQ ' .. string.format('%.0f', last)}) end
-  end
   local now = redis.call('TIME')
   local at = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+  local seq = last + 1
+  if ARGV[5] ~= '' then
+    -- A cluster's shard k numbers its records k modulo 1024, each above
+    -- its last and at least the primary's clock in ms times 1024.
+    local k = tonumber(ARGV[5])
+    local above = last - (last % 1024) + k
+    if above <= last then above = above + 1024 end
+    seq = math.max(above, at * 1024 + k)
+  end
   local fields = {'at', string.format('%.0f', at), 'actor', ARGV[2], 'request_id', ARGV[3],
     'kind', kind, 'added', added, 'removed', removed}
   if principal then table.insert(fields, 'principal'); table.insert(fields, principal) end
@@ -499,19 +507,6 @@ pub(super) static FORGET_TOKEN: LazyLock<Script> = LazyLock::new(|| {
         r#"
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
-"#,
-    )
-});
-
-/// Raises the shared audit counter (KEYS\[1\]) to at least ARGV\[1\].
-/// Returns 1.
-pub(super) static RAISE_SEQ: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r#"
-if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(ARGV[1]) then
-  redis.call('SET', KEYS[1], ARGV[1])
-end
-return 1
 "#,
     )
 });
