@@ -98,14 +98,76 @@ pub async fn confirmations<S: Vocabulary>(
 /// (an unknown principal, kill switch or catalog the store refused), 409
 /// for a stale compare-and-set, 503 when the store is unreachable or
 /// refused the write (nothing changed), else 500.
+///
+/// What the caller must fix is named; the store's own failures are logged
+/// in full and answered without their text, which can name the store's
+/// nodes and slots (`MOVED 1234 10.0.0.7:6379`, `CLUSTERDOWN`).
 pub fn failed(error: StoreError) -> Refusal {
-    let status = match error {
+    let (status, said) = match &error {
         StoreError::UnknownPrincipal(_)
         | StoreError::InvalidKillSwitch(_)
-        | StoreError::InvalidCatalog(_) => StatusCode::BAD_REQUEST,
-        StoreError::Unavailable(_) | StoreError::Refused(_) => StatusCode::SERVICE_UNAVAILABLE,
-        StoreError::Conflict { .. } | StoreError::KillSwitchConflict { .. } => StatusCode::CONFLICT,
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
+        | StoreError::InvalidCatalog(_) => (StatusCode::BAD_REQUEST, None),
+        StoreError::Conflict { .. } | StoreError::KillSwitchConflict { .. } => {
+            (StatusCode::CONFLICT, None)
+        }
+        StoreError::Unavailable(_) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Some("the profile store could not be reached; nothing was changed"),
+        ),
+        StoreError::Refused(_) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Some("the profile store refused the change; nothing was changed"),
+        ),
+        _ => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Some("the profile store holds data this server cannot read"),
+        ),
     };
-    Refusal::new(status, error.to_string())
+    match said {
+        None => Refusal::new(status, error.to_string()),
+        Some(said) => {
+            tracing::warn!(%error, "a control request is refused for the profile store");
+            Refusal::new(status, said)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_failure_is_answered_without_the_stores_own_text() {
+        for (error, said) in [
+            (
+                StoreError::Unavailable("MOVED 1234 10.0.0.7:6379".into()),
+                "the profile store could not be reached; nothing was changed",
+            ),
+            (
+                StoreError::Unavailable("CLUSTERDOWN The cluster is down".into()),
+                "the profile store could not be reached; nothing was changed",
+            ),
+            (
+                StoreError::Refused("OOM command not allowed at 10.0.0.7:6379".into()),
+                "the profile store refused the change; nothing was changed",
+            ),
+        ] {
+            let refusal = failed(error);
+            assert_eq!(
+                (refusal.status(), refusal.message()),
+                (StatusCode::SERVICE_UNAVAILABLE, said)
+            );
+        }
+        // What the caller must fix is named.
+        let conflict = failed(StoreError::Conflict {
+            principal: "alice".into(),
+            current: 3,
+        });
+        assert_eq!(conflict.status(), StatusCode::CONFLICT);
+        assert!(
+            conflict.message().contains("`alice` is at version 3"),
+            "{}",
+            conflict.message()
+        );
+    }
 }

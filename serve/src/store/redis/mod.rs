@@ -661,6 +661,14 @@ fn decode<S: Vocabulary>(principal: &str, json: &str) -> Result<ProfileContext<S
     })
 }
 
+/// A store failure as a request is refused for it: logged in full here,
+/// answered without Redis's own text, which can name the cluster's nodes
+/// and slots (`MOVED 1234 10.0.0.7:6379`, `CLUSTERDOWN`).
+fn unreachable(error: StoreError) -> Unreachable {
+    tracing::warn!(%error, "a request is refused: the profile store could not be asked");
+    Unreachable::new("the profile store could not be reached; try again shortly")
+}
+
 impl<S: Vocabulary> Backing for Inner<S> {
     fn serving(&self) -> Result<(), Unreachable> {
         self.health.serving().map_err(Unreachable::new)
@@ -670,22 +678,14 @@ impl<S: Vocabulary> Backing for Inner<S> {
         &'a self,
         token: &'a str,
     ) -> Pin<Box<dyn Future<Output = Result<(), Unreachable>> + Send + 'a>> {
-        Box::pin(async move {
-            self.resolve_token(token)
-                .await
-                .map_err(|e| Unreachable::new(e.to_string()))
-        })
+        Box::pin(async move { self.resolve_token(token).await.map_err(unreachable) })
     }
 
     fn load<'a>(
         &'a self,
         principal: &'a str,
     ) -> Pin<Box<dyn Future<Output = Result<(), Unreachable>> + Send + 'a>> {
-        Box::pin(async move {
-            self.load_principal(principal)
-                .await
-                .map_err(|e| Unreachable::new(e.to_string()))
-        })
+        Box::pin(async move { self.load_principal(principal).await.map_err(unreachable) })
     }
 }
 
