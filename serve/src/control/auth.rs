@@ -55,7 +55,7 @@ pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 
 /// 401 unless `headers` bear `Authorization: Bearer <expected>`; 400 when
 /// they bear a credential or a request id more than once (see
-/// [`refuse_repeated`]).
+/// [`repeated_header`](crate::http::repeated_header)).
 pub fn check_token(headers: &HeaderMap, expected: &str) -> Result<(), Refusal> {
     if let Some(why) = repeated_header(headers) {
         return Err(Refusal::new(StatusCode::BAD_REQUEST, why));
