@@ -27,16 +27,29 @@
 //! - [`check_gateway_control`] (in `gateway.rs`): a request to the
 //!   gateway's control API, decoded by `kandev_mcp::gateway::control`; see
 //!   that module.
+//! - [`check_kill_switch`] (in `kill_switch.rs`): `GET`/`PUT
+//!   /api/v1/kill-switch` of the library's control API; see that module.
+//! - [`check_plugin_tools`] (in `plugin_tools.rs`): `GET`/`PUT
+//!   /api/v1/mcp/plugin-tools` of Kandev's control API; see that module.
+//! - [`check_oauth_router`] (in `oauth_router.rs`): a request to
+//!   `mcp_profiles_serve::http::oauth_router` with a fuzzed `Authorization`
+//!   header; see that module.
 //!
 //! Seeds are written with ASCII header bytes: `0`/`1` for the flag or route
 //! digit, and any printable character for the context index.
 
 mod gateway;
 mod json;
+mod kill_switch;
+mod oauth_router;
 mod plugin_snapshot;
+mod plugin_tools;
 
 pub use gateway::check_gateway_control;
+pub use kill_switch::check_kill_switch;
+pub use oauth_router::check_oauth_router;
 pub use plugin_snapshot::check_plugin_snapshot;
+pub use plugin_tools::check_plugin_tools;
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;

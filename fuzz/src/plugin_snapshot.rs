@@ -131,7 +131,7 @@ fn oracle_tool(tool: &Json) -> Option<String> {
 }
 
 /// What the rules say of `bytes`: `Some(exposed names)` if accepted.
-fn oracle(bytes: &[u8]) -> Option<Vec<String>> {
+pub(crate) fn oracle(bytes: &[u8]) -> Option<Vec<String>> {
     let document: Json = serde_json::from_slice(bytes).ok()?;
     let fields = document.fields(&["generation", "revision", "tools"])?;
     let field = |key: &str| fields.iter().find(|(k, _)| k == key).map(|(_, v)| v);

@@ -65,3 +65,18 @@ fn plugin_snapshot_corpus_replays() {
 fn gateway_control_corpus_replays() {
     replay("gateway_control", checks::check_gateway_control);
 }
+
+#[test]
+fn kill_switch_corpus_replays() {
+    replay("kill_switch", checks::check_kill_switch);
+}
+
+#[test]
+fn plugin_tools_corpus_replays() {
+    replay("plugin_tools", checks::check_plugin_tools);
+}
+
+#[test]
+fn oauth_router_corpus_replays() {
+    replay("oauth_router", checks::check_oauth_router);
+}

@@ -1,0 +1,281 @@
+//! The check behind the `plugin_tools` fuzz target, shared with the corpus
+//! replay test (included with `lib.rs`, so it depends on nothing libFuzzer
+//! brings).
+//!
+//! Input: byte 0 says what is sent: bit 0 `GET` (else `PUT`)
+//! `/api/v1/mcp/plugin-tools`; bit 6 a wrong control token; bit 7 the body
+//! declared `text/plain`. (So the ASCII digits `0` and `1` are a `PUT` and
+//! a `GET` sent plainly.) Byte 1 `% 3` is the snapshot installed before the
+//! request: none, or generation `g1` at revision 5 with one tool offered on
+//! `kanban-task` (1) or only on `office-task` (2). The rest is the body.
+//!
+//! The request goes through Kandev's single-agent control router
+//! (`kandev_mcp::control::router_with`, a fresh kanban-task session and a
+//! fresh plugin set per input), in-process. Oracle, written from the rules
+//! `control/plugins.rs` and `plugins::Snapshot` document, not from the
+//! route's code: a wrong token is 401 before anything else; `GET` answers
+//! the installed snapshot (`generation`, `revision`, `tools`), or nulls and
+//! `[]` before the first. A `PUT` body is declared JSON (else 415), at most
+//! `MAX_SNAPSHOT_BYTES` (else 413), and a snapshot by the wire rules and
+//! Kandev's naming rule (the `plugin_snapshot` target's oracle), else 400.
+//! Two tools with one exposed name collide: 400 naming it. A snapshot this
+//! oracle calls plain (no schemas, local names of 1 to 20 `[a-z0-9_]`, no
+//! collision with each other or with a Kandev tool) is accepted: when its
+//! generation is the installed one and its revision is not newer, it is
+//! ignored (200, `"changed": false`, the installed generation and revision
+//! answered), else installed (200, the session lists Kandev's tools and the
+//! snapshot's `kanban-task` tools, sorted, `changed` saying whether that
+//! list changed). Any other snapshot may also be refused by the catalog
+//! checks (names, schemas) with a 400; whichever the answer, a 200 must be
+//! what the rules above predict and a refusal must carry an error message
+//! and change nothing (installed snapshot and listed tools).
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Request, header};
+use kandev_mcp::control::{Extras, MAX_SNAPSHOT_BYTES, router_with};
+use kandev_mcp::plugins::{Backend, Plugins, Snapshot};
+use kandev_mcp::{Kandev, Surface};
+use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
+use serde_json::{Value, json};
+
+use super::plugin_snapshot::oracle;
+use super::send;
+
+const CONTROL_TOKEN: &str = "fuzz-control-token";
+
+thread_local! {
+    /// One runtime per thread; the session and router are made per input.
+    static RUNTIME: RefCell<Option<tokio::runtime::Runtime>> = const { RefCell::new(None) };
+}
+
+/// The snapshot installed before the request.
+fn starting(state: u8) -> Option<Snapshot> {
+    let surface = match state {
+        1 => "kanban-task",
+        2 => "office-task",
+        _ => return None,
+    };
+    let body = json!({
+        "generation": "g1",
+        "revision": 5,
+        "tools": [{
+            "plugin_id": "acme",
+            "local_name": "search",
+            "exposed_name": "kandev_acme_search",
+            "description": "Searches.",
+            "surfaces": [surface],
+        }],
+    });
+    Some(Snapshot::decode(body.to_string().as_bytes()).expect("a valid starting snapshot"))
+}
+
+/// Whether an accepted snapshot's tool is plain: no schema, a short local
+/// name of `[a-z0-9_]`.
+fn plain_tool(tool: &Value) -> bool {
+    let local = tool["local_name"].as_str().unwrap_or_default();
+    tool.get("input_schema").is_none_or(Value::is_null)
+        && tool.get("output_schema").is_none_or(Value::is_null)
+        && (1..=20).contains(&local.len())
+        && local
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// Every compiled Kandev tool's name.
+fn kandev_tools() -> BTreeSet<&'static str> {
+    Kandev::registry()
+        .groups()
+        .iter()
+        .flat_map(|group| group.tools().iter().copied())
+        .collect()
+}
+
+fn error(answer: &Value) -> &str {
+    answer["error"].as_str().unwrap_or_default()
+}
+
+/// Fuzz target `plugin_tools`.
+pub fn check_plugin_tools(data: &[u8]) {
+    let [how, state, body @ ..] = data else {
+        return;
+    };
+    RUNTIME.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let runtime = cell.get_or_insert_with(|| {
+            tokio::runtime::Builder::new_current_thread()
+                .build()
+                .expect("a runtime")
+        });
+        check(runtime, *how, *state % 3, body);
+    });
+}
+
+fn listed(controller: &ProfileController<Kandev>) -> Vec<String> {
+    controller
+        .tools()
+        .iter()
+        .map(|tool| tool.name.to_string())
+        .collect()
+}
+
+fn check(runtime: &tokio::runtime::Runtime, how: u8, state: u8, body: &[u8]) {
+    let get = how & 1 != 0;
+    let wrong_token = how & 0x40 != 0;
+    let plain_text = how & 0x80 != 0;
+
+    let controller = ProfileController::<Kandev>::new(ProfileContext::new(Surface::KanbanTask));
+    let compiled = listed(&controller);
+    let plugins = Arc::new(Plugins::new(Backend::none()));
+    if let Some(snapshot) = starting(state) {
+        plugins
+            .install(&controller, snapshot)
+            .expect("the starting snapshot installs");
+    }
+    let extras = Extras {
+        plugins: Arc::clone(&plugins),
+        ..Extras::default()
+    };
+    let app = router_with(controller.clone(), CONTROL_TOKEN, extras);
+    let before = (plugins.installed(), listed(&controller));
+
+    let token = if wrong_token {
+        "fuzz-control-tokeN"
+    } else {
+        CONTROL_TOKEN
+    };
+    let content_type = if plain_text {
+        "text/plain"
+    } else {
+        "application/json"
+    };
+    let method = if get { "GET" } else { "PUT" };
+    let sent = if get { &[][..] } else { body };
+    let request = Request::builder()
+        .method(method)
+        .uri("/api/v1/mcp/plugin-tools")
+        .header(header::AUTHORIZATION, format!("Bearer {token}"))
+        .header(header::CONTENT_TYPE, content_type)
+        .body(Body::from(sent.to_vec()))
+        .expect("a request");
+    let (status, answer) = send(runtime, app, request);
+    let status = status.as_u16();
+    let after = (plugins.installed(), listed(&controller));
+    let what = format!("{method} /api/v1/mcp/plugin-tools: {status} {answer}");
+
+    let refused = |expected: u16| {
+        assert_eq!(status, expected, "{what}");
+        assert!(!error(&answer).is_empty(), "{what}: no error message");
+        assert_eq!(after, before, "{what}: a refusal changed the plugin tools");
+    };
+
+    if wrong_token {
+        return refused(401);
+    }
+    if get {
+        assert_eq!(status, 200, "{what}");
+        let expected = match &before.0 {
+            Some(snapshot) => json!({
+                "generation": snapshot.generation,
+                "revision": snapshot.revision,
+                "tools": serde_json::to_value(&snapshot.tools).expect("tools encode"),
+            }),
+            None => json!({ "generation": null, "revision": null, "tools": [] }),
+        };
+        assert_eq!(answer, expected, "{what}");
+        assert_eq!(after, before, "{what}: a GET changed the plugin tools");
+        return;
+    }
+    if plain_text {
+        return refused(415);
+    }
+    if body.len() > MAX_SNAPSHOT_BYTES {
+        return refused(413);
+    }
+    let Some(exposed) = oracle(body) else {
+        return refused(400);
+    };
+
+    let document: Value = serde_json::from_slice(body).expect("the oracle read it");
+    let tools = document["tools"].as_array().cloned().unwrap_or_default();
+    let mut seen = BTreeSet::new();
+    let collided: Vec<&String> = exposed
+        .iter()
+        .filter(|name| !seen.insert(name.as_str()))
+        .collect();
+    if !collided.is_empty() {
+        refused(400);
+        assert!(
+            collided
+                .iter()
+                .any(|name| error(&answer).contains(name.as_str())),
+            "{what}: the refusal names none of {collided:?}"
+        );
+        return;
+    }
+    let kandev = kandev_tools();
+    let plain =
+        tools.iter().all(plain_tool) && exposed.iter().all(|n| !kandev.contains(n.as_str()));
+    if status != 200 {
+        assert!(!plain, "{what}: a plain snapshot was refused");
+        return refused(400);
+    }
+
+    // Accepted: ignored as stale, or installed.
+    let generation = document["generation"].as_str().expect("a generation");
+    let revision = document["revision"].as_u64().unwrap_or(0);
+    let stale = before.0.as_ref().is_some_and(|installed| {
+        installed.generation == generation && revision <= installed.revision
+    });
+    if stale {
+        let installed = before.0.as_ref().expect("stale against an installed one");
+        assert_eq!(
+            answer,
+            json!({
+                "generation": installed.generation,
+                "revision": installed.revision,
+                "tools": before.1,
+                "changed": false,
+            }),
+            "{what}: a stale snapshot was not ignored"
+        );
+        assert_eq!(after, before, "{what}: a stale snapshot changed something");
+        return;
+    }
+    let mut expected_tools: Vec<String> = tools
+        .iter()
+        .zip(&exposed)
+        .filter(|(tool, _)| {
+            tool["surfaces"]
+                .as_array()
+                .is_some_and(|s| s.iter().any(|s| s == "kanban-task"))
+        })
+        .map(|(_, name)| name.clone())
+        .chain(compiled.iter().cloned())
+        .collect();
+    expected_tools.sort();
+    assert_eq!(
+        answer,
+        json!({
+            "generation": generation,
+            "revision": revision,
+            "tools": expected_tools,
+            "changed": expected_tools != before.1,
+        }),
+        "{what}"
+    );
+    assert_eq!(
+        after.1, expected_tools,
+        "{what}: the session lists other tools"
+    );
+    let installed = after.0.expect("a snapshot is installed");
+    assert_eq!(
+        serde_json::to_value(&installed).expect("a snapshot encodes"),
+        serde_json::to_value(Snapshot::decode(body).expect("the oracle accepted it"))
+            .expect("a snapshot encodes"),
+        "{what}: another snapshot is installed"
+    );
+}
