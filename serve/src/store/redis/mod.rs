@@ -368,12 +368,12 @@ fn refused_or_unavailable(error: redis::RedisError) -> StoreError {
     }
 }
 
-/// `future`, or an error once `limit` has passed.
 /// How many connections changes are made on when replicas must confirm
 /// them, each one change's `WAIT` at a time (see `BENCHMARKS.md`, "Redis
 /// Cluster").
 const WRITERS: usize = 8;
 
+/// `future`, or an error once `limit` has passed.
 async fn within<T>(limit: Duration, future: impl Future<Output = T>) -> Result<T, StoreError> {
     tokio::time::timeout(limit, future)
         .await
@@ -444,11 +444,8 @@ impl<S: Vocabulary> Inner<S> {
         inner
     }
 
-    /// Runs `call` of a script on the command connection, waiting for the
-    /// replicas to confirm it: its answer, and how many did. On a cluster,
-    /// a call that records its change takes its record's number from the
-    /// shared counter first, and again if its shard has recorded a later
-    /// one meanwhile.
+    /// Runs `call` of a script on the next change connection, waiting for
+    /// the replicas to confirm it: its answer, and how many did.
     ///
     /// Too few confirmations are no error: the script ran, so whatever it
     /// changed is made, recorded and published; the caller says so
@@ -664,7 +661,7 @@ fn decode<S: Vocabulary>(principal: &str, json: &str) -> Result<ProfileContext<S
 /// A store failure as a request is refused for it: logged in full here,
 /// answered without Redis's own text, which can name the cluster's nodes
 /// and slots (`MOVED 1234 10.0.0.7:6379`, `CLUSTERDOWN`).
-fn unreachable(error: StoreError) -> Unreachable {
+fn out_of_reach(error: StoreError) -> Unreachable {
     tracing::warn!(%error, "a request is refused: the profile store could not be asked");
     Unreachable::new("the profile store could not be reached; try again shortly")
 }
@@ -678,14 +675,14 @@ impl<S: Vocabulary> Backing for Inner<S> {
         &'a self,
         token: &'a str,
     ) -> Pin<Box<dyn Future<Output = Result<(), Unreachable>> + Send + 'a>> {
-        Box::pin(async move { self.resolve_token(token).await.map_err(unreachable) })
+        Box::pin(async move { self.resolve_token(token).await.map_err(out_of_reach) })
     }
 
     fn load<'a>(
         &'a self,
         principal: &'a str,
     ) -> Pin<Box<dyn Future<Output = Result<(), Unreachable>> + Send + 'a>> {
-        Box::pin(async move { self.load_principal(principal).await.map_err(unreachable) })
+        Box::pin(async move { self.load_principal(principal).await.map_err(out_of_reach) })
     }
 }
 
