@@ -616,12 +616,23 @@ impl<S: Vocabulary> ProfileStore<S> {
             .map(|grant| grant.principal().clone()))
     }
 
-    /// Whether this store may serve now: always, unless a shared store
-    /// behind it says otherwise.
-    pub(crate) fn serving(&self) -> Result<(), Unreachable> {
+    /// Whether this store may serve `principal`'s agent now (`None`: a
+    /// profile no stored agent holds): always, unless a shared store behind
+    /// it says otherwise ([`Backing::serving`]).
+    pub(crate) fn serving(&self, principal: Option<&Principal>) -> Result<(), Unreachable> {
         match self.backing() {
             None => Ok(()),
-            Some(backing) => backing?.serving(),
+            Some(backing) => backing?.serving(principal.map(Principal::name)),
+        }
+    }
+
+    /// Whether this store may serve a request bearing `token` now: always,
+    /// unless a shared store behind it says otherwise
+    /// ([`Backing::serving_token`]).
+    pub(crate) fn serving_token(&self, token: &str) -> Result<(), Unreachable> {
+        match self.backing() {
+            None => Ok(()),
+            Some(backing) => backing?.serving_token(token),
         }
     }
 

@@ -107,7 +107,7 @@ where
     S: Vocabulary + ServerHandler,
 {
     let gate = Arc::clone(store);
-    agents_router(store, handler, config, move |request| {
+    agents_router(store, handler, config, move |mut request| {
         let gate = Arc::clone(&gate);
         async move {
             // The token is read and looked up here, once per request; the
@@ -115,7 +115,13 @@ where
             let grant = match bearer_token(request.headers()) {
                 // A token unknown here may be known to a shared store.
                 Some(token) => match gate.find_grant(token).await {
-                    Ok(grant) => grant,
+                    Ok(grant) => {
+                        // Its MCP requests are refused as a stale profile's.
+                        if let Err(stale) = gate.serving_token(token) {
+                            request.extensions_mut().insert(resolver::StaleToken(stale));
+                        }
+                        grant
+                    }
                     Err(refusal) => {
                         telemetry::http_refused(HttpRefusal::StoreUnavailable);
                         return Err(unavailable(&refusal.to_string()));
@@ -166,7 +172,6 @@ where
                     count_admitted(&counted, &grant);
                     request.extensions_mut().insert(Served {
                         handle,
-                        #[cfg(feature = "metrics")]
                         principal: grant.principal().clone(),
                     });
                     tracker.serve(grant, request, next).await
@@ -183,7 +188,7 @@ where
 fn count_admitted<S: Vocabulary>(store: &ProfileStore<S>, grant: &Grant) {
     telemetry::admitted(grant, store.principal_metrics());
     #[cfg(feature = "metrics")]
-    if store.serving().is_err() {
+    if store.serving(Some(grant.principal())).is_err() {
         telemetry::grace_refused();
     }
 }

@@ -20,16 +20,20 @@ pub(super) type Admitted<S> = (Arc<Grant>, ProfileHandle<S>, axum::extract::Requ
 /// extensions.
 pub(super) struct Served<S: Vocabulary> {
     pub(super) handle: ProfileHandle<S>,
-    /// For the spans of its MCP requests.
-    #[cfg(feature = "metrics")]
+    /// Whose agent it is: what the store must still be able to serve, and
+    /// what the spans of its MCP requests name.
     pub(super) principal: crate::Principal,
 }
+
+/// In a request's HTTP extensions: the store can no longer serve the
+/// request's token (its part of the store was out of reach too long).
+#[derive(Clone)]
+pub(super) struct StaleToken(pub(super) crate::Unreachable);
 
 impl<S: Vocabulary> Clone for Served<S> {
     fn clone(&self) -> Self {
         Served {
             handle: self.handle.clone(),
-            #[cfg(feature = "metrics")]
             principal: self.principal.clone(),
         }
     }
@@ -51,25 +55,29 @@ impl<S: Vocabulary> StoreResolver<S> {
 
 impl<S: Vocabulary> ProfileResolver<S> for StoreResolver<S> {
     fn resolve(&self, extensions: &Extensions) -> Result<ProfileHandle<S>, ErrorData> {
-        // Refused once a shared store behind this one has been out of reach
-        // past its grace period: the profile held here may have been
-        // narrowed since.
-        self.store
-            .serving()
-            .map_err(|refusal| ErrorData::internal_error(refusal.to_string(), None))?;
-        extensions
-            .get::<http::request::Parts>()
+        let parts = extensions.get::<http::request::Parts>();
+        let served = parts
             .and_then(|parts| parts.extensions.get::<Served<S>>())
-            .map(|served| {
-                #[cfg(feature = "metrics")]
-                crate::telemetry::record_principal(&served.principal);
-                served.handle.clone()
-            })
             .ok_or_else(|| {
                 ErrorData::invalid_request(
                     "the request's bearer token names no known principal",
                     None,
                 )
-            })
+            })?;
+        // Refused once the part of a shared store behind this one that the
+        // request depends on (its agent's, its token's) has been out of
+        // reach past its grace period: the profile held here may have been
+        // narrowed since, or the token revoked.
+        let refused =
+            |refusal: &crate::Unreachable| ErrorData::internal_error(refusal.to_string(), None);
+        if let Some(StaleToken(refusal)) = parts.and_then(|parts| parts.extensions.get()) {
+            return Err(refused(refusal));
+        }
+        self.store
+            .serving(Some(&served.principal))
+            .map_err(|refusal| refused(&refusal))?;
+        #[cfg(feature = "metrics")]
+        crate::telemetry::record_principal(&served.principal);
+        Ok(served.handle.clone())
     }
 }

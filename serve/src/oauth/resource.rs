@@ -257,7 +257,7 @@ impl<S: Vocabulary> OAuth<S> {
             }
             TokenProfile::Derived { context, .. } => {
                 store
-                    .serving()
+                    .serving(None)
                     .map_err(|refusal| unavailable(&refusal.to_string()))?;
                 Ok(self.derived(store, context))
             }

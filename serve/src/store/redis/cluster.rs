@@ -48,9 +48,12 @@
 //!
 //! **The feed** is sharded pub/sub: each shard's channel lives on the
 //! primary of its slot, so publishing scales with the cluster, and every
-//! instance subscribes to every shard. A lost connection, a shard moved
-//! away, or a primary that does not answer the heartbeat is a feed loss,
-//! handled as on one Redis: subscribe again, then reload (see `feed`).
+//! instance subscribes to every shard. A lost connection (of any node: the
+//! client does not say which) or a shard moved away is a feed loss; each
+//! lost shard is subscribed to again and reloaded once a heartbeat reaches
+//! it (see `feed`). Health is per shard (`health`): a shard silent past
+//! the grace period refuses its own principals (and tokens) only; the kill
+//! switch's shard, every principal's.
 //!
 //! **Failover.** A change is acknowledged only once a replica has it
 //! ([`RedisOptions::with_replica_acks`], default 1 here): a promoted

@@ -1,8 +1,12 @@
 //! The instance's side of the change feed: one task that follows Redis's
-//! pub/sub channel (on a cluster, every shard's sharded channel), applies
-//! each change in version order, pings Redis (every primary) to know it is
-//! there, and after any loss reconnects, subscribes again and reloads
-//! everything it serves (and the kill switch) before it serves again.
+//! pub/sub channel (on a cluster, every shard's sharded channel) and
+//! applies each change in version order, and one that renews this
+//! instance's name in every shard at each heartbeat (how it knows each
+//! shard is there). A shard whose feed is lost (a connection closed, its
+//! channel moved, a heartbeat unanswered) is subscribed to again and
+//! reloaded (what is served here of it, and the kill switch if it is the
+//! kill switch's) once a heartbeat reaches it, before it is served past the
+//! grace period again; the other shards are served and followed meanwhile.
 
 use std::sync::Weak;
 use std::sync::atomic::Ordering;
@@ -11,11 +15,10 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use redis::aio::{PubSubSink, PubSubStream};
 use redis::cluster_async::ClusterConnection;
-use redis::cluster_routing::{MultipleNodeRoutingInfo, ResponsePolicy, RoutingInfo};
 use redis::{PushInfo, PushKind};
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::scripts::{Change, Keys};
+use super::scripts::{Change, Keys, Shard};
 use super::{Inner, decode};
 use mcp_profiles::Vocabulary;
 
@@ -26,22 +29,25 @@ use crate::telemetry;
 /// Where the feed's messages come from: one Redis's channel, or every
 /// shard's channel on a cluster. The feed task drives either alike.
 pub(super) trait Subscription: Send + 'static {
-    /// Subscribes again after a loss; whether it could.
-    fn resubscribe(&mut self) -> impl Future<Output = bool> + Send;
+    /// Subscribes to `shard`'s channel again after a loss; whether it could.
+    fn resubscribe(&mut self, shard: Shard) -> impl Future<Output = bool> + Send;
     /// The next thing heard.
     fn next(&mut self) -> impl Future<Output = Heard> + Send;
-    /// Pings every node the feed listens to.
-    fn ping(&mut self) -> impl Future<Output = redis::RedisResult<redis::Value>> + Send;
+    /// Checks the feed's own connection where that is one connection (one
+    /// Redis); on a cluster the renewals in each shard's slot tell.
+    /// `Err` saying why when it does not answer `within`.
+    fn ping(&mut self, within: Duration) -> impl Future<Output = Result<(), String>> + Send;
 }
 
 /// What a subscription heard.
 pub(super) enum Heard {
-    /// A message's payload: a change, a probe or a confirmation.
-    Message(Vec<u8>),
+    /// A message's payload on a shard's channel: a change, a probe or a
+    /// confirmation.
+    Message(Shard, Vec<u8>),
     /// Something else the feed ignores.
     Nothing,
-    /// The feed is lost, and why.
-    Lost(String),
+    /// A shard's feed is lost (`None`: maybe every shard's), and why.
+    Lost(Option<Shard>, String),
     /// The store is gone: the feed stops.
     Closed,
 }
@@ -52,6 +58,9 @@ pub(super) struct Channel {
     channel: String,
     sink: PubSubSink,
     stream: PubSubStream,
+    /// The connection closed: nothing more is heard on it, nor is it
+    /// pinged, until subscribed again.
+    closed: bool,
 }
 
 impl Channel {
@@ -66,6 +75,7 @@ impl Channel {
             channel,
             sink,
             stream,
+            closed: false,
         })
     }
 }
@@ -80,10 +90,11 @@ async fn subscribed(
 }
 
 impl Subscription for Channel {
-    async fn resubscribe(&mut self) -> bool {
+    async fn resubscribe(&mut self, _: Shard) -> bool {
         match subscribed(&self.client, &self.channel).await {
             Ok((sink, stream)) => {
                 (self.sink, self.stream) = (sink, stream);
+                self.closed = false;
                 true
             }
             Err(_) => false,
@@ -91,14 +102,30 @@ impl Subscription for Channel {
     }
 
     async fn next(&mut self) -> Heard {
+        if self.closed {
+            return std::future::pending().await;
+        }
         match self.stream.next().await {
-            Some(message) => Heard::Message(message.get_payload_bytes().to_vec()),
-            None => Heard::Lost("the change feed's connection closed".to_owned()),
+            Some(message) => Heard::Message(Shard::ALONE, message.get_payload_bytes().to_vec()),
+            None => {
+                self.closed = true;
+                Heard::Lost(None, "the change feed's connection closed".to_owned())
+            }
         }
     }
 
-    async fn ping(&mut self) -> redis::RedisResult<redis::Value> {
-        self.sink.ping().await
+    /// A lost connection is not pinged: it is being replaced.
+    async fn ping(&mut self, within: Duration) -> Result<(), String> {
+        if self.closed {
+            return Ok(());
+        }
+        let pinged = match tokio::time::timeout(within, self.sink.ping::<()>()).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(error)) => Err(error.to_string()),
+            Err(_) => Err(format!("no answer to a ping within {within:?}")),
+        };
+        self.closed = pinged.is_err();
+        pinged
     }
 }
 
@@ -118,7 +145,9 @@ impl Shards {
         pushes: UnboundedReceiver<PushInfo>,
         keys: Keys,
     ) -> redis::RedisResult<Shards> {
-        subscribe_shards(&mut connection, &keys).await?;
+        for shard in keys.shards() {
+            connection.ssubscribe(keys.channel(shard)).await?;
+        }
         Ok(Shards {
             connection,
             pushes,
@@ -127,170 +156,183 @@ impl Shards {
     }
 }
 
-async fn subscribe_shards(
-    connection: &mut ClusterConnection,
-    keys: &Keys,
-) -> redis::RedisResult<()> {
-    for shard in keys.shards() {
-        connection.ssubscribe(keys.channel(shard)).await?;
-    }
-    Ok(())
-}
-
 impl Subscription for Shards {
-    /// Each shard on its slot's primary now.
-    async fn resubscribe(&mut self) -> bool {
-        subscribe_shards(&mut self.connection, &self.keys)
+    /// On its slot's primary now.
+    async fn resubscribe(&mut self, shard: Shard) -> bool {
+        self.connection
+            .ssubscribe(self.keys.channel(shard))
             .await
             .is_ok()
     }
 
-    /// A disconnection or a shard's channel moved away (`SUNSUBSCRIBE` from
-    /// the server) is a loss.
+    /// A disconnection (of some node: which, the push does not say) or a
+    /// shard's channel moved away (`SUNSUBSCRIBE` from the server) is a
+    /// loss.
     async fn next(&mut self) -> Heard {
         let Some(push) = self.pushes.recv().await else {
             return Heard::Closed;
         };
+        let mut data = push.data.into_iter();
+        let channel = match data.next() {
+            Some(redis::Value::BulkString(channel)) => self.keys.shard_of_channel(&channel),
+            _ => None,
+        };
         match push.kind {
-            PushKind::SMessage => match push.data.into_iter().nth(1) {
-                Some(redis::Value::BulkString(payload)) => Heard::Message(payload),
+            PushKind::SMessage => match (channel, data.next()) {
+                (Some(shard), Some(redis::Value::BulkString(payload))) => {
+                    Heard::Message(shard, payload)
+                }
                 _ => Heard::Nothing,
             },
             PushKind::Disconnection => {
-                Heard::Lost("a connection of the change feed closed".to_owned())
+                Heard::Lost(None, "a connection of the change feed closed".to_owned())
             }
-            PushKind::SUnsubscribe => {
-                Heard::Lost("a shard's channel moved to another node".to_owned())
-            }
+            PushKind::SUnsubscribe => Heard::Lost(
+                channel,
+                "a shard's channel moved to another node".to_owned(),
+            ),
             _ => Heard::Nothing,
         }
     }
 
-    /// Every primary must answer.
-    async fn ping(&mut self) -> redis::RedisResult<redis::Value> {
-        let every_primary = RoutingInfo::MultiNode((
-            MultipleNodeRoutingInfo::AllMasters,
-            Some(ResponsePolicy::AllSucceeded),
-        ));
-        self.connection
-            .route_command(redis::cmd("PING"), every_primary)
-            .await
+    /// Nothing to check here: each shard's renewal reaches its primary.
+    async fn ping(&mut self, _: Duration) -> Result<(), String> {
+        Ok(())
     }
 }
 
-const FIRST_RETRY: Duration = Duration::from_millis(50);
-const LAST_RETRY: Duration = Duration::from_secs(1);
-
-/// The feed task: runs until the store is dropped. It applies what
-/// `feed` hears in order and pings at every heartbeat; after a loss it
+/// The feed task: runs until the store is dropped. It applies what `feed`
+/// hears in order; at each heartbeat it pings the feed's connection (one
+/// Redis) and recovers each lost shard the last heartbeat reached:
 /// subscribes again (before reloading: a change made during the reload
-/// arrives on the feed and is applied after it), then reloads everything
-/// served here before it counts the store reachable again.
+/// arrives on the feed and is applied after it), then reloads what is
+/// served here of it before that shard counts as reachable again.
 pub(super) async fn run<S: Vocabulary>(
     store: Weak<Inner<S>>,
     mut feed: impl Subscription,
     heartbeat: Duration,
 ) {
-    let mut first = true;
-    let mut retry = FIRST_RETRY;
+    let mut ticks = tokio::time::interval(heartbeat);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        if !std::mem::take(&mut first) {
-            tokio::time::sleep(retry).await;
-            retry = (retry * 2).min(LAST_RETRY);
-            let again = tokio::time::timeout(heartbeat * 4, feed.resubscribe()).await;
-            if !matches!(again, Ok(true)) {
-                continue;
-            }
-            let Some(inner) = store.upgrade() else { return };
-            if !inner.recovered().await {
-                continue;
-            }
-        }
-        retry = FIRST_RETRY;
-        let mut ticks = tokio::time::interval(heartbeat);
-        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let lost = loop {
-            tokio::select! {
-                heard = feed.next() => match heard {
-                    Heard::Message(payload) => {
-                        let Some(inner) = store.upgrade() else { return };
-                        if let Err(error) = inner.handle(&payload).await {
-                            break error.to_string();
+        tokio::select! {
+            heard = feed.next() => {
+                let Some(inner) = store.upgrade() else { return };
+                match heard {
+                    Heard::Message(shard, payload) => {
+                        if let Err(error) = inner.handle(shard, &payload).await {
+                            inner.lose(Some(shard), &error.to_string());
                         }
                     }
                     Heard::Nothing => {}
-                    Heard::Lost(why) => break why,
+                    Heard::Lost(shard, why) => inner.lose(shard, &why),
                     Heard::Closed => return,
-                },
-                _ = ticks.tick() => {
-                    let ping = tokio::time::timeout(heartbeat, feed.ping()).await;
-                    let Some(inner) = store.upgrade() else { return };
-                    if let Err(lost) = inner.heard(ping, heartbeat).await {
-                        break lost;
+                }
+            },
+            _ = ticks.tick() => {
+                let ping = feed.ping(heartbeat).await;
+                let Some(inner) = store.upgrade() else { return };
+                if let Err(why) = ping {
+                    inner.lose(None, &why);
+                }
+                for shard in inner.health.recoverable(&inner.keys) {
+                    let again = tokio::time::timeout(heartbeat * 4, feed.resubscribe(shard)).await;
+                    if matches!(again, Ok(true)) {
+                        inner.recover(shard).await;
                     }
                 }
             }
-        };
-        announce_loss(&lost);
+        }
     }
 }
 
-/// Says the feed was lost, and why; requests are served for at most the
-/// grace period from now on.
-fn announce_loss(why: &str) {
-    telemetry::store_up(false);
-    tracing::warn!(
-        error = %why,
-        "lost the profile store; serving the profiles last applied for at most the grace period"
-    );
+/// The heartbeat task: runs until the store is dropped. At each heartbeat
+/// it renews this instance's name in every shard at once, each given
+/// `heartbeat` to answer: an answer is a contact with that shard (unless
+/// its feed is lost); a shard silent past the grace period is refused.
+pub(super) async fn beat<S: Vocabulary>(store: Weak<Inner<S>>, heartbeat: Duration) {
+    let mut ticks = tokio::time::interval(heartbeat);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let Some(inner) = store.upgrade() else { return };
+        let renewals = inner.keys.shards().into_iter().map(|shard| {
+            let inner = &inner;
+            async move {
+                let renewed = tokio::time::timeout(heartbeat, inner.renew(shard)).await;
+                (shard, renewed)
+            }
+        });
+        for (shard, renewed) in futures_util::future::join_all(renewals).await {
+            match renewed {
+                Ok(Ok(())) => inner.health.answered(shard),
+                // No contact: the shard is served for at most the grace
+                // period from its last one. Nothing was missed (a message
+                // is lost only with its connection, which the feed hears).
+                Ok(Err(error)) => {
+                    tracing::debug!(%error, shard = Keys::index(shard), "a heartbeat was refused");
+                }
+                Err(_) => {
+                    tracing::debug!(
+                        shard = Keys::index(shard),
+                        "a heartbeat was not answered in time"
+                    );
+                }
+            }
+        }
+    }
 }
 
 impl<S: Vocabulary> Inner<S> {
-    /// A heartbeat's `ping` (given `heartbeat` to answer) answered: renews
-    /// this instance's name among the live ones, and only then counts it a
-    /// contact (so the name lapses only after the grace period this contact
-    /// opens: see `fleet`). `Err` says why the feed is lost.
-    async fn heard(
-        &self,
-        ping: Result<redis::RedisResult<redis::Value>, tokio::time::error::Elapsed>,
-        heartbeat: Duration,
-    ) -> Result<(), String> {
-        match ping {
-            Ok(Ok(_)) => {}
-            Ok(Err(error)) => return Err(error.to_string()),
-            Err(_) => return Err(format!("no answer to a ping within {heartbeat:?}")),
+    /// `shard`'s feed (`None`: every shard's) may have missed something:
+    /// it is served for at most the grace period from its last contact,
+    /// unless recovered first. Says so once per loss.
+    fn lose(&self, shard: Option<Shard>, why: &str) {
+        let lost = match shard {
+            Some(shard) => vec![shard],
+            None => self.keys.shards(),
+        };
+        for shard in lost {
+            let (newly, first) = self.health.lose(shard);
+            if first {
+                telemetry::store_up(false);
+            }
+            if newly {
+                tracing::warn!(
+                    error = %why,
+                    shard = Keys::index(shard),
+                    "lost (part of) the profile store; serving what was last applied of it for at most the grace period"
+                );
+            }
         }
-        self.renew().await.map_err(|error| error.to_string())?;
-        self.health.ok();
-        Ok(())
     }
 
-    /// After a loss, once subscribed again: reloads everything served here;
-    /// whether it could.
-    async fn recovered(&self) -> bool {
-        let reloaded = match self.reload().await {
-            Ok(principals) => self.renew().await.map(|()| principals),
-            Err(error) => Err(error),
-        };
-        match reloaded {
+    /// Reloads a lost `shard` once subscribed to it again; it counts as
+    /// reachable again if that worked.
+    async fn recover(&self, shard: Shard) {
+        match self.reload(shard).await {
             Ok(principals) => {
                 telemetry::reload(true);
-                telemetry::store_up(true);
-                self.health.ok();
-                tracing::info!(principals, "profile store reachable again; reloaded");
-                true
+                if self.health.recovered(shard) {
+                    telemetry::store_up(true);
+                }
+                tracing::info!(
+                    principals,
+                    shard = Keys::index(shard),
+                    "profile store reachable again; reloaded"
+                );
             }
             Err(error) => {
                 telemetry::reload(false);
                 tracing::warn!(%error, "reloading from the profile store failed");
-                false
             }
         }
     }
 
-    /// Applies one feed message. `Err` when Redis could not be asked about
-    /// a gap: the caller reconnects, and the reload catches up.
-    async fn handle(&self, payload: &[u8]) -> Result<(), StoreError> {
+    /// Applies one feed message heard on `shard`'s channel. `Err` when
+    /// Redis could not be asked about a gap: the caller loses the shard,
+    /// and its reload catches up.
+    async fn handle(&self, shard: Shard, payload: &[u8]) -> Result<(), StoreError> {
         let change: Change = match serde_json::from_slice(payload) {
             Ok(change) => change,
             Err(error) => {
@@ -305,12 +347,18 @@ impl<S: Vocabulary> Inner<S> {
             self.seen.fetch_add(1, Ordering::SeqCst);
         }
         match change {
-            // Every message before it is handled: see `fleet`.
+            // Every message before it is handled: see `fleet`. Not while
+            // the shard's feed is lost (messages may have been missed): the
+            // maker asks again, and is answered once the shard is reloaded.
             Change::Probe {
                 origin,
                 probe,
                 channel,
-            } => self.answer_probe(origin, probe, &channel),
+            } => {
+                if !self.health.is_lost(shard) {
+                    self.answer_probe(origin, probe, &channel);
+                }
+            }
             Change::Confirmed {
                 origin,
                 probe,
@@ -372,11 +420,16 @@ impl<S: Vocabulary> Inner<S> {
         Ok(())
     }
 
-    /// Makes the kill switch and every principal and token served here
-    /// what Redis says now; how many principals were reloaded.
-    async fn reload(&self) -> Result<usize, StoreError> {
-        self.reload_kill_switch().await?;
-        let served = self.local.versions();
+    /// Makes what is served here of `shard` (its principals and tokens,
+    /// and the kill switch if it is the kill switch's) what Redis says now;
+    /// how many principals were reloaded.
+    async fn reload(&self, shard: Shard) -> Result<usize, StoreError> {
+        let keys = &self.keys;
+        if shard == keys.kill_shard() {
+            self.reload_kill_switch().await?;
+        }
+        let mut served = self.local.versions();
+        served.retain(|(principal, _)| keys.principal(principal) == shard);
         for (principal, _) in &served {
             let fetched = self.fetch(principal).await?;
             self.apply_fetched(principal, fetched, Apply::Reset);
@@ -384,6 +437,7 @@ impl<S: Vocabulary> Inner<S> {
         let known: Vec<(String, String)> = self
             .lock_known()
             .iter()
+            .filter(|(digest, _)| keys.token_shard(digest) == shard)
             .map(|(digest, token)| (digest.clone(), token.clone()))
             .collect();
         for (digest, token) in known {

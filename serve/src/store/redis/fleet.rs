@@ -2,14 +2,16 @@
 //! change learns that it is in force on all of them.
 //!
 //! **Presence.** Each instance has a name ([`RedisOptions::with_instance_name`])
-//! kept in one sorted set (`P:instances`; `P:{instances}` on a cluster),
-//! scored with when it lapses: Redis's clock at its last renewal plus the
-//! grace period plus the command timeout. An instance renews it when it
-//! has subscribed to the feed and loaded what it serves, and then at every
-//! heartbeat, and counts itself in contact with Redis only once the renewal
-//! is answered. So a name in the set is an instance that follows the feed,
-//! and a name lapses only after its instance's grace period has run out:
-//! an instance that still serves is in the set.
+//! kept in a sorted set per shard (`P:instances` on one Redis; on a
+//! cluster `P:{bN}:instances` in each shard's slot, so nothing outside a
+//! change's slot is on its path), scored with when it lapses: Redis's clock
+//! at its last renewal plus the grace period plus the command timeout. An
+//! instance renews its name in every shard's set at every heartbeat, and
+//! counts itself in contact with a shard only once that renewal is answered
+//! and its feed of the shard is not lost (see `health`). So a name lapses
+//! only after its instance's grace period for that shard has run out: an
+//! instance that still serves a shard's principals is in the shard's set
+//! (and one whose feed is lost there is too, so a change waits for it).
 //!
 //! **Confirmation.** After a change, the instance that made it publishes a
 //! probe on the channel the change went on. Every instance handles its feed
@@ -218,12 +220,13 @@ fn publishing(publish: &str, channel: &str, message: &Change) -> Result<redis::C
 }
 
 impl<S: Vocabulary> Inner<S> {
-    /// Keeps this instance's name in the set of live instances.
-    pub(super) async fn renew(&self) -> Result<(), StoreError> {
+    /// Keeps this instance's name in the set of live instances following
+    /// `shard`.
+    pub(super) async fn renew(&self, shard: Shard) -> Result<(), StoreError> {
         let mut connection = self.commands.clone();
         let mut renew = RENEW.prepare_invoke();
         renew
-            .key(self.keys.instances())
+            .key(self.keys.instances(shard))
             .arg(self.fleet.name())
             .arg(self.fleet.lapse_ms);
         within(self.timeout, renew.invoke_async::<()>(&mut connection))
@@ -231,11 +234,11 @@ impl<S: Vocabulary> Inner<S> {
             .map_err(|error| StoreError::Unavailable(error.to_string()))
     }
 
-    /// The live instances' names.
-    async fn live(&self) -> Result<Vec<String>, StoreError> {
+    /// The names of the live instances following `shard`.
+    async fn live(&self, shard: Shard) -> Result<Vec<String>, StoreError> {
         let mut connection = self.commands.clone();
         let mut live = LIVE.prepare_invoke();
-        live.key(self.keys.instances());
+        live.key(self.keys.instances(shard));
         within(self.timeout, live.invoke_async(&mut connection))
             .await?
             .map_err(|error| StoreError::Unavailable(error.to_string()))
@@ -277,7 +280,7 @@ impl<S: Vocabulary> Inner<S> {
     /// the wait runs out.
     pub(super) async fn propagated(&self, shard: Shard) -> Result<Propagation, StoreError> {
         let others: HashSet<String> = self
-            .live()
+            .live(shard)
             .await?
             .into_iter()
             .filter(|name| name != self.fleet.name())
@@ -306,7 +309,7 @@ impl<S: Vocabulary> Inner<S> {
                 _ = &mut settled => break,
                 () = tokio::time::sleep_until(deadline) => break,
                 _ = recheck.tick() => {
-                    if let Ok(live) = self.live().await {
+                    if let Ok(live) = self.live(shard).await {
                         self.fleet.lapsed(probe, &live);
                     }
                     // Asked again: an instance (or this one) that lost its
@@ -319,17 +322,29 @@ impl<S: Vocabulary> Inner<S> {
         Ok(self.fleet.finish(probe))
     }
 
-    /// Takes this instance's name out of the set (it is leaving).
+    /// Takes this instance's name out of every shard's set (it is leaving).
     pub(super) fn leave(&self) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let mut connection = self.commands.clone();
-        let mut leave = redis::cmd("ZREM");
-        leave.arg(self.keys.instances()).arg(self.fleet.name());
+        let leaving: Vec<redis::Cmd> = self
+            .keys
+            .shards()
+            .into_iter()
+            .map(|shard| {
+                let mut leave = redis::cmd("ZREM");
+                leave.arg(self.keys.instances(shard)).arg(self.fleet.name());
+                leave
+            })
+            .collect();
+        let connection = self.commands.clone();
         let timeout = self.timeout;
         runtime.spawn(async move {
-            let _ = tokio::time::timeout(timeout, leave.query_async::<()>(&mut connection)).await;
+            let each = leaving.into_iter().map(|leave| {
+                let mut connection = connection.clone();
+                async move { leave.query_async::<()>(&mut connection).await }
+            });
+            let _ = tokio::time::timeout(timeout, futures_util::future::join_all(each)).await;
         });
     }
 }

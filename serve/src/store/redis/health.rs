@@ -1,49 +1,127 @@
-//! Whether an instance may still serve what it last applied: when it last
-//! heard from Redis, against its grace period.
+//! Whether an instance may still serve what it last applied of each
+//! shard: when it last heard from that shard, against its grace period.
+//! One Redis is one shard; on a cluster a shard whose primary is gone is
+//! refused alone, the others served on.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+use super::scripts::{Keys, Shard};
 
 /// Milliseconds since some fixed start; never goes back.
 type Clock = Box<dyn Fn() -> u64 + Send + Sync>;
 
-/// When this instance last heard from Redis, and how long it may serve
-/// without hearing again.
+/// When this instance last heard from each shard, and how long it may
+/// serve a shard without hearing from it again.
 pub(super) struct Health {
     clock: Clock,
-    /// The clock's reading at the last successful contact.
-    last_ok: AtomicU64,
+    shards: Vec<ShardHealth>,
+    /// How many shards are lost: the store counts as up at none.
+    lost: AtomicUsize,
     grace: Duration,
 }
 
+/// One shard's contact.
+struct ShardHealth {
+    /// The clock's reading at the last contact that counted.
+    last_ok: AtomicU64,
+    /// Its feed may have missed something (a lost connection, a channel
+    /// moved, a heartbeat unanswered): contacts count again only once it
+    /// is subscribed again and reloaded.
+    lost: AtomicBool,
+    /// The last heartbeat reached it: worth recovering now.
+    answered: AtomicBool,
+}
+
 impl Health {
-    pub fn new(grace: Duration) -> Self {
+    /// `shards` shards (see [`Keys::shards`]), each just heard from.
+    pub fn new(grace: Duration, shards: usize) -> Self {
         let start = Instant::now();
-        Self::with_clock(grace, move || {
+        Self::with_clock(grace, shards, move || {
             u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
         })
     }
 
-    fn with_clock(grace: Duration, clock: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
+    fn with_clock(
+        grace: Duration,
+        shards: usize,
+        clock: impl Fn() -> u64 + Send + Sync + 'static,
+    ) -> Self {
         Health {
             clock: Box::new(clock),
-            last_ok: AtomicU64::new(0),
+            shards: (0..shards)
+                .map(|_| ShardHealth {
+                    last_ok: AtomicU64::new(0),
+                    lost: AtomicBool::new(false),
+                    answered: AtomicBool::new(true),
+                })
+                .collect(),
+            lost: AtomicUsize::new(0),
             grace,
         }
     }
 
-    /// Redis answered, and everything it said has been applied.
-    pub fn ok(&self) {
-        self.last_ok.fetch_max((self.clock)(), Ordering::SeqCst);
+    fn of(&self, shard: Shard) -> &ShardHealth {
+        &self.shards[Keys::index(shard)]
     }
 
-    /// `Err` naming the outage once it has lasted past the grace period.
-    pub fn serving(&self) -> Result<(), String> {
+    /// A heartbeat reached `shard` (renewed this instance's name there):
+    /// a contact, unless its feed is lost.
+    pub fn answered(&self, shard: Shard) {
+        let health = self.of(shard);
+        health.answered.store(true, Ordering::SeqCst);
+        if !health.lost.load(Ordering::SeqCst) {
+            health.last_ok.fetch_max((self.clock)(), Ordering::SeqCst);
+        }
+    }
+
+    /// `shard`'s feed may have missed something: no contact counts until
+    /// it is [`recovered`](Self::recovered), nor is it worth recovering
+    /// before a heartbeat reaches it again. Whether it was not lost
+    /// already, and whether it is the first shard lost.
+    pub fn lose(&self, shard: Shard) -> (bool, bool) {
+        let health = self.of(shard);
+        health.answered.store(false, Ordering::SeqCst);
+        if health.lost.swap(true, Ordering::SeqCst) {
+            return (false, false);
+        }
+        (true, self.lost.fetch_add(1, Ordering::SeqCst) == 0)
+    }
+
+    /// Whether `shard`'s feed is lost.
+    pub fn is_lost(&self, shard: Shard) -> bool {
+        self.of(shard).lost.load(Ordering::SeqCst)
+    }
+
+    /// The lost shards a heartbeat reached since they were lost: worth
+    /// subscribing to and reloading now.
+    pub fn recoverable(&self, keys: &Keys) -> Vec<Shard> {
+        keys.shards()
+            .into_iter()
+            .filter(|shard| {
+                let health = self.of(*shard);
+                health.lost.load(Ordering::SeqCst) && health.answered.load(Ordering::SeqCst)
+            })
+            .collect()
+    }
+
+    /// `shard` was subscribed to again and reloaded: a contact. Whether it
+    /// was the last shard lost.
+    pub fn recovered(&self, shard: Shard) -> bool {
+        let health = self.of(shard);
+        health.last_ok.fetch_max((self.clock)(), Ordering::SeqCst);
+        health.lost.swap(false, Ordering::SeqCst) && self.lost.fetch_sub(1, Ordering::SeqCst) == 1
+    }
+
+    /// `Err` naming the outage once `shard` has been silent past the grace
+    /// period. The text names no node or slot: only that part of the store
+    /// is out of reach.
+    pub fn serving(&self, shard: Shard) -> Result<(), String> {
         // Another task may record a contact between the two reads, later
         // than the `now` read here: that is no silence at all, not a
         // negative one.
         let now = (self.clock)();
-        let silent = now.saturating_sub(self.last_ok.load(Ordering::SeqCst));
+        let silent = now.saturating_sub(self.of(shard).last_ok.load(Ordering::SeqCst));
         let silent = Duration::from_millis(silent);
         if silent <= self.grace {
             return Ok(());
@@ -65,6 +143,9 @@ mod tests {
     use std::time::Duration;
 
     use super::Health;
+    use crate::store::redis::scripts::{Keys, Shard};
+
+    const ONE: Shard = Shard::ALONE;
 
     /// A clock the test sets by hand.
     fn manual() -> (Arc<AtomicU64>, impl Fn() -> u64 + Send + Sync + 'static) {
@@ -80,28 +161,56 @@ mod tests {
         // injects returns the two readings in that order.
         let readings = Arc::new(std::sync::Mutex::new(vec![100, 150]));
         let next = Arc::clone(&readings);
-        let health = Health::with_clock(Duration::from_secs(1), move || {
+        let health = Health::with_clock(Duration::from_secs(1), 1, move || {
             next.lock().unwrap().pop().expect("no more readings")
         });
-        health.ok(); // at 150
-        assert_eq!(health.serving(), Ok(())); // "now" is 100
+        health.answered(ONE); // at 150
+        assert_eq!(health.serving(ONE), Ok(())); // "now" is 100
     }
 
     #[test]
     fn silence_past_the_grace_period_is_refused_and_a_contact_ends_it() {
         let (now, clock) = manual();
-        let health = Health::with_clock(Duration::from_millis(500), clock);
-        health.ok();
+        let health = Health::with_clock(Duration::from_millis(500), 1, clock);
+        health.answered(ONE);
         now.store(500, Ordering::SeqCst);
-        assert_eq!(health.serving(), Ok(()));
+        assert_eq!(health.serving(ONE), Ok(()));
         now.store(2_001, Ordering::SeqCst);
-        let refusal = health.serving().unwrap_err();
+        let refusal = health.serving(ONE).unwrap_err();
         assert!(
             refusal.contains("not been reachable for 2.0 s"),
             "{refusal}"
         );
         assert!(refusal.contains("grace period of 0.5 s"), "{refusal}");
-        health.ok();
-        assert_eq!(health.serving(), Ok(()));
+        health.answered(ONE);
+        assert_eq!(health.serving(ONE), Ok(()));
+    }
+
+    #[test]
+    fn a_silent_shard_is_refused_alone_and_a_lost_one_counts_again_once_recovered() {
+        let (now, clock) = manual();
+        let keys = Keys::sharded("p", 2);
+        let [first, second, kill] = keys.shards()[..] else {
+            panic!("two shards and the kill switch's")
+        };
+        let health = Health::with_clock(Duration::from_millis(500), 3, clock);
+        now.store(400, Ordering::SeqCst);
+        health.answered(first);
+        health.answered(kill);
+        assert_eq!(health.lose(second), (true, true), "the first shard lost");
+        assert_eq!(health.lose(second), (false, false), "already lost");
+        now.store(800, Ordering::SeqCst);
+        assert_eq!(health.serving(first), Ok(()));
+        assert!(health.serving(second).is_err());
+        assert_eq!(health.recoverable(&keys), [] as [Shard; 0]);
+
+        // Reached again, but its feed may have missed changes: no contact
+        // until it is reloaded.
+        health.answered(second);
+        assert!(health.serving(second).is_err());
+        assert_eq!(health.recoverable(&keys), [second]);
+        assert!(health.recovered(second), "the last shard lost");
+        assert_eq!(health.serving(second), Ok(()));
+        assert!(!health.is_lost(second));
     }
 }

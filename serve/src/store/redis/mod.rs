@@ -230,13 +230,14 @@ pub(super) struct Inner<S: Vocabulary> {
     seen: AtomicU64,
     /// This instance's name, and the changes made here awaiting the others.
     fleet: Fleet,
-    feed: OnceLock<tokio::task::AbortHandle>,
+    /// The feed and heartbeat tasks.
+    tasks: OnceLock<[tokio::task::AbortHandle; 2]>,
 }
 
 impl<S: Vocabulary> Drop for Inner<S> {
     fn drop(&mut self) {
-        if let Some(feed) = self.feed.get() {
-            feed.abort();
+        for task in self.tasks.get().into_iter().flatten() {
+            task.abort();
         }
         self.leave();
     }
@@ -403,9 +404,13 @@ impl<S: Vocabulary> Inner<S> {
     ) -> Result<Arc<Self>, StoreError> {
         let inner = Inner::new(local, connections, keys, options, default_replicas);
         inner.reload_kill_switch().await?;
-        inner.renew().await?;
-        let task = tokio::spawn(feed::run(Arc::downgrade(&inner), feed, options.heartbeat()));
-        let _ = inner.feed.set(task.abort_handle());
+        for shard in inner.keys.shards() {
+            inner.renew(shard).await?;
+        }
+        let heartbeat = options.heartbeat();
+        let feed = tokio::spawn(feed::run(Arc::downgrade(&inner), feed, heartbeat));
+        let beat = tokio::spawn(feed::beat(Arc::downgrade(&inner), heartbeat));
+        let _ = inner.tasks.set([feed.abort_handle(), beat.abort_handle()]);
         crate::telemetry::store_up(true);
         Ok(inner)
     }
@@ -424,6 +429,7 @@ impl<S: Vocabulary> Inner<S> {
         } else {
             writers
         };
+        let shards = keys.shards().len();
         let inner = Arc::new(Inner {
             local: Arc::clone(&local),
             commands,
@@ -433,11 +439,11 @@ impl<S: Vocabulary> Inner<S> {
             timeout: options.timeout,
             replicas: options.replicas.unwrap_or(default_replicas),
             audit_capacity: options.audit_capacity,
-            health: Health::new(options.grace),
+            health: Health::new(options.grace, shards),
             known: Mutex::default(),
             seen: AtomicU64::new(0),
             fleet: Fleet::new(options),
-            feed: OnceLock::new(),
+            tasks: OnceLock::new(),
         });
         let backing: Weak<dyn Backing> = Arc::downgrade(&inner) as Weak<Inner<S>>;
         local.back_with(backing);
@@ -667,8 +673,26 @@ fn out_of_reach(error: StoreError) -> Unreachable {
 }
 
 impl<S: Vocabulary> Backing for Inner<S> {
-    fn serving(&self) -> Result<(), Unreachable> {
-        self.health.serving().map_err(Unreachable::new)
+    /// The principal's shard and the kill switch's must both have been
+    /// heard within the grace period; one shard's outage refuses only its
+    /// own principals (and, the kill switch's, every one).
+    fn serving(&self, principal: Option<&str>) -> Result<(), Unreachable> {
+        if let Some(principal) = principal {
+            self.health
+                .serving(self.keys.principal(principal))
+                .map_err(Unreachable::new)?;
+        }
+        self.health
+            .serving(self.keys.kill_shard())
+            .map_err(Unreachable::new)
+    }
+
+    /// The token's key's shard must have been heard within the grace
+    /// period: a revocation may have been missed otherwise.
+    fn serving_token(&self, token: &str) -> Result<(), Unreachable> {
+        self.health
+            .serving(self.keys.token_shard(&digest(token)))
+            .map_err(Unreachable::new)
     }
 
     fn resolve<'a>(

@@ -16,15 +16,15 @@
 //! | `P:changes` | channel | one JSON message per change, and the probes and confirmations of `super::fleet` |
 //! | `P:instances` | sorted set | the live instances' names, each scored with when it lapses (ms, Redis's clock) |
 //!
-//! On a Redis Cluster every key but one carries a shard's hash tag,
+//! On a Redis Cluster every key carries a shard's hash tag,
 //! `P:{bN}:…` (see [`super::cluster`]): a principal's `agent`, `version`
 //! and `tokens` live in its shard, a token's key in its digest's shard, the
 //! kill switch in a shard of its own; each shard has its own `audit`
 //! stream, `audit:seq` (its last record's `seq`, numbered by the shard
 //! alone, see [`AUDIT`]) and `changes` channel (sharded pub/sub,
-//! `SPUBLISH`), and `P:{instances}` is the live instances' set. A token's key names `{created}:{principal}`:
-//! the grant holds only while the principal's agent is the one created at
-//! that version.
+//! `SPUBLISH`) and `instances` set (the live instances following that
+//! shard). A token's key names `{created}:{principal}`: the grant holds
+//! only while the principal's agent is the one created at that version.
 //!
 //! The audit trail's page reads use exclusive stream ranges (`XRANGE key
 //! (5-0 +`): Redis 6.2 or newer; a cluster's sharded pub/sub needs Redis 7.
@@ -39,6 +39,11 @@ use sha2::{Digest, Sha256};
 /// cluster, one shard's hash slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Shard(Option<u16>);
+
+impl Shard {
+    /// The one shard of one Redis.
+    pub const ALONE: Shard = Shard(None);
+}
 
 /// The key names under one prefix, on one Redis or sharded for a cluster.
 #[derive(Clone, Debug)]
@@ -91,9 +96,21 @@ impl Keys {
     /// trail span.
     pub fn shards(&self) -> Vec<Shard> {
         match self.shards {
-            None => vec![Shard(None)],
+            None => vec![Shard::ALONE],
             Some(count) => (0..=count).map(|shard| Shard(Some(shard))).collect(),
         }
+    }
+
+    /// `shard`'s place among [`shards`](Self::shards).
+    pub fn index(shard: Shard) -> usize {
+        shard.0.map_or(0, usize::from)
+    }
+
+    /// The shard whose change channel is `channel`, if any.
+    pub fn shard_of_channel(&self, channel: &[u8]) -> Option<Shard> {
+        self.shards()
+            .into_iter()
+            .find(|shard| self.channel(*shard).as_bytes() == channel)
     }
 
     fn spread(&self, bytes: &[u8]) -> Shard {
@@ -156,14 +173,11 @@ impl Keys {
         shard.0.map(|index| index.to_string()).unwrap_or_default()
     }
 
-    /// The live instances' names (see `fleet`); on a cluster, in a slot of
-    /// its own.
-    pub fn instances(&self) -> String {
-        if self.is_sharded() {
-            format!("{}:{{instances}}", self.prefix)
-        } else {
-            format!("{}:instances", self.prefix)
-        }
+    /// The names of the live instances that follow `shard` (see `fleet`):
+    /// on a cluster each shard keeps its own set, in its own slot, so a
+    /// change and the wait for its confirmations touch only that slot.
+    pub fn instances(&self, shard: Shard) -> String {
+        format!("{}:instances", self.of(shard))
     }
 
     pub fn channel(&self, shard: Shard) -> String {
