@@ -3,7 +3,7 @@
 //! applies each change in version order, and one that renews this
 //! instance's name in every shard at each heartbeat (how it knows each
 //! shard is there). A shard whose feed is lost (a connection closed, its
-//! channel moved, a heartbeat unanswered) is subscribed to again and
+//! channel moved, one Redis's feed unanswered) is subscribed to again and
 //! reloaded (what is served here of it, and the kill switch if it is the
 //! kill switch's) once a heartbeat reaches it, before it is served past the
 //! grace period again; the other shards are served and followed meanwhile.

@@ -26,7 +26,7 @@ struct ShardHealth {
     /// The clock's reading at the last contact that counted.
     last_ok: AtomicU64,
     /// Its feed may have missed something (a lost connection, a channel
-    /// moved, a heartbeat unanswered): contacts count again only once it
+    /// moved, one Redis's feed unanswered): contacts count again only once it
     /// is subscribed again and reloaded.
     lost: AtomicBool,
     /// The last heartbeat reached it: worth recovering now.
