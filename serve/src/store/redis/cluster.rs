@@ -68,6 +68,7 @@ use std::sync::Arc;
 use redis::cluster::ClusterClientBuilder;
 
 use super::connection::{Call, ClusterLink, Connection};
+use super::primaries::Primaries;
 use super::scripts::{FORGET_TOKEN, GRANT_SHARDED, Keys, REVOKE_SHARDED, digest};
 use super::{Inner, RedisOptions, WRITERS, feed, within};
 use crate::ProfileStore;
@@ -178,7 +179,14 @@ pub(super) async fn connect<S: Vocabulary>(
     }
     let inner = Inner::start(
         local,
-        (Connection::Cluster(ClusterLink::new(commands)), writers),
+        (
+            Connection::Cluster(ClusterLink::new(commands)),
+            writers,
+            Some(Connection::Primaries(Primaries::new(
+                &seeds.urls,
+                options.timeout,
+            ))),
+        ),
         keys,
         &options,
         1,
@@ -199,7 +207,7 @@ fn grant_of(value: &str) -> Option<(u64, &str)> {
 impl<S: Vocabulary> Inner<S> {
     /// The version that created `principal`'s agent; `None` without one.
     async fn created(&self, principal: &str) -> Result<Option<u64>, StoreError> {
-        self.query(
+        self.read(
             redis::cmd("HGET")
                 .arg(self.keys.agent(principal))
                 .arg("created"),
@@ -211,7 +219,7 @@ impl<S: Vocabulary> Inner<S> {
     /// while its grant holds (a dead one's key is removed on the way).
     pub(super) async fn token_principal(&self, digest: &str) -> Result<Option<String>, StoreError> {
         let named: Option<String> = self
-            .query(redis::cmd("GET").arg(self.keys.token(digest)))
+            .read(redis::cmd("GET").arg(self.keys.token(digest)))
             .await?;
         if !self.keys.is_sharded() {
             return Ok(named);
@@ -259,7 +267,7 @@ impl<S: Vocabulary> Inner<S> {
     /// that grant holds.
     async fn read_grant(&self, digest: &str) -> Result<(String, String), StoreError> {
         let value: Option<String> = self
-            .query(redis::cmd("GET").arg(self.keys.token(digest)))
+            .read(redis::cmd("GET").arg(self.keys.token(digest)))
             .await?;
         let value = value.unwrap_or_default();
         let live = self.live_grant(&value).await?.unwrap_or_default();

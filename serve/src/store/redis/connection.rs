@@ -1,6 +1,7 @@
-//! The two ways a store reaches Redis, one server (a reconnecting
-//! connection) or a cluster (routed by hash slot), and the one way every
-//! script runs on either: `EVALSHA` (loading the script on `NOSCRIPT`),
+//! The ways a store reaches Redis, one server (a reconnecting connection)
+//! or a cluster (routed by hash slot, by redis-rs's cluster client or
+//! straight to each primary, see `primaries`), and the one way every
+//! script runs on any: `EVALSHA` (loading the script on `NOSCRIPT`),
 //! followed on the same connection by `WAIT` when replicas must confirm a
 //! change before it is acknowledged.
 //!
@@ -26,17 +27,21 @@ use redis::cluster_routing::{Route, SingleNodeRoutingInfo, SlotAddr};
 use redis::{Cmd, FromRedisValue, RedisFuture, RedisResult, Script, ToRedisArgs, Value};
 use tokio::sync::Semaphore;
 
+use super::primaries::Primaries;
+
 /// The most commands (or pipelines) a cluster connection has in flight:
 /// each costs its driving task a few budget units per attempt (the lock,
 /// the node connection's queue, the answer), up to four attempts (three
 /// retries), so eight stay under half the budget.
 const IN_FLIGHT: usize = 8;
 
-/// A command connection to one Redis or to a cluster.
+/// A command connection to one Redis or to a cluster (through redis-rs's
+/// cluster client, or straight to each primary: see `primaries`).
 #[derive(Clone)]
 pub(super) enum Connection {
     Single(ConnectionManager),
     Cluster(ClusterLink),
+    Primaries(Primaries),
 }
 
 /// A cluster connection with at most [`IN_FLIGHT`] commands on it at once
@@ -79,6 +84,7 @@ impl ConnectionLike for Connection {
                     connection.req_packed_command(cmd).await
                 }))
             }
+            Connection::Primaries(primaries) => primaries.req_packed_command(cmd),
         }
     }
 
@@ -99,6 +105,9 @@ impl ConnectionLike for Connection {
                         .await
                 },
             )),
+            Connection::Primaries(primaries) => {
+                primaries.req_packed_commands(pipeline, offset, count)
+            }
         }
     }
 
@@ -106,6 +115,7 @@ impl ConnectionLike for Connection {
         match self {
             Connection::Single(connection) => connection.get_db(),
             Connection::Cluster(link) => link.connection.get_db(),
+            Connection::Primaries(primaries) => primaries.get_db(),
         }
     }
 }
@@ -234,6 +244,10 @@ impl Connection {
         match self.clone() {
             Connection::Single(mut connection) => {
                 connection.req_packed_commands(pipeline, 0, count).await
+            }
+            // Its first command's key names the slot.
+            Connection::Primaries(mut primaries) => {
+                primaries.req_packed_commands(pipeline, 0, count).await
             }
             Connection::Cluster(link) => {
                 let route = SingleNodeRoutingInfo::SpecificNode(Route::new(slot, SlotAddr::Master));

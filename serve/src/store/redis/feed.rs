@@ -29,8 +29,13 @@ use crate::telemetry;
 /// Where the feed's messages come from: one Redis's channel, or every
 /// shard's channel on a cluster. The feed task drives either alike.
 pub(super) trait Subscription: Send + 'static {
-    /// Subscribes to `shard`'s channel again after a loss; whether it could.
-    fn resubscribe(&mut self, shard: Shard) -> impl Future<Output = bool> + Send;
+    /// Subscribes to each of `shards`' channels again after a loss, all at
+    /// once, each given `within`: the shards it could.
+    fn resubscribe(
+        &mut self,
+        shards: Vec<Shard>,
+        within: Duration,
+    ) -> impl Future<Output = Vec<Shard>> + Send;
     /// The next thing heard.
     fn next(&mut self) -> impl Future<Output = Heard> + Send;
     /// Checks the feed's own connection where that is one connection (one
@@ -90,14 +95,14 @@ async fn subscribed(
 }
 
 impl Subscription for Channel {
-    async fn resubscribe(&mut self, _: Shard) -> bool {
-        match subscribed(&self.client, &self.channel).await {
-            Ok((sink, stream)) => {
+    async fn resubscribe(&mut self, shards: Vec<Shard>, within: Duration) -> Vec<Shard> {
+        match tokio::time::timeout(within, subscribed(&self.client, &self.channel)).await {
+            Ok(Ok((sink, stream))) => {
                 (self.sink, self.stream) = (sink, stream);
                 self.closed = false;
-                true
+                shards
             }
-            Err(_) => false,
+            _ => Vec::new(),
         }
     }
 
@@ -157,12 +162,21 @@ impl Shards {
 }
 
 impl Subscription for Shards {
-    /// On its slot's primary now.
-    async fn resubscribe(&mut self, shard: Shard) -> bool {
-        self.connection
-            .ssubscribe(self.keys.channel(shard))
+    /// Each on its slot's primary now.
+    async fn resubscribe(&mut self, shards: Vec<Shard>, within: Duration) -> Vec<Shard> {
+        let each = shards.into_iter().map(|shard| {
+            let mut connection = self.connection.clone();
+            let channel = self.keys.channel(shard);
+            async move {
+                let subscribed = tokio::time::timeout(within, connection.ssubscribe(channel)).await;
+                matches!(subscribed, Ok(Ok(()))).then_some(shard)
+            }
+        });
+        futures_util::future::join_all(each)
             .await
-            .is_ok()
+            .into_iter()
+            .flatten()
+            .collect()
     }
 
     /// A disconnection (of some node: which, the push does not say) or a
@@ -204,9 +218,10 @@ impl Subscription for Shards {
 /// The feed task: runs until the store is dropped. It applies what `feed`
 /// hears in order; at each heartbeat it pings the feed's connection (one
 /// Redis) and recovers each lost shard the last heartbeat reached:
-/// subscribes again (before reloading: a change made during the reload
-/// arrives on the feed and is applied after it), then reloads what is
-/// served here of it before that shard counts as reachable again.
+/// subscribes again and publishes a probe there; on hearing it back (so
+/// subscribed on the shard's primary, and a change made during the reload
+/// arrives on the feed and is applied after it) reloads what is served
+/// here of it before that shard counts as reachable again.
 pub(super) async fn run<S: Vocabulary>(
     store: Weak<Inner<S>>,
     mut feed: impl Subscription,
@@ -235,11 +250,10 @@ pub(super) async fn run<S: Vocabulary>(
                 if let Err(why) = ping {
                     inner.lose(None, &why);
                 }
-                for shard in inner.health.recoverable(&inner.keys) {
-                    let again = tokio::time::timeout(heartbeat * 4, feed.resubscribe(shard)).await;
-                    if matches!(again, Ok(true)) {
-                        inner.recover(shard).await;
-                    }
+                let recoverable = inner.health.recoverable(&inner.keys);
+                if !recoverable.is_empty() {
+                    let subscribed = feed.resubscribe(recoverable, heartbeat * 4).await;
+                    inner.ask_echoes(subscribed).await;
                 }
             }
         }
@@ -307,8 +321,30 @@ impl<S: Vocabulary> Inner<S> {
         }
     }
 
-    /// Reloads a lost `shard` once subscribed to it again; it counts as
-    /// reachable again if that worked.
+    /// Publishes a probe on each of `shards`' channels, just subscribed to
+    /// again: hearing it back (`handle`) proves the subscription is live on
+    /// the shard's primary now (a subscription the client made on a node
+    /// that has since lost the slot hears nothing), and only then is the
+    /// shard reloaded.
+    async fn ask_echoes(&self, shards: Vec<Shard>) {
+        let each = shards.into_iter().map(|shard| async move {
+            let probe = self.fleet.next_probe();
+            self.health.await_echo(shard, probe);
+            let channel = self.keys.channel(shard);
+            let echo = Change::Probe {
+                origin: self.fleet.name().to_owned(),
+                probe,
+                channel: channel.clone(),
+            };
+            if let Err(error) = self.publish(&channel, &echo).await {
+                tracing::debug!(%error, shard = Keys::index(shard), "could not probe a shard's feed");
+            }
+        });
+        futures_util::future::join_all(each).await;
+    }
+
+    /// Reloads a lost `shard` once its feed is proven live again; it counts
+    /// as reachable again if that worked.
     async fn recover(&self, shard: Shard) {
         match self.reload(shard).await {
             Ok(principals) => {
@@ -355,7 +391,9 @@ impl<S: Vocabulary> Inner<S> {
                 probe,
                 channel,
             } => {
-                if !self.health.is_lost(shard) {
+                if origin == self.fleet.name() && self.health.is_echo(shard, probe) {
+                    self.recover(shard).await;
+                } else if !self.health.is_lost(shard) {
                     self.answer_probe(origin, probe, &channel);
                 }
             }

@@ -132,6 +132,11 @@ impl Fleet {
         &self.name
     }
 
+    /// A probe number never used before by this instance.
+    pub fn next_probe(&self) -> u64 {
+        self.probes.fetch_add(1, Ordering::Relaxed)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Waiting>> {
         self.waiting.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -143,7 +148,7 @@ impl Fleet {
     /// A new probe awaiting `pending`, and what says they all confirmed
     /// (at once when only suspects are pending).
     fn expect(&self, pending: HashSet<String>) -> (u64, oneshot::Receiver<()>) {
-        let probe = self.probes.fetch_add(1, Ordering::Relaxed);
+        let probe = self.next_probe();
         let (done, settled) = oneshot::channel();
         let suspects = pending.intersection(&self.suspects()).cloned().collect();
         let mut waiting = Waiting {
@@ -223,7 +228,7 @@ impl<S: Vocabulary> Inner<S> {
     /// Keeps this instance's name in the set of live instances following
     /// `shard`.
     pub(super) async fn renew(&self, shard: Shard) -> Result<(), StoreError> {
-        let mut connection = self.commands.clone();
+        let mut connection = self.reads.clone();
         let mut renew = RENEW.prepare_invoke();
         renew
             .key(self.keys.instances(shard))
@@ -236,7 +241,7 @@ impl<S: Vocabulary> Inner<S> {
 
     /// The names of the live instances following `shard`.
     async fn live(&self, shard: Shard) -> Result<Vec<String>, StoreError> {
-        let mut connection = self.commands.clone();
+        let mut connection = self.reads.clone();
         let mut live = LIVE.prepare_invoke();
         live.key(self.keys.instances(shard));
         within(self.timeout, live.invoke_async(&mut connection))
@@ -244,9 +249,10 @@ impl<S: Vocabulary> Inner<S> {
             .map_err(|error| StoreError::Unavailable(error.to_string()))
     }
 
-    /// Publishes `message` on `channel`.
-    async fn publish(&self, channel: &str, message: &Change) -> Result<(), StoreError> {
-        self.query(&publishing(self.keys.publish(), channel, message)?)
+    /// Publishes `message` on `channel` (straight to its shard's primary on
+    /// a cluster: a probe never waits on another shard's failover).
+    pub(super) async fn publish(&self, channel: &str, message: &Change) -> Result<(), StoreError> {
+        self.read(&publishing(self.keys.publish(), channel, message)?)
             .await
     }
 
@@ -264,7 +270,7 @@ impl<S: Vocabulary> Inner<S> {
         let Ok(command) = publishing(self.keys.publish(), channel, &confirmed) else {
             return;
         };
-        let mut connection = self.commands.clone();
+        let mut connection = self.reads.clone();
         let timeout = self.timeout;
         tokio::spawn(async move {
             let sent =

@@ -31,6 +31,10 @@ struct ShardHealth {
     lost: AtomicBool,
     /// The last heartbeat reached it: worth recovering now.
     answered: AtomicBool,
+    /// The probe this instance published on the shard's channel once
+    /// subscribed again (0: none): hearing it back proves the subscription
+    /// is live on the shard's primary, and the reload follows.
+    echo: AtomicU64,
 }
 
 impl Health {
@@ -54,6 +58,7 @@ impl Health {
                     last_ok: AtomicU64::new(0),
                     lost: AtomicBool::new(false),
                     answered: AtomicBool::new(true),
+                    echo: AtomicU64::new(0),
                 })
                 .collect(),
             lost: AtomicUsize::new(0),
@@ -103,6 +108,21 @@ impl Health {
                 health.lost.load(Ordering::SeqCst) && health.answered.load(Ordering::SeqCst)
             })
             .collect()
+    }
+
+    /// `shard` was subscribed to again, and `probe` published on its
+    /// channel to hear back.
+    pub fn await_echo(&self, shard: Shard, probe: u64) {
+        self.of(shard).echo.store(probe, Ordering::SeqCst);
+    }
+
+    /// Whether `probe` heard on `shard`'s channel is the echo a lost shard
+    /// awaits.
+    pub fn is_echo(&self, shard: Shard, probe: u64) -> bool {
+        let health = self.of(shard);
+        health.lost.load(Ordering::SeqCst)
+            && probe != 0
+            && health.echo.load(Ordering::SeqCst) == probe
     }
 
     /// `shard` was subscribed to again and reloaded: a contact. Whether it

@@ -44,7 +44,7 @@ impl<S: Vocabulary> Inner<S> {
 
     /// The kill switch as Redis holds it; `None` if it was never put.
     pub(super) async fn fetch_kill_switch(&self) -> Result<Option<StoredKillSwitch>, StoreError> {
-        let mut connection = self.commands.clone();
+        let mut connection = self.reads.clone();
         let command = redis::cmd("HMGET")
             .arg(self.keys.kill())
             .arg("names")

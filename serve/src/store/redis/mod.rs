@@ -26,6 +26,7 @@ mod feed;
 mod fleet;
 mod health;
 mod kill;
+mod primaries;
 mod scripts;
 
 use std::collections::HashMap;
@@ -212,6 +213,11 @@ impl<S: Vocabulary> std::fmt::Debug for RedisStore<S> {
 pub(super) struct Inner<S: Vocabulary> {
     local: Arc<ProfileStore<S>>,
     commands: Connection,
+    /// What the heartbeat renews on, a reload reads through and probes and
+    /// confirmations are published on: on a cluster, straight to each
+    /// primary, so none waits on another shard's failover (see
+    /// `primaries`).
+    reads: Connection,
     /// The connections changes are made on, in turn: `WAIT` holds the
     /// connection it is sent on until the replicas answer, so on a cluster
     /// several let that many changes wait at once.
@@ -344,7 +350,7 @@ impl<S: Vocabulary> RedisStore<S> {
             .map_err(unreachable)?;
         let inner = Inner::start(
             local,
-            (Connection::Single(commands), writers),
+            (Connection::Single(commands), writers, None),
             keys,
             &options,
             0,
@@ -396,7 +402,7 @@ impl<S: Vocabulary> Inner<S> {
     /// the feed task. One Redis and a cluster start alike.
     async fn start(
         local: Arc<ProfileStore<S>>,
-        connections: (Connection, Vec<Connection>),
+        connections: (Connection, Vec<Connection>, Option<Connection>),
         keys: Keys,
         options: &RedisOptions,
         default_replicas: usize,
@@ -419,7 +425,7 @@ impl<S: Vocabulary> Inner<S> {
     /// when the options name none.
     fn new(
         local: Arc<ProfileStore<S>>,
-        (commands, writers): (Connection, Vec<Connection>),
+        (commands, writers, reads): (Connection, Vec<Connection>, Option<Connection>),
         keys: Keys,
         options: &RedisOptions,
         default_replicas: usize,
@@ -432,6 +438,7 @@ impl<S: Vocabulary> Inner<S> {
         let shards = keys.shards().len();
         let inner = Arc::new(Inner {
             local: Arc::clone(&local),
+            reads: reads.unwrap_or_else(|| commands.clone()),
             commands,
             writers,
             next_writer: AtomicUsize::new(0),
@@ -546,6 +553,16 @@ impl<S: Vocabulary> Inner<S> {
             .map_err(|error| StoreError::Unavailable(error.to_string()))
     }
 
+    /// [`query`](Self::query) through `reads`: for a command on one
+    /// shard's key (or channel) that must not wait on another shard's
+    /// failover.
+    async fn read<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> Result<T, StoreError> {
+        let mut connection = self.reads.clone();
+        within(self.timeout, command.query_async(&mut connection))
+            .await?
+            .map_err(|error| StoreError::Unavailable(error.to_string()))
+    }
+
     /// `principal`'s agent as Redis holds it now.
     pub(super) async fn fetch(&self, principal: &str) -> Result<Fetched, StoreError> {
         let mut pipe = redis::pipe();
@@ -555,7 +572,7 @@ impl<S: Vocabulary> Inner<S> {
             .arg("catalog")
             .cmd("GET")
             .arg(self.keys.version(principal));
-        let mut connection = self.commands.clone();
+        let mut connection = self.reads.clone();
         let ((context, catalog), version): ((Option<String>, Option<String>), Option<u64>) =
             within(self.timeout, pipe.query_async(&mut connection))
                 .await?
