@@ -50,10 +50,14 @@
 //! primary of its slot, so publishing scales with the cluster, and every
 //! instance subscribes to every shard. A lost connection (of any node: the
 //! client does not say which) or a shard moved away is a feed loss; each
-//! lost shard is subscribed to again and reloaded once a heartbeat reaches
-//! it (see `feed`). Health is per shard (`health`): a shard silent past
-//! the grace period refuses its own principals (and tokens) only; the kill
-//! switch's shard, every principal's.
+//! lost shard is subscribed to again once a heartbeat reaches it, and
+//! reloaded once it hears its own probe back (see `feed`). Health is per
+//! shard (`health`): a shard silent past the grace period refuses its own
+//! principals (and tokens) only; the kill switch's shard, every
+//! principal's. Heartbeats, reloads and probes go straight to each primary
+//! (`primaries`), never waiting on the cluster client's slot refresh; the
+//! cluster itself must serve a shard while another's slots are uncovered
+//! (`cluster-require-full-coverage no`).
 //!
 //! **Failover.** A change is acknowledged only once a replica has it
 //! ([`RedisOptions::with_replica_acks`], default 1 here): a promoted
