@@ -8,6 +8,7 @@
 //! kill switch's) once a heartbeat reaches it, before it is served past the
 //! grace period again; the other shards are served and followed meanwhile.
 
+use std::collections::HashMap;
 use std::sync::Weak;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -140,6 +141,8 @@ pub(super) struct Shards {
     connection: ClusterConnection,
     pushes: UnboundedReceiver<PushInfo>,
     keys: Keys,
+    /// Each shard's channel name: where a message was heard.
+    channels: HashMap<Vec<u8>, Shard>,
 }
 
 impl Shards {
@@ -153,10 +156,16 @@ impl Shards {
         for shard in keys.shards() {
             connection.ssubscribe(keys.channel(shard)).await?;
         }
+        let channels = keys
+            .shards()
+            .into_iter()
+            .map(|shard| (keys.channel(shard).into_bytes(), shard))
+            .collect();
         Ok(Shards {
             connection,
             pushes,
             keys,
+            channels,
         })
     }
 }
@@ -188,7 +197,7 @@ impl Subscription for Shards {
         };
         let mut data = push.data.into_iter();
         let channel = match data.next() {
-            Some(redis::Value::BulkString(channel)) => self.keys.shard_of_channel(&channel),
+            Some(redis::Value::BulkString(channel)) => self.channels.get(&channel).copied(),
             _ => None,
         };
         match push.kind {

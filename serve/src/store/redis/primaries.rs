@@ -175,27 +175,53 @@ impl Primaries {
         table.stale = true;
     }
 
-    /// Sends `send` to the primary of `key`'s slot (`None`: to the node
-    /// the last command went to).
-    async fn routed<T>(
-        &mut self,
-        key: Option<&[u8]>,
-        send: impl AsyncFnOnce(&mut MultiplexedConnection) -> RedisResult<T>,
-    ) -> RedisResult<T> {
+    /// Sends `send` to the primary of `key`'s slot. A command without a
+    /// key (`SCRIPT LOAD` after `NOSCRIPT`) goes to the node the last
+    /// command of this clone went to, or to every primary if none did.
+    async fn routed(&mut self, key: Option<&[u8]>, request: Request<'_>) -> RedisResult<Answer> {
         let node = match (key, &self.last) {
             (Some(key), _) => self.owner(slot(key)).await?,
             (None, Some(last)) => last.clone(),
-            (None, None) => return Err(unreachable("a command without a key".to_owned())),
+            (None, None) => return self.everywhere(request).await,
         };
         self.last = Some(node.clone());
-        let mut connection = match self.connect(&node).await {
+        self.on(&node, request).await
+    }
+
+    /// Sends `send` to every primary the table knows: the last answer.
+    async fn everywhere(&self, request: Request<'_>) -> RedisResult<Answer> {
+        self.owner(0).await?;
+        let mut nodes: Vec<String> = self
+            .table()
+            .ranges
+            .iter()
+            .map(|(_, _, node)| node.clone())
+            .collect();
+        nodes.sort();
+        nodes.dedup();
+        let mut answer = Err(unreachable("no primary is known".to_owned()));
+        for node in nodes {
+            answer = self.on(&node, request).await;
+        }
+        answer
+    }
+
+    /// Sends `send` to `node`; a failure makes the table be read again.
+    async fn on(&self, node: &str, request: Request<'_>) -> RedisResult<Answer> {
+        let mut connection = match self.connect(node).await {
             Ok(connection) => connection,
             Err(error) => {
-                self.forget(&node);
+                self.forget(node);
                 return Err(error);
             }
         };
-        let answer = send(&mut connection).await;
+        let answer = match request {
+            Request::One(cmd) => connection.req_packed_command(cmd).await.map(Answer::One),
+            Request::Many(pipeline, offset, count) => connection
+                .req_packed_commands(pipeline, offset, count)
+                .await
+                .map(Answer::Many),
+        };
         if let Err(error) = &answer
             && !matches!(
                 error.kind(),
@@ -204,7 +230,7 @@ impl Primaries {
         {
             // Moved, refused, closed or silent: ask the cluster again.
             if error.is_io_error() || error.is_timeout() || error.is_connection_dropped() {
-                self.forget(&node);
+                self.forget(node);
             } else {
                 self.table().stale = true;
             }
@@ -231,17 +257,35 @@ fn first_key(cmd: &Cmd) -> Option<Vec<u8>> {
     }
 }
 
+/// What [`Primaries`] sends: one command, or a pipeline's commands from
+/// `offset`, `count` of them.
+#[derive(Clone, Copy)]
+enum Request<'a> {
+    One(&'a Cmd),
+    Many(&'a redis::Pipeline, usize, usize),
+}
+
+/// A [`Request`]'s answer.
+enum Answer {
+    One(Value),
+    Many(Vec<Value>),
+}
+
+fn mismatched() -> RedisError {
+    RedisError::from((
+        redis::ErrorKind::Client,
+        "a request answered as another kind",
+    ))
+}
+
 impl ConnectionLike for Primaries {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         Box::pin(async move {
             let key = first_key(cmd);
-            self.routed(
-                key.as_deref(),
-                async |connection: &mut MultiplexedConnection| {
-                    connection.req_packed_command(cmd).await
-                },
-            )
-            .await
+            match self.routed(key.as_deref(), Request::One(cmd)).await? {
+                Answer::One(value) => Ok(value),
+                Answer::Many(_) => Err(mismatched()),
+            }
         })
     }
 
@@ -253,15 +297,11 @@ impl ConnectionLike for Primaries {
     ) -> RedisFuture<'a, Vec<Value>> {
         Box::pin(async move {
             let key = pipeline.cmd_iter().next().and_then(first_key);
-            self.routed(
-                key.as_deref(),
-                async |connection: &mut MultiplexedConnection| {
-                    connection
-                        .req_packed_commands(pipeline, offset, count)
-                        .await
-                },
-            )
-            .await
+            let request = Request::Many(pipeline, offset, count);
+            match self.routed(key.as_deref(), request).await? {
+                Answer::Many(values) => Ok(values),
+                Answer::One(_) => Err(mismatched()),
+            }
         })
     }
 

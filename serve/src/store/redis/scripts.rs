@@ -78,6 +78,10 @@ impl Keys {
 
     /// The shard of `principal`'s keys.
     pub fn principal(&self, principal: &str) -> Shard {
+        // Asked at every request a gateway serves: one Redis hashes nothing.
+        if !self.is_sharded() {
+            return Shard::ALONE;
+        }
         self.spread(&Sha256::digest(principal.as_bytes())[..2])
     }
 
@@ -104,13 +108,6 @@ impl Keys {
     /// `shard`'s place among [`shards`](Self::shards).
     pub fn index(shard: Shard) -> usize {
         shard.0.map_or(0, usize::from)
-    }
-
-    /// The shard whose change channel is `channel`, if any.
-    pub fn shard_of_channel(&self, channel: &[u8]) -> Option<Shard> {
-        self.shards()
-            .into_iter()
-            .find(|shard| self.channel(*shard).as_bytes() == channel)
     }
 
     fn spread(&self, bytes: &[u8]) -> Shard {
