@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use serde_json::{Map, Value};
 
 use super::Inner;
-use super::connection::slot;
+use super::slot::slot;
 use crate::audit::{AuditOrder, AuditQuery, AuditRecord};
 use crate::store::StoreError;
 use mcp_profiles::Vocabulary;

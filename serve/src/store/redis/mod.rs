@@ -28,6 +28,7 @@ mod health;
 mod kill;
 mod primaries;
 mod scripts;
+mod slot;
 
 use std::collections::HashMap;
 use std::future::Future;

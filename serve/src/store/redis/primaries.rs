@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use redis::aio::{ConnectionLike, MultiplexedConnection};
 use redis::{Cmd, RedisError, RedisFuture, RedisResult, Value};
 
-use super::connection::slot;
+use super::slot::slot;
 
 /// The shortest time between two refreshes of the slot table.
 const REFRESH_EVERY: Duration = Duration::from_millis(100);
