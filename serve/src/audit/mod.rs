@@ -39,9 +39,12 @@
 //!   Redis Cluster each shard numbers its own records (no key outside a
 //!   principal's slot is on a change's path): congruent to the shard's
 //!   index modulo 1024 and at least its primary's clock in ms times 1024,
-//!   so numbers are unique, in change order for one principal (one shard),
-//!   and across shards in the order of the primaries' clocks to the
-//!   millisecond. Page by `seq`, never count with it.
+//!   so numbers are unique, in change order within a shard (a principal's
+//!   agent changes; a token's changes, in its digest's shard; the kill
+//!   switch's), and across shards in the order of the primaries' clocks to
+//!   the millisecond: two changes of different shards within one
+//!   millisecond may be numbered either way. Page by `seq`, never count
+//!   with it.
 //! - `at`: when the change was made, in milliseconds since the Unix epoch
 //!   (the Redis server's clock for `RedisStore`).
 //! - `actor`, `request_id`: the write's [`Attribution`].

@@ -38,7 +38,8 @@ async fn two_gateways_on_a_cluster_conform() {
         return;
     };
     let instances = gateways(&cluster, Duration::from_secs(30), 2).await;
-    check(&instances[0].store, &instances[1].store, &fixture()).await;
+    let fixture = fixture().with_audit_ordered_per_shard();
+    check(&instances[0].store, &instances[1].store, &fixture).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

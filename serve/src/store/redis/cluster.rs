@@ -15,9 +15,11 @@
 //! its own shard's changes. Shard `k` numbers a record with the least
 //! number congruent to `k` modulo 1024 above its last one and above its
 //! primary's clock in ms times 1024 (see `scripts::AUDIT`): numbers are
-//! unique across shards, in change order within a shard (so within a
-//! principal), and across shards in the order of the primaries' clocks to
-//! the millisecond. A page merges the shards by number. (A trail written
+//! unique across shards, in change order within a shard (a principal's
+//! agent changes; a token's; the kill switch's), and across shards in the
+//! order of the primaries' clocks to the millisecond (two changes of
+//! different shards in one millisecond may come either way: the
+//! conformance suite checks a cluster with `AuditOrder::PerShard`). A page merges the shards by number. (A trail written
 //! before numbers were per shard keeps its numbers, all below the new
 //! ones.)
 //!
