@@ -339,12 +339,7 @@ impl<S: Vocabulary> Inner<S> {
         let each = shards.into_iter().map(|shard| async move {
             let probe = self.fleet.next_probe();
             self.health.await_echo(shard, probe);
-            let channel = self.keys.channel(shard);
-            let echo = Change::Probe {
-                origin: self.fleet.name().to_owned(),
-                probe,
-                channel: channel.clone(),
-            };
+            let (channel, echo) = self.probe(shard, probe);
             if let Err(error) = self.publish(&channel, &echo).await {
                 tracing::debug!(%error, shard = Keys::index(shard), "could not probe a shard's feed");
             }

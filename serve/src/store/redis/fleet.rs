@@ -256,6 +256,17 @@ impl<S: Vocabulary> Inner<S> {
             .await
     }
 
+    /// `shard`'s channel, and this instance's `probe` to publish there.
+    pub(super) fn probe(&self, shard: Shard, probe: u64) -> (String, Change) {
+        let channel = self.keys.channel(shard);
+        let asked = Change::Probe {
+            origin: self.fleet.name().to_owned(),
+            probe,
+            channel: channel.clone(),
+        };
+        (channel, asked)
+    }
+
     /// Answers `origin`'s probe on `channel` without holding up the feed
     /// (the message before it is handled already).
     pub(super) fn answer_probe(&self, origin: String, probe: u64, channel: &str) {
@@ -295,12 +306,7 @@ impl<S: Vocabulary> Inner<S> {
             return Ok(Propagation::here());
         }
         let (probe, mut settled) = self.fleet.expect(others);
-        let channel = self.keys.channel(shard);
-        let asked = Change::Probe {
-            origin: self.fleet.name().to_owned(),
-            probe,
-            channel: channel.clone(),
-        };
+        let (channel, asked) = self.probe(shard, probe);
         if let Err(error) = self.publish(&channel, &asked).await {
             self.fleet.finish(probe);
             return Err(error);
