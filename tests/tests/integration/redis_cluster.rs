@@ -420,7 +420,9 @@ async fn principal_on(
 /// Issue 42 §3: a primary's failure refuses only the principals of its
 /// shards, and only until its replica is promoted and reloaded; every other
 /// principal is served and changed throughout, each change in force on
-/// every gateway when answered. Prints its figures (`--nocapture`; see
+/// every gateway when answered. The primary killed holds the kill switch's
+/// shard too: every principal's shard holds a copy of it, so no other
+/// principal depends on that shard. Prints its figures (`--nocapture`; see
 /// BENCHMARKS.md, "A primary killed").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_primary_refuses_only_the_principals_of_its_shards() {
@@ -433,17 +435,12 @@ async fn a_failed_primary_refuses_only_the_principals_of_its_shards() {
     // refused meanwhile.
     let instances = gateways(&cluster, Duration::from_secs(1), 3).await;
     let store = &instances[0].store;
-    // The kill switch's shard stays up: every principal depends on it.
-    let kill_switch = cluster.primary_of(&format!(
-        "mcp-profiles:{{b{}}}:kill",
-        RedisOptions::DEFAULT_SHARDS
-    ));
-    let (mut failing, mut victim) = (String::new(), 0);
+    let victim = cluster.primary_of(&kill_switch_key(RedisOptions::DEFAULT_SHARDS));
+    let mut failing = String::new();
     for n in 0.. {
         failing = format!("failing-{n}");
         let (agent, _) = principal_on(&cluster, store, &failing).await;
-        if agent != kill_switch {
-            victim = agent;
+        if agent == victim {
             break;
         }
     }
@@ -587,5 +584,47 @@ async fn a_failed_primary_refuses_only_the_principals_of_its_shards() {
         failing_refused > 0,
         "the failed shard was refused past its grace period"
     );
+
+    // The kill switch is put on the promoted primary, and in force on
+    // every gateway's healthy session when answered.
+    let killed_tool = "ask_user_question".to_owned();
+    let written = store
+        .put_kill_switch_if(std::slice::from_ref(&killed_tool), None, by())
+        .await
+        .expect("the kill switch is put once its shard is promoted");
+    let propagation = store
+        .propagated(mcp_profiles_serve::Changed::KillSwitch)
+        .await
+        .expect("the instances are asked");
+    assert!(propagation.is_complete(), "{propagation:?}");
+    for (healthy_session, _) in &sessions {
+        assert!(
+            !healthy_session.tool_names().await.contains(&killed_tool),
+            "killed everywhere"
+        );
+    }
+    for shard in 0..RedisOptions::DEFAULT_SHARDS {
+        let key = kill_switch_key(shard);
+        let copy = tokio::task::block_in_place(|| {
+            cluster.query(
+                cluster.primary_of(&key),
+                &["HMGET", &key, "version", "names"],
+            )
+        });
+        assert_eq!(
+            copy,
+            [
+                written.value.version.to_string(),
+                r#"["ask_user_question"]"#.to_owned()
+            ],
+            "{key}"
+        );
+    }
     cluster.restart(victim);
+}
+
+/// The key of `shard`'s kill switch: the kill switch's own shard's
+/// ([`RedisOptions::DEFAULT_SHARDS`]) or a principal's shard's copy.
+fn kill_switch_key(shard: u16) -> String {
+    format!("mcp-profiles:{{b{shard}}}:kill")
 }

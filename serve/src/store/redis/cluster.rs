@@ -4,7 +4,8 @@
 //! spread over [`RedisOptions::with_shards`] shards, each a hash tag
 //! (`P:{b17}:…`): a principal's agent, version and token set live in its
 //! shard, a token's key in its digest's shard, the kill switch in a shard
-//! of its own. Each shard keeps its own audit stream and change channel,
+//! of its own (copied into every principal's shard after each put, see
+//! `kill`). Each shard keeps its own audit stream and change channel,
 //! so each change records and publishes in the one script that makes it.
 //! Shards rather than one tag per principal: the feed and the audit trail
 //! span every shard, and a fixed number of them keeps that a fixed cost
@@ -55,8 +56,8 @@
 //! lost shard is subscribed to again once a heartbeat reaches it, and
 //! reloaded once it hears its own probe back (see `feed`). Health is per
 //! shard (`health`): a shard silent past the grace period refuses its own
-//! principals (and tokens) only; the kill switch's shard, every
-//! principal's. Heartbeats, reloads and probes go straight to each primary
+//! principals (and tokens) only, the kill switch's too (each principal's
+//! shard holds a copy of the kill switch). Heartbeats, reloads and probes go straight to each primary
 //! (`primaries`), never waiting on the cluster client's slot refresh; the
 //! cluster itself must serve a shard while another's slots are uncovered
 //! (`cluster-require-full-coverage no`).

@@ -4,8 +4,8 @@
 //! instance's name in every shard at each heartbeat (how it knows each
 //! shard is there). A shard whose feed is lost (a connection closed, its
 //! channel moved, one Redis's feed unanswered) is subscribed to again and
-//! reloaded (what is served here of it, and the kill switch if it is the
-//! kill switch's) once a heartbeat reaches it, before it is served past the
+//! reloaded (what is served here of it, and its copy of the kill switch)
+//! once a heartbeat reaches it, before it is served past the
 //! grace period again; the other shards are served and followed meanwhile.
 
 use std::collections::HashMap;
@@ -463,12 +463,15 @@ impl<S: Vocabulary> Inner<S> {
     }
 
     /// Makes what is served here of `shard` (its principals and tokens,
-    /// and the kill switch if it is the kill switch's) what Redis says now;
-    /// how many principals were reloaded.
+    /// and the kill switch: as it is if it is the kill switch's shard, its
+    /// copy if newer otherwise) what Redis says now; how many principals
+    /// were reloaded.
     async fn reload(&self, shard: Shard) -> Result<usize, StoreError> {
         let keys = &self.keys;
         if shard == keys.kill_shard() {
             self.reload_kill_switch().await?;
+        } else {
+            self.reload_kill_copy(shard).await?;
         }
         let mut served = self.local.versions();
         served.retain(|(principal, _)| keys.principal(principal) == shard);

@@ -137,11 +137,29 @@ impl Health {
     /// period. The text names no node or slot: only that part of the store
     /// is out of reach.
     pub fn serving(&self, shard: Shard) -> Result<(), String> {
+        self.heard_within_grace(self.of(shard))
+    }
+
+    /// `Err` as [`serving`](Self::serving) once every shard has been
+    /// silent past the grace period: what each shard holds a copy of (the
+    /// kill switch) is current here while any one is heard.
+    pub fn serving_any(&self) -> Result<(), String> {
+        let mut refusal = String::new();
+        for health in &self.shards {
+            match self.heard_within_grace(health) {
+                Ok(()) => return Ok(()),
+                Err(why) => refusal = why,
+            }
+        }
+        Err(refusal)
+    }
+
+    fn heard_within_grace(&self, health: &ShardHealth) -> Result<(), String> {
         // Another task may record a contact between the two reads, later
         // than the `now` read here: that is no silence at all, not a
         // negative one.
         let now = (self.clock)();
-        let silent = now.saturating_sub(self.of(shard).last_ok.load(Ordering::SeqCst));
+        let silent = now.saturating_sub(health.last_ok.load(Ordering::SeqCst));
         let silent = Duration::from_millis(silent);
         if silent <= self.grace {
             return Ok(());
@@ -232,5 +250,23 @@ mod tests {
         assert!(health.recovered(second), "the last shard lost");
         assert_eq!(health.serving(second), Ok(()));
         assert!(!health.is_lost(second));
+    }
+
+    #[test]
+    fn what_every_shard_holds_is_served_while_any_shard_is_heard() {
+        let (now, clock) = manual();
+        let keys = Keys::sharded("p", 1);
+        let [first, kill] = keys.shards()[..] else {
+            panic!("one shard and the kill switch's")
+        };
+        let health = Health::with_clock(Duration::from_millis(500), 2, clock);
+        now.store(400, Ordering::SeqCst);
+        health.answered(first);
+        now.store(800, Ordering::SeqCst);
+        assert!(health.serving(kill).is_err());
+        assert_eq!(health.serving_any(), Ok(()));
+        now.store(1_000, Ordering::SeqCst);
+        let refusal = health.serving_any().unwrap_err();
+        assert!(refusal.contains("grace period of 0.5 s"), "{refusal}");
     }
 }

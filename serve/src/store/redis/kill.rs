@@ -2,8 +2,20 @@
 //! script that checks the version, bumps it and publishes the list on the
 //! feed; every instance applies it to its [`ProfileStore`](crate::ProfileStore)
 //! (only newer versions), and loads it again on (re)connecting.
+//!
+//! On a cluster the put is then copied into every principal's shard, each
+//! copy published on its shard's channel: an instance that hears a
+//! principal's shard (or reloads it) has the kill switch it must apply to
+//! that principal, so the kill switch's own shard failing refuses no one
+//! (only puts of the kill switch wait for it). A copy is never older than
+//! the one it replaces; a shard not reached keeps its older copy until the
+//! next put, which its instances meanwhile heard on every other shard's
+//! channel.
 
-use super::scripts::PUT_KILL;
+use futures_util::future::join_all;
+
+use super::connection::Call;
+use super::scripts::{COPY_KILL, PUT_KILL, Shard};
 use super::{Inner, json_array, within};
 use crate::agents::Apply;
 use crate::audit::Attribution;
@@ -25,8 +37,9 @@ impl<S: Vocabulary> Inner<S> {
         let stored = StoredKillSwitch::of(killed, 0);
         let shard = self.keys.kill_shard();
         let mut put = self.audited(&PUT_KILL, by, shard);
-        put.key(self.keys.kill())
-            .arg(json_array(&stored.names)?)
+        let names = json_array(&stored.names)?;
+        put.key(self.keys.kill(shard))
+            .arg(&names)
             .arg(self.keys.channel(shard))
             .arg(expected.map(|v| v.to_string()).unwrap_or_default())
             .arg(json_array(&denied_tools::<S, _>(&stored.names))?);
@@ -38,15 +51,55 @@ impl<S: Vocabulary> Inner<S> {
         // Here at once; the feed message that follows is then stale here.
         self.local
             .apply_kill_switch(killed, version, Apply::IfServed);
+        self.copy_kill_switch(&names, version).await;
         let stored = StoredKillSwitch::new(stored.names, version);
         Ok(self.made(&put, stored, replication).await)
     }
 
+    /// Copies the kill switch put at `version` into every principal's
+    /// shard (on a cluster), all at once. Best effort: the put is made,
+    /// recorded and in force whatever a copy meets (a copy only stands in
+    /// for the put's own message to an instance that lost the kill
+    /// switch's shard), and a shard not reached is most likely out of
+    /// reach of instances too (its principals refused).
+    async fn copy_kill_switch(&self, names: &str, version: u64) {
+        let copy = async |shard: Shard| {
+            let mut call = Call::new(&COPY_KILL);
+            call.key(self.keys.kill(shard))
+                .arg(self.keys.publish())
+                .arg(self.keys.channel(shard))
+                .arg(names)
+                .arg(version);
+            // No replica waited for: the put itself was, and a `WAIT`
+            // blocks the node's connection, which a shard's primary
+            // without a replica would hold for each copy in turn.
+            self.run_waiting::<i64>(&call, 0).await
+        };
+        let shards = self.keys.kill_copies();
+        let copied = join_all(shards.iter().map(|shard| copy(*shard))).await;
+        for (shard, copied) in shards.iter().zip(copied) {
+            if let Err(error) = copied {
+                tracing::warn!(
+                    ?shard,
+                    version,
+                    %error,
+                    "the kill switch could not be copied into a shard; it keeps an older copy until the next put"
+                );
+            }
+        }
+    }
+
     /// The kill switch as Redis holds it; `None` if it was never put.
     pub(super) async fn fetch_kill_switch(&self) -> Result<Option<StoredKillSwitch>, StoreError> {
+        self.fetch_kill_copy(self.keys.kill_shard()).await
+    }
+
+    /// The kill switch as `shard` holds it (its own, or a copy); `None` if
+    /// none was put there.
+    async fn fetch_kill_copy(&self, shard: Shard) -> Result<Option<StoredKillSwitch>, StoreError> {
         let mut connection = self.reads.clone();
         let command = redis::cmd("HMGET")
-            .arg(self.keys.kill())
+            .arg(self.keys.kill(shard))
             .arg("names")
             .arg("version")
             .clone();
@@ -81,6 +134,15 @@ impl<S: Vocabulary> Inner<S> {
         })?;
         let stored = stored.unwrap_or_else(|| StoredKillSwitch::new(Vec::new(), 0));
         self.apply_stored_kill_switch(&stored.names, stored.version, Apply::Reset);
+        Ok(())
+    }
+
+    /// Applies `shard`'s copy of the kill switch if it is newer than the
+    /// one here: what the shard's feed may have missed while lost.
+    pub(super) async fn reload_kill_copy(&self, shard: Shard) -> Result<(), StoreError> {
+        if let Some(copy) = self.fetch_kill_copy(shard).await? {
+            self.apply_stored_kill_switch(&copy.names, copy.version, Apply::IfServed);
+        }
         Ok(())
     }
 }

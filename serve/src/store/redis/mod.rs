@@ -14,7 +14,7 @@
 //! The operator's kill switch is one list for every instance, kept beside
 //! the agents with a version of its own: each instance loads it before it
 //! serves, applies each newer one the feed carries, and loads it again on
-//! reconnecting.
+//! reconnecting (on a cluster, from each shard's copy: see `kill`).
 //!
 //! The same store runs on a Redis Cluster (`redis+cluster://…`): see
 //! [`cluster`] for its key layout, its token grants and its feed.
@@ -691,18 +691,17 @@ fn out_of_reach(error: StoreError) -> Unreachable {
 }
 
 impl<S: Vocabulary> Backing for Inner<S> {
-    /// The principal's shard and the kill switch's must both have been
-    /// heard within the grace period; one shard's outage refuses only its
-    /// own principals (and, the kill switch's, every one).
+    /// The principal's shard must have been heard within the grace period:
+    /// it holds the principal's agent and a copy of the kill switch, so one
+    /// shard's outage refuses only its own principals. A profile no stored
+    /// agent holds depends on the kill switch alone, which every shard
+    /// holds: it is served while any shard is heard.
     fn serving(&self, principal: Option<&str>) -> Result<(), Unreachable> {
-        if let Some(principal) = principal {
-            self.health
-                .serving(self.keys.principal(principal))
-                .map_err(Unreachable::new)?;
+        match principal {
+            Some(principal) => self.health.serving(self.keys.principal(principal)),
+            None => self.health.serving_any(),
         }
-        self.health
-            .serving(self.keys.kill_shard())
-            .map_err(Unreachable::new)
+        .map_err(Unreachable::new)
     }
 
     /// The token's key's shard must have been heard within the grace

@@ -10,7 +10,7 @@
 //! | `P:version:{principal}` | string | the principal's last version; kept after a delete, so versions never repeat |
 //! | `P:token:{sha256}` | string | the principal a token's digest names |
 //! | `P:tokens:{principal}` | set | the digests naming the principal |
-//! | `P:kill` | hash | the operator's kill switch: `names` (a JSON array of tool and group names), `tools` (the compiled tools they deny), `version` |
+//! | `P:kill` | hash | the operator's kill switch: `names` (a JSON array of tool and group names), `tools` (the compiled tools they deny), `version`; on a cluster each principal's shard holds a copy (`names`, `version`) |
 //! | `P:audit` | stream | the audit trail: one entry per change, id `{seq}-0`, fields `at`, `actor`, `request_id`, `kind`, `principal`, `before`, `after` (JSON; left out when none), `added`, `removed` (JSON arrays); capped with `XADD ... MAXLEN ~ N` |
 //! | `P:audit:seq` | string | the last record's `seq` |
 //! | `P:changes` | channel | one JSON message per change, and the probes and confirmations of `super::fleet` |
@@ -19,7 +19,8 @@
 //! On a Redis Cluster every key carries a shard's hash tag,
 //! `P:{bN}:…` (see [`super::cluster`]): a principal's `agent`, `version`
 //! and `tokens` live in its shard, a token's key in its digest's shard, the
-//! kill switch in a shard of its own; each shard has its own `audit`
+//! kill switch in a shard of its own (and a copy in every principal's
+//! shard, see [`COPY_KILL`]); each shard has its own `audit`
 //! stream, `audit:seq` (its last record's `seq`, numbered by the shard
 //! alone, see [`AUDIT`]) and `changes` channel (sharded pub/sub,
 //! `SPUBLISH`) and `instances` set (the live instances following that
@@ -151,8 +152,21 @@ impl Keys {
         format!("{}:token:", self.prefix)
     }
 
-    pub fn kill(&self) -> String {
-        format!("{}:kill", self.of(self.kill_shard()))
+    /// The kill switch as `shard` holds it. Its own shard
+    /// ([`kill_shard`](Self::kill_shard)) holds the one a put checks and
+    /// records; on a cluster each principal's shard holds a copy (see
+    /// [`kill_copies`](Self::kill_copies)).
+    pub fn kill(&self, shard: Shard) -> String {
+        format!("{}:kill", self.of(shard))
+    }
+
+    /// The shards holding a copy of the kill switch: on a cluster every
+    /// principal's shard, so that what a principal's shard holds tells an
+    /// instance all it must know to serve that principal; none on one
+    /// Redis.
+    pub fn kill_copies(&self) -> Vec<Shard> {
+        let count = self.shards.unwrap_or(0);
+        (0..count).map(|shard| Shard(Some(shard))).collect()
     }
 
     pub fn audit(&self, shard: Shard) -> String {
@@ -418,6 +432,24 @@ audit('kill-switch', nil,
 redis.call('HSET', KEYS[3], 'version', version, 'names', ARGV[6], 'tools', ARGV[9])
 publish(ARGV[7], '{"kind":"kill","version":' .. version .. ',"names":' .. ARGV[6] .. '}')
 return version
+"#,
+    )
+});
+
+/// KEYS: a shard's copy of the kill switch. ARGV: the publish command,
+/// the shard's channel, names (a JSON array), version. Makes the copy the
+/// kill switch at `version` unless it holds a newer one, and publishes it
+/// on the shard's channel: 1, or 0 when it held a newer one. Not recorded:
+/// the put it copies is. A version equal to the copy's replaces it (a put
+/// a failover undid may have left its number with other names).
+pub(super) static COPY_KILL: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+if tonumber(ARGV[4]) < current then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[4], 'names', ARGV[3])
+redis.call(ARGV[1], ARGV[2], '{"kind":"kill","version":' .. ARGV[4] .. ',"names":' .. ARGV[3] .. '}')
+return 1
 "#,
     )
 });
