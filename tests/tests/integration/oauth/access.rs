@@ -2,7 +2,8 @@
 //! access needs (403 `insufficient_scope` naming them, as the MCP
 //! authorization spec's scope challenge, before any profile is looked at),
 //! and JWT access tokens typed `at+jwt` only (RFC 9068 §4: an ID token of
-//! the same issuer, for the same audience, is not an access token).
+//! the same issuer, for the same audience, is not an access token). Each
+//! on both stores: agents in memory and in Redis.
 
 use jsonwebtoken::Header;
 use mcp_profiles_serve::oauth::OAuthConfig;
@@ -12,12 +13,19 @@ use super::resource::{MAPPING, Resource, initialize, request};
 
 #[tokio::test]
 async fn a_token_without_a_required_scope_is_refused_403_naming_it() {
-    let r = Resource::start_with(MAPPING, |config| {
+    let each = Resource::on_each_store(MAPPING, |config| {
         config
             .with_required_scopes(["mcp".to_owned(), "tasks:read".to_owned()])
             .unwrap()
     })
     .await;
+    for r in &each {
+        refuses_what_lacks_a_required_scope(r).await;
+    }
+}
+
+async fn refuses_what_lacks_a_required_scope(r: &Resource) {
+    let kept = r.kept();
     let metadata = r.metadata_url();
     let cases = [
         (
@@ -44,11 +52,11 @@ async fn a_token_without_a_required_scope_is_refused_403_naming_it() {
         assert_eq!(
             (status, said.as_str(), text.as_str()),
             (403, challenge.as_str(), body),
-            "{case}"
+            "{case}, {kept}"
         );
     }
     let (status, _, text) = request(&r.uri, Some(&r.token("mcp tasks:read")), initialize()).await;
-    assert_eq!(status, 200, "with both: {text}");
+    assert_eq!(status, 200, "with both, {kept}: {text}");
     // Without a token, the challenge asks for them first.
     let (status, said, _) = request(&r.uri, None, initialize()).await;
     assert_eq!(
@@ -56,14 +64,22 @@ async fn a_token_without_a_required_scope_is_refused_403_naming_it() {
         (
             401,
             format!("Bearer resource_metadata=\"{metadata}\", scope=\"mcp tasks:read tasks:ask\"")
-        )
+        ),
+        "{kept}"
     );
 }
 
 #[tokio::test]
 async fn only_tokens_typed_at_jwt_are_accepted_where_required() {
-    let strict = Resource::start_with(MAPPING, OAuthConfig::requiring_at_jwt).await;
-    let lenient = Resource::start(MAPPING).await;
+    let stricts = Resource::on_each_store(MAPPING, OAuthConfig::requiring_at_jwt).await;
+    let lenients = Resource::on_each_store(MAPPING, |config| config).await;
+    for (strict, lenient) in stricts.iter().zip(&lenients) {
+        accepts_only_at_jwt_where_required(strict, lenient).await;
+    }
+}
+
+async fn accepts_only_at_jwt_where_required(strict: &Resource, lenient: &Resource) {
+    let kept = strict.kept();
     let typed = |r: &Resource, typ: Option<&str>| {
         let mut header: Header = r.key.header();
         header.typ = typ.map(str::to_owned);
@@ -83,17 +99,20 @@ async fn only_tokens_typed_at_jwt_are_accepted_where_required() {
         (Some("JWT"), 401),
         (None, 401),
     ] {
-        let (got, said, text) =
-            request(&strict.uri, Some(&typed(&strict, typ)), initialize()).await;
+        let (got, said, text) = request(&strict.uri, Some(&typed(strict, typ)), initialize()).await;
         let expected = if status == 200 {
             String::new()
         } else {
-            refused(&strict)
+            refused(strict)
         };
-        assert_eq!((got, said), (status, expected), "typ {typ:?}: {text}");
+        assert_eq!(
+            (got, said),
+            (status, expected),
+            "typ {typ:?}, {kept}: {text}"
+        );
         // Unless required, any `typ` is taken.
-        let (got, _, text) = request(&lenient.uri, Some(&typed(&lenient, typ)), initialize()).await;
-        assert_eq!(got, 200, "typ {typ:?} where not required: {text}");
+        let (got, _, text) = request(&lenient.uri, Some(&typed(lenient, typ)), initialize()).await;
+        assert_eq!(got, 200, "typ {typ:?} where not required, {kept}: {text}");
     }
 }
 

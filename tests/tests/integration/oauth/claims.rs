@@ -134,7 +134,14 @@ async fn a_narrowed_view_follows_the_stored_profile() {
 
 #[tokio::test]
 async fn a_token_mapping_to_no_profile_is_refused_with_403_saying_why() {
-    let r = Resource::start(r#"{"surface_claim": "mcp_surface"}"#).await;
+    // On both stores: agents in memory and in Redis.
+    for r in Resource::on_each_store(r#"{"surface_claim": "mcp_surface"}"#, |config| config).await {
+        refuses_a_token_mapping_to_no_profile(&r).await;
+    }
+}
+
+async fn refuses_a_token_mapping_to_no_profile(r: &Resource) {
+    let kept = r.kept();
     let cases = [
         (
             json!({ "sub": null, "client_id": null, "mcp_surface": "kanban-task" }),
@@ -157,7 +164,7 @@ async fn a_token_mapping_to_no_profile_is_refused_with_403_saying_why() {
     for (change, why) in cases {
         let token = r.key.sign(&r.claims(change.clone()));
         let (status, _, body) = request(&r.uri, Some(&token), initialize()).await;
-        assert_eq!((status, body.as_str()), (403, why), "{change}");
+        assert_eq!((status, body.as_str()), (403, why), "{change}, {kept}");
     }
     // `client_id` names the principal of a token without `sub`, in a
     // namespace of its own: a client called `alice` is not user alice.
@@ -173,13 +180,15 @@ async fn a_token_mapping_to_no_profile_is_refused_with_403_saying_why() {
             403,
             "forbidden: principal `client_id.alice` has no profile here"
         ),
+        "{kept}"
     );
-    r.store.add_agent("client_id.alice", context(ALICE));
+    r.put_agent("client_id.alice", ALICE).await;
     assert_eq!(
         request(&r.uri, Some(&client("alice")), initialize())
             .await
             .0,
-        200
+        200,
+        "{kept}"
     );
     // A `sub` that would read as a client's principal is ambiguous.
     let token = r.key.sign(&r.claims(json!({ "sub": "client_id.alice" })));
@@ -190,6 +199,7 @@ async fn a_token_mapping_to_no_profile_is_refused_with_403_saying_why() {
             403,
             "forbidden: the token's `sub` `client_id.alice` would read as a `client_id` principal, and is refused as ambiguous"
         ),
+        "{kept}"
     );
 }
 

@@ -1,11 +1,14 @@
 //! A resource server on 127.0.0.1 in front of the fixture task server's
-//! agents, its tokens minted by a live test issuer.
+//! agents, kept in memory or in a real Redis, its tokens minted by a live
+//! test issuer.
 
 use mcp_profiles::ProfileContext;
-use mcp_profiles_serve::ProfileStore;
 use mcp_profiles_serve::oauth::{ClaimMapping, OAuth, OAuthConfig, TokenValidator};
+use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, RedisStore};
 use mcp_profiles_tests::TaskServer;
+use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::oauth::probe;
+use mcp_profiles_tests::redis::RedisServer;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -29,6 +32,18 @@ pub struct Resource {
     pub store: Arc<ProfileStore<TaskServer>>,
     /// The MCP endpoint, which is also the resource URI.
     pub uri: String,
+    kept: Kept,
+}
+
+/// Where a [`Resource`]'s agents are kept: its own store's memory, or a
+/// Redis its store is the local copy of.
+enum Kept {
+    InMemory,
+    OnRedis {
+        shared: RedisStore<TaskServer>,
+        /// Running for as long as the resource serves.
+        _redis: RedisServer,
+    },
 }
 
 impl Resource {
@@ -46,6 +61,56 @@ impl Resource {
         let store = Arc::new(ProfileStore::<TaskServer>::default());
         store.add_agent("alice", context(ALICE));
         Self::start_on(mapping, configure, store).await
+    }
+
+    /// Like [`start_with`](Self::start_with), once on each store: in
+    /// memory, and in a `redis-server` of its own (left out, saying so,
+    /// when none is installed).
+    pub async fn on_each_store(
+        mapping: &str,
+        configure: impl Fn(OAuthConfig) -> OAuthConfig,
+    ) -> Vec<Self> {
+        let mut each = vec![Self::start_with(mapping, &configure).await];
+        if let Some(redis) = RedisServer::start() {
+            let shared = RedisStore::<TaskServer>::connect(&redis.url(), RedisOptions::default())
+                .await
+                .expect("the store connects");
+            shared
+                .put_agent("alice", context(ALICE), by())
+                .await
+                .expect("alice's agent is put");
+            let mut r = Self::start_on(mapping, configure, Arc::clone(shared.profiles())).await;
+            r.kept = Kept::OnRedis {
+                shared,
+                _redis: redis,
+            };
+            each.push(r);
+        }
+        each
+    }
+
+    /// Where its agents are kept, for assertion messages.
+    pub fn kept(&self) -> &'static str {
+        match self.kept {
+            Kept::InMemory => "in memory",
+            Kept::OnRedis { .. } => "on Redis",
+        }
+    }
+
+    /// Gives `principal` an agent with `profile` (a context's JSON) where
+    /// this resource's agents are kept.
+    pub async fn put_agent(&self, principal: &str, profile: &str) {
+        match &self.kept {
+            Kept::InMemory => {
+                self.store.add_agent(principal, context(profile));
+            }
+            Kept::OnRedis { shared, .. } => {
+                shared
+                    .put_agent(principal, context(profile), by())
+                    .await
+                    .expect("the agent is put");
+            }
+        }
     }
 
     /// Serves `mapping` over `store`'s agents (a shared store's local copy,
@@ -76,6 +141,7 @@ impl Resource {
             key,
             store,
             uri,
+            kept: Kept::InMemory,
         }
     }
 
