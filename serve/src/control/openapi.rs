@@ -446,7 +446,12 @@ const REFUSALS: [(u16, &str); 10] = [
     (500, "The server failed (`internal`)."),
     (
         503,
-        "The shared store could not be reached, or refused the write (`store-unavailable`).",
+        "The shared store could not be reached, or refused the write (`store-unavailable`); \
+         nothing was changed, so the request may be sent again. On a Redis Cluster this is one \
+         shard's: while the primary of the shard a change lives in fails over (until its replica \
+         is promoted, seconds), that shard's changes are refused so and every other change is \
+         made as usual; once promoted, its changes are answered 202 with \
+         `Mcp-Profiles-Unconfirmed` until it has a replica again.",
     ),
 ];
 
