@@ -452,12 +452,25 @@ async fn a_failed_primary_refuses_only_the_principals_of_its_shards() {
             break;
         }
     }
+    // A healthy principal whose token's key is on the primary killed: the
+    // token is known to every gateway, and its revocations would be heard
+    // on the principal's shard too, so it is served throughout.
+    let mut tokened = String::new();
+    for n in 0.. {
+        tokened = format!("tokened-{n}");
+        let (agent, token) = principal_on(&cluster, store, &tokened).await;
+        if agent != victim && token == victim {
+            break;
+        }
+    }
     let mut sessions = Vec::new();
+    let mut tokened_sessions = Vec::new();
     for instance in &instances {
         sessions.push((
             instance.legacy(&format!("{healthy}-token")).await,
             instance.legacy(&format!("{failing}-token")).await,
         ));
+        tokened_sessions.push(instance.legacy(&format!("{tokened}-token")).await);
     }
 
     // Each round: a change of the healthy principal through one gateway,
@@ -519,11 +532,14 @@ async fn a_failed_primary_refuses_only_the_principals_of_its_shards() {
                 };
                 let failing_calls = async {
                     while !waiting.is_finished() {
-                        for (healthy_session, failing_session) in &sessions {
+                        for ((healthy_session, failing_session), tokened_session) in
+                            sessions.iter().zip(&tokened_sessions)
+                        {
                             // Served throughout (`tool_names` panics on a
                             // refusal).
                             healthy_session.tool_names().await;
-                            healthy_served += 1;
+                            tokened_session.tool_names().await;
+                            healthy_served += 2;
                             match failing_session.call("ask_user_question", None).await {
                                 CallOutcome::Ran(_) => {}
                                 CallOutcome::Refused(_, message) => {
@@ -569,7 +585,7 @@ async fn a_failed_primary_refuses_only_the_principals_of_its_shards() {
         times[times.len() / 2]
     };
     eprintln!(
-        "failover figures: healthy principal served {healthy_served} lists, refused none, in {} \
+        "failover figures: healthy principals served {healthy_served} lists, refused none, in {} \
          rounds; failed shard refused {failing_refused} calls, from {first_refusal:?} to {last_refusal:?} after the kill; \
          ack latency (put + every gateway confirmed) median before {:?}, during {:?} ({} changes, \
          max {:?}), after {:?}",

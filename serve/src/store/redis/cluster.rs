@@ -34,10 +34,17 @@
 //! - *Grant* (and *move*): read the agent's `created` (none: unknown
 //!   principal), then set the key, record `token-granted` and, when it held
 //!   a live grant of another principal, publish the revocation, all in one
-//!   step. The token set of the principal (an index, for deletion) gains
-//!   the digest afterwards, and the old principal's loses it.
-//! - *Revoke*: delete the key, record and publish in one step; the index
-//!   loses the digest afterwards.
+//!   step. The token set of the principal (an index) gains the digest
+//!   afterwards, and the old principal's loses it, the revocation
+//!   published on that principal's channel in the same step.
+//! - *Revoke*: delete the key, record and publish in one step; then, on
+//!   the principal's slot, the index loses the digest and the revocation
+//!   is published on the principal's channel too. So an instance that
+//!   hears a principal's shard hears every acknowledged revocation of its
+//!   tokens, and a token it knows depends on that shard alone; a shard
+//!   reloaded after a lost feed forgets each known token its index no
+//!   longer holds. A token not yet known here is looked up in its key's
+//!   shard, and refused while that shard is out of reach.
 //! - *Delete an agent*: one script on the principal's slot removes the
 //!   agent (so every grant naming it stops holding at once), records and
 //!   publishes; its tokens' keys are removed afterwards, each only if it
@@ -45,8 +52,12 @@
 //!
 //! A crash between the steps leaves only an index entry too many or too few,
 //! or a token key whose grant no longer holds: neither lets a token act as
-//! anyone. The index is only for deletion; a key it missed is removed when
-//! the token is next presented (its grant found dead) or granted again. An
+//! anyone it is not granted to (an entry too few makes a reloading
+//! instance look the token up again; one too many keeps a revoked token
+//! known only to an instance that missed the revocation on both shards'
+//! channels, and reloaded the principal's while the token's stayed out of
+//! reach). A key the index missed at deletion is removed when the token is
+//! next presented (its grant found dead) or granted again. An
 //! agent created again has another `created`, so no old grant comes back.
 //!
 //! **The feed** is sharded pub/sub: each shard's channel lives on the
@@ -56,8 +67,9 @@
 //! lost shard is subscribed to again once a heartbeat reaches it, and
 //! reloaded once it hears its own probe back (see `feed`). Health is per
 //! shard (`health`): a shard silent past the grace period refuses its own
-//! principals (and tokens) only, the kill switch's too (each principal's
-//! shard holds a copy of the kill switch). Heartbeats, reloads and probes go straight to each primary
+//! principals only, the kill switch's and a token's key's too (each
+//! principal's shard holds a copy of the kill switch and hears its tokens'
+//! revocations). Heartbeats, reloads and probes go straight to each primary
 //! (`primaries`), never waiting on the cluster client's slot refresh; the
 //! cluster itself must serve a shard while another's slots are uncovered
 //! (`cluster-require-full-coverage no`).
@@ -76,7 +88,7 @@ use redis::cluster::ClusterClientBuilder;
 
 use super::connection::{Call, ClusterLink, Connection};
 use super::primaries::Primaries;
-use super::scripts::{FORGET_TOKEN, GRANT_SHARDED, Keys, REVOKE_SHARDED, digest};
+use super::scripts::{FORGET_TOKEN, GRANT_SHARDED, Keys, REVOKE_SHARDED, UNINDEX_TOKEN, digest};
 use super::{Inner, RedisOptions, WRITERS, feed, within};
 use crate::ProfileStore;
 use crate::UnknownPrincipal;
@@ -320,12 +332,7 @@ impl<S: Vocabulary> Inner<S> {
             )
             .await?;
             if outcome == 1 && !before.is_empty() && before != principal {
-                self.query::<i64>(
-                    redis::cmd("SREM")
-                        .arg(self.keys.tokens(&before))
-                        .arg(&digest),
-                )
-                .await?;
+                self.unindex(&digest, &before).await;
                 self.revoke_local(&digest);
             }
             return Ok(if outcome == 0 {
@@ -337,6 +344,29 @@ impl<S: Vocabulary> Inner<S> {
         Err(StoreError::Unavailable(format!(
             "the token's grant kept changing while granting it to `{principal}`"
         )))
+    }
+
+    /// The second step of revoking the token of `digest` from `principal`
+    /// (see [`UNINDEX_TOKEN`]): on the principal's slot, its token set
+    /// loses the digest and the revocation is published on its channel.
+    /// The revocation is made already, and stands whatever this meets: a
+    /// failure leaves an index entry too many (harmless: the token's key
+    /// no longer grants) and the revocation heard on the token's channel
+    /// only, so it is logged, not answered as a refusal.
+    async fn unindex(&self, digest: &str, principal: &str) {
+        let shard = self.keys.principal(principal);
+        let mut call = Call::new(&UNINDEX_TOKEN);
+        call.key(self.keys.tokens(principal))
+            .arg(digest)
+            .arg(self.keys.publish())
+            .arg(self.keys.channel(shard));
+        if let Err(error) = self.run_waiting::<i64>(&call, 0).await {
+            tracing::warn!(
+                principal,
+                %error,
+                "a revoked token's index entry stays, and its principal's channel did not carry the revocation"
+            );
+        }
     }
 
     /// [`AgentStore::revoke_token`](crate::AgentStore::revoke_token) on a
@@ -363,12 +393,7 @@ impl<S: Vocabulary> Inner<S> {
                 continue;
             }
             if let Some((_, principal)) = grant_of(&read) {
-                self.query::<i64>(
-                    redis::cmd("SREM")
-                        .arg(self.keys.tokens(principal))
-                        .arg(&digest),
-                )
-                .await?;
+                self.unindex(&digest, principal).await;
             }
             self.revoke_local(&digest);
             return Ok(if outcome == 1 {

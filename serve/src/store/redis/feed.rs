@@ -492,6 +492,42 @@ impl<S: Vocabulary> Inner<S> {
                 self.revoke_local(&digest);
             }
         }
+        if keys.is_sharded() {
+            self.recheck_tokens_of(shard).await?;
+        }
         Ok(served.len())
+    }
+
+    /// On a cluster, forgets each token known here whose principal is in
+    /// `shard` and whose digest that principal's token set no longer
+    /// holds: a revocation is published on the principal's channel too
+    /// (see `cluster`), which a lost feed of the shard may have missed.
+    /// Read from the principal's shard only, so that it alone decides what
+    /// its principals' tokens may do. An entry a crash left out only makes
+    /// the token be looked up again at its next use.
+    async fn recheck_tokens_of(&self, shard: Shard) -> Result<(), StoreError> {
+        let keys = &self.keys;
+        let known: Vec<(String, String)> = self
+            .lock_known()
+            .iter()
+            .filter_map(|(digest, token)| {
+                let principal = self.local.principal(token)?;
+                (keys.principal(principal.name()) == shard)
+                    .then(|| (digest.clone(), principal.name().to_owned()))
+            })
+            .collect();
+        for (digest, principal) in known {
+            let indexed: bool = self
+                .read(
+                    redis::cmd("SISMEMBER")
+                        .arg(keys.tokens(&principal))
+                        .arg(&digest),
+                )
+                .await?;
+            if !indexed {
+                self.revoke_local(&digest);
+            }
+        }
+        Ok(())
     }
 }

@@ -704,18 +704,6 @@ impl<S: Vocabulary> Backing for Inner<S> {
         .map_err(Unreachable::new)
     }
 
-    /// The token's key's shard must have been heard within the grace
-    /// period: a revocation may have been missed otherwise.
-    fn serving_token(&self, token: &str) -> Result<(), Unreachable> {
-        // One Redis is one shard: `serving` decides alone.
-        if !self.keys.is_sharded() {
-            return Ok(());
-        }
-        self.health
-            .serving(self.keys.token_shard(&digest(token)))
-            .map_err(Unreachable::new)
-    }
-
     fn resolve<'a>(
         &'a self,
         token: &'a str,

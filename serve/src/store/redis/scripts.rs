@@ -542,6 +542,22 @@ return 1
     )
 });
 
+/// A cluster's second step of a revocation (or of a grant that moved a
+/// token), on the slot of the principal the token no longer names: its
+/// token set loses the digest, and the revocation is published on that
+/// principal's channel too, so that an instance hearing the principal's
+/// shard hears every revocation of its tokens. KEYS: the principal's token
+/// set. ARGV: the digest, the publish command, the principal's channel.
+pub(super) static UNINDEX_TOKEN: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+redis.call('SREM', KEYS[1], ARGV[1])
+redis.call(ARGV[2], ARGV[3], cjson.encode({kind = 'revoked', digest = ARGV[1]}))
+return 1
+"#,
+    )
+});
+
 /// Removes a token's key if it still holds `ARGV[1]`: the repair of a
 /// grant whose agent is gone (no record: it no longer granted anything).
 /// KEYS: token. Returns 1 if removed.
