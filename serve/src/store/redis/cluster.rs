@@ -40,8 +40,10 @@
 //! - *Revoke*: delete the key, record and publish in one step; then, on
 //!   the principal's slot, the index loses the digest and the revocation
 //!   is published on the principal's channel too. So an instance that
-//!   hears a principal's shard hears every acknowledged revocation of its
-//!   tokens, and a token it knows depends on that shard alone; a shard
+//!   hears a principal's shard hears every revocation of its tokens (but
+//!   one whose second step could not reach the shard: logged, and that
+//!   shard most likely out of reach of instances too, its principals
+//!   refused), and a token it knows depends on that shard alone; a shard
 //!   reloaded after a lost feed forgets each known token its index no
 //!   longer holds. A token not yet known here is looked up in its key's
 //!   shard, and refused while that shard is out of reach.
