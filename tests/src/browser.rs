@@ -12,6 +12,7 @@ use std::net::TcpListener;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use fantoccini::error::{CmdError, ErrorStatus};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
 use tokio::process::{Child, Command};
@@ -118,14 +119,31 @@ impl Browser {
         self.find(css).await.text().await.expect("its text")
     }
 
-    /// The element `css` selects, waiting for it to appear.
+    /// The element `css` selects, waiting for it to appear. A page still
+    /// loading after a click (a form posted) is waited out too: chromedriver
+    /// answers a command sent during a navigation with its own error code,
+    /// `aborted by navigation`, which fantoccini's `wait().for_element`
+    /// (0.22) cannot parse and gives up on (`NotW3C`); it waits on a
+    /// missing element only.
     pub async fn find(&self, css: &str) -> fantoccini::elements::Element {
-        self.client
-            .wait()
-            .at_most(PATIENCE)
-            .for_element(Locator::Css(css))
-            .await
-            .unwrap_or_else(|error| panic!("no element `{css}`: {error}"))
+        let started = Instant::now();
+        loop {
+            let error = match self.client.find(Locator::Css(css)).await {
+                Ok(element) => return element,
+                Err(error) => error,
+            };
+            let transient = match &error {
+                CmdError::Standard(failure) => failure.error == ErrorStatus::NoSuchElement,
+                CmdError::NotW3C(serde_json::Value::String(code)) => {
+                    code == "aborted by navigation"
+                }
+                _ => false,
+            };
+            if !transient || started.elapsed() > PATIENCE {
+                panic!("no element `{css}`: {error}");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 
     /// Replaces the text of the field `css` selects with `text`.
