@@ -21,6 +21,13 @@ use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ErrorCode};
 /// into a tool's parameters (rmcp 3.11's `Parameters` extractor).
 pub(crate) const BAD_ARGUMENTS_PREFIX: &str = "failed to deserialize parameters:";
 
+/// Whether `error` is rmcp's answer to arguments that do not deserialize,
+/// which [`as_router_answers`] turns into the tool's error result.
+#[inline]
+pub(crate) fn is_bad_arguments(error: &ErrorData) -> bool {
+    error.code == ErrorCode::INVALID_PARAMS && error.message.starts_with(BAD_ARGUMENTS_PREFIX)
+}
+
 /// What rmcp's `ToolRouter::call` makes of a handler's answer, for routes
 /// called directly: arguments that did not deserialize become the tool's
 /// error result (the model can correct them), not a JSON-RPC error. rmcp's
@@ -31,10 +38,7 @@ pub(crate) fn as_router_answers(
     answer: Result<CallToolResponse, ErrorData>,
 ) -> Result<CallToolResponse, ErrorData> {
     match answer {
-        Err(error)
-            if error.code == ErrorCode::INVALID_PARAMS
-                && error.message.starts_with(BAD_ARGUMENTS_PREFIX) =>
-        {
+        Err(error) if is_bad_arguments(&error) => {
             Ok(CallToolResult::error(vec![ContentBlock::text(error.message)]).into())
         }
         answer => answer,

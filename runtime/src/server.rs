@@ -21,7 +21,7 @@ use crate::forward::forward_to_handler;
 use crate::notification::{Kinds, SessionGuard, changes_so_far};
 use crate::search::{Meta, proxied_request};
 use crate::snapshot::ToolSnapshot;
-use crate::telemetry::{self, Refusal};
+use crate::telemetry::{self, CallSpan, Refusal};
 use crate::{ProfileController, ProfileResolver, Vocabulary, prompts, resources};
 
 /// Serves handler `S` with the tools of its controller's current profile.
@@ -161,8 +161,8 @@ impl<S: Vocabulary> ProfiledServer<S> {
         }
     }
 
-    /// The context a request is served on, for its span.
-    #[cfg(feature = "metrics")]
+    /// The context a request is served on, for its span (asked only with
+    /// metrics).
     fn context_of(&self, extensions: &Extensions) -> Option<crate::ProfileContext<S>> {
         let cell = match &self.shared.source {
             Source::Single(cell) => Cow::Borrowed(cell),
@@ -407,8 +407,9 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     // inside a future keeps its own copy there; here it is borrowed before
     // the future exists, which then holds only what `#[tool_handler]`'s
     // does. A call to anything but a compiled tool is boxed, so it does not
-    // grow the future either (`BENCHMARKS.md`, "Dispatch").
-    #[cfg(not(feature = "metrics"))]
+    // grow the future either (`BENCHMARKS.md`, "Dispatch"). What metrics
+    // add (the call's span, a compiled tool's count and duration) is
+    // `telemetry::call`'s layer, zero-sized without them.
     #[inline]
     fn call_tool(
         &self,
@@ -417,65 +418,28 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_ {
         // The call runs on the snapshot loaded here, whatever replaces it
         // meanwhile: a plain reference, as snapshots live as long as the
-        // process. One lookup finds the route (`crate::dispatch`).
-        let route = self.compiled(&context.extensions).and_then(|tools| {
-            let position = tools.position(&request.name)?;
-            Some(tools.route(position))
-        });
+        // process. One lookup finds the route (`crate::dispatch`), in the
+        // call's span, so a resolver can record whom it serves in it.
+        let (span, compiled) = CallSpan::around(
+            &request.name,
+            || {
+                let tools = self.compiled(&context.extensions)?;
+                let position = tools.position(&request.name)?;
+                Some((tools.route(position), tools.meter(position)))
+            },
+            || self.context_of(&context.extensions),
+        );
         async move {
-            match route {
-                Some(route) => {
+            match compiled {
+                Some((route, meter)) => {
+                    let timer = meter.start();
                     let call = ToolCallContext::new(&self.shared.handler, request, context);
-                    dispatch::as_router_answers((route.call)(call).await)
+                    dispatch::as_router_answers(span.observe(timer, (route.call)(call)).await)
                 }
                 None => {
                     // Boxed in its own statement: as a temporary of the
                     // awaiting one, the unboxed future would keep a slot.
-                    let elsewhere = Box::pin(self.call_elsewhere(request, context));
-                    elsewhere.await
-                }
-            }
-        }
-    }
-
-    // With metrics, the same, counted, timed and in a span: the call's
-    // span is entered while the profile is resolved (so a resolver can
-    // record whom it serves in it), and kept for the call only when a
-    // subscriber records it, so an unobserved call's future holds none.
-    #[cfg(feature = "metrics")]
-    #[inline]
-    fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_ {
-        use tracing::Instrument;
-
-        let span = telemetry::call_span(&request.name);
-        let entered = span.enter();
-        let compiled = self
-            .compiled(&context.extensions)
-            .and_then(|tools| Some((tools, tools.position(&request.name)?)));
-        telemetry::record_profile(&span, || self.context_of(&context.extensions));
-        drop(entered);
-        let span = (!span.is_disabled()).then_some(span);
-        async move {
-            match compiled {
-                Some((tools, position)) => {
-                    let started = telemetry::Started::now();
-                    let call = ToolCallContext::new(&self.shared.handler, request, context);
-                    let routed = (tools.route(position).call)(call);
-                    let response = dispatch::as_router_answers(match span {
-                        None => routed.await,
-                        Some(span) => routed.instrument(span).await,
-                    });
-                    tools.meter(position).finish(started, &response);
-                    response
-                }
-                None => {
-                    let span = span.unwrap_or_else(tracing::Span::none);
-                    let elsewhere =
-                        Box::pin(self.call_elsewhere(request, context).instrument(span));
+                    let elsewhere = span.boxed(self.call_elsewhere(request, context));
                     elsewhere.await
                 }
             }

@@ -28,8 +28,7 @@ use crate::assembly::{GroupSet, ToolSet};
 use crate::content::{ContentViews, View};
 use crate::dispatch::{Members, ToolIds};
 use crate::resources::ResourceRoute;
-#[cfg(feature = "metrics")]
-use crate::telemetry::ToolMeter;
+use crate::telemetry::{Meter, Meters};
 use crate::{
     AllowLists, DenyList, Policy, Profile, ProfileContext, Registry, Restrictions, Vocabulary,
 };
@@ -93,9 +92,9 @@ pub(crate) struct ToolSnapshot<S: Vocabulary> {
     members: Members,
     /// The server type's tool numbers (one table per type).
     ids: &'static ToolIds,
-    /// Each tool's metric handles, in the order of the sorted names.
-    #[cfg(feature = "metrics")]
-    meters: Box<[ToolMeter]>,
+    /// Each tool's metric handles, in the order of the sorted names (none
+    /// without metrics).
+    meters: Meters,
 }
 
 impl<S: Vocabulary> ToolSnapshot<S> {
@@ -126,12 +125,7 @@ impl<S: Vocabulary> ToolSnapshot<S> {
             }),
         );
         ToolSnapshot {
-            #[cfg(feature = "metrics")]
-            meters: set
-                .tools
-                .iter()
-                .map(|&name| ToolMeter::register_static(name))
-                .collect(),
+            meters: Meters::register(set.tools.iter().copied()),
             set: Arc::new(set),
             tools,
             routes,
@@ -160,10 +154,9 @@ impl<S: Vocabulary> ToolSnapshot<S> {
     }
 
     /// The metric handles of the tool at `position`.
-    #[cfg(feature = "metrics")]
     #[inline]
-    pub fn meter(&self, position: usize) -> &ToolMeter {
-        &self.meters[position]
+    pub fn meter(&'static self, position: usize) -> Meter {
+        self.meters.get(position)
     }
 }
 

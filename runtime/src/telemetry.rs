@@ -11,7 +11,7 @@
 //!
 //! Without the feature the counting functions here are empty and the
 //! per-tool handles and timers do not exist: a call takes exactly the path
-//! it took before metrics existed (`server.rs` keeps it apart).
+//! it took before metrics existed (its layer, [`call`], is zero-sized).
 
 #[cfg(feature = "metrics")]
 use std::sync::OnceLock;
@@ -25,6 +25,9 @@ use rmcp::model::CallToolResult;
 
 #[cfg(feature = "metrics")]
 use metrics::{Counter, Gauge, Histogram};
+
+mod call;
+pub(crate) use call::{CallSpan, Meter, Meters};
 
 /// A kind of list, as counted.
 #[derive(Clone, Copy)]
@@ -291,17 +294,25 @@ impl ToolMeter {
         }
     }
 
-    /// Counts a compiled tool's call `started` then, by what it answered:
-    /// arguments that did not deserialize are a refusal (the handler never
-    /// ran), anything else a call, `ok` or `error`, with its duration.
+    /// Counts a compiled tool's call `started` then, by what its route
+    /// answered, before [`as_router_answers`](crate::dispatch::as_router_answers)
+    /// mends it (as the route's future answers, so the call's own body
+    /// stays as it is without metrics): arguments that did not
+    /// deserialize, as rmcp's error or as the error result it is mended
+    /// into, are a refusal (the handler never ran), anything else a call,
+    /// `ok` or `error`, with its duration.
     #[inline]
-    pub(crate) fn finish(&self, started: Started, response: &Result<CallToolResponse, ErrorData>) {
-        let failed = match response {
+    pub(crate) fn finish(&self, started: Started, answer: &Result<CallToolResponse, ErrorData>) {
+        let failed = match answer {
             Ok(CallToolResponse::Complete(result)) => result.is_error == Some(true),
             Ok(_) => false,
             Err(_) => true,
         };
-        if failed && response.as_ref().is_ok_and(bad_arguments) {
+        if failed
+            && answer
+                .as_ref()
+                .map_or_else(crate::dispatch::is_bad_arguments, bad_arguments)
+        {
             refused(Refusal::BadArguments);
             return;
         }
@@ -347,6 +358,7 @@ fn clock() -> &'static quanta::Clock {
 
 /// When a call started, in [`clock`]'s raw units.
 #[cfg(feature = "metrics")]
+#[derive(Clone, Copy)]
 pub(crate) struct Started(u64);
 
 #[cfg(feature = "metrics")]
