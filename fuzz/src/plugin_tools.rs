@@ -2,33 +2,43 @@
 //! replay test (included with `lib.rs`, so it depends on nothing libFuzzer
 //! brings).
 //!
-//! Input: byte 0 says what is sent: bit 0 `GET` (else `PUT`)
-//! `/api/v1/mcp/plugin-tools`; bit 6 a wrong control token; bit 7 the body
-//! declared `text/plain`. (So the ASCII digits `0` and `1` are a `PUT` and
-//! a `GET` sent plainly.) Byte 1 `% 3` is the snapshot installed before the
-//! request: none, or generation `g1` at revision 5 with one tool offered on
-//! `kanban-task` (1) or only on `office-task` (2). The rest is the body.
+//! Input: byte 0 says what is sent: bit 0 `GET` (else `PUT`); bit 1 the
+//! gateway's per-agent route, `/api/v1/agents/{principal}/plugin-tools`,
+//! with bit 2 naming carol, who has no agent (else alice, a kanban-task
+//! agent), instead of Kandev's single-agent `/api/v1/mcp/plugin-tools`;
+//! bit 6 a wrong control token; bit 7 the body declared `text/plain`. (So
+//! the ASCII digits `0` and `1` are a `PUT` and a `GET` of the single-agent
+//! route sent plainly, `2` and `3` of alice's, `6` and `7` of carol's.)
+//! Byte 1 `% 3` is the snapshot installed before the request: none, or
+//! generation `g1` at revision 5 with one tool offered on `kanban-task` (1)
+//! or only on `office-task` (2). The rest is the body.
 //!
 //! The request goes through Kandev's single-agent control router
 //! (`kandev_mcp::control::router_with`, a fresh kanban-task session and a
-//! fresh plugin set per input), in-process. Oracle, written from the rules
-//! `control/plugins.rs` and `plugins::Snapshot` document, not from the
-//! route's code: a wrong token is 401 before anything else; `GET` answers
-//! the installed snapshot (`generation`, `revision`, `tools`), or nulls and
-//! `[]` before the first. A `PUT` body is declared JSON (else 415), at most
+//! fresh plugin set per input) or the gateway's
+//! (`kandev_mcp::gateway::control::router`, a fresh in-memory store with
+//! Kandev's catalog decoder per input), in-process. Oracle, written from
+//! the rules `control/plugins.rs`, `gateway/plugins.rs` and
+//! `plugins::Snapshot` document, not from the routes' code: a wrong token
+//! is 401 before anything else; `GET` answers the installed snapshot
+//! (`generation`, `revision`, `tools`), or nulls and `[]` before the first
+//! (carol: 404). A `PUT` body is declared JSON (else 415), at most
 //! `MAX_SNAPSHOT_BYTES` (else 413), and a snapshot by the wire rules and
-//! Kandev's naming rule (the `plugin_snapshot` target's oracle), else 400.
-//! Two tools with one exposed name collide: 400 naming it. A snapshot this
-//! oracle calls plain (no schemas, local names of 1 to 20 `[a-z0-9_]`, no
-//! collision with each other or with a Kandev tool) is accepted: when its
-//! generation is the installed one and its revision is not newer, it is
-//! ignored (200, `"changed": false`, the installed generation and revision
-//! answered), else installed (200, the session lists Kandev's tools and the
-//! snapshot's `kanban-task` tools, sorted, `changed` saying whether that
-//! list changed). Any other snapshot may also be refused by the catalog
-//! checks (names, schemas) with a 400; whichever the answer, a 200 must be
-//! what the rules above predict and a refusal must carry an error message
-//! and change nothing (installed snapshot and listed tools).
+//! Kandev's naming rule (the `plugin_snapshot` target's oracle), else 400;
+//! then carol's is 404. Two tools with one exposed name collide: 400
+//! naming it. A snapshot this oracle calls plain (no schemas, local names
+//! of 1 to 20 `[a-z0-9_]`, no collision with each other or with a Kandev
+//! tool) is accepted: when its generation is the installed one and its
+//! revision is not newer, it is ignored (200, `"changed": false`, the
+//! installed generation and revision answered), else installed (200, the
+//! session lists Kandev's tools and the snapshot's `kanban-task` tools,
+//! sorted, `changed` saying whether that list changed). The per-agent
+//! route's answers also name the principal and its version (one more on
+//! each install, the same when ignored). Any other snapshot may also be
+//! refused by the catalog checks (names, schemas) with a 400; whichever the
+//! answer, a 200 must be what the rules above predict and a refusal must
+//! carry an error message and change nothing (installed snapshot, listed
+//! tools, version).
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -37,9 +47,12 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::{Request, header};
 use kandev_mcp::control::{Extras, MAX_SNAPSHOT_BYTES, router_with};
-use kandev_mcp::plugins::{Backend, Plugins, Snapshot};
+use kandev_mcp::plugins::{Backend, Plugins, Snapshot, catalog_decoder};
 use kandev_mcp::{Kandev, Surface};
 use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
+use mcp_profiles_serve::audit::Attribution;
+use mcp_profiles_serve::{AgentStore, ProfileStore};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::plugin_snapshot::oracle;
@@ -122,25 +135,106 @@ fn listed(controller: &ProfileController<Kandev>) -> Vec<String> {
         .collect()
 }
 
+/// The agent the per-agent route serves.
+const ALICE: &str = "alice";
+
+/// What a request reaches: Kandev's single-agent session and its plugin
+/// set, or a gateway's store with alice's agent.
+enum Target {
+    Session {
+        controller: ProfileController<Kandev>,
+        plugins: Arc<Plugins>,
+    },
+    Agents(Arc<ProfileStore<Kandev>>),
+}
+
+/// What a target holds: the installed snapshot, what the session (alice's)
+/// lists, and the agent's version (0 for the single-agent session).
+type Held = (Option<Snapshot>, Vec<String>, u64);
+
+impl Target {
+    /// A target of each kind, `starting` installed.
+    fn new(runtime: &tokio::runtime::Runtime, agents: bool, starting: Option<Snapshot>) -> Self {
+        if !agents {
+            let controller =
+                ProfileController::<Kandev>::new(ProfileContext::new(Surface::KanbanTask));
+            let plugins = Arc::new(Plugins::new(Backend::none()));
+            if let Some(snapshot) = starting {
+                plugins
+                    .install(&controller, snapshot)
+                    .expect("the starting snapshot installs");
+            }
+            return Target::Session {
+                controller,
+                plugins,
+            };
+        }
+        let store = Arc::new(
+            ProfileStore::<Kandev>::default().with_catalogs(catalog_decoder(Backend::none())),
+        );
+        store.add_agent(ALICE, ProfileContext::new(Surface::KanbanTask));
+        if let Some(snapshot) = starting {
+            let by = Attribution::new("fuzz", "starting").expect("a valid attribution");
+            let wire = serde_json::to_value(&snapshot).expect("a snapshot encodes");
+            runtime
+                .block_on(AgentStore::put_catalog_if(&store, ALICE, wire, None, &by))
+                .expect("the starting snapshot is put");
+        }
+        Target::Agents(store)
+    }
+
+    fn router(&self) -> axum::Router {
+        match self {
+            Target::Session {
+                controller,
+                plugins,
+            } => {
+                let extras = Extras {
+                    plugins: Arc::clone(plugins),
+                    ..Extras::default()
+                };
+                router_with(controller.clone(), CONTROL_TOKEN, extras)
+            }
+            Target::Agents(store) => {
+                let store: Arc<dyn AgentStore<Kandev>> = Arc::new(Arc::clone(store));
+                kandev_mcp::gateway::control::router(store, CONTROL_TOKEN)
+            }
+        }
+    }
+
+    fn held(&self, runtime: &tokio::runtime::Runtime) -> Held {
+        match self {
+            Target::Session {
+                controller,
+                plugins,
+            } => (plugins.installed(), listed(controller), 0),
+            Target::Agents(store) => {
+                let stored = runtime
+                    .block_on(AgentStore::catalog(store, ALICE))
+                    .expect("an in-memory store answers")
+                    .expect("alice's agent");
+                let installed = stored
+                    .wire
+                    .and_then(|wire| Snapshot::deserialize(&wire).ok());
+                let controller = store.controller(ALICE).expect("alice's agent");
+                (installed, listed(&controller), stored.version)
+            }
+        }
+    }
+}
+
 fn check(runtime: &tokio::runtime::Runtime, how: u8, state: u8, body: &[u8]) {
     let get = how & 1 != 0;
+    let agents = how & 2 != 0;
+    let missing = agents && how & 4 != 0;
     let wrong_token = how & 0x40 != 0;
     let plain_text = how & 0x80 != 0;
 
-    let controller = ProfileController::<Kandev>::new(ProfileContext::new(Surface::KanbanTask));
-    let compiled = listed(&controller);
-    let plugins = Arc::new(Plugins::new(Backend::none()));
-    if let Some(snapshot) = starting(state) {
-        plugins
-            .install(&controller, snapshot)
-            .expect("the starting snapshot installs");
-    }
-    let extras = Extras {
-        plugins: Arc::clone(&plugins),
-        ..Extras::default()
-    };
-    let app = router_with(controller.clone(), CONTROL_TOKEN, extras);
-    let before = (plugins.installed(), listed(&controller));
+    let target = Target::new(runtime, agents, starting(state));
+    let compiled = listed(&ProfileController::<Kandev>::new(ProfileContext::new(
+        Surface::KanbanTask,
+    )));
+    let before = target.held(runtime);
 
     let token = if wrong_token {
         "fuzz-control-tokeN"
@@ -154,17 +248,22 @@ fn check(runtime: &tokio::runtime::Runtime, how: u8, state: u8, body: &[u8]) {
     };
     let method = if get { "GET" } else { "PUT" };
     let sent = if get { &[][..] } else { body };
+    let path = match (agents, missing) {
+        (false, _) => "/api/v1/mcp/plugin-tools",
+        (true, false) => "/api/v1/agents/alice/plugin-tools",
+        (true, true) => "/api/v1/agents/carol/plugin-tools",
+    };
     let request = Request::builder()
         .method(method)
-        .uri("/api/v1/mcp/plugin-tools")
+        .uri(path)
         .header(header::AUTHORIZATION, format!("Bearer {token}"))
         .header(header::CONTENT_TYPE, content_type)
         .body(Body::from(sent.to_vec()))
         .expect("a request");
-    let (status, answer) = send(runtime, app, request);
+    let (status, answer) = send(runtime, target.router(), request);
     let status = status.as_u16();
-    let after = (plugins.installed(), listed(&controller));
-    let what = format!("{method} /api/v1/mcp/plugin-tools: {status} {answer}");
+    let after = target.held(runtime);
+    let what = format!("{method} {path}: {status} {answer}");
 
     let refused = |expected: u16| {
         assert_eq!(status, expected, "{what}");
@@ -174,6 +273,9 @@ fn check(runtime: &tokio::runtime::Runtime, how: u8, state: u8, body: &[u8]) {
 
     if wrong_token {
         return refused(401);
+    }
+    if missing && get {
+        return refused(404);
     }
     if get {
         assert_eq!(status, 200, "{what}");
@@ -198,6 +300,9 @@ fn check(runtime: &tokio::runtime::Runtime, how: u8, state: u8, body: &[u8]) {
     let Some(exposed) = oracle(body) else {
         return refused(400);
     };
+    if missing {
+        return refused(404);
+    }
 
     let document: Value = serde_json::from_slice(body).expect("the oracle read it");
     let tools = document["tools"].as_array().cloned().unwrap_or_default();
@@ -232,16 +337,17 @@ fn check(runtime: &tokio::runtime::Runtime, how: u8, state: u8, body: &[u8]) {
     });
     if stale {
         let installed = before.0.as_ref().expect("stale against an installed one");
-        assert_eq!(
-            answer,
-            json!({
-                "generation": installed.generation,
-                "revision": installed.revision,
-                "tools": before.1,
-                "changed": false,
-            }),
-            "{what}: a stale snapshot was not ignored"
-        );
+        let mut expected = json!({
+            "generation": installed.generation,
+            "revision": installed.revision,
+            "tools": before.1,
+            "changed": false,
+        });
+        if agents {
+            expected["principal"] = json!(ALICE);
+            expected["version"] = json!(before.2);
+        }
+        assert_eq!(answer, expected, "{what}: a stale snapshot was not ignored");
         assert_eq!(after, before, "{what}: a stale snapshot changed something");
         return;
     }
@@ -257,16 +363,18 @@ fn check(runtime: &tokio::runtime::Runtime, how: u8, state: u8, body: &[u8]) {
         .chain(compiled.iter().cloned())
         .collect();
     expected_tools.sort();
-    assert_eq!(
-        answer,
-        json!({
-            "generation": generation,
-            "revision": revision,
-            "tools": expected_tools,
-            "changed": expected_tools != before.1,
-        }),
-        "{what}"
-    );
+    let mut expected = json!({
+        "generation": generation,
+        "revision": revision,
+        "tools": expected_tools,
+        "changed": expected_tools != before.1,
+    });
+    if agents {
+        expected["principal"] = json!(ALICE);
+        expected["version"] = json!(before.2 + 1);
+        assert_eq!(after.2, before.2 + 1, "{what}: the agent's version");
+    }
+    assert_eq!(answer, expected, "{what}");
     assert_eq!(
         after.1, expected_tools,
         "{what}: the session lists other tools"
