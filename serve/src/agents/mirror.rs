@@ -46,18 +46,11 @@ pub trait Backing: Send + Sync {
     /// (`None`: of a profile no stored agent holds, such as one an access
     /// token carries) may no longer be served: the part of the shared store
     /// it depends on was out of reach for too long, and a profile narrowed
-    /// meanwhile must not be served wide. A store in parts (shards) refuses
+    /// meanwhile must not be served wide, nor a token revoked meanwhile
+    /// honoured (a store must carry a principal's token revocations where
+    /// this answers for the principal). A store in parts (shards) refuses
     /// only the principals of a part out of reach.
     fn serving(&self, principal: Option<&str>) -> Result<(), Unreachable>;
-
-    /// `Err` with the reason once a request bearing `token` may no longer be
-    /// served from the local copy (its revocation may have been missed).
-    /// By default, whenever [`serving`](Self::serving) a stored agent
-    /// would be decided alone.
-    fn serving_token(&self, token: &str) -> Result<(), Unreachable> {
-        let _ = token;
-        Ok(())
-    }
 
     /// Looks `token` up in the shared store and, if it names an agent,
     /// loads the agent ([`Apply::Load`]) and grants the token locally.

@@ -626,16 +626,6 @@ impl<S: Vocabulary> ProfileStore<S> {
         }
     }
 
-    /// Whether this store may serve a request bearing `token` now: always,
-    /// unless a shared store behind it says otherwise
-    /// ([`Backing::serving_token`]).
-    pub(crate) fn serving_token(&self, token: &str) -> Result<(), Unreachable> {
-        match self.backing() {
-            None => Ok(()),
-            Some(backing) => backing?.serving_token(token),
-        }
-    }
-
     /// The shared store behind this one: `None` if there is none, `Err` if
     /// it is gone.
     fn backing(&self) -> Option<Result<Arc<dyn Backing>, Unreachable>> {

@@ -107,7 +107,7 @@ where
     S: Vocabulary + ServerHandler,
 {
     let gate = Arc::clone(store);
-    agents_router(store, handler, config, move |mut request| {
+    agents_router(store, handler, config, move |request| {
         let gate = Arc::clone(&gate);
         async move {
             // The token is read and looked up here, once per request; the
@@ -115,13 +115,7 @@ where
             let grant = match bearer_token(request.headers()) {
                 // A token unknown here may be known to a shared store.
                 Some(token) => match gate.find_grant(token).await {
-                    Ok(grant) => {
-                        // Its MCP requests are refused as a stale profile's.
-                        if let Err(stale) = gate.serving_token(token) {
-                            request.extensions_mut().insert(resolver::StaleToken(stale));
-                        }
-                        grant
-                    }
+                    Ok(grant) => grant,
                     Err(refusal) => {
                         telemetry::http_refused(HttpRefusal::StoreUnavailable);
                         return Err(unavailable(&refusal.to_string()));

@@ -25,11 +25,6 @@ pub(super) struct Served<S: Vocabulary> {
     pub(super) principal: crate::Principal,
 }
 
-/// In a request's HTTP extensions: the store can no longer serve the
-/// request's token (its part of the store was out of reach too long).
-#[derive(Clone)]
-pub(super) struct StaleToken(pub(super) crate::Unreachable);
-
 impl<S: Vocabulary> Clone for Served<S> {
     fn clone(&self) -> Self {
         Served {
@@ -65,17 +60,12 @@ impl<S: Vocabulary> ProfileResolver<S> for StoreResolver<S> {
                 )
             })?;
         // Refused once the part of a shared store behind this one that the
-        // request depends on (its agent's, its token's) has been out of
-        // reach past its grace period: the profile held here may have been
-        // narrowed since, or the token revoked.
-        let refused =
-            |refusal: &crate::Unreachable| ErrorData::internal_error(refusal.to_string(), None);
-        if let Some(StaleToken(refusal)) = parts.and_then(|parts| parts.extensions.get()) {
-            return Err(refused(refusal));
-        }
+        // principal depends on has been out of reach past its grace period:
+        // the profile held here may have been narrowed since, or its token
+        // revoked (a store hears a principal's revocations with its agent).
         self.store
             .serving(Some(&served.principal))
-            .map_err(|refusal| refused(&refusal))?;
+            .map_err(|refusal| ErrorData::internal_error(refusal.to_string(), None))?;
         #[cfg(feature = "metrics")]
         crate::telemetry::record_principal(&served.principal);
         Ok(served.handle.clone())
