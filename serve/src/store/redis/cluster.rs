@@ -64,15 +64,17 @@
 //!
 //! **The feed** is sharded pub/sub: each shard's channel lives on the
 //! primary of its slot, so publishing scales with the cluster, and every
-//! instance subscribes to every shard. A lost connection (of any node: the
-//! client does not say which) or a shard moved away is a feed loss; each
+//! instance subscribes to every shard, over a connection of its own to
+//! each primary (`shard_feed`). A primary's connection closed loses the
+//! feeds of the shards subscribed on it, a shard moved away its own; each
 //! lost shard is subscribed to again once a heartbeat reaches it, and
 //! reloaded once it hears its own probe back (see `feed`). Health is per
 //! shard (`health`): a shard silent past the grace period refuses its own
 //! principals only, the kill switch's and a token's key's too (each
 //! principal's shard holds a copy of the kill switch and hears its tokens'
-//! revocations). Heartbeats, reloads and probes go straight to each primary
-//! (`primaries`), never waiting on the cluster client's slot refresh; the
+//! revocations). Heartbeats, reloads, probes and the feed go straight to
+//! each primary (`primaries`), never waiting on the cluster client's slot
+//! refresh; the
 //! cluster itself must serve a shard while another's slots are uncovered
 //! (`cluster-require-full-coverage no`).
 //!
@@ -91,7 +93,8 @@ use redis::cluster::ClusterClientBuilder;
 use super::connection::{Call, ClusterLink, Connection};
 use super::primaries::Primaries;
 use super::scripts::{FORGET_TOKEN, GRANT_SHARDED, Keys, REVOKE_SHARDED, UNINDEX_TOKEN, digest};
-use super::{Inner, RedisOptions, WRITERS, feed, within};
+use super::shard_feed::Shards;
+use super::{Inner, RedisOptions, WRITERS, within};
 use crate::ProfileStore;
 use crate::UnknownPrincipal;
 use crate::audit::Attribution;
@@ -174,22 +177,16 @@ pub(super) async fn connect<S: Vocabulary>(
     let commands = within(options.timeout, client.get_async_connection())
         .await?
         .map_err(unreachable)?;
-    let (pushes, received) = tokio::sync::mpsc::unbounded_channel();
-    let feed_client = builder()
-        .use_protocol(redis::ProtocolVersion::RESP3)
-        .push_sender(pushes)
-        .build()
-        .map_err(unreachable)?;
-    let subscription = within(options.timeout, feed_client.get_async_connection())
-        .await?
-        .map_err(unreachable)?;
     let keys = Keys::sharded(&options.prefix, options.shards);
+    let primaries = Primaries::new(&seeds.urls, options.timeout);
     let feed = within(
         options.timeout,
-        feed::Shards::subscribe(subscription, received, keys.clone()),
+        Shards::subscribe(primaries.clone(), keys.clone(), options.timeout),
     )
     .await?
-    .map_err(unreachable)?;
+    .map_err(|why| {
+        StoreError::Unavailable(format!("cannot follow the cluster at {named}: {why}"))
+    })?;
     // Changes wait for their replicas on connections of their own.
     let mut writers = Vec::with_capacity(WRITERS);
     for _ in 0..WRITERS {
@@ -203,10 +200,7 @@ pub(super) async fn connect<S: Vocabulary>(
         (
             Connection::Cluster(ClusterLink::new(commands)),
             writers,
-            Some(Connection::Primaries(Primaries::new(
-                &seeds.urls,
-                options.timeout,
-            ))),
+            Some(Connection::Primaries(primaries)),
         ),
         keys,
         &options,

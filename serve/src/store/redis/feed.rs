@@ -8,16 +8,12 @@
 //! once a heartbeat reaches it, before it is served past the
 //! grace period again; the other shards are served and followed meanwhile.
 
-use std::collections::HashMap;
 use std::sync::Weak;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use redis::aio::{PubSubSink, PubSubStream};
-use redis::cluster_async::ClusterConnection;
-use redis::{PushInfo, PushKind};
-use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::scripts::{Change, Keys, Shard};
 use super::{Inner, decode};
@@ -52,8 +48,8 @@ pub(super) enum Heard {
     Message(Shard, Vec<u8>),
     /// Something else the feed ignores.
     Nothing,
-    /// A shard's feed is lost (`None`: maybe every shard's), and why.
-    Lost(Option<Shard>, String),
+    /// These shards' feeds are lost, and why.
+    Lost(Vec<Shard>, String),
     /// The store is gone: the feed stops.
     Closed,
 }
@@ -115,7 +111,10 @@ impl Subscription for Channel {
             Some(message) => Heard::Message(Shard::ALONE, message.get_payload_bytes().to_vec()),
             None => {
                 self.closed = true;
-                Heard::Lost(None, "the change feed's connection closed".to_owned())
+                Heard::Lost(
+                    vec![Shard::ALONE],
+                    "the change feed's connection closed".to_owned(),
+                )
             }
         }
     }
@@ -132,95 +131,6 @@ impl Subscription for Channel {
         };
         self.closed = pinged.is_err();
         pinged
-    }
-}
-
-/// Every shard's channel on a cluster, each on the primary of its slot
-/// (`SSUBSCRIBE`), the messages arriving as RESP3 pushes.
-pub(super) struct Shards {
-    connection: ClusterConnection,
-    pushes: UnboundedReceiver<PushInfo>,
-    keys: Keys,
-    /// Each shard's channel name: where a message was heard.
-    channels: HashMap<Vec<u8>, Shard>,
-}
-
-impl Shards {
-    /// `connection` subscribed to every shard's channel of `keys`;
-    /// `pushes` receives what it hears.
-    pub(super) async fn subscribe(
-        mut connection: ClusterConnection,
-        pushes: UnboundedReceiver<PushInfo>,
-        keys: Keys,
-    ) -> redis::RedisResult<Shards> {
-        for shard in keys.shards() {
-            connection.ssubscribe(keys.channel(shard)).await?;
-        }
-        let channels = keys
-            .shards()
-            .into_iter()
-            .map(|shard| (keys.channel(shard).into_bytes(), shard))
-            .collect();
-        Ok(Shards {
-            connection,
-            pushes,
-            keys,
-            channels,
-        })
-    }
-}
-
-impl Subscription for Shards {
-    /// Each on its slot's primary now.
-    async fn resubscribe(&mut self, shards: Vec<Shard>, within: Duration) -> Vec<Shard> {
-        let each = shards.into_iter().map(|shard| {
-            let mut connection = self.connection.clone();
-            let channel = self.keys.channel(shard);
-            async move {
-                let subscribed = tokio::time::timeout(within, connection.ssubscribe(channel)).await;
-                matches!(subscribed, Ok(Ok(()))).then_some(shard)
-            }
-        });
-        futures_util::future::join_all(each)
-            .await
-            .into_iter()
-            .flatten()
-            .collect()
-    }
-
-    /// A disconnection (of some node: which, the push does not say) or a
-    /// shard's channel moved away (`SUNSUBSCRIBE` from the server) is a
-    /// loss.
-    async fn next(&mut self) -> Heard {
-        let Some(push) = self.pushes.recv().await else {
-            return Heard::Closed;
-        };
-        let mut data = push.data.into_iter();
-        let channel = match data.next() {
-            Some(redis::Value::BulkString(channel)) => self.channels.get(&channel).copied(),
-            _ => None,
-        };
-        match push.kind {
-            PushKind::SMessage => match (channel, data.next()) {
-                (Some(shard), Some(redis::Value::BulkString(payload))) => {
-                    Heard::Message(shard, payload)
-                }
-                _ => Heard::Nothing,
-            },
-            PushKind::Disconnection => {
-                Heard::Lost(None, "a connection of the change feed closed".to_owned())
-            }
-            PushKind::SUnsubscribe => Heard::Lost(
-                channel,
-                "a shard's channel moved to another node".to_owned(),
-            ),
-            _ => Heard::Nothing,
-        }
-    }
-
-    /// Nothing to check here: each shard's renewal reaches its primary.
-    async fn ping(&mut self, _: Duration) -> Result<(), String> {
-        Ok(())
     }
 }
 
@@ -245,11 +155,11 @@ pub(super) async fn run<S: Vocabulary>(
                 match heard {
                     Heard::Message(shard, payload) => {
                         if let Err(error) = inner.handle(shard, &payload).await {
-                            inner.lose(Some(shard), &error.to_string());
+                            inner.lose(&[shard], &error.to_string());
                         }
                     }
                     Heard::Nothing => {}
-                    Heard::Lost(shard, why) => inner.lose(shard, &why),
+                    Heard::Lost(shards, why) => inner.lose(&shards, &why),
                     Heard::Closed => return,
                 }
             },
@@ -257,7 +167,7 @@ pub(super) async fn run<S: Vocabulary>(
                 let ping = feed.ping(heartbeat).await;
                 let Some(inner) = store.upgrade() else { return };
                 if let Err(why) = ping {
-                    inner.lose(None, &why);
+                    inner.lose(&inner.keys.shards(), &why);
                 }
                 let recoverable = inner.health.recoverable(&inner.keys);
                 if !recoverable.is_empty() {
@@ -307,15 +217,10 @@ pub(super) async fn beat<S: Vocabulary>(store: Weak<Inner<S>>, heartbeat: Durati
 }
 
 impl<S: Vocabulary> Inner<S> {
-    /// `shard`'s feed (`None`: every shard's) may have missed something:
-    /// it is served for at most the grace period from its last contact,
+    /// `shards`' feeds may have missed something: each is served for at most the grace period from its last contact,
     /// unless recovered first. Says so once per loss.
-    fn lose(&self, shard: Option<Shard>, why: &str) {
-        let lost = match shard {
-            Some(shard) => vec![shard],
-            None => self.keys.shards(),
-        };
-        for shard in lost {
+    fn lose(&self, shards: &[Shard], why: &str) {
+        for &shard in shards {
             let (newly, first) = self.health.lose(shard);
             if first {
                 telemetry::store_up(false);

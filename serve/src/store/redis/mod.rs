@@ -28,6 +28,7 @@ mod health;
 mod kill;
 mod primaries;
 mod scripts;
+mod shard_feed;
 mod slot;
 
 use std::collections::HashMap;

@@ -12,7 +12,7 @@
 //! request waits only on its own primary: the table is read under a
 //! mutex never held across an `await`, and refreshed (`CLUSTER SLOTS`,
 //! asking the nodes in turn) at most every [`REFRESH_EVERY`] after a
-//! request failed.
+//! request failed; a request waits on a refresh only when it is due one.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -42,6 +42,9 @@ struct Shared {
     seeds: Vec<String>,
     timeout: Duration,
     table: Mutex<Table>,
+    /// Held while the table is read from the cluster: one refresh at a
+    /// time, and those due meanwhile take its result.
+    refreshing: tokio::sync::Mutex<()>,
 }
 
 #[derive(Default)]
@@ -82,6 +85,7 @@ impl Primaries {
                     stale: true,
                     ..Table::default()
                 }),
+                refreshing: tokio::sync::Mutex::new(()),
             }),
             last: None,
         }
@@ -91,18 +95,27 @@ impl Primaries {
         self.shared.table.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The node serving `slot`, refreshing the table first when a request
-    /// failed since (at most every [`REFRESH_EVERY`]).
+    /// The node serving `slot`, refreshing the table first when it was
+    /// never read or a request failed since (at most every
+    /// [`REFRESH_EVERY`]). Callers due at once wait on one refresh.
     async fn owner(&self, slot: u16) -> RedisResult<String> {
-        let due = {
-            let table = self.table();
-            table.stale
-                && table
-                    .refreshed
-                    .is_none_or(|at| at.elapsed() >= REFRESH_EVERY)
+        let due = |table: &Table| {
+            table.ranges.is_empty()
+                || (table.stale
+                    && table
+                        .refreshed
+                        .is_none_or(|at| at.elapsed() >= REFRESH_EVERY))
         };
-        if due {
-            self.refresh().await;
+        let seen = {
+            let table = self.table();
+            due(&table).then_some(table.refreshed)
+        };
+        if let Some(seen) = seen {
+            let _refreshing = self.shared.refreshing.lock().await;
+            // Refreshed by another caller while this one waited: read that.
+            if self.table().refreshed == seen {
+                self.refresh().await;
+            }
         }
         let table = self.table();
         table
@@ -111,6 +124,24 @@ impl Primaries {
             .find(|(first, last, _)| (*first..=*last).contains(&slot))
             .map(|(_, _, node)| node.clone())
             .ok_or_else(|| unreachable(format!("no primary is known for hash slot {slot}")))
+    }
+
+    /// The node serving `key`'s hash slot as the table says (read again
+    /// first when a request failed since): what the feed subscribes to a
+    /// shard's channel on.
+    pub fn primary_of(&self, key: &[u8]) -> impl Future<Output = RedisResult<String>> + Send + '_ {
+        self.owner(slot(key))
+    }
+
+    /// The URL of `node` (`HOST:PORT`), with the cluster's credentials.
+    pub fn url_of(&self, node: &str) -> String {
+        format!("{}{node}", self.shared.scheme)
+    }
+
+    /// A request the table routed was refused or unanswered elsewhere (a
+    /// subscription): read the table again before the next.
+    pub fn misrouted(&self) {
+        self.table().stale = true;
     }
 
     /// Reads the slot table from the first node that answers: the table's
