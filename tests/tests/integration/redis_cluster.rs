@@ -639,6 +639,87 @@ async fn a_failed_primary_refuses_only_the_principals_of_its_shards() {
     cluster.restart(victim);
 }
 
+/// A gateway starts while a shard is down (its primary and its replica
+/// both killed, so nothing fails over), the kill switch's own shard: it
+/// serves every other principal at once, under the kill switch from the
+/// newest copy the other shards hold, refuses the down shard's principals,
+/// and serves them once the shard's nodes are back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gateway_starts_while_a_shard_is_down() {
+    let Some(mut cluster) = RedisCluster::start_persisting() else {
+        return;
+    };
+    let first = gateways(&cluster, Duration::from_secs(30), 1).await;
+    let store = &first[0].store;
+    let victim = cluster.primary_of(&kill_switch_key(RedisOptions::DEFAULT_SHARDS));
+    let mut down = String::new();
+    for n in 0.. {
+        down = format!("down-{n}");
+        if principal_on(&cluster, store, &down).await.0 == victim {
+            break;
+        }
+    }
+    let mut up = String::new();
+    for n in 0.. {
+        up = format!("up-{n}");
+        let (agent, token) = principal_on(&cluster, store, &up).await;
+        if agent != victim && token != victim {
+            break;
+        }
+    }
+    let killed_tool = "ask_user_question".to_owned();
+    store
+        .put_kill_switch_if(std::slice::from_ref(&killed_tool), None, by())
+        .await
+        .expect("the kill switch is put");
+    let replica = tokio::task::block_in_place(|| cluster.replica_of(victim));
+    tokio::task::block_in_place(|| {
+        cluster.kill(replica);
+        cluster.kill(victim);
+    });
+
+    let late = Instance::connect(
+        &cluster.store_url(),
+        RedisOptions::default().with_grace(Duration::from_secs(30)),
+        Some(decoder()),
+    )
+    .await;
+    let served = late.legacy(&format!("{up}-token")).await;
+    let mut expected = names_of(&asking());
+    expected.retain(|name| *name != killed_tool);
+    assert_eq!(
+        served.tool_names().await,
+        expected,
+        "the copy's kill switch"
+    );
+    let (status, _) = late.refusal(&format!("{down}-token")).await;
+    assert_eq!(status, 503, "the down shard's principal");
+
+    tokio::task::block_in_place(|| {
+        cluster.restart(victim);
+        cluster.restart(replica);
+    });
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    while late.status(&format!("{down}-token")).await != 200 {
+        assert!(tokio::time::Instant::now() < deadline, "never served");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let back = late.legacy(&format!("{down}-token")).await;
+    assert_eq!(back.tool_names().await, expected);
+    // The kill switch's own shard takes puts through it again.
+    let current = late
+        .store
+        .kill_switch()
+        .await
+        .expect("the kill switch is read")
+        .expect("it was put");
+    late.store
+        .put_kill_switch_if(&[], Some(current.version), by())
+        .await
+        .expect("a put on the version read");
+    assert_eq!(served.tool_names().await, names_of(&asking()));
+}
+
 /// The key of `shard`'s kill switch: the kill switch's own shard's
 /// ([`RedisOptions::DEFAULT_SHARDS`]) or a principal's shard's copy.
 fn kill_switch_key(shard: u16) -> String {

@@ -179,7 +179,7 @@ pub(super) async fn connect<S: Vocabulary>(
         .map_err(unreachable)?;
     let keys = Keys::sharded(&options.prefix, options.shards);
     let primaries = Primaries::new(&seeds.urls, options.timeout);
-    let feed = within(
+    let (feed, unsubscribed) = within(
         options.timeout,
         Shards::subscribe(primaries.clone(), keys.clone(), options.timeout),
     )
@@ -205,7 +205,7 @@ pub(super) async fn connect<S: Vocabulary>(
         keys,
         &options,
         1,
-        feed,
+        (feed, unsubscribed),
     )
     .await?;
     tracing::info!(seeds = %named, shards = options.shards, grace = ?options.grace, "profile store on a Redis Cluster");

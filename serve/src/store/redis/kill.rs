@@ -137,6 +137,46 @@ impl<S: Vocabulary> Inner<S> {
         Ok(())
     }
 
+    /// Loads the kill switch before serving: from its own shard, or on a
+    /// cluster whose kill-switch shard is out of reach, from the newest
+    /// copy the principals' shards hold (each put is copied into every
+    /// one; the shard is lost, so its own is loaded once it is back).
+    /// `Err` when neither can be read.
+    pub(super) async fn load_kill_switch_at_start(&self) -> Result<(), StoreError> {
+        let own = self.keys.kill_shard();
+        let unread = if self.health.is_lost(own) {
+            StoreError::Unavailable("the kill switch's shard is out of reach".to_owned())
+        } else {
+            match self.reload_kill_switch().await {
+                Ok(()) => return Ok(()),
+                Err(error) if self.keys.is_sharded() => error,
+                Err(error) => return Err(error),
+            }
+        };
+        let copies = self.keys.kill_copies();
+        let read = join_all(copies.iter().map(|shard| self.fetch_kill_copy(*shard))).await;
+        let mut newest: Option<StoredKillSwitch> = None;
+        let mut any = false;
+        for copy in read.into_iter().flatten() {
+            any = true;
+            if let Some(copy) = copy
+                && newest
+                    .as_ref()
+                    .is_none_or(|kept| copy.version > kept.version)
+            {
+                newest = Some(copy);
+            }
+        }
+        if !any {
+            tracing::error!(%unread, "cannot read the kill switch or any copy of it");
+            return Err(unread);
+        }
+        self.lose(&[own], &unread.to_string());
+        let newest = newest.unwrap_or_else(|| StoredKillSwitch::new(Vec::new(), 0));
+        self.apply_stored_kill_switch(&newest.names, newest.version, Apply::Reset);
+        Ok(())
+    }
+
     /// Applies `shard`'s copy of the kill switch if it is newer than the
     /// one here: what the shard's feed may have missed while lost.
     pub(super) async fn reload_kill_copy(&self, shard: Shard) -> Result<(), StoreError> {

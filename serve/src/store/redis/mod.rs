@@ -256,7 +256,12 @@ impl<S: Vocabulary> RedisStore<S> {
     /// Cluster (`redis+cluster://HOST:PORT,HOST:PORT,…`, any of its nodes:
     /// see the `cluster` module's layout and failover), subscribes to its
     /// change feed and loads the operator's kill switch; fails if Redis
-    /// cannot be reached now (or holds a kill switch it cannot read). Its agents
+    /// cannot be reached now (or holds a kill switch it cannot read). On a
+    /// cluster it fails only if no shard can be reached: a shard whose
+    /// primary is out of reach starts lost (its principals refused until a
+    /// heartbeat reaches it and it is loaded), and with the kill switch's
+    /// own shard out of reach the newest copy the others hold is loaded.
+    /// Its agents
     /// have no runtime catalogs here (see
     /// [`connect_with_catalogs`](Self::connect_with_catalogs)).
     pub async fn connect(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
@@ -356,7 +361,7 @@ impl<S: Vocabulary> RedisStore<S> {
             keys,
             &options,
             0,
-            feed,
+            (feed, Vec::new()),
         )
         .await?;
         tracing::info!(url, grace = ?options.grace, "profile store on Redis");
@@ -408,18 +413,38 @@ impl<S: Vocabulary> Inner<S> {
         keys: Keys,
         options: &RedisOptions,
         default_replicas: usize,
-        feed: impl feed::Subscription,
+        (feed, unsubscribed): (impl feed::Subscription, Vec<Shard>),
     ) -> Result<Arc<Self>, StoreError> {
         let inner = Inner::new(local, connections, keys, options, default_replicas);
-        inner.reload_kill_switch().await?;
+        // A shard out of reach at start (on a cluster) starts lost: its
+        // principals are refused until a heartbeat reaches it and it is
+        // subscribed to and loaded, as after any loss.
+        inner.lose(&unsubscribed, "its primary was out of reach at start");
+        inner.load_kill_switch_at_start().await?;
+        let mut renewed = false;
         for shard in inner.keys.shards() {
-            inner.renew(shard).await?;
+            match inner.renew(shard).await {
+                Ok(()) => renewed = true,
+                Err(error) if inner.keys.is_sharded() => inner.lose(&[shard], &error.to_string()),
+                Err(error) => return Err(error),
+            }
+        }
+        if !renewed {
+            return Err(StoreError::Unavailable(
+                "no shard of the profile store answered".to_owned(),
+            ));
         }
         let heartbeat = options.heartbeat();
         let feed = tokio::spawn(feed::run(Arc::downgrade(&inner), feed, heartbeat));
         let beat = tokio::spawn(feed::beat(Arc::downgrade(&inner), heartbeat));
         let _ = inner.tasks.set([feed.abort_handle(), beat.abort_handle()]);
-        crate::telemetry::store_up(true);
+        crate::telemetry::store_up(
+            inner
+                .keys
+                .shards()
+                .iter()
+                .all(|s| !inner.health.is_lost(*s)),
+        );
         Ok(inner)
     }
 

@@ -63,14 +63,15 @@ impl AsyncPushSender for Tagging {
 }
 
 impl Shards {
-    /// Subscribed to every shard's channel of `keys`, each on the primary
-    /// `primaries` names for it, within `within`; `Err` naming a shard that
-    /// could not be subscribed to.
+    /// Subscribed to every shard's channel of `keys` it could, each on the
+    /// primary `primaries` names for it, within `within`, and the shards
+    /// it could not (their primaries out of reach: the store starts with
+    /// them lost). `Err` when it could subscribe to none.
     pub(super) async fn subscribe(
         primaries: Primaries,
         keys: Keys,
         within: Duration,
-    ) -> Result<Shards, String> {
+    ) -> Result<(Shards, Vec<Shard>), String> {
         let channels = keys
             .shards()
             .into_iter()
@@ -86,15 +87,13 @@ impl Shards {
             heard,
             next_id: 0,
         };
-        let every = shards.keys.shards();
-        let subscribed = shards.resubscribe(every.clone(), within).await;
-        match every.iter().find(|shard| !subscribed.contains(shard)) {
-            Some(missing) => Err(format!(
-                "could not subscribe to the channel `{}` on its primary",
-                shards.keys.channel(*missing)
-            )),
-            None => Ok(shards),
+        let mut missing = shards.keys.shards();
+        let subscribed = shards.resubscribe(missing.clone(), within).await;
+        if subscribed.is_empty() {
+            return Err("no shard's channel could be subscribed to on its primary".to_owned());
         }
+        missing.retain(|shard| !subscribed.contains(shard));
+        Ok((shards, missing))
     }
 
     /// A connection to `node` made for `id`, given `within`.
