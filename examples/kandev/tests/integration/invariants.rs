@@ -400,3 +400,52 @@ fn assembly_is_deterministic_and_independent_of_addition_order() {
     );
     assert_eq!(contexts.len(), expected_context_count());
 }
+
+/// Issue 44 §3, Kandev's own parity test (`catalog_parity_test.go`: adding
+/// a capability never removes a base tool), over the whole space: for every
+/// valid context, adding any capability it may add (exclusivity allowing)
+/// or attaching any provider keeps every tool it served. It holds by
+/// construction (a rule only requires capabilities and providers, never
+/// forbids one; an allow list keeps a tool while any enabled group that has
+/// it keeps it; and two groups defining one name differently can never be
+/// enabled together, so an added group cannot redefine a served tool):
+/// this test is what fails if the rule language ever grows a negation.
+#[test]
+fn adding_a_capability_or_a_provider_never_removes_a_tool() {
+    let registry = Kandev::registry();
+    let mut violations = Violations(Vec::new());
+    let mut pairs = 0;
+    let mut contexts = 0;
+    for context in ProfileContext::<Kandev>::all() {
+        contexts += 1;
+        let served = registry.assemble(&context);
+        let capabilities = Capability::ALL
+            .iter()
+            .filter(|added| !context.has_capability(**added))
+            .filter_map(|added| {
+                let wider = context.with_capability(*added).ok()?;
+                Some((format!("capability {}", added.wire_name()), wider))
+            });
+        let providers = Provider::ALL
+            .iter()
+            .filter(|added| !context.has_provider(**added))
+            .map(|added| {
+                let wider = context.with_provider(*added);
+                (format!("provider {}", added.wire_name()), wider)
+            });
+        for (added, wider) in capabilities.chain(providers) {
+            pairs += 1;
+            let widened = registry.assemble(&wider);
+            for tool in served.tool_names() {
+                violations.check(
+                    widened.contains(tool),
+                    &context,
+                    format!("adding {added} removes {tool}"),
+                );
+            }
+        }
+    }
+    println!("checked {pairs} additions over {contexts} Kandev contexts");
+    assert!(pairs > contexts, "some context can be widened");
+    violations.assert_none(pairs);
+}

@@ -217,8 +217,9 @@ pub(super) async fn beat<S: Vocabulary>(store: Weak<Inner<S>>, heartbeat: Durati
 }
 
 impl<S: Vocabulary> Inner<S> {
-    /// `shards`' feeds may have missed something: each is served for at most the grace period from its last contact,
-    /// unless recovered first. Says so once per loss.
+    /// `shards`' feeds may have missed something: each is served for at
+    /// most the grace period from its last contact, unless recovered
+    /// first. Says so once per loss.
     pub(super) fn lose(&self, shards: &[Shard], why: &str) {
         for &shard in shards {
             let (newly, first) = self.health.lose(shard);

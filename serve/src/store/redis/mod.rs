@@ -421,11 +421,15 @@ impl<S: Vocabulary> Inner<S> {
         // subscribed to and loaded, as after any loss.
         inner.lose(&unsubscribed, "its primary was out of reach at start");
         inner.load_kill_switch_at_start().await?;
+        // All at once, as the heartbeat does: a node out of reach costs
+        // the start one timeout, not one per shard.
+        let shards = inner.keys.shards();
+        let renewals = futures_util::future::join_all(shards.iter().map(|s| inner.renew(*s))).await;
         let mut renewed = false;
-        for shard in inner.keys.shards() {
-            match inner.renew(shard).await {
+        for (shard, renewal) in shards.iter().zip(renewals) {
+            match renewal {
                 Ok(()) => renewed = true,
-                Err(error) if inner.keys.is_sharded() => inner.lose(&[shard], &error.to_string()),
+                Err(error) if inner.keys.is_sharded() => inner.lose(&[*shard], &error.to_string()),
                 Err(error) => return Err(error),
             }
         }
