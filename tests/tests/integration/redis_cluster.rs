@@ -720,6 +720,63 @@ async fn a_gateway_starts_while_a_shard_is_down() {
     assert_eq!(served.tool_names().await, names_of(&asking()));
 }
 
+/// A shard's copy of the kill switch that missed a put (deleted here) is
+/// repaired by the next reload of that shard: its primary closes the
+/// gateway's feed connection, the gateway subscribes again, reloads that
+/// node's shards and brings the copy up to the kill switch's own record.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_repairs_a_shards_stale_copy_of_the_kill_switch() {
+    let Some(cluster) = RedisCluster::start() else {
+        return;
+    };
+    let instances = gateways(&cluster, Duration::from_secs(30), 1).await;
+    let written = instances[0]
+        .store
+        .put_kill_switch_if(&["ask_user_question".to_owned()], None, by())
+        .await
+        .expect("the kill switch is put");
+    let expected = [
+        written.value.version.to_string(),
+        r#"["ask_user_question"]"#.to_owned(),
+    ];
+    let copy_on = |shard: u16| {
+        let key = kill_switch_key(shard);
+        let node = cluster.primary_of(&key);
+        (
+            node,
+            cluster.query(node, &["HMGET", &key, "version", "names"]),
+        )
+    };
+    let stale = tokio::task::block_in_place(|| {
+        let own = cluster.primary_of(&kill_switch_key(RedisOptions::DEFAULT_SHARDS));
+        let shard = (0..RedisOptions::DEFAULT_SHARDS)
+            .find(|shard| copy_on(*shard).0 != own)
+            .expect("a principal's shard on another primary");
+        let (node, copy) = copy_on(shard);
+        assert_eq!(copy, expected, "copied at the put");
+        cluster.query(node, &["DEL", &kill_switch_key(shard)]);
+        // The feed's connection: the client subscribed to shard channels.
+        let clients = cluster.query(node, &["CLIENT", "LIST"]).join("\n");
+        let feeds: Vec<&str> = clients
+            .lines()
+            .filter(|client| !client.contains(" ssub=0 ") && client.contains(" ssub="))
+            .filter_map(|client| client.strip_prefix("id=")?.split(' ').next())
+            .collect();
+        assert_eq!(
+            feeds.len(),
+            1,
+            "one gateway, one feed connection:\n{clients}"
+        );
+        cluster.query(node, &["CLIENT", "KILL", "ID", feeds[0]]);
+        shard
+    });
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    while tokio::task::block_in_place(|| copy_on(stale).1) != expected {
+        assert!(tokio::time::Instant::now() < deadline, "never repaired");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// The key of `shard`'s kill switch: the kill switch's own shard's
 /// ([`RedisOptions::DEFAULT_SHARDS`]) or a principal's shard's copy.
 fn kill_switch_key(shard: u16) -> String {

@@ -8,9 +8,10 @@
 //! principal's shard (or reloads it) has the kill switch it must apply to
 //! that principal, so the kill switch's own shard failing refuses no one
 //! (only puts of the kill switch wait for it). A copy is never older than
-//! the one it replaces; a shard not reached keeps its older copy until the
-//! next put, which its instances meanwhile heard on every other shard's
-//! channel.
+//! the one it replaces; a shard not reached keeps its older copy until an
+//! instance reloads it (after losing its feed: the reload repairs the copy
+//! from the kill switch's own record) or the next put, its instances
+//! meanwhile having heard the put on every other shard's channel.
 
 use futures_util::future::join_all;
 
@@ -178,11 +179,59 @@ impl<S: Vocabulary> Inner<S> {
     }
 
     /// Applies `shard`'s copy of the kill switch if it is newer than the
-    /// one here: what the shard's feed may have missed while lost.
+    /// one here: what the shard's feed may have missed while lost. On a
+    /// cluster the copy is then repaired: a copy older than the kill
+    /// switch's own record (a put whose copy missed the shard) is brought
+    /// up to it, verbatim (names this build does not know included).
     pub(super) async fn reload_kill_copy(&self, shard: Shard) -> Result<(), StoreError> {
-        if let Some(copy) = self.fetch_kill_copy(shard).await? {
+        let copy = self.fetch_kill_copy(shard).await?;
+        let copied = copy.as_ref().map_or(0, |copy| copy.version);
+        if let Some(copy) = copy {
             self.apply_stored_kill_switch(&copy.names, copy.version, Apply::IfServed);
         }
+        if self.keys.is_sharded() {
+            self.repair_kill_copy(shard, copied).await;
+        }
         Ok(())
+    }
+
+    /// Best effort: the kill switch's own shard may be the one out of
+    /// reach, and the next put copies everywhere anyway.
+    async fn repair_kill_copy(&self, shard: Shard, copied: u64) {
+        let own = match self.fetch_kill_switch().await {
+            Ok(Some(own)) if own.version > copied => own,
+            Ok(_) => return,
+            Err(error) => {
+                tracing::debug!(%error, "the kill switch's own record could not be read to repair a copy");
+                return;
+            }
+        };
+        self.apply_stored_kill_switch(&own.names, own.version, Apply::IfServed);
+        // Straight to the shard's primary, as the reload's reads: the feed
+        // task runs this, and must not wait on the cluster client.
+        let repaired = async {
+            let names = json_array(&own.names)?;
+            let mut copy = COPY_KILL.prepare_invoke();
+            copy.key(self.keys.kill(shard))
+                .arg(self.keys.publish())
+                .arg(self.keys.channel(shard))
+                .arg(names)
+                .arg(own.version);
+            let mut connection = self.reads.clone();
+            within(self.timeout, copy.invoke_async::<i64>(&mut connection))
+                .await?
+                .map_err(|error| StoreError::Unavailable(error.to_string()))
+        };
+        match repaired.await {
+            Ok(_) => tracing::info!(
+                ?shard,
+                from = copied,
+                to = own.version,
+                "repaired a shard's copy of the kill switch"
+            ),
+            Err(error) => {
+                tracing::debug!(%error, ?shard, "could not repair a shard's copy of the kill switch")
+            }
+        }
     }
 }
