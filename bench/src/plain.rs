@@ -27,7 +27,7 @@
 
 use std::sync::Arc;
 
-use mcp_profiles::{ProfileContext, Vocabulary};
+use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
@@ -57,10 +57,18 @@ impl<S: Vocabulary + Clone> Clone for Plain<S> {
 impl<S: Vocabulary> Plain<S> {
     /// `handler` serving the tools `context` enables, routed by a router
     /// built once by [`native_router`](crate::native_router).
+    ///
+    /// # Panics
+    ///
+    /// Unless the router lists exactly the tools, names and definitions,
+    /// that a profiled server of `context` lists: a comparison of two
+    /// servers that serve different tools would measure nothing.
     pub fn new(handler: S, context: &ProfileContext<S>) -> Self {
+        let router = crate::native_router(S::registry(), context);
+        assert_same_tools(&router, context);
         Plain {
             handler,
-            router: Arc::new(crate::native_router(S::registry(), context)),
+            router: Arc::new(router),
         }
     }
 
@@ -75,6 +83,34 @@ impl<S: Vocabulary> Plain<S> {
         names.sort();
         names
     }
+}
+
+/// Panics, naming the difference, unless `router` lists what a profiled
+/// server of `context` lists (sorted by name, as ours are).
+fn assert_same_tools<S: Vocabulary>(router: &ToolRouter<S>, context: &ProfileContext<S>) {
+    let mut plain = router.list_all();
+    plain.sort_by(|a, b| a.name.cmp(&b.name));
+    let ours = ProfileController::new(*context).tools();
+    if plain == ours {
+        return;
+    }
+    let names = |tools: &[Tool]| -> Vec<String> {
+        tools.iter().map(|tool| tool.name.to_string()).collect()
+    };
+    let (plain_names, our_names) = (names(&plain), names(&ours));
+    if plain_names == our_names {
+        let differing: Vec<&String> = plain_names
+            .iter()
+            .zip(plain.iter().zip(&ours))
+            .filter(|(_, (a, b))| a != b)
+            .map(|(name, _)| name)
+            .collect();
+        panic!("the plain router for {context} defines {differing:?} otherwise than mcp-profiles");
+    }
+    panic!(
+        "the plain router for {context} lists {plain_names:?}, mcp-profiles lists {our_names:?}: \
+         the two sides would not serve the same tools"
+    );
 }
 
 impl<S: Vocabulary + ServerHandler> ServerHandler for Plain<S> {
