@@ -141,9 +141,21 @@ fn replacement<S: Vocabulary>(pairing: &Pairing, case: &Case<S>) -> Vec<Comparis
             black_box(merge_routers(registry, &per_group, pick(i)));
         }
     });
+    // The strongest baseline (issue 43): a router per profile, built once,
+    // and the served one behind an atomic pointer, as a careful rmcp user
+    // would keep them; a replacement is one pointer swap.
+    let routers = [&case.a, &case.b].map(|context| Arc::new(native_router(registry, context)));
+    let served = arc_swap::ArcSwap::new(Arc::clone(&routers[0]));
+    let swap = Side::new("rmcp router per profile, swapped", |n| {
+        for i in 0..n {
+            served.store(Arc::clone(&routers[(i % 2) as usize]));
+            black_box(&served);
+        }
+    });
     vec![
         pairing.compare("replacement", ours(), rebuild).sized(size),
         pairing.compare("replacement", ours(), merge).sized(size),
+        pairing.compare("replacement", ours(), swap).sized(size),
     ]
 }
 
@@ -239,7 +251,8 @@ fn tools_list<S: Vocabulary + ServerHandler + Clone>(
     let size = tools_in::<S>();
     let controller = ProfileController::<S>::new(context);
     let ours = controller.server(handler.clone());
-    let plain = Plain::new(handler, &context);
+    let plain = Plain::new(handler.clone(), &context);
+    let cached = Plain::new(handler, &context).with_cached_list();
     let listed = controller.tools();
     let ours_side = || {
         Side::awaiting("mcp-profiles list_tools", rt, || {
@@ -253,6 +266,17 @@ fn tools_list<S: Vocabulary + ServerHandler + Clone>(
                 ours_side(),
                 Side::awaiting("rmcp #[tool_handler]", rt, || {
                     plain.list_tools(None, request.clone())
+                }),
+            )
+            .sized(size),
+        // The strongest baseline (issue 43): rmcp with `list_tools`
+        // answering a clone of a list built once.
+        pairing
+            .compare(
+                "tools/list",
+                ours_side(),
+                Side::awaiting("rmcp cached list_tools", rt, || {
+                    cached.list_tools(None, request.clone())
                 }),
             )
             .sized(size),

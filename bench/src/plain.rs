@@ -43,6 +43,10 @@ use rmcp::{ErrorData, ServerHandler};
 pub struct Plain<S: Vocabulary> {
     handler: S,
     router: Arc<ToolRouter<S>>,
+    /// What `list_tools` answers a clone of, when built once
+    /// ([`with_cached_list`](Plain::with_cached_list)); `None`: the
+    /// router's list, as `#[tool_handler]` answers it.
+    list: Option<Arc<[Tool]>>,
 }
 
 impl<S: Vocabulary + Clone> Clone for Plain<S> {
@@ -50,6 +54,7 @@ impl<S: Vocabulary + Clone> Clone for Plain<S> {
         Plain {
             handler: self.handler.clone(),
             router: Arc::clone(&self.router),
+            list: self.list.clone(),
         }
     }
 }
@@ -69,7 +74,19 @@ impl<S: Vocabulary> Plain<S> {
         Plain {
             handler,
             router: Arc::new(router),
+            list: None,
         }
+    }
+
+    /// The same server, its `list_tools` answering a clone of the list
+    /// built here once (sorted by name): what an rmcp user who overrides
+    /// `#[tool_handler]`'s `list_tools` would write, the strongest rmcp
+    /// baseline for `tools/list`.
+    pub fn with_cached_list(mut self) -> Self {
+        let mut list = self.router.list_all();
+        list.sort_by(|a, b| a.name.cmp(&b.name));
+        self.list = Some(list.into());
+        self
     }
 
     /// The router's tool names, sorted.
@@ -137,7 +154,11 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for Plain<S> {
         let supports_cache_hints = context
             .protocol_version()
             .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
-        let mut result = ListToolsResult::with_all_items(self.router.list_all());
+        let tools = match &self.list {
+            Some(list) => list.to_vec(),
+            None => self.router.list_all(),
+        };
+        let mut result = ListToolsResult::with_all_items(tools);
         result.result_type = Some(ResultType::COMPLETE);
         result.ttl_ms = supports_cache_hints.then_some(0);
         result.cache_scope = supports_cache_hints.then_some(CacheScope::Public);
