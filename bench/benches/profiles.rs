@@ -11,6 +11,10 @@
 //! (unless `PROFILES_BENCH_RECORDER=0`), so every profiled row carries the
 //! cost of metrics.
 //!
+//! Replacement is timed warm (every tool set already snapshotted) and, in
+//! `cold`, at each tool set's first use; each comparison has its strongest
+//! rmcp baseline beside the `#[tool_handler]` one (issue 43).
+//!
 //! `cargo bench -p mcp-profiles-bench --bench profiles [-- dispatch]`
 //! (`PAIRS`, `BATCH_MS` change the pairing; default 21 pairs of 40 ms
 //! batches; an argument runs only the comparisons whose name contains it). Results:
@@ -19,6 +23,7 @@
 
 use std::hint::black_box;
 use std::sync::Arc;
+use std::time::Instant;
 
 use kandev_mcp::Kandev;
 use mcp_profiles::{
@@ -157,6 +162,38 @@ fn replacement<S: Vocabulary>(pairing: &Pairing, case: &Case<S>) -> Vec<Comparis
         pairing.compare("replacement", ours(), merge).sized(size),
         pairing.compare("replacement", ours(), swap).sized(size),
     ]
+}
+
+/// A tool set's first use (issue 43: `replacement` is timed warm, both
+/// tool sets assembled and snapshotted before timing): every valid context
+/// of `S` in turn, a replacement into it timed once, then rmcp rebuilding a
+/// router for it (what it does every time). Only contexts whose tool set
+/// no earlier one served count: the first use of each tool set is the one
+/// this process pays once. Runs before anything else serves `S`.
+fn cold_replacement<S: Vocabulary>() -> Comparison {
+    let registry = S::registry();
+    let mut contexts = ProfileContext::<S>::all();
+    let controller = ProfileController::<S>::new(contexts.next().expect("a context"));
+    let mut seen = std::collections::HashSet::new();
+    seen.insert(controller.current().tool_names().to_vec());
+    let mut pairs = Vec::new();
+    for context in contexts {
+        let started = Instant::now();
+        black_box(controller.replace(context));
+        let ours = started.elapsed();
+        let started = Instant::now();
+        black_box(native_router(registry, &context));
+        let rebuilt = started.elapsed();
+        if seen.insert(controller.current().tool_names().to_vec()) {
+            pairs.push((ours, rebuilt));
+        }
+    }
+    Comparison::of_single_runs(
+        "replacement, cold",
+        ("mcp-profiles replace, first use", "rmcp rebuild router"),
+        &pairs,
+    )
+    .sized(tools_in::<S>())
 }
 
 /// `controller` replaced alternately with `case`'s two contexts.
@@ -598,6 +635,10 @@ fn main() {
         println!("{comparison}");
         results.push(comparison);
     };
+    // First: nothing may have served Kandev's tool sets before.
+    if wanted("cold") {
+        report(cold_replacement::<Kandev>());
+    }
     if wanted("replacement") {
         replacement(&pairing, &kandev())
             .into_iter()

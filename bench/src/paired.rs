@@ -180,6 +180,37 @@ impl Pairing {
 }
 
 impl Comparison {
+    /// A comparison of one-shot operations: `pairs` holds each pair's time
+    /// of A and of B, one operation each (what cannot be repeated, such as
+    /// a first use, is timed once per pair).
+    pub fn of_single_runs(
+        name: &str,
+        (a, b): (&'static str, &'static str),
+        pairs: &[(Duration, Duration)],
+    ) -> Comparison {
+        let nanos = |time: Duration| time.as_nanos() as f64;
+        let a_ns: Vec<f64> = pairs.iter().map(|(a, _)| nanos(*a)).collect();
+        let b_ns: Vec<f64> = pairs.iter().map(|(_, b)| nanos(*b)).collect();
+        let ratios: Vec<f64> = pairs
+            .iter()
+            .map(|(a, b)| a.as_secs_f64() / b.as_secs_f64())
+            .collect();
+        let ratio = Spread::of(&ratios);
+        Comparison {
+            name: name.to_owned(),
+            size: String::new(),
+            a,
+            b,
+            a_ns: Spread::of(&a_ns).median,
+            b_ns: Spread::of(&b_ns).median,
+            ratio: ratio.median,
+            ratio_min: ratio.min,
+            ratio_max: ratio.max,
+            pairs: pairs.len(),
+            batch_ops: 1,
+        }
+    }
+
     /// The same comparison labelled with a size.
     pub fn sized(mut self, size: impl fmt::Display) -> Self {
         self.size = size.to_string();
