@@ -74,9 +74,8 @@
 //! principal's shard holds a copy of the kill switch and hears its tokens'
 //! revocations). Heartbeats, reloads, probes and the feed go straight to
 //! each primary (`primaries`), never waiting on the cluster client's slot
-//! refresh; the
-//! cluster itself must serve a shard while another's slots are uncovered
-//! (`cluster-require-full-coverage no`).
+//! refresh; the cluster itself must serve a shard while another's slots
+//! are uncovered (`cluster-require-full-coverage no`).
 //!
 //! **Failover.** A change is acknowledged only once a replica has it
 //! ([`RedisOptions::with_replica_acks`], default 1 here): a promoted

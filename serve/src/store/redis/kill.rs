@@ -195,9 +195,15 @@ impl<S: Vocabulary> Inner<S> {
         Ok(())
     }
 
-    /// Best effort: the kill switch's own shard may be the one out of
-    /// reach, and the next put copies everywhere anyway.
+    /// Best effort: the next put copies everywhere anyway. Only while the
+    /// kill switch's own shard is followed and heard: the feed task runs
+    /// this, and must not wait out a timeout per shard on a node that is
+    /// gone.
     async fn repair_kill_copy(&self, shard: Shard, copied: u64) {
+        let own_shard = self.keys.kill_shard();
+        if self.health.is_lost(own_shard) || self.health.serving(own_shard).is_err() {
+            return;
+        }
         let own = match self.fetch_kill_switch().await {
             Ok(Some(own)) if own.version > copied => own,
             Ok(_) => return,
