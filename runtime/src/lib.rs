@@ -72,6 +72,7 @@ mod cost;
 mod dispatch;
 mod errors;
 mod forward;
+mod listening;
 mod measure;
 mod notification;
 mod policy;

@@ -3,7 +3,6 @@
 
 use std::borrow::Cow;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use rmcp::handler::server::tool::ToolCallContext;
@@ -18,6 +17,7 @@ use crate::clipped::Clipped;
 use crate::controller::Cell;
 use crate::dispatch;
 use crate::forward::forward_to_handler;
+use crate::listening::Listening;
 use crate::notification::{Kinds, SessionGuard, changes_so_far};
 use crate::search::{Meta, proxied_request};
 use crate::snapshot::ToolSnapshot;
@@ -68,13 +68,10 @@ pub struct ProfiledServer<S: Vocabulary> {
     shared: Arc<Shared<S>>,
     /// Set at `initialize`; dropping it forgets the session.
     session: OnceLock<SessionGuard>,
-    /// The change count noted before a `subscriptions/listen` stream was
-    /// acknowledged, for its registration ([`NOT_LISTENING`] when none).
-    listen_since: AtomicU64,
+    /// Where the `subscriptions/listen` streams being established start
+    /// counting changes.
+    listening: Listening,
 }
-
-/// `listen_since` when no stream is being established.
-const NOT_LISTENING: u64 = u64::MAX;
 
 impl<S: Vocabulary> std::fmt::Debug for ProfiledServer<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -111,7 +108,7 @@ impl<S: Vocabulary> Clone for ProfiledServer<S> {
         ProfiledServer {
             shared: Arc::clone(&self.shared),
             session: OnceLock::new(),
-            listen_since: AtomicU64::new(NOT_LISTENING),
+            listening: Listening::default(),
         }
     }
 }
@@ -121,7 +118,7 @@ impl<S: Vocabulary> ProfiledServer<S> {
         ProfiledServer {
             shared: Arc::new(Shared { handler, source }),
             session: OnceLock::new(),
-            listen_since: AtomicU64::new(NOT_LISTENING),
+            listening: Listening::default(),
         }
     }
 
@@ -496,9 +493,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         if ours != Kinds::NONE {
             // rmcp acknowledges next, then calls `listen`: note where the
             // stream starts, so `listen` can make up a change in between.
-            // Concurrent streams of one session keep the earliest mark.
-            self.listen_since
-                .fetch_min(changes_so_far(), Ordering::SeqCst);
+            self.listening.acknowledging(changes_so_far());
         }
         Some(accepted)
     }
@@ -511,10 +506,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         let kinds = requested_kinds(context.accepted()).intersect(served_kinds::<S>());
         let _subscription = if kinds != Kinds::NONE {
             let cell = self.cell(&context.request_context().extensions)?;
-            let since = match self.listen_since.swap(NOT_LISTENING, Ordering::SeqCst) {
-                NOT_LISTENING => changes_so_far(),
-                since => since,
-            };
+            let since = self.listening.registering(changes_so_far());
             Some(
                 cell.sessions
                     .register_subscription(context.sink().clone(), kinds, since),
