@@ -288,8 +288,8 @@ fn tools_list<S: Vocabulary + ServerHandler + Clone>(
     let size = tools_in::<S>();
     let controller = ProfileController::<S>::new(context);
     let ours = controller.server(handler.clone());
-    let plain = Plain::new(handler.clone(), &context);
-    let cached = Plain::new(handler, &context).with_cached_list();
+    let plain = Plain::new(handler, &context);
+    let cached = plain.clone().with_cached_list();
     let listed = controller.tools();
     let ours_side = || {
         Side::awaiting("mcp-profiles list_tools", rt, || {

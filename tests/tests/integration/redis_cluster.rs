@@ -417,6 +417,24 @@ async fn principal_on(
     })
 }
 
+/// The first of `prefix-0`, `prefix-1`, … (each made by [`principal_on`])
+/// whose agent's and token's primaries satisfy `wanted`.
+async fn principal_where(
+    cluster: &RedisCluster,
+    store: &impl AgentStore<mcp_profiles_tests::TaskServer>,
+    prefix: &str,
+    wanted: impl Fn(usize, usize) -> bool,
+) -> String {
+    for n in 0.. {
+        let principal = format!("{prefix}-{n}");
+        let (agent, token) = principal_on(cluster, store, &principal).await;
+        if wanted(agent, token) {
+            return principal;
+        }
+    }
+    unreachable!("the search is unbounded")
+}
+
 /// Issue 42 §3: a primary's failure refuses only the principals of its
 /// shards, and only until its replica is promoted and reloaded; every other
 /// principal is served and changed throughout, each change in force on
@@ -436,33 +454,18 @@ async fn a_failed_primary_refuses_only_the_principals_of_its_shards() {
     let instances = gateways(&cluster, Duration::from_secs(1), 3).await;
     let store = &instances[0].store;
     let victim = cluster.primary_of(&kill_switch_key(RedisOptions::DEFAULT_SHARDS));
-    let mut failing = String::new();
-    for n in 0.. {
-        failing = format!("failing-{n}");
-        let (agent, _) = principal_on(&cluster, store, &failing).await;
-        if agent == victim {
-            break;
-        }
-    }
-    let mut healthy = String::new();
-    for n in 0.. {
-        healthy = format!("healthy-{n}");
-        let (agent, token) = principal_on(&cluster, store, &healthy).await;
-        if agent != victim && token != victim {
-            break;
-        }
-    }
+    let failing = principal_where(&cluster, store, "failing", |agent, _| agent == victim).await;
+    let healthy = principal_where(&cluster, store, "healthy", |agent, token| {
+        agent != victim && token != victim
+    })
+    .await;
     // A healthy principal whose token's key is on the primary killed: the
     // token is known to every gateway, and its revocations would be heard
     // on the principal's shard too, so it is served throughout.
-    let mut tokened = String::new();
-    for n in 0.. {
-        tokened = format!("tokened-{n}");
-        let (agent, token) = principal_on(&cluster, store, &tokened).await;
-        if agent != victim && token == victim {
-            break;
-        }
-    }
+    let tokened = principal_where(&cluster, store, "tokened", |agent, token| {
+        agent != victim && token == victim
+    })
+    .await;
     let mut sessions = Vec::new();
     let mut tokened_sessions = Vec::new();
     for instance in &instances {
@@ -652,21 +655,11 @@ async fn a_gateway_starts_while_a_shard_is_down() {
     let first = gateways(&cluster, Duration::from_secs(30), 1).await;
     let store = &first[0].store;
     let victim = cluster.primary_of(&kill_switch_key(RedisOptions::DEFAULT_SHARDS));
-    let mut down = String::new();
-    for n in 0.. {
-        down = format!("down-{n}");
-        if principal_on(&cluster, store, &down).await.0 == victim {
-            break;
-        }
-    }
-    let mut up = String::new();
-    for n in 0.. {
-        up = format!("up-{n}");
-        let (agent, token) = principal_on(&cluster, store, &up).await;
-        if agent != victim && token != victim {
-            break;
-        }
-    }
+    let down = principal_where(&cluster, store, "down", |agent, _| agent == victim).await;
+    let up = principal_where(&cluster, store, "up", |agent, token| {
+        agent != victim && token != victim
+    })
+    .await;
     let killed_tool = "ask_user_question".to_owned();
     store
         .put_kill_switch_if(std::slice::from_ref(&killed_tool), None, by())

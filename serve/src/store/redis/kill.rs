@@ -155,25 +155,22 @@ impl<S: Vocabulary> Inner<S> {
             }
         };
         let copies = self.keys.kill_copies();
-        let read = join_all(copies.iter().map(|shard| self.fetch_kill_copy(*shard))).await;
-        let mut newest: Option<StoredKillSwitch> = None;
-        let mut any = false;
-        for copy in read.into_iter().flatten() {
-            any = true;
-            if let Some(copy) = copy
-                && newest
-                    .as_ref()
-                    .is_none_or(|kept| copy.version > kept.version)
-            {
-                newest = Some(copy);
-            }
-        }
-        if !any {
+        let read: Vec<Option<StoredKillSwitch>> =
+            join_all(copies.iter().map(|shard| self.fetch_kill_copy(*shard)))
+                .await
+                .into_iter()
+                .flatten()
+                .collect();
+        if read.is_empty() {
             tracing::error!(%unread, "cannot read the kill switch or any copy of it");
             return Err(unread);
         }
         self.lose(&[own], &unread.to_string());
-        let newest = newest.unwrap_or_else(|| StoredKillSwitch::new(Vec::new(), 0));
+        let newest = read
+            .into_iter()
+            .flatten()
+            .max_by_key(|copy| copy.version)
+            .unwrap_or_else(|| StoredKillSwitch::new(Vec::new(), 0));
         self.apply_stored_kill_switch(&newest.names, newest.version, Apply::Reset);
         Ok(())
     }
