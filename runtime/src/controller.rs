@@ -3,7 +3,7 @@
 //! switch (`kill`) is part of it: each cell reads the switch it is attached
 //! to, and the switch replaces the profile of every cell attached to it.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -12,6 +12,7 @@ use crossbeam_utils::atomic::AtomicCell;
 
 #[cfg(feature = "runtime-tools")]
 use crate::catalog::{Catalog, InstallOutcome, Installation, Runtime, RuntimeDiff};
+use crate::exposure::Digests;
 use crate::notification::{Kinds, Sessions};
 use crate::presentation::Presentation;
 use crate::presentation_error::PresentationError;
@@ -23,9 +24,12 @@ use crate::telemetry::{self, Outcome};
 use crate::{DenyList, Explanation, Profile, ProfileContext, Registry, ToolDiff, Vocabulary};
 
 mod kill;
+mod revision;
 mod search;
 
 pub use kill::{KillSwitch, KillSwitchChange};
+pub use revision::AtRevision;
+use revision::Revise;
 
 /// What the sessions serve right now.
 pub(crate) struct Current<S: Vocabulary> {
@@ -44,6 +48,10 @@ pub(crate) struct Current<S: Vocabulary> {
     presented: Option<Presented>,
     /// The attached tool search and what it makes of this state.
     search: Option<Search<S>>,
+    /// The revision of the profile (context and catalog) this serves.
+    pub revision: u64,
+    /// The digests of this state's lists, each made on first use.
+    digests: Digests,
 }
 
 /// A tool search and, where it applies to the profile, what `tools/list`
@@ -122,6 +130,8 @@ impl<S: Vocabulary> Current<S> {
             runtime: self.runtime.clone(),
             presented: None,
             search: None,
+            revision: self.revision,
+            digests: Digests::default(),
         }
         .listed_under(presentation, search)
     }
@@ -247,6 +257,8 @@ pub(crate) struct Cell<S: Vocabulary> {
     pub sessions: Arc<Sessions>,
     /// The `ttlMs` put on `tools/list` results.
     list_ttl_ms: AtomicU64,
+    /// Whether list answers carry their [`Exposure`](crate::Exposure).
+    stamp_exposure: AtomicBool,
     /// The operator's switch this cell is attached to.
     kill: KillSwitch<S>,
 }
@@ -254,6 +266,11 @@ pub(crate) struct Cell<S: Vocabulary> {
 impl<S: Vocabulary> Cell<S> {
     pub fn list_ttl_ms(&self) -> u64 {
         self.list_ttl_ms.load(Ordering::Relaxed)
+    }
+
+    /// Whether list answers carry their exposure in `_meta`.
+    pub fn stamps_exposure(&self) -> bool {
+        self.stamp_exposure.load(Ordering::Relaxed)
     }
 
     /// The current profile and tools; a call keeps the snapshot it loaded.
@@ -433,10 +450,13 @@ impl<S: Vocabulary> ProfileController<S> {
                     runtime: Runtime::empty(),
                     presented: None,
                     search: None,
+                    revision: 1,
+                    digests: Digests::default(),
                 }),
                 replacing: Mutex::new(()),
                 sessions: Arc::default(),
                 list_ttl_ms: AtomicU64::new(0),
+                stamp_exposure: AtomicBool::new(false),
                 kill: switch.clone(),
             })
         });
@@ -472,7 +492,7 @@ impl<S: Vocabulary> ProfileController<S> {
     pub(crate) fn reapply(&self) -> Replacement<S> {
         let guard = self.lock();
         let context = *self.cell.current().profile.context();
-        let replacement = self.swap(context, CatalogSwap::default());
+        let replacement = self.swap(context, CatalogSwap::default(), Revise::Keep);
         drop(guard);
         replacement
     }
@@ -593,8 +613,13 @@ impl<S: Vocabulary> ProfileController<S> {
 
     /// Replaces the profile with the one `context` assembles into.
     pub fn replace(&self, context: ProfileContext<S>) -> Replacement<S> {
+        self.replace_revised(context, Revise::Next)
+    }
+
+    /// [`replace`](Self::replace), the new state numbered as `revise` says.
+    fn replace_revised(&self, context: ProfileContext<S>, revise: Revise) -> Replacement<S> {
         let guard = self.lock();
-        let replacement = self.swap(context, CatalogSwap::default());
+        let replacement = self.swap(context, CatalogSwap::default(), revise);
         drop(guard);
         replacement
     }
@@ -608,6 +633,18 @@ impl<S: Vocabulary> ProfileController<S> {
         &self,
         context: ProfileContext<S>,
         catalog: Option<Catalog<S>>,
+    ) -> Replacement<S> {
+        self.replace_with_catalog_revised(context, catalog, Revise::Next)
+    }
+
+    /// [`replace_with_catalog`](Self::replace_with_catalog), the new state
+    /// numbered as `revise` says.
+    #[cfg(feature = "runtime-tools")]
+    fn replace_with_catalog_revised(
+        &self,
+        context: ProfileContext<S>,
+        catalog: Option<Catalog<S>>,
+        revise: Revise,
     ) -> Replacement<S> {
         let guard = self.lock();
         if let Err(refused) = self.admit(catalog.as_ref()) {
@@ -625,7 +662,7 @@ impl<S: Vocabulary> ProfileController<S> {
                 refused: Some(refused),
             };
         }
-        let replacement = self.swap(context, Some(catalog));
+        let replacement = self.swap(context, Some(catalog), revise);
         drop(guard);
         replacement
     }
@@ -679,7 +716,7 @@ impl<S: Vocabulary> ProfileController<S> {
         let guard = self.lock();
         let current = *self.cell.current().profile.context();
         let context = change(&current).inspect_err(|_| telemetry::replacement(Outcome::Refused))?;
-        let replacement = self.swap(context, CatalogSwap::default());
+        let replacement = self.swap(context, CatalogSwap::default(), Revise::Next);
         drop(guard);
         Ok(replacement)
     }
@@ -689,7 +726,12 @@ impl<S: Vocabulary> ProfileController<S> {
     /// The kill list is read here, under that lock: a flip of the switch
     /// stores its list before it takes each controller's lock, so every
     /// swap after the store uses the new list.
-    fn swap(&self, context: ProfileContext<S>, catalog: CatalogSwap<S>) -> Replacement<S> {
+    fn swap(
+        &self,
+        context: ProfileContext<S>,
+        catalog: CatalogSwap<S>,
+        revise: Revise,
+    ) -> Replacement<S> {
         let cell = &self.cell;
         let previous = cell.current();
         let old = previous.profile.clone();
@@ -732,6 +774,8 @@ impl<S: Vocabulary> ProfileController<S> {
             runtime,
             presented: None,
             search: None,
+            revision: revise.after(previous.revision),
+            digests: Digests::default(),
         }
         .listed_under(previous.presentation().cloned(), previous.search_config());
         let tools_changed = previous.tools_changed(&current, !unchanged);
@@ -823,7 +867,7 @@ impl<S: Vocabulary> ProfileController<S> {
                 refused: None,
             };
         }
-        self.set_catalog_locked(Some(catalog), guard)
+        self.set_catalog_locked(Some(catalog), guard, Revise::Next)
     }
 
     /// Installs `catalog` (`None`: none) whatever the installed one's
@@ -831,13 +875,19 @@ impl<S: Vocabulary> ProfileController<S> {
     /// visible tools changed. For a store whose own version order decides
     /// which catalog is newer; [`install`](Self::install) ignores stale ones.
     pub fn set_catalog(&self, catalog: Option<&Catalog<S>>) -> Installation {
+        self.set_catalog_revised(catalog, Revise::Next)
+    }
+
+    /// [`set_catalog`](Self::set_catalog), the new state numbered as
+    /// `revise` says.
+    fn set_catalog_revised(&self, catalog: Option<&Catalog<S>>, revise: Revise) -> Installation {
         let guard = self.lock();
         if let Some(catalog) = catalog
             && let Err(refused) = self.admit(Some(catalog))
         {
             return self.refuse(catalog, refused);
         }
-        self.set_catalog_locked(catalog, guard)
+        self.set_catalog_locked(catalog, guard, revise)
     }
 
     /// Whether `catalog` may be installed under the attached presentation:
@@ -885,6 +935,7 @@ impl<S: Vocabulary> ProfileController<S> {
         &self,
         catalog: Option<&Catalog<S>>,
         guard: std::sync::MutexGuard<'_, ()>,
+        revise: Revise,
     ) -> Installation {
         let cell = &self.cell;
         let previous = cell.current();
@@ -911,6 +962,8 @@ impl<S: Vocabulary> ProfileController<S> {
             runtime,
             presented: None,
             search: None,
+            revision: revise.after(previous.revision),
+            digests: Digests::default(),
         }
         .listed_under(previous.presentation().cloned(), previous.search_config());
         let tools_changed = previous.tools_changed(&current, !diff.is_empty());

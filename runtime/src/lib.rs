@@ -71,6 +71,7 @@ mod controller;
 mod cost;
 mod dispatch;
 mod errors;
+mod exposure;
 mod forward;
 mod listening;
 mod measure;
@@ -101,10 +102,11 @@ pub use catalog::{
 };
 pub use clipped::Clipped;
 pub use context::{ContextError, ProfileContext};
-pub use controller::{KillSwitch, KillSwitchChange, ProfileController, Replacement};
+pub use controller::{AtRevision, KillSwitch, KillSwitchChange, ProfileController, Replacement};
 #[cfg(feature = "tokens")]
 pub use cost::MaxCost;
 pub use errors::Errors;
+pub use exposure::{EXPOSURE_META_KEY, Exposure, ListDigest};
 #[cfg(feature = "tokens")]
 pub use measure::TOKEN_ESTIMATOR;
 pub use measure::{ListCost, ToolCost};

@@ -14,8 +14,9 @@ use rmcp::service::{
 use rmcp::{ErrorData, ServerHandler};
 
 use crate::clipped::Clipped;
-use crate::controller::Cell;
+use crate::controller::{Cell, Current};
 use crate::dispatch;
+use crate::exposure::Listed;
 use crate::forward::forward_to_handler;
 use crate::listening::Listening;
 use crate::notification::{Kinds, SessionGuard, changes_so_far};
@@ -158,15 +159,20 @@ impl<S: Vocabulary> ProfiledServer<S> {
         }
     }
 
-    /// The context a request is served on, for its span (asked only with
-    /// metrics).
-    fn context_of(&self, extensions: &Extensions) -> Option<crate::ProfileContext<S>> {
+    /// The context a call is served on and the exposure of the tools it
+    /// is decided under, for its span (asked only with metrics, when a
+    /// subscriber listens).
+    fn served_of(&self, extensions: &Extensions) -> Option<telemetry::Served<S>> {
         let cell = match &self.shared.source {
             Source::Single(cell) => Cow::Borrowed(cell),
             // Resolved again, only for a span a subscriber listens to.
             Source::Resolver(resolver) => Cow::Owned(resolver.resolve(extensions).ok()?.cell),
         };
-        Some(*cell.current().profile.context())
+        let current = cell.current();
+        Some((
+            *current.profile.context(),
+            Some(current.exposure(Listed::Tools)),
+        ))
     }
 
     /// A server for one more session: the same handler and profile (or
@@ -195,6 +201,13 @@ impl<S: Vocabulary> ProfileController<S> {
     {
         ProfiledServer::new(handler, Arc::clone(self.cell()))
     }
+}
+
+/// The `_meta` of a `which` list answered from `current`: its exposure
+/// when `cell` stamps lists, else none.
+fn stamp<S: Vocabulary>(cell: &Cell<S>, current: &Current<S>, which: Listed) -> Option<MetaObject> {
+    cell.stamps_exposure()
+        .then(|| current.exposure(which).to_meta())
 }
 
 /// The kinds of list `S`'s profiles decide: tools always, prompts and
@@ -303,6 +316,7 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         };
         let tools = current.tools;
         if let Some(position) = tools.position(&request.name) {
+            telemetry::decided(|| None);
             let call = ToolCallContext::new(&self.shared.handler, request, context);
             return dispatch::as_router_answers((tools.route(position).call)(call).await);
         }
@@ -310,6 +324,7 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         // above, whatever is installed meanwhile.
         #[cfg(feature = "runtime-tools")]
         if let Some(entry) = current.runtime.entry(&request.name) {
+            telemetry::decided(|| None);
             let mut context = context;
             // The handler may need to know whom it serves (a forwarding
             // backend, say): the context of the profile this call runs on.
@@ -322,14 +337,41 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
             || sent.as_deref().is_some_and(|sent| current.withheld(sent));
         let sent = sent.as_deref().unwrap_or(&request.name);
         if withheld {
+            telemetry::decided(|| Some("kill_switch"));
             telemetry::refused(Refusal::Killed);
             tracing::debug!(tool = %Clipped(sent), "refused a tool the operator disabled");
             return Err(disabled_by_operator(sent));
         }
+        telemetry::decided(|| Some(hidden_because(&current, &request.name)));
         telemetry::refused(Refusal::Hidden);
         tracing::debug!(tool = %Clipped(sent), "refused a tool outside the current profile");
         Err(not_in_profile(sent))
     }
+}
+
+/// Why `current` does not serve the compiled tool `name`, for a refused
+/// call's span: its context's policy or allow list removed it from an
+/// enabled group, or no enabled group has it. Explained only with metrics,
+/// for a span a subscriber listens to.
+#[cfg(feature = "metrics")]
+fn hidden_because<S: Vocabulary>(current: &Current<S>, name: &str) -> &'static str {
+    use crate::policy::Restriction;
+    let explanation = S::registry().explain_under(current.profile.context(), current.killed);
+    match explanation
+        .removed()
+        .iter()
+        .find(|removed| removed.tool() == name)
+    {
+        Some(removed) if removed.restrictions().contains(Restriction::NotAllowed) => "allow_list",
+        Some(_) => "policy",
+        None => "not_in_profile",
+    }
+}
+
+#[cfg(not(feature = "metrics"))]
+#[inline]
+fn hidden_because<S: Vocabulary>(_current: &Current<S>, _name: &str) -> &'static str {
+    ""
 }
 
 impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
@@ -384,12 +426,14 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         let current = cell.current();
         #[cfg(feature = "metrics")]
         telemetry::record_profile(&tracing::Span::current(), || {
-            Some(*current.profile.context())
+            Some((*current.profile.context(), None))
         });
-        Ok(ListToolsResult::with_all_items(current.list().to_vec())
+        let mut result = ListToolsResult::with_all_items(current.list().to_vec())
             .with_ttl_ms(cell.list_ttl_ms())
             // The list depends on who asks: never share it across principals.
-            .with_cache_scope(CacheScope::Private))
+            .with_cache_scope(CacheScope::Private);
+        result.meta = stamp(&cell, &current, Listed::Tools);
+        Ok(result)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -424,7 +468,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
                 let position = tools.position(&request.name)?;
                 Some((tools.route(position), tools.meter(position)))
             },
-            || self.context_of(&context.extensions),
+            || self.served_of(&context.extensions),
         );
         async move {
             match compiled {
@@ -525,10 +569,11 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         if !served_kinds::<S>().contains(Kinds::PROMPTS) {
             return self.shared.handler.list_prompts(request, context).await;
         }
-        let current = self.cell(&context.extensions)?.current();
-        Ok(ListPromptsResult::with_all_items(
-            current.content.prompts.listed.clone(),
-        ))
+        let cell = self.cell(&context.extensions)?;
+        let current = cell.current();
+        let mut result = ListPromptsResult::with_all_items(current.content.prompts.listed.clone());
+        result.meta = stamp(&cell, &current, Listed::Prompts);
+        Ok(result)
     }
 
     async fn get_prompt(
@@ -552,10 +597,12 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         if !served_kinds::<S>().contains(Kinds::RESOURCES) {
             return self.shared.handler.list_resources(request, context).await;
         }
-        let current = self.cell(&context.extensions)?.current();
-        Ok(ListResourcesResult::with_all_items(
-            current.content.resources.listed.0.clone(),
-        ))
+        let cell = self.cell(&context.extensions)?;
+        let current = cell.current();
+        let mut result =
+            ListResourcesResult::with_all_items(current.content.resources.listed.0.clone());
+        result.meta = stamp(&cell, &current, Listed::Resources);
+        Ok(result)
     }
 
     async fn list_resource_templates(
@@ -570,10 +617,12 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
                 .list_resource_templates(request, context)
                 .await;
         }
-        let current = self.cell(&context.extensions)?.current();
-        Ok(ListResourceTemplatesResult::with_all_items(
-            current.content.resources.listed.1.clone(),
-        ))
+        let cell = self.cell(&context.extensions)?;
+        let current = cell.current();
+        let mut result =
+            ListResourceTemplatesResult::with_all_items(current.content.resources.listed.1.clone());
+        result.meta = stamp(&cell, &current, Listed::Templates);
+        Ok(result)
     }
 
     async fn read_resource(

@@ -382,21 +382,53 @@ pub(crate) fn call_span(tool: &str) -> tracing::Span {
         tool = %crate::Clipped(tool),
         profile = tracing::field::Empty,
         principal = tracing::field::Empty,
+        revision = tracing::field::Empty,
+        digest = tracing::field::Empty,
+        decision = tracing::field::Empty,
+        reason = tracing::field::Empty,
     )
 }
 
-/// Records the context a request is served on in `span`, when a
-/// subscriber listens to it.
+/// Records the context a request is served on in `span`, and the
+/// revision and tools digest it is decided under, when a subscriber
+/// listens to it.
 #[cfg(feature = "metrics")]
 #[inline]
 pub(crate) fn record_profile<S: crate::Vocabulary>(
     span: &tracing::Span,
-    context: impl FnOnce() -> Option<crate::ProfileContext<S>>,
+    served: impl FnOnce() -> Option<Served<S>>,
 ) {
     if !span.is_disabled()
-        && let Some(context) = context()
+        && let Some((context, exposure)) = served()
     {
         span.record("profile", tracing::field::display(context));
+        if let Some(exposure) = exposure {
+            span.record("revision", exposure.revision);
+            span.record("digest", exposure.digest.as_str());
+        }
+    }
+}
+
+/// What a request is served on: the context, and for a call the exposure
+/// of the tools it is decided under.
+pub(crate) type Served<S> = (crate::ProfileContext<S>, Option<crate::Exposure>);
+
+/// How a call was decided, for its span: `allowed` (`refused` gives
+/// `None`), or `refused` and why (`not_in_profile`, `policy`,
+/// `allow_list`, `kill_switch`, `bad_arguments`). Recorded in the span in
+/// force, the call's; `refused` is asked only when a subscriber listens.
+#[inline]
+#[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+pub(crate) fn decided(refused: impl FnOnce() -> Option<&'static str>) {
+    #[cfg(feature = "metrics")]
+    {
+        let span = tracing::Span::current();
+        if !span.is_disabled() {
+            match refused() {
+                None => span.record("decision", "allowed"),
+                Some(reason) => span.record("decision", "refused").record("reason", reason),
+            };
+        }
     }
 }
 

@@ -10,6 +10,7 @@ use mcp_profiles::{ProfileContext, ProfileController};
 #[cfg(feature = "metrics")]
 use mcp_profiles_tests::client::{Session, refused, serve_duplex};
 use mcp_profiles_tests::{Capability, Surface, TaskServer};
+use tracing_subscriber::fmt::format::FmtSpan;
 
 type Context = ProfileContext<TaskServer>;
 
@@ -32,11 +33,21 @@ impl std::io::Write for Captured {
 fn capturing(
     level: tracing::Level,
 ) -> (impl tracing::Subscriber + Send + Sync + 'static, Captured) {
+    capturing_with(level, FmtSpan::NONE)
+}
+
+/// [`capturing`], writing the span `events` too (a closed span with every
+/// field recorded in it, say).
+fn capturing_with(
+    level: tracing::Level,
+    events: FmtSpan,
+) -> (impl tracing::Subscriber + Send + Sync + 'static, Captured) {
     let captured = Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_writer(move || writer.clone())
         .with_max_level(level)
+        .with_span_events(events)
         .with_ansi(false)
         .without_time()
         .with_target(false)
@@ -84,21 +95,57 @@ fn every_replacement_emits_one_info_event_with_old_new_and_counts() {
     );
 }
 
-/// A call runs in a `debug` span naming the tool and the profile; its
-/// refusal is logged inside it.
+/// A call runs in a `debug` span naming the tool, the profile, the
+/// revision and tools digest it is decided under, and the decision: a
+/// refusal says why, and is logged inside the span.
 #[cfg(feature = "metrics")]
 #[tokio::test(flavor = "current_thread")]
-async fn a_call_runs_in_a_span_with_its_tool_and_profile() {
-    let (subscriber, captured) = capturing(tracing::Level::DEBUG);
+async fn a_call_runs_in_a_span_with_its_tool_profile_and_decision() {
+    use mcp_profiles::{DenyList, Policy};
+    // Closed spans are written with their fields: an allowed call logs
+    // nothing inside its span.
+    let (subscriber, captured) = capturing_with(tracing::Level::DEBUG, FmtSpan::CLOSE);
     let _default = tracing::subscriber::set_default(subscriber);
-    let controller = ProfileController::<TaskServer>::new(Context::new(Surface::KanbanTask));
+    let asking = Context::new(Surface::KanbanTask)
+        .with_capability(Capability::UserQuestion)
+        .unwrap();
+    let controller = ProfileController::<TaskServer>::new(asking);
     let session = Session::connect(serve_duplex(controller.server(TaskServer::default()))).await;
+    let digest = controller.exposure().digest;
     assert_eq!(
         session.call("no_such_tool", None).await,
         refused("no_such_tool")
     );
     let output = captured.text();
-    let refusal = "mcp_profiles.call{tool=no_such_tool profile=kanban-task}: \
-                   refused a tool outside the current profile tool=no_such_tool";
-    assert!(output.contains(refusal), "{output}");
+    let refusal = format!(
+        "mcp_profiles.call{{tool=no_such_tool profile=kanban-task +user-question revision=1 \
+         digest=\"{digest}\" decision=\"refused\" reason=\"not_in_profile\"}}: \
+         refused a tool outside the current profile tool=no_such_tool"
+    );
+    assert!(output.contains(&refusal), "{output}");
+
+    // Allowed: the decision, no reason.
+    session.call("ask_user_question", None).await;
+    let allowed = format!("revision=1 digest=\"{digest}\" decision=\"allowed\"}}");
+    assert!(captured.text().contains(&allowed), "{}", captured.text());
+
+    // Removed by the context's own deny list: the policy; by the
+    // operator's switch: the kill switch. A new revision each time the
+    // profile changes, not when the switch flips.
+    let denied = DenyList::new(["ask_user_question"]).unwrap();
+    controller.replace(asking.with_policy(Policy::none().with_deny(denied)));
+    session.call("ask_user_question", None).await;
+    let text = captured.text();
+    assert!(
+        text.contains("revision=2 digest=") && text.contains("reason=\"policy\""),
+        "{text}"
+    );
+    controller.replace(asking);
+    controller.kill_switch().set(denied);
+    session.call("ask_user_question", None).await;
+    let text = captured.text();
+    assert!(
+        text.contains("revision=3 digest=") && text.contains("reason=\"kill_switch\""),
+        "{text}"
+    );
 }

@@ -29,6 +29,7 @@ pub(crate) async fn call<S: Vocabulary>(
             entry.tool.name(),
             display_path(&path),
         );
+        telemetry::decided(|| Some("bad_arguments"));
         telemetry::refused(Refusal::BadArguments);
         return Err(ErrorData::invalid_params(
             message,

@@ -27,7 +27,8 @@ use std::task::{Context, Poll, ready};
 use rmcp::ErrorData;
 use rmcp::model::CallToolResponse;
 
-use crate::{ProfileContext, Vocabulary};
+use crate::Vocabulary;
+use crate::telemetry::Served;
 
 #[cfg(feature = "metrics")]
 pub(crate) use observed::{CallSpan, Meter, Meters};
@@ -50,17 +51,18 @@ mod observed {
 
     impl CallSpan {
         /// Runs `find` (the profile's lookup of `tool`) in the span of a
-        /// call of `tool`, and records the profile `context` finds in it.
+        /// call of `tool`, and records the profile and exposure `served`
+        /// finds in it.
         #[inline]
         pub(crate) fn around<T, S: Vocabulary>(
             tool: &str,
             find: impl FnOnce() -> T,
-            context: impl FnOnce() -> Option<ProfileContext<S>>,
+            served: impl FnOnce() -> Option<Served<S>>,
         ) -> (CallSpan, T) {
             let span = call_span(tool);
             let entered = span.enter();
             let found = find();
-            record_profile(&span, context);
+            record_profile(&span, served);
             drop(entered);
             (CallSpan((!span.is_disabled()).then_some(span)), found)
         }
@@ -75,7 +77,11 @@ mod observed {
             Observed {
                 future: match self.0 {
                     None => Traced::Unrecorded(future),
-                    Some(span) => Traced::Recorded(future.instrument(span)),
+                    Some(span) => {
+                        // Only a compiled tool of the profile is observed.
+                        span.record("decision", "allowed");
+                        Traced::Recorded(future.instrument(span))
+                    }
                 },
                 timer,
             }
@@ -174,12 +180,12 @@ mod plain {
     pub(crate) struct CallSpan;
 
     impl CallSpan {
-        /// Runs `find`; `tool` and `context` are for the span there is not.
+        /// Runs `find`; `tool` and `served` are for the span there is not.
         #[inline]
         pub(crate) fn around<T, S: Vocabulary>(
             _tool: &str,
             find: impl FnOnce() -> T,
-            _context: impl FnOnce() -> Option<ProfileContext<S>>,
+            _served: impl FnOnce() -> Option<Served<S>>,
         ) -> (CallSpan, T) {
             (CallSpan, find())
         }

@@ -178,7 +178,7 @@ impl<S: Vocabulary> ProfileStore<S> {
                     };
                     agents.insert(
                         key,
-                        Agent::new(self.whole_controller(principal, update), version),
+                        Agent::new(self.whole_controller(principal, update, version), version),
                     );
                     return true;
                 }
@@ -205,17 +205,21 @@ impl<S: Vocabulary> ProfileStore<S> {
         match controller {
             // Outside the agents' lock: replacing notifies sessions.
             Some((controller, AgentUpdate::Context(context))) => {
-                controller.replace(context);
+                controller.at_revision(version).replace(context);
                 self.sync_views(&key);
             }
             #[cfg(feature = "runtime-tools")]
             Some((controller, AgentUpdate::Whole(context, catalog))) => {
-                let replacement = controller.replace_with_catalog(context, catalog);
+                let replacement = controller
+                    .at_revision(version)
+                    .replace_with_catalog(context, catalog);
                 if let Some(refused) = replacement.refused {
                     // The profile still applies; the catalog this instance
                     // cannot present is not served (fail closed).
                     not_presentable(principal, &refused);
-                    controller.replace_with_catalog(context, None);
+                    controller
+                        .at_revision(version)
+                        .replace_with_catalog(context, None);
                 }
                 self.sync_views(&key);
             }
@@ -248,12 +252,15 @@ impl<S: Vocabulary> ProfileStore<S> {
             if expected.is_some_and(|expected| expected != agent.version) {
                 return Err(CatalogRefusal::Conflict(agent.version));
             }
-            agent.controller.clone()
+            (agent.controller.clone(), agent.version)
         };
+        let (controller, version_read) = controller;
         // Installed outside the agents' lock (installing notifies sessions)
         // and before the version moves, so a catalog the presentation
         // refuses leaves the version and the stored wire form as they were.
-        let installation = controller.set_catalog(Some(catalog));
+        let installation = controller
+            .at_revision(version_read + 1)
+            .set_catalog(Some(catalog));
         if let Some(refused) = installation.refused {
             return Err(CatalogRefusal::Presented(refused));
         }
@@ -294,14 +301,22 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// A controller for `principal`'s agent first seen whole, its catalog
     /// installed before any session can see it.
     #[cfg_attr(not(feature = "runtime-tools"), expect(unused_variables))]
-    fn whole_controller(&self, principal: &str, update: AgentUpdate<S>) -> ProfileController<S> {
+    fn whole_controller(
+        &self,
+        principal: &str,
+        update: AgentUpdate<S>,
+        version: u64,
+    ) -> ProfileController<S> {
         match update {
-            AgentUpdate::Context(context) => self.new_controller(context),
+            AgentUpdate::Context(context) => self.new_controller(context, version),
             #[cfg(feature = "runtime-tools")]
             AgentUpdate::Whole(context, catalog) => {
-                let controller = self.new_controller(context);
+                let controller = self.new_controller(context, version);
                 if catalog.is_some()
-                    && let Some(refused) = controller.set_catalog(catalog.as_ref()).refused
+                    && let Some(refused) = controller
+                        .at_revision(version)
+                        .set_catalog(catalog.as_ref())
+                        .refused
                 {
                     not_presentable(principal, &refused);
                 }

@@ -114,6 +114,8 @@ pub struct ProfileStore<S: Vocabulary> {
     audit: MemoryAuditLog,
     /// Whether request counts carry the principal as a label.
     principal_metrics: bool,
+    /// Whether every agent's list answers carry their exposure.
+    stamp_exposure: bool,
 }
 
 /// An empty store, serving no agent and taking no catalogs.
@@ -134,6 +136,7 @@ impl<S: Vocabulary> Default for ProfileStore<S> {
             identities: identities::Identities::default(),
             audit: MemoryAuditLog::default(),
             principal_metrics: false,
+            stamp_exposure: false,
         }
     }
 }
@@ -244,6 +247,19 @@ impl<S: Vocabulary> ProfileStore<S> {
         self.principal_metrics
     }
 
+    /// This store, every agent's list answers carrying their
+    /// [`Exposure`](mcp_profiles::Exposure) in `_meta` (see
+    /// [`ProfileController::set_exposure_stamp`]): the agent's version in
+    /// this store (the same on every instance of a shared one) and the
+    /// digest of what was listed. Every agent held or added later.
+    pub fn with_exposure_stamp(mut self) -> Self {
+        self.stamp_exposure = true;
+        for controller in self.held_controllers() {
+            controller.set_exposure_stamp(true);
+        }
+        self
+    }
+
     /// Gives `principal` an agent serving `initial` and returns the
     /// backend's handle on it.
     ///
@@ -309,8 +325,8 @@ impl<S: Vocabulary> ProfileStore<S> {
                     (agent.controller.clone(), agent.version)
                 }
                 None => {
-                    let controller = self.new_controller(context);
                     let version = removed.remove(&principal).map_or(1, |last| last + 1);
+                    let controller = self.new_controller(context, version);
                     agents.insert(principal, Agent::new(controller.clone(), version));
                     return Ok((controller, None, version));
                 }
@@ -319,7 +335,7 @@ impl<S: Vocabulary> ProfileStore<S> {
         // Replaced outside the agents' lock: replacing notifies sessions.
         let (controller, version) = existing;
         let span = crate::telemetry::agent_span(principal.name());
-        let replacement = controller.replace(context);
+        let replacement = controller.at_revision(version).replace(context);
         drop(span);
         self.sync_views(&principal);
         Ok((controller, Some(replacement), version))
@@ -344,12 +360,22 @@ impl<S: Vocabulary> ProfileStore<S> {
             .collect()
     }
 
-    /// A controller for a new agent, under the store's kill switch, name
-    /// presentation and tool search.
-    pub(crate) fn new_controller(&self, context: ProfileContext<S>) -> ProfileController<S> {
+    /// A controller for a new agent at `revision` (its version), under the
+    /// store's kill switch, name presentation, tool search and exposure
+    /// stamp.
+    pub(crate) fn new_controller(
+        &self,
+        context: ProfileContext<S>,
+        revision: u64,
+    ) -> ProfileController<S> {
         let controller = ProfileController::with_kill_switch(context, &self.kill.switch);
+        if revision != controller.revision() {
+            // No session yet: nobody hears of it.
+            let _ = controller.at_revision(revision).replace(context);
+        }
         self.present(&controller);
         self.search(&controller);
+        controller.set_exposure_stamp(self.stamp_exposure);
         controller
     }
 

@@ -42,7 +42,10 @@ impl<S: Vocabulary> ProfileStore<S> {
         if let Some(view) = agent.views.get(narrowing) {
             return Some(view.handle());
         }
-        let view = self.new_controller(narrowing.apply(agent.controller.current().context()));
+        let view = self.new_controller(
+            narrowing.apply(agent.controller.current().context()),
+            agent.controller.revision(),
+        );
         follow_catalog(&agent.controller, &view);
         agent.views.insert(narrowing.clone(), view.clone());
         Some(view.handle())
@@ -68,13 +71,15 @@ impl<S: Vocabulary> ProfileStore<S> {
             (agent.controller.clone(), views)
         };
         let context = *controller.current().context();
+        let revision = controller.revision();
         // Replaced outside the agents' lock: replacing notifies sessions.
         for (narrowing, view) in views {
             let narrowed = narrowing.apply(&context);
             #[cfg(feature = "runtime-tools")]
-            view.replace_with_catalog(narrowed, controller.catalog());
+            view.at_revision(revision)
+                .replace_with_catalog(narrowed, controller.catalog());
             #[cfg(not(feature = "runtime-tools"))]
-            view.replace(narrowed);
+            view.at_revision(revision).replace(narrowed);
         }
     }
 }

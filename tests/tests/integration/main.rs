@@ -11,6 +11,7 @@ mod ambiguous_headers;
 mod control_catalogs;
 mod controller;
 mod costs;
+mod exposure;
 mod forwarding;
 mod hostile;
 mod limits;
