@@ -246,7 +246,7 @@ impl<S: Vocabulary> ProfileStore<S> {
         // check of its version, the install and the bump.
         let _writing = self.write_lock();
         let key = Principal::new(principal);
-        let controller = {
+        let (controller, version_read) = {
             let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
             let agent = agents.get(&key).ok_or(CatalogRefusal::NoAgent)?;
             if expected.is_some_and(|expected| expected != agent.version) {
@@ -254,7 +254,6 @@ impl<S: Vocabulary> ProfileStore<S> {
             }
             (agent.controller.clone(), agent.version)
         };
-        let (controller, version_read) = controller;
         // Installed outside the agents' lock (installing notifies sessions)
         // and before the version moves, so a catalog the presentation
         // refuses leaves the version and the stored wire form as they were.
