@@ -68,6 +68,7 @@
 //! `seq` goes on across what was dropped.
 
 mod memory;
+pub mod past;
 mod query;
 mod record;
 pub mod states;

@@ -5,11 +5,13 @@
 use std::time::Duration;
 
 use mcp_profiles::{DenyList, Exposure, ListDigest, ProfileController};
+use mcp_profiles_serve::audit::AuditQuery;
+use mcp_profiles_serve::audit::past::{Moment, PastError, PastExposure, exposure_at};
 use mcp_profiles_serve::{AgentStore, ProfileStore};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{Session, http_transport, serve_agents, serve_duplex};
-use mcp_profiles_tests::contexts::{asking, child};
+use mcp_profiles_tests::contexts::{asking, child, names_of};
 use mcp_profiles_tests::library::{Library, desk};
 use mcp_profiles_tests::redis::RedisServer;
 use mcp_profiles_tests::waits::LIMIT;
@@ -129,7 +131,7 @@ async fn stamped(redis: &RedisServer) -> Instance {
 
 /// What `session` lists once its revision is `revision` (waiting for the
 /// change to reach its instance).
-async fn exposure_at(session: &Session, revision: u64) -> Exposure {
+async fn listed_at(session: &Session, revision: u64) -> Exposure {
     let deadline = tokio::time::Instant::now() + LIMIT;
     loop {
         let exposure = listed_exposure(session).await;
@@ -155,8 +157,8 @@ async fn two_gateways_on_redis_agree_on_the_revision_and_the_digest() {
 
     let version = put.value.agent.version;
     let (first_a, first_b) = (
-        exposure_at(&on_a, version).await,
-        exposure_at(&on_b, version).await,
+        listed_at(&on_a, version).await,
+        listed_at(&on_b, version).await,
     );
     assert_eq!(
         first_a.revision, version,
@@ -168,8 +170,8 @@ async fn two_gateways_on_redis_agree_on_the_revision_and_the_digest() {
     let put = b.store.put_agent("alice", child(), by()).await.unwrap();
     let version = put.value.agent.version;
     let (second_a, second_b) = (
-        exposure_at(&on_a, version).await,
-        exposure_at(&on_b, version).await,
+        listed_at(&on_a, version).await,
+        listed_at(&on_b, version).await,
     );
     assert_eq!(second_a.revision, version);
     assert_eq!(second_a, second_b);
@@ -177,4 +179,111 @@ async fn two_gateways_on_redis_agree_on_the_revision_and_the_digest() {
     for instance in [a, b] {
         instance.http.shutdown().await.unwrap();
     }
+}
+
+/// Asks `store`'s audit trail what alice could reach at `moment`.
+async fn alice_at(
+    store: &(impl AgentStore<TaskServer> + ?Sized),
+    moment: Moment,
+) -> PastExposure<TaskServer> {
+    exposure_at(store, "alice", moment)
+        .await
+        .unwrap_or_else(|error| panic!("{moment:?}: {error}"))
+}
+
+/// The `at` of the newest record in `store`'s trail.
+async fn newest_at(store: &(impl AgentStore<TaskServer> + ?Sized)) -> u64 {
+    let newest = store
+        .audit(&AuditQuery::new().newest_first().with_limit(1))
+        .await
+        .unwrap();
+    newest[0].at
+}
+
+/// Alice's history, written through `store` a few milliseconds apart (so
+/// times tell changes apart), then asked back at each revision and at the
+/// time of each change.
+async fn history_is_told_back(store: &(impl AgentStore<TaskServer> + ?Sized)) {
+    let pause = || tokio::time::sleep(Duration::from_millis(3));
+    let v1 = store.put_agent("alice", asking(), by()).await.unwrap();
+    let v1 = v1.value.agent.version;
+    pause().await;
+    let asked = newest_at(store).await;
+    let v2 = store.put_agent("alice", child(), by()).await.unwrap();
+    let v2 = v2.value.agent.version;
+    pause().await;
+    let kill = vec!["ask_parent_question".to_owned()];
+    store.put_kill_switch_if(&kill, None, by()).await.unwrap();
+    let killed_at = newest_at(store).await;
+    pause().await;
+    store.delete_agent("alice", by()).await.unwrap();
+    let deleted_at = newest_at(store).await;
+
+    // By revision: the context and version that change made.
+    let first = alice_at(store, Moment::Revision(v1)).await;
+    assert_eq!(first.agent, Some((asking(), v1)));
+    assert_eq!(first.tools(), names_of(&asking()));
+    assert_eq!(first.kill_switch, (vec![], 0));
+    let second = alice_at(store, Moment::Revision(v2)).await;
+    assert_eq!(second.agent, Some((child(), v2)));
+
+    // By time: before the second put, the first; once the switch is on,
+    // the child without the tool it kills; after the deletion, nothing.
+    assert_eq!(
+        alice_at(store, Moment::At(asked)).await.agent,
+        Some((asking(), v1))
+    );
+    let killed = alice_at(store, Moment::At(killed_at)).await;
+    assert_eq!(killed.agent, Some((child(), v2)));
+    assert_eq!(killed.kill_switch.0, kill);
+    let mut expected = names_of(&child());
+    expected.retain(|tool| tool != "ask_parent_question");
+    assert_eq!(killed.tools(), expected);
+    let explained = killed.explain().unwrap();
+    assert!(
+        explained
+            .removed()
+            .iter()
+            .any(|removed| removed.tool() == "ask_parent_question")
+    );
+    assert_eq!(alice_at(store, Moment::At(deleted_at)).await.agent, None);
+    // Before any record: the first put's `before`, no agent.
+    assert_eq!(alice_at(store, Moment::At(0)).await.agent, None);
+    assert!(matches!(
+        exposure_at(store, "alice", Moment::Revision(99)).await,
+        Err(PastError::NoSuchRevision { revision: 99, .. })
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_past_is_told_back_from_the_in_memory_trail() {
+    history_is_told_back(&std::sync::Arc::new(ProfileStore::<TaskServer>::default())).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_past_is_told_back_from_the_redis_trail() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let instance = stamped(&redis).await;
+    history_is_told_back(&instance.store).await;
+    instance.http.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trimmed_trail_says_it_cannot_tell() {
+    let store = std::sync::Arc::new(ProfileStore::<TaskServer>::default().with_audit_capacity(2));
+    store.put_agent("alice", asking(), by()).await.unwrap();
+    for principal in ["bob", "carol"] {
+        store.put_agent(principal, asking(), by()).await.unwrap();
+    }
+    // Alice's only record was trimmed: her agent cannot be told.
+    let error = exposure_at(&store, "alice", Moment::At(u64::MAX))
+        .await
+        .unwrap_err();
+    assert!(matches!(error, PastError::NotInTrail(_)), "{error}");
+    assert_eq!(
+        error.to_string(),
+        "the audit trail holds no record of the principal's agent and was trimmed, so it cannot tell"
+    );
 }
