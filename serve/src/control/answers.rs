@@ -134,6 +134,39 @@ pub struct KillSwitchPut<S: Vocabulary> {
     vocabulary: std::marker::PhantomData<fn() -> S>,
 }
 
+/// `GET /api/v1/agents/{principal}/exposure`: what the principal could
+/// reach at a past moment, rebuilt from the audit trail.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(bound = "")]
+#[schemars(bound = "S: Vocabulary", rename = "PastExposure")]
+pub struct Exposed<S: Vocabulary> {
+    /// The principal.
+    pub principal: String,
+    /// The moment, in milliseconds since the Unix epoch: the one asked, or
+    /// that of the change that made the revision asked.
+    pub at: u64,
+    /// Its agent then; `null`: it had none.
+    pub agent: Option<PastAgent<S>>,
+    /// The operator's kill switch then.
+    pub kill_switch: StoredKillSwitch,
+    /// The compiled tools the agent's sessions were served then, under
+    /// that kill switch (a runtime catalog's are not among them).
+    pub tools: Vec<String>,
+    /// The numbers (`seq`) of the audit records this was read off.
+    pub evidence: Vec<u64>,
+}
+
+/// An agent at a past moment: its profile and version then.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(bound = "")]
+#[schemars(bound = "S: Vocabulary", rename = "PastAgent")]
+pub struct PastAgent<S: Vocabulary> {
+    /// Its profile context then.
+    pub profile: ProfileContext<S>,
+    /// Its version then.
+    pub version: u64,
+}
+
 /// `GET /api/v1/audit`: a page of records and where the next starts.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct AuditPage {

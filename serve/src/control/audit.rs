@@ -114,7 +114,7 @@ pub fn query(
 }
 
 /// `value` as a whole number from 0 to `max`, or 400 naming it.
-fn number(name: &str, value: &str, max: u64) -> Result<u64, Refusal> {
+pub(super) fn number(name: &str, value: &str, max: u64) -> Result<u64, Refusal> {
     value
         .bytes()
         .all(|b| b.is_ascii_digit())

@@ -13,6 +13,7 @@
 //! | `GET /api/v1/kill-switch` | — | `{"deny", "version"}` |
 //! | `PUT /api/v1/kill-switch` | `{"deny": [NAME, ...], "version": N}` | `{"deny", "version"}` |
 //! | `GET /api/v1/audit?principal=&since=&before=&order=&limit=` | — | `{"records", "next"}`, see [`audit`] |
+//! | `GET /api/v1/agents/{principal}/exposure?at=MS` or `?revision=N` | — | `{"principal", "at", "agent", "kill_switch", "tools", "evidence"}`: what it could reach then, from the audit trail ([`crate::audit::past`]) |
 //! | `GET /api/v1/openapi.json` | — | the API's OpenAPI 3.1 document |
 //!
 //! With [`ControlApi::with_catalogs`] (feature `runtime-tools`), each
@@ -84,6 +85,7 @@ mod body;
 #[cfg_attr(docsrs, doc(cfg(feature = "runtime-tools")))]
 pub mod catalogs;
 pub mod codes;
+mod exposure;
 pub mod openapi;
 mod propagation;
 mod refusal;
@@ -121,6 +123,7 @@ const TOKENS: &str = "/api/v1/tokens";
 const REVOKE: &str = "/api/v1/tokens/revoke";
 const KILL_SWITCH: &str = "/api/v1/kill-switch";
 const AUDIT: &str = "/api/v1/audit";
+const EXPOSURE: &str = "/api/v1/agents/{principal}/exposure";
 
 /// The control API over an [`AgentStore`] of any vocabulary `S`, reading
 /// agents' profiles in the form `F` (the vocabulary's own
@@ -384,6 +387,14 @@ fn own_routes<S: Vocabulary, F: ContextForm<S>>(api: Api<()>, shared: Shared<S, 
     .route(
         AUDIT,
         [audit::described(openapi::get::<AuditPage>("A page of the audit trail")).refuses(&[503])],
-        get(agents::get_audit::<S, F>).with_state(shared),
+        get(agents::get_audit::<S, F>).with_state(shared.clone()),
+    )
+    .route(
+        EXPOSURE,
+        [exposure::described(openapi::get::<Exposed<S>>(
+            "What the agent could reach at a past time or revision, from the audit trail",
+        ))
+        .refuses(&[404, 500, 503])],
+        get(exposure::get_exposure::<S, F>).with_state(shared),
     )
 }

@@ -287,3 +287,65 @@ async fn a_trimmed_trail_says_it_cannot_tell() {
         "the audit trail holds no record of the principal's agent and was trimmed, so it cannot tell"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_control_api_answers_what_an_agent_could_reach_then() {
+    use mcp_profiles_serve::control::ControlApi;
+    use mcp_profiles_serve::http::Serve;
+    use serde_json::{Value, json};
+
+    let profiles = std::sync::Arc::new(ProfileStore::<TaskServer>::default());
+    let store: std::sync::Arc<dyn AgentStore<TaskServer>> =
+        std::sync::Arc::new(std::sync::Arc::clone(&profiles));
+    let (router, document) = ControlApi::new(std::sync::Arc::clone(&store), "secret").described();
+    assert!(document["paths"]["/api/v1/agents/{principal}/exposure"]["get"].is_object());
+    let control = Serve::on("127.0.0.1:0".parse().unwrap())
+        .app(router)
+        .await
+        .unwrap();
+    let get = |query: &str| {
+        let url = format!(
+            "http://{}/api/v1/agents/alice/exposure?{query}",
+            control.local_addr()
+        );
+        async move {
+            let answer = reqwest::Client::new()
+                .get(url)
+                .bearer_auth("secret")
+                .send()
+                .await
+                .unwrap();
+            let status = answer.status().as_u16();
+            (status, answer.json::<Value>().await.unwrap())
+        }
+    };
+    let first = store.put_agent("alice", asking(), by()).await.unwrap();
+    store.put_agent("alice", child(), by()).await.unwrap();
+
+    let (status, answer) = get(&format!("revision={}", first.value.agent.version)).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["principal"], "alice");
+    assert_eq!(
+        answer["agent"]["profile"],
+        serde_json::from_str::<Value>(&asking().to_json()).unwrap()
+    );
+    assert_eq!(answer["tools"], json!(names_of(&asking())));
+    assert_eq!(answer["kill_switch"], json!({"deny": [], "version": 0}));
+    assert_eq!(answer["evidence"], json!([1]));
+
+    let (status, answer) = get("at=0").await;
+    assert_eq!((status, &answer["agent"]), (200, &Value::Null), "{answer}");
+
+    let (status, answer) = get("revision=99").await;
+    assert_eq!((status, answer["code"].as_str()), (404, Some("not-found")));
+    assert_eq!(
+        answer["error"],
+        "no record in the audit trail made revision 99 of `alice`'s agent"
+    );
+    let (status, answer) = get("at=1&revision=1").await;
+    assert_eq!(
+        (status, answer["code"].as_str()),
+        (400, Some("invalid-request"))
+    );
+    control.shutdown().await.unwrap();
+}
