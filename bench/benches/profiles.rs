@@ -288,6 +288,8 @@ fn tools_list<S: Vocabulary + ServerHandler + Clone>(
     let size = tools_in::<S>();
     let controller = ProfileController::<S>::new(context);
     let ours = controller.server(handler.clone());
+    let stamping = ProfileController::<S>::new(context).with_exposure_stamp();
+    let stamped = stamping.server(handler.clone());
     let plain = Plain::new(handler, &context);
     let cached = plain.clone().with_cached_list();
     let listed = controller.tools();
@@ -315,6 +317,18 @@ fn tools_list<S: Vocabulary + ServerHandler + Clone>(
                 Side::awaiting("rmcp cached list_tools", rt, || {
                     cached.list_tools(None, request.clone())
                 }),
+            )
+            .sized(size),
+        // Issue 44: the list stamped with its exposure (revision and
+        // digest in `_meta`, the digest made once per state) against the
+        // same list unstamped.
+        pairing
+            .compare(
+                "tools/list",
+                Side::awaiting("mcp-profiles list_tools, stamped", rt, || {
+                    stamped.list_tools(None, request.clone())
+                }),
+                ours_side(),
             )
             .sized(size),
         pairing
