@@ -384,6 +384,9 @@ struct GatewayArgs {
     /// OAuth subject).
     #[arg(long)]
     metrics_principals: bool,
+    /// Stamp every list with its revision and digest (`_meta`, README).
+    #[arg(long)]
+    stamp_exposure: bool,
 }
 
 /// A `redis://` (or `rediss://`) URL, else an error naming it.
@@ -843,6 +846,7 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
         oauth,
         metrics_public: args.metrics_public,
         principal_metrics: args.metrics_principals,
+        stamp_exposure: args.stamp_exposure,
     };
     Ok(gateway::run(config, signals.next()).await?)
 }

@@ -81,6 +81,8 @@ pub struct Config {
     pub metrics_public: bool,
     /// Requests counted per principal (a `principal` label).
     pub principal_metrics: bool,
+    /// Lists carry their revision and digest in `_meta`.
+    pub stamp_exposure: bool,
 }
 
 /// The serving index `config` asks for: its agents' plugin-tool snapshots
@@ -93,6 +95,9 @@ fn profiles(config: &Config) -> io::Result<ProfileStore<Kandev>> {
     let mut profiles = ProfileStore::<Kandev>::default().with_catalogs(decoder);
     if config.principal_metrics {
         profiles = profiles.with_principal_metrics();
+    }
+    if config.stamp_exposure {
+        profiles = profiles.with_exposure_stamp();
     }
     if let Some(presentation) = &config.presentation {
         profiles = profiles
