@@ -438,6 +438,12 @@ fn kandev_dispatch(
     searched
         .set_tool_search(mcp_profiles::ToolSearch::new())
         .expect("no name collides with search's tools");
+    // Every decision kept in serve's in-memory decision log (issue 44).
+    let logged = ProfileController::new(context);
+    let log = Arc::new(mcp_profiles_serve::audit::decisions::DecisionLog::new(
+        10_000,
+    ));
+    logged.log_decisions(log.sink(Some("bench")));
 
     vec![
         pairing.compare(
@@ -468,6 +474,11 @@ fn kandev_dispatch(
         pairing.compare(
             "dispatch, Kandev",
             call("call_tool, tool search on", searched.server(Kandev::demo())),
+            profiled(),
+        ),
+        pairing.compare(
+            "dispatch, Kandev",
+            call("call_tool, decisions logged", logged.server(Kandev::demo())),
             profiled(),
         ),
     ]

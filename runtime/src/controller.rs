@@ -259,6 +259,8 @@ pub(crate) struct Cell<S: Vocabulary> {
     list_ttl_ms: AtomicU64,
     /// Whether list answers carry their [`Exposure`](crate::Exposure).
     stamp_exposure: AtomicBool,
+    /// Where call decisions go, if anywhere.
+    pub decisions: crate::decisions::Sink,
     /// The operator's switch this cell is attached to.
     kill: KillSwitch<S>,
 }
@@ -457,6 +459,7 @@ impl<S: Vocabulary> ProfileController<S> {
                 sessions: Arc::default(),
                 list_ttl_ms: AtomicU64::new(0),
                 stamp_exposure: AtomicBool::new(false),
+                decisions: crate::decisions::Sink::new(),
                 kill: switch.clone(),
             })
         });

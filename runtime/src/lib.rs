@@ -69,6 +69,7 @@ mod content;
 mod context;
 mod controller;
 mod cost;
+mod decisions;
 mod dispatch;
 mod errors;
 mod exposure;
@@ -105,6 +106,7 @@ pub use context::{ContextError, ProfileContext};
 pub use controller::{AtRevision, KillSwitch, KillSwitchChange, ProfileController, Replacement};
 #[cfg(feature = "tokens")]
 pub use cost::MaxCost;
+pub use decisions::{CallDecision, DecisionSink};
 pub use errors::Errors;
 pub use exposure::{EXPOSURE_META_KEY, Exposure, ListDigest};
 #[cfg(feature = "tokens")]

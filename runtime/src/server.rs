@@ -21,9 +21,11 @@ use crate::forward::forward_to_handler;
 use crate::listening::Listening;
 use crate::notification::{Kinds, SessionGuard, changes_so_far};
 use crate::search::{Meta, proxied_request};
-use crate::snapshot::ToolSnapshot;
 use crate::telemetry::{self, CallSpan, Refusal};
-use crate::{ProfileController, ProfileResolver, Vocabulary, prompts, resources};
+use crate::{
+    CallDecision, DecisionSink, ProfileController, ProfileResolver, Vocabulary, prompts, resources,
+};
+use rmcp::handler::server::router::tool::ToolRoute;
 
 /// Serves handler `S` with the tools of its controller's current profile.
 ///
@@ -149,13 +151,15 @@ impl<S: Vocabulary> ProfiledServer<S> {
         }
     }
 
-    /// The compiled tools the request's profile serves now (`None` when
-    /// the resolver finds no profile for it); a plain reference, as
-    /// snapshots live as long as the process.
-    fn compiled(&self, extensions: &Extensions) -> Option<&'static ToolSnapshot<S>> {
+    /// The route and meter of the compiled tool `name` the request's
+    /// profile serves now (`None` when it serves none of that name, or the
+    /// resolver finds no profile for it); plain references, as snapshots
+    /// live as long as the process.
+    #[inline]
+    fn compiled(&self, extensions: &Extensions, name: &str) -> Option<Compiled<S>> {
         match &self.shared.source {
-            Source::Single(cell) => Some(cell.compiled()),
-            Source::Resolver(_) => self.cell(extensions).ok().map(|c| c.compiled()),
+            Source::Single(cell) => compiled_in(cell, name),
+            Source::Resolver(_) => compiled_in(self.cell(extensions).ok()?.as_ref(), name),
         }
     }
 
@@ -201,6 +205,38 @@ impl<S: Vocabulary> ProfileController<S> {
     {
         ProfiledServer::new(handler, Arc::clone(self.cell()))
     }
+}
+
+/// A compiled tool's route and metric handles.
+type Compiled<S> = (&'static ToolRoute<S>, telemetry::Meter);
+
+/// The compiled tool `name` of what `cell` serves now: one plain atomic
+/// load of the snapshot, unless call decisions are logged
+/// ([`logged_in`]).
+#[inline]
+fn compiled_in<S: Vocabulary>(cell: &Cell<S>, name: &str) -> Option<Compiled<S>> {
+    if let Some(sink) = cell.decisions.get() {
+        return logged_in(cell, sink.as_ref(), name);
+    }
+    let tools = cell.compiled();
+    let position = tools.position(name)?;
+    Some((tools.route(position), tools.meter(position)))
+}
+
+/// [`compiled_in`] with the decision told to `sink`: the tools and the
+/// revision read from one state, so the revision logged is the one the
+/// call runs under. A miss is left to `call_elsewhere`, which decides it.
+#[inline(never)]
+fn logged_in<S: Vocabulary>(
+    cell: &Cell<S>,
+    sink: &dyn DecisionSink,
+    name: &str,
+) -> Option<Compiled<S>> {
+    let current = cell.current();
+    let tools = current.tools;
+    let position = tools.position(name)?;
+    sink.decided(CallDecision::new(name, current.revision, None));
+    Some((tools.route(position), tools.meter(position)))
 }
 
 /// The `_meta` of a `which` list answered from `current`: its exposure
@@ -283,7 +319,16 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let current = self.cell(&context.extensions)?.current();
+        let cell = self.cell(&context.extensions)?;
+        let current = cell.current();
+        let sink = cell.decisions.get().cloned();
+        drop(cell);
+        // Told of each decision below, on the state it was decided on.
+        let decide = |tool: &str, refused: Option<&'static str>| {
+            if let Some(sink) = &sink {
+                sink.decided(CallDecision::new(tool, current.revision, refused));
+            }
+        };
         if let Some(searching) = current.searching()
             && let Some(meta) = searching.meta(&request.name)
         {
@@ -316,6 +361,7 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         };
         let tools = current.tools;
         if let Some(position) = tools.position(&request.name) {
+            decide(&request.name, None);
             telemetry::decided(|| None);
             let call = ToolCallContext::new(&self.shared.handler, request, context);
             return dispatch::as_router_answers((tools.route(position).call)(call).await);
@@ -324,6 +370,7 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         // above, whatever is installed meanwhile.
         #[cfg(feature = "runtime-tools")]
         if let Some(entry) = current.runtime.entry(&request.name) {
+            decide(&request.name, None);
             telemetry::decided(|| None);
             let mut context = context;
             // The handler may need to know whom it serves (a forwarding
@@ -337,10 +384,14 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
             || sent.as_deref().is_some_and(|sent| current.withheld(sent));
         let sent = sent.as_deref().unwrap_or(&request.name);
         if withheld {
+            decide(&request.name, Some("kill_switch"));
             telemetry::decided(|| Some("kill_switch"));
             telemetry::refused(Refusal::Killed);
             tracing::debug!(tool = %Clipped(sent), "refused a tool the operator disabled");
             return Err(disabled_by_operator(sent));
+        }
+        if sink.is_some() {
+            decide(&request.name, Some(hidden_because(&current, &request.name)));
         }
         telemetry::decided(|| Some(hidden_because(&current, &request.name)));
         telemetry::refused(Refusal::Hidden);
@@ -351,9 +402,8 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
 
 /// Why `current` does not serve the compiled tool `name`, for a refused
 /// call's span: its context's policy or allow list removed it from an
-/// enabled group, or no enabled group has it. Explained only with metrics,
-/// for a span a subscriber listens to.
-#[cfg(feature = "metrics")]
+/// enabled group, or no enabled group has it. Explained only for a
+/// decision log or a span a subscriber listens to.
 fn hidden_because<S: Vocabulary>(current: &Current<S>, name: &str) -> &'static str {
     use crate::policy::Restriction;
     let explanation = S::registry().explain_under(current.profile.context(), current.killed);
@@ -366,12 +416,6 @@ fn hidden_because<S: Vocabulary>(current: &Current<S>, name: &str) -> &'static s
         Some(_) => "policy",
         None => "not_in_profile",
     }
-}
-
-#[cfg(not(feature = "metrics"))]
-#[inline]
-fn hidden_because<S: Vocabulary>(_current: &Current<S>, _name: &str) -> &'static str {
-    ""
 }
 
 impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
@@ -463,11 +507,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         // call's span, so a resolver can record whom it serves in it.
         let (span, compiled) = CallSpan::around(
             &request.name,
-            || {
-                let tools = self.compiled(&context.extensions)?;
-                let position = tools.position(&request.name)?;
-                Some((tools.route(position), tools.meter(position)))
-            },
+            || self.compiled(&context.extensions, &request.name),
             || self.served_of(&context.extensions),
         );
         async move {

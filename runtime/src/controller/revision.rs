@@ -156,4 +156,13 @@ impl<S: Vocabulary> ProfileController<S> {
         self.set_exposure_stamp(true);
         self
     }
+
+    /// Tells `sink` of every `tools/call` decision of this controller's
+    /// sessions from now on (see [`DecisionSink`](crate::DecisionSink)):
+    /// the tool, the revision it was decided under, allowed or refused and
+    /// why. One sink per controller: `false`, and nothing changes, if one
+    /// is attached already.
+    pub fn log_decisions(&self, sink: std::sync::Arc<dyn crate::DecisionSink>) -> bool {
+        self.cell.decisions.set(sink).is_ok()
+    }
 }

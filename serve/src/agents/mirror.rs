@@ -307,10 +307,10 @@ impl<S: Vocabulary> ProfileStore<S> {
         version: u64,
     ) -> ProfileController<S> {
         match update {
-            AgentUpdate::Context(context) => self.new_controller(context, version),
+            AgentUpdate::Context(context) => self.new_controller(context, version, Some(principal)),
             #[cfg(feature = "runtime-tools")]
             AgentUpdate::Whole(context, catalog) => {
-                let controller = self.new_controller(context, version);
+                let controller = self.new_controller(context, version, Some(principal));
                 if catalog.is_some()
                     && let Some(refused) = controller
                         .at_revision(version)

@@ -116,6 +116,8 @@ pub struct ProfileStore<S: Vocabulary> {
     principal_metrics: bool,
     /// Whether every agent's list answers carry their exposure.
     stamp_exposure: bool,
+    /// Where every agent's call decisions are logged, if anywhere.
+    decisions: Option<Arc<crate::audit::decisions::DecisionLog>>,
 }
 
 /// An empty store, serving no agent and taking no catalogs.
@@ -137,6 +139,7 @@ impl<S: Vocabulary> Default for ProfileStore<S> {
             audit: MemoryAuditLog::default(),
             principal_metrics: false,
             stamp_exposure: false,
+            decisions: None,
         }
     }
 }
@@ -260,6 +263,15 @@ impl<S: Vocabulary> ProfileStore<S> {
         self
     }
 
+    /// This store, every agent's `tools/call` decisions kept in `log`
+    /// (see [`crate::audit::decisions`]): the principal, the tool, the
+    /// revision, allowed or refused and why. Every agent added later; set
+    /// it while the store is built, before any agent.
+    pub fn with_decision_log(mut self, log: Arc<crate::audit::decisions::DecisionLog>) -> Self {
+        self.decisions = Some(log);
+        self
+    }
+
     /// Gives `principal` an agent serving `initial` and returns the
     /// backend's handle on it.
     ///
@@ -326,7 +338,7 @@ impl<S: Vocabulary> ProfileStore<S> {
                 }
                 None => {
                     let version = removed.remove(&principal).map_or(1, |last| last + 1);
-                    let controller = self.new_controller(context, version);
+                    let controller = self.new_controller(context, version, Some(principal.name()));
                     agents.insert(principal, Agent::new(controller.clone(), version));
                     return Ok((controller, None, version));
                 }
@@ -367,6 +379,7 @@ impl<S: Vocabulary> ProfileStore<S> {
         &self,
         context: ProfileContext<S>,
         revision: u64,
+        principal: Option<&str>,
     ) -> ProfileController<S> {
         let controller = ProfileController::with_kill_switch(context, &self.kill.switch);
         if revision != controller.revision() {
@@ -376,6 +389,9 @@ impl<S: Vocabulary> ProfileStore<S> {
         self.present(&controller);
         self.search(&controller);
         controller.set_exposure_stamp(self.stamp_exposure);
+        if let Some(log) = &self.decisions {
+            controller.log_decisions(log.sink(principal));
+        }
         controller
     }
 

@@ -45,6 +45,7 @@ impl<S: Vocabulary> ProfileStore<S> {
         let view = self.new_controller(
             narrowing.apply(agent.controller.current().context()),
             agent.controller.revision(),
+            Some(principal.name()),
         );
         follow_catalog(&agent.controller, &view);
         agent.views.insert(narrowing.clone(), view.clone());

@@ -67,11 +67,13 @@
 //! trimmed with `XADD ... MAXLEN ~ N`; on a cluster, each shard's stream);
 //! `seq` goes on across what was dropped.
 
+pub mod decisions;
 mod memory;
 pub mod past;
 mod query;
 mod record;
 pub mod states;
+pub mod verify;
 
 pub use memory::MemoryAuditLog;
 pub use query::{AuditOrder, AuditQuery};

@@ -172,63 +172,128 @@ pub async fn exposure_at<S: Vocabulary>(
     principal: &str,
     moment: Moment,
 ) -> Result<PastExposure<S>, PastError> {
-    let (mine, kills, whole) = read_trail(store, principal).await?;
-    // The principal's records are one shard's on a cluster, so their
-    // numbers order them; the kill switch's are compared by time.
-    let (cut, at) = match moment {
-        Moment::At(at) => (Cut::Time(at), at),
-        Moment::Revision(revision) => {
-            let made = mine
-                .iter()
-                .find(|record| state_version(&record.after) == Some(revision))
-                .ok_or_else(|| PastError::NoSuchRevision {
-                    principal: principal.to_owned(),
-                    revision,
-                })?;
-            (Cut::Seq(made.seq), made.at)
+    Trail::read(store).await?.exposure(principal, moment)
+}
+
+/// A store's audit trail, read once, to ask about many moments (as
+/// [`super::verify`] does).
+#[derive(Debug)]
+pub struct Trail<S: Vocabulary> {
+    /// Each principal's records, in the order of their numbers.
+    agents: std::collections::HashMap<String, Vec<AuditRecord>>,
+    /// The kill switch's records, likewise.
+    kills: Vec<AuditRecord>,
+    /// Whether the trail is whole: its first record is number 1.
+    whole: bool,
+    vocabulary: std::marker::PhantomData<fn() -> S>,
+}
+
+impl<S: Vocabulary> Trail<S> {
+    /// `store`'s whole trail, read a page at a time (at most its capacity,
+    /// 10,000 records by default).
+    pub async fn read(store: &(impl AgentStore<S> + ?Sized)) -> Result<Self, PastError> {
+        let mut trail = Trail {
+            agents: std::collections::HashMap::new(),
+            kills: Vec::new(),
+            whole: true,
+            vocabulary: std::marker::PhantomData,
+        };
+        let mut since = None;
+        loop {
+            let mut query = AuditQuery::new().with_limit(PAGE);
+            if let Some(seq) = since {
+                query = query.since(seq);
+            }
+            let page = store.audit(&query).await.map_err(PastError::Store)?;
+            if since.is_none() {
+                trail.whole = page.first().is_none_or(|record| record.seq == 1);
+            }
+            since = page.last().map(|record| record.seq);
+            let short = page.len() < PAGE;
+            for record in page {
+                match (&record.kind, &record.principal) {
+                    (AuditKind::KillSwitch, _) => trail.kills.push(record),
+                    (_, Some(principal)) => {
+                        let records = trail.agents.entry(principal.clone()).or_default();
+                        records.push(record);
+                    }
+                    (_, None) => {}
+                }
+            }
+            if short {
+                return Ok(trail);
+            }
         }
-    };
-    let mut evidence = Vec::new();
-    let shaping = |record: &&AuditRecord| {
-        matches!(record.kind, AuditKind::ProfilePut | AuditKind::AgentDeleted)
-    };
-    let versioned = |record: &&AuditRecord| shaping(record) || record.kind == AuditKind::CatalogPut;
-    let context = state_then(&mine, cut, shaping, &mut evidence);
-    let version = state_then(&mine, cut, versioned, &mut evidence);
-    let agent = match (context, version) {
-        (Some((seq, context)), Some((_, version))) => match (context.get("context"), version) {
-            (None, _) => None,
-            (Some(context), version) => Some((
-                ProfileContext::<S>::from_json(&context.to_string())
-                    .map_err(|error| PastError::Record(seq, error.to_string()))?,
-                state_version(&version).unwrap_or_default(),
-            )),
-        },
-        _ if whole => None,
-        _ => return Err(PastError::NotInTrail("the principal's agent")),
-    };
-    let kill_switch = match state_then(&kills, Cut::Time(at), |_| true, &mut evidence) {
-        Some((seq, state)) => {
-            let names: Vec<String> = state
-                .get("deny")
-                .and_then(|deny| serde_json::from_value(deny.clone()).ok())
-                .unwrap_or_default();
-            DenyList::<S>::new(&names)
-                .map_err(|error| PastError::Record(seq, error.to_string()))?;
-            (names, state_version(&state).unwrap_or_default())
-        }
-        None if whole => (Vec::new(), 0),
-        None => return Err(PastError::NotInTrail("the kill switch")),
-    };
-    evidence.sort_unstable();
-    evidence.dedup();
-    Ok(PastExposure {
-        principal: principal.to_owned(),
-        at,
-        agent,
-        kill_switch,
-        evidence,
-    })
+    }
+
+    /// Whether the trail is whole (nothing trimmed): a part no record
+    /// speaks of was then never set.
+    pub fn is_whole(&self) -> bool {
+        self.whole
+    }
+
+    /// What `principal` could reach at `moment` (see [`exposure_at`]).
+    pub fn exposure(&self, principal: &str, moment: Moment) -> Result<PastExposure<S>, PastError> {
+        let mine = self.agents.get(principal).map_or(&[][..], Vec::as_slice);
+        let whole = self.whole;
+        // The principal's records are one shard's on a cluster, so their
+        // numbers order them; the kill switch's are compared by time.
+        let (cut, at) = match moment {
+            Moment::At(at) => (Cut::Time(at), at),
+            Moment::Revision(revision) => {
+                let made = mine
+                    .iter()
+                    .find(|record| state_version(&record.after) == Some(revision))
+                    .ok_or_else(|| PastError::NoSuchRevision {
+                        principal: principal.to_owned(),
+                        revision,
+                    })?;
+                (Cut::Seq(made.seq), made.at)
+            }
+        };
+        let mut evidence = Vec::new();
+        let shaping = |record: &&AuditRecord| {
+            matches!(record.kind, AuditKind::ProfilePut | AuditKind::AgentDeleted)
+        };
+        let versioned =
+            |record: &&AuditRecord| shaping(record) || record.kind == AuditKind::CatalogPut;
+        let context = state_then(mine, cut, shaping, &mut evidence);
+        let version = state_then(mine, cut, versioned, &mut evidence);
+        let agent = match (context, version) {
+            (Some((seq, context)), Some((_, version))) => match context.get("context") {
+                None => None,
+                Some(context) => Some((
+                    ProfileContext::<S>::from_json(&context.to_string())
+                        .map_err(|error| PastError::Record(seq, error.to_string()))?,
+                    state_version(&version).unwrap_or_default(),
+                )),
+            },
+            _ if whole => None,
+            _ => return Err(PastError::NotInTrail("the principal's agent")),
+        };
+        let kill_switch = match state_then(&self.kills, Cut::Time(at), |_| true, &mut evidence) {
+            Some((seq, state)) => {
+                let names: Vec<String> = state
+                    .get("deny")
+                    .and_then(|deny| serde_json::from_value(deny.clone()).ok())
+                    .unwrap_or_default();
+                DenyList::<S>::new(&names)
+                    .map_err(|error| PastError::Record(seq, error.to_string()))?;
+                (names, state_version(&state).unwrap_or_default())
+            }
+            None if whole => (Vec::new(), 0),
+            None => return Err(PastError::NotInTrail("the kill switch")),
+        };
+        evidence.sort_unstable();
+        evidence.dedup();
+        Ok(PastExposure {
+            principal: principal.to_owned(),
+            at,
+            agent,
+            kill_switch,
+            evidence,
+        })
+    }
 }
 
 /// Where the past ends: records at or before a time, or up to a number.
@@ -271,35 +336,4 @@ fn state_then(
 /// The `version` a state names.
 fn state_version(state: &Value) -> Option<u64> {
     state.get("version")?.as_u64()
-}
-
-/// The principal's records and the kill switch's, in the order of their
-/// numbers, and whether the trail is whole (its first record is number 1).
-async fn read_trail<S: Vocabulary>(
-    store: &(impl AgentStore<S> + ?Sized),
-    principal: &str,
-) -> Result<(Vec<AuditRecord>, Vec<AuditRecord>, bool), PastError> {
-    let (mut mine, mut kills, mut first) = (Vec::new(), Vec::new(), None);
-    let mut since = None;
-    loop {
-        let mut query = AuditQuery::new().with_limit(PAGE);
-        if let Some(seq) = since {
-            query = query.since(seq);
-        }
-        let page = store.audit(&query).await.map_err(PastError::Store)?;
-        first = first.or_else(|| page.first().map(|record| record.seq));
-        since = page.last().map(|record| record.seq);
-        let short = page.len() < PAGE;
-        for record in page {
-            if record.kind == AuditKind::KillSwitch {
-                kills.push(record);
-            } else if record.principal.as_deref() == Some(principal) {
-                mine.push(record);
-            }
-        }
-        if short {
-            break;
-        }
-    }
-    Ok((mine, kills, first.is_none_or(|seq| seq == 1)))
 }

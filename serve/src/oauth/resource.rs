@@ -269,7 +269,7 @@ impl<S: Vocabulary> OAuth<S> {
         let mut derived = self.derived.lock().unwrap_or_else(|e| e.into_inner());
         derived
             .entry(*context)
-            .or_insert_with(|| store.new_controller(*context, 1))
+            .or_insert_with(|| store.new_controller(*context, 1, None))
             .handle()
     }
 }
