@@ -150,13 +150,14 @@ fn write_canonical(value: &Value, out: &mut String) {
     }
 }
 
-/// The digests of one served state's lists, each computed on first use.
+/// The exposure of each of one served state's lists and the `_meta` that
+/// says it, each made on first use.
 #[derive(Default)]
 pub(crate) struct Digests {
-    tools: OnceLock<ListDigest>,
-    prompts: OnceLock<ListDigest>,
-    resources: OnceLock<ListDigest>,
-    templates: OnceLock<ListDigest>,
+    tools: OnceLock<(Exposure, MetaObject)>,
+    prompts: OnceLock<(Exposure, MetaObject)>,
+    resources: OnceLock<(Exposure, MetaObject)>,
+    templates: OnceLock<(Exposure, MetaObject)>,
 }
 
 /// Which list of a served state.
@@ -169,15 +170,25 @@ pub(crate) enum Listed {
 }
 
 impl Digests {
-    /// The digest of the `which` list, `list` digested on first use.
-    pub fn get<T: Serialize>(&self, which: Listed, list: &[T]) -> ListDigest {
+    /// The exposure of the `which` list under `revision` and its `_meta`,
+    /// `list` digested on first use.
+    pub fn get<T: Serialize>(
+        &self,
+        which: Listed,
+        revision: u64,
+        list: &[T],
+    ) -> &(Exposure, MetaObject) {
         let cell = match which {
             Listed::Tools => &self.tools,
             Listed::Prompts => &self.prompts,
             Listed::Resources => &self.resources,
             Listed::Templates => &self.templates,
         };
-        cell.get_or_init(|| ListDigest::of(list)).clone()
+        cell.get_or_init(|| {
+            let exposure = Exposure::new(revision, ListDigest::of(list));
+            let meta = exposure.to_meta();
+            (exposure, meta)
+        })
     }
 }
 

@@ -242,8 +242,7 @@ fn logged_in<S: Vocabulary>(
 /// The `_meta` of a `which` list answered from `current`: its exposure
 /// when `cell` stamps lists, else none.
 fn stamp<S: Vocabulary>(cell: &Cell<S>, current: &Current<S>, which: Listed) -> Option<MetaObject> {
-    cell.stamps_exposure()
-        .then(|| current.exposure(which).to_meta())
+    cell.stamps_exposure().then(|| current.exposure_meta(which))
 }
 
 /// The kinds of list `S`'s profiles decide: tools always, prompts and

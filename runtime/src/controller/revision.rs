@@ -38,14 +38,23 @@ impl<S: Vocabulary> Current<S> {
     /// What `which` list of this state was decided under: digested once,
     /// on first use.
     pub(crate) fn exposure(&self, which: Listed) -> Exposure {
-        let digests = &self.digests;
-        let digest = match which {
-            Listed::Tools => digests.get(which, self.list()),
-            Listed::Prompts => digests.get(which, &self.content.prompts.listed),
-            Listed::Resources => digests.get(which, &self.content.resources.listed.0),
-            Listed::Templates => digests.get(which, &self.content.resources.listed.1),
-        };
-        Exposure::new(self.revision, digest)
+        self.exposed(which).0.clone()
+    }
+
+    /// The `_meta` saying what `which` list of this state was decided
+    /// under: made once, cloned per answer.
+    pub(crate) fn exposure_meta(&self, which: Listed) -> rmcp::model::MetaObject {
+        self.exposed(which).1.clone()
+    }
+
+    fn exposed(&self, which: Listed) -> &(Exposure, rmcp::model::MetaObject) {
+        let (digests, revision) = (&self.digests, self.revision);
+        match which {
+            Listed::Tools => digests.get(which, revision, self.list()),
+            Listed::Prompts => digests.get(which, revision, &self.content.prompts.listed),
+            Listed::Resources => digests.get(which, revision, &self.content.resources.listed.0),
+            Listed::Templates => digests.get(which, revision, &self.content.resources.listed.1),
+        }
     }
 }
 
