@@ -7,9 +7,10 @@ spread of every pair of every run (min..max), and the files it read.
 
 usage: python3 bench/tables.py bench/results/profiles-2026-12-07-1.json [...]
 
-A ratio is always "theirs / ours" for rows against rmcp (above 1: we are
-faster) and "ours / ours without" for a feature's cost, as the
-comparison's sides are ordered in bench/benches/profiles.rs.
+Rows against rmcp (B is rmcp's, or the floor) read B's time / A's: above
+1, mcp-profiles is faster. Rows of a feature against the same work
+without it read A's time / B's: its cost, above 1 slower. The sides are
+ordered so in bench/benches/profiles.rs.
 """
 
 import json
@@ -40,20 +41,26 @@ def main():
         for c in run["results"]:
             key = (c["name"], c["size"], c["a"], c["b"])
             rows.setdefault(key, []).append(c)
-    print("| comparison | A | B | A time | B time | B ÷ A, median of runs (spread of all pairs) | runs |")
-    print("|---|---|---|---:|---:|---:|---:|")
+    print("| comparison | A | B | A time | B time | ratio: median of runs (spread of all pairs) | reads | runs |")
+    print("|---|---|---|---:|---:|---:|---|---:|")
     for (name, size, a, b), found in rows.items():
         a_ns = statistics.median(c["a_ns"] for c in found)
         b_ns = statistics.median(c["b_ns"] for c in found)
-        # The harness's ratio is A / B; the table reads B / A (how many
-        # times A's time B takes).
-        ratios = [1 / c["ratio"] for c in found]
-        low = min(1 / c["ratio_max"] for c in found)
-        high = max(1 / c["ratio_min"] for c in found)
+        # The harness's ratio is A / B.
+        if b.startswith(("rmcp", "floor")):
+            ratios = [1 / c["ratio"] for c in found]
+            low = min(1 / c["ratio_max"] for c in found)
+            high = max(1 / c["ratio_min"] for c in found)
+            reads = "B ÷ A: above 1, ours faster"
+        else:
+            ratios = [c["ratio"] for c in found]
+            low = min(c["ratio_min"] for c in found)
+            high = max(c["ratio_max"] for c in found)
+            reads = "A ÷ B: the cost"
         label = f"{name} ({size})" if size else name
         print(
             f"| {label} | {a} | {b} | {time(a_ns)} | {time(b_ns)} | "
-            f"**{statistics.median(ratios):.3g}×** ({low:.3g}..{high:.3g}) | {len(found)} |"
+            f"**{statistics.median(ratios):.3g}×** ({low:.3g}..{high:.3g}) | {reads} | {len(found)} |"
         )
     print()
     print(
