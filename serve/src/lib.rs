@@ -48,6 +48,7 @@ pub mod audit;
 #[cfg(feature = "control")]
 #[cfg_attr(docsrs, doc(cfg(feature = "control")))]
 pub mod control;
+pub mod exposure;
 #[cfg(feature = "control")]
 #[cfg_attr(docsrs, doc(cfg(feature = "control")))]
 pub mod gateway;

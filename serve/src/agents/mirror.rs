@@ -299,7 +299,6 @@ impl<S: Vocabulary> ProfileStore<S> {
 impl<S: Vocabulary> ProfileStore<S> {
     /// A controller for `principal`'s agent first seen whole, its catalog
     /// installed before any session can see it.
-    #[cfg_attr(not(feature = "runtime-tools"), expect(unused_variables))]
     fn whole_controller(
         &self,
         principal: &str,

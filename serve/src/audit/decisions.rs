@@ -1,6 +1,6 @@
 //! The decision log: one record per `tools/call` decision of a store's
 //! agents (all of them, or one in N), bounded, kept beside the audit trail
-//! so [`super::verify`] can prove the two agree.
+//! so [`crate::exposure::verify`] can prove the two agree.
 //!
 //! A record names the principal, the tool, the revision of the profile the
 //! call was decided under, and allowed or refused and why; never a token

@@ -69,11 +69,9 @@
 
 pub mod decisions;
 mod memory;
-pub mod past;
 mod query;
 mod record;
 pub mod states;
-pub mod verify;
 
 pub use memory::MemoryAuditLog;
 pub use query::{AuditOrder, AuditQuery};

@@ -1,6 +1,6 @@
 //! `GET /api/v1/agents/{principal}/exposure?at=MS` (or `?revision=N`):
 //! what a principal could reach at a past moment, rebuilt from the audit
-//! trail ([`crate::audit::past`]): the context and version in force then,
+//! trail ([`crate::exposure::past`]): the context and version in force then,
 //! the kill switch then, the compiled tools they exposed, and the numbers
 //! of the records that say so.
 //!
@@ -23,7 +23,7 @@ use super::answers::{Exposed, PastAgent, StoredKillSwitch};
 use super::openapi::Operation;
 use super::refusal::clipped;
 use super::{Refusal, audit, failed, path_principal};
-use crate::audit::past::{Moment, PastError, exposure_at};
+use crate::exposure::past::{Moment, PastError, exposure_at};
 
 /// The parameters the route takes.
 const PARAMETERS: [&str; 2] = ["at", "revision"];

@@ -13,7 +13,7 @@
 //! | `GET /api/v1/kill-switch` | — | `{"deny", "version"}` |
 //! | `PUT /api/v1/kill-switch` | `{"deny": [NAME, ...], "version": N}` | `{"deny", "version"}` |
 //! | `GET /api/v1/audit?principal=&since=&before=&order=&limit=` | — | `{"records", "next"}`, see [`audit`] |
-//! | `GET /api/v1/agents/{principal}/exposure?at=MS` or `?revision=N` | — | `{"principal", "at", "agent", "kill_switch", "tools", "evidence"}`: what it could reach then, from the audit trail ([`crate::audit::past`]) |
+//! | `GET /api/v1/agents/{principal}/exposure?at=MS` or `?revision=N` | — | `{"principal", "at", "agent", "kill_switch", "tools", "evidence"}`: what it could reach then, from the audit trail ([`crate::exposure::past`]) |
 //! | `GET /api/v1/openapi.json` | — | the API's OpenAPI 3.1 document |
 //!
 //! With [`ControlApi::with_catalogs`] (feature `runtime-tools`), each

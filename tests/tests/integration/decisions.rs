@@ -2,8 +2,8 @@
 //! verifier that proves it agrees with the audit trail (issue 44 §1, §3).
 
 use mcp_profiles_serve::audit::decisions::{DecisionLog, DecisionRecord};
-use mcp_profiles_serve::audit::past::Trail;
-use mcp_profiles_serve::audit::verify::verify;
+use mcp_profiles_serve::exposure::past::Trail;
+use mcp_profiles_serve::exposure::verify::verify;
 use mcp_profiles_serve::{AgentStore, ProfileStore};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::audit::by;

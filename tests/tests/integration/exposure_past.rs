@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use mcp_profiles_serve::audit::AuditQuery;
-use mcp_profiles_serve::audit::past::{Moment, PastError, PastExposure, exposure_at};
+use mcp_profiles_serve::exposure::past::{Moment, PastError, PastExposure, exposure_at};
 use mcp_profiles_serve::{AgentStore, ProfileStore};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::audit::by;

@@ -16,8 +16,8 @@ use std::collections::HashMap;
 
 use mcp_profiles::Vocabulary;
 
-use super::decisions::DecisionRecord;
 use super::past::{Moment, PastError, Trail};
+use crate::audit::decisions::DecisionRecord;
 
 /// What [`verify`] found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -47,7 +47,7 @@ impl Verdict {
 /// #     store: &dyn mcp_profiles_serve::AgentStore<S>,
 /// #     log: &mcp_profiles_serve::audit::decisions::DecisionLog,
 /// # ) -> Result<(), Box<dyn std::error::Error>> {
-/// use mcp_profiles_serve::audit::{past::Trail, verify::verify};
+/// use mcp_profiles_serve::exposure::{past::Trail, verify::verify};
 ///
 /// let verdict = verify(&Trail::<S>::read(store).await?, &log.records());
 /// assert!(verdict.holds(), "{:?}", verdict.first);

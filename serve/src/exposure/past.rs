@@ -18,7 +18,7 @@ use mcp_profiles::{
 };
 use serde_json::Value;
 
-use super::{AuditKind, AuditQuery, AuditRecord};
+use crate::audit::{AuditKind, AuditQuery, AuditRecord};
 use crate::{AgentStore, StoreError};
 
 /// A past moment to ask about.
@@ -152,7 +152,8 @@ const PAGE: usize = 1000;
 /// #     #[providers] pub enum Provider {}
 /// # }
 /// use mcp_profiles::ProfileContext;
-/// use mcp_profiles_serve::audit::{Attribution, past::{Moment, exposure_at}};
+/// use mcp_profiles_serve::audit::Attribution;
+/// use mcp_profiles_serve::exposure::past::{Moment, exposure_at};
 /// use mcp_profiles_serve::{AgentStore, ProfileStore};
 ///
 /// # tokio_test(async {
