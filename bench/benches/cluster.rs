@@ -82,7 +82,8 @@ use serde_json::json;
 /// The token of the watched principal's sessions.
 const WATCHED_TOKEN: &str = "watched-token";
 
-/// The two contexts every principal flips between (38 and 34 tools).
+/// The two contexts every principal flips between (42 and 38 tools at
+/// this commit).
 static CONTEXTS: LazyLock<[ProfileContext<Kandev>; 2]> = LazyLock::new(kandev_contexts);
 
 static BY: LazyLock<Attribution> =

@@ -391,7 +391,7 @@ fn dispatch(
 }
 
 /// `list_workspaces_kandev` (reads the demo board) at Kandev's scale: 98
-/// tool names numbered, 37 served; against `#[tool_handler]` over the same
+/// tool names numbered, 42 served; against `#[tool_handler]` over the same
 /// tools, then each call-path feature against plain profiled dispatch.
 fn kandev_dispatch(
     pairing: &Pairing,

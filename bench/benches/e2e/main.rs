@@ -79,7 +79,8 @@ use mcp_profiles_bench::results::{self, Spread, env_list, env_usize};
 use serde_json::json;
 use servers::ServerProcess;
 
-/// A coding agent that may ask the user: 34 tools of Kandev's catalog.
+/// A coding agent that may ask the user: 38 tools of Kandev's catalog at
+/// this commit.
 pub const PROFILE: &str = r#"{"surface":"kanban-task","capabilities":["user-question"]}"#;
 /// A cheap tool with no arguments: it reads the demo board's workspaces.
 pub const TOOL: &str = "list_workspaces_kandev";
