@@ -21,6 +21,9 @@ use serde_json::Value;
 use crate::audit::{AuditKind, AuditQuery, AuditRecord};
 use crate::{AgentStore, StoreError};
 
+/// An agent at a past moment: its context and version.
+pub type Agent<S> = (ProfileContext<S>, u64);
+
 /// A past moment to ask about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -43,7 +46,7 @@ pub struct PastExposure<S: Vocabulary> {
     pub at: u64,
     /// The principal's agent then (its context and version); `None`: it had
     /// none.
-    pub agent: Option<(ProfileContext<S>, u64)>,
+    pub agent: Option<Agent<S>>,
     /// The kill switch then (its names and version; no record and a whole
     /// trail: empty, version 0).
     pub kill_switch: (Vec<String>, u64),
@@ -227,16 +230,23 @@ impl<S: Vocabulary> Trail<S> {
         }
     }
 
-    /// Whether the trail is whole (nothing trimmed): a part no record
-    /// speaks of was then never set.
-    pub fn is_whole(&self) -> bool {
-        self.whole
+    /// `principal`'s agent at `moment` (its context and version; `None`:
+    /// it had none), without the kill switch: what [`super::verify`]
+    /// judges a decision's revision by. On a trimmed trail a kill switch no
+    /// record speaks of cannot be told, but the agent still can.
+    pub fn agent_at(&self, principal: &str, moment: Moment) -> Result<Option<Agent<S>>, PastError> {
+        Ok(self.agent_then(principal, moment, &mut Vec::new())?.0)
     }
 
-    /// What `principal` could reach at `moment` (see [`exposure_at`]).
-    pub fn exposure(&self, principal: &str, moment: Moment) -> Result<PastExposure<S>, PastError> {
+    /// The agent at `moment` and the moment as a time, with the numbers
+    /// of the records read pushed on `evidence`.
+    fn agent_then(
+        &self,
+        principal: &str,
+        moment: Moment,
+        evidence: &mut Vec<u64>,
+    ) -> Result<(Option<Agent<S>>, u64), PastError> {
         let mine = self.agents.get(principal).map_or(&[][..], Vec::as_slice);
-        let whole = self.whole;
         // The principal's records are one shard's on a cluster, so their
         // numbers order them; the kill switch's are compared by time.
         let (cut, at) = match moment {
@@ -252,14 +262,13 @@ impl<S: Vocabulary> Trail<S> {
                 (Cut::Seq(made.seq), made.at)
             }
         };
-        let mut evidence = Vec::new();
         let shaping = |record: &&AuditRecord| {
             matches!(record.kind, AuditKind::ProfilePut | AuditKind::AgentDeleted)
         };
         let versioned =
             |record: &&AuditRecord| shaping(record) || record.kind == AuditKind::CatalogPut;
-        let context = state_then(mine, cut, shaping, &mut evidence);
-        let version = state_then(mine, cut, versioned, &mut evidence);
+        let context = state_then(mine, cut, shaping, evidence);
+        let version = state_then(mine, cut, versioned, evidence);
         let agent = match (context, version) {
             (Some((seq, context)), Some((_, version))) => match context.get("context") {
                 None => None,
@@ -269,9 +278,23 @@ impl<S: Vocabulary> Trail<S> {
                     state_version(&version).unwrap_or_default(),
                 )),
             },
-            _ if whole => None,
+            _ if self.whole => None,
             _ => return Err(PastError::NotInTrail("the principal's agent")),
         };
+        Ok((agent, at))
+    }
+
+    /// Whether the trail is whole (nothing trimmed): a part no record
+    /// speaks of was then never set.
+    pub fn is_whole(&self) -> bool {
+        self.whole
+    }
+
+    /// What `principal` could reach at `moment` (see [`exposure_at`]).
+    pub fn exposure(&self, principal: &str, moment: Moment) -> Result<PastExposure<S>, PastError> {
+        let mut evidence = Vec::new();
+        let (agent, at) = self.agent_then(principal, moment, &mut evidence)?;
+        let whole = self.whole;
         let kill_switch = match state_then(&self.kills, Cut::Time(at), |_| true, &mut evidence) {
             Some((seq, state)) => {
                 let names: Vec<String> = state

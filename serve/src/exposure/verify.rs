@@ -75,8 +75,8 @@ pub fn verify<S: Vocabulary>(trail: &Trail<S>, decisions: &[DecisionRecord]) -> 
         let profile = profiles
             .entry((principal, decision.revision))
             .or_insert_with(|| {
-                match trail.exposure(principal, Moment::Revision(decision.revision)) {
-                    Ok(past) => Ok(past.agent.map_or_else(Vec::new, |(context, _)| {
+                match trail.agent_at(principal, Moment::Revision(decision.revision)) {
+                    Ok(agent) => Ok(agent.map_or_else(Vec::new, |(context, _)| {
                         registry.assemble(&context).tool_names().to_vec()
                     })),
                     // A whole trail that never made the revision: the

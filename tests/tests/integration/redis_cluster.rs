@@ -5,10 +5,15 @@
 //! the middle of a stream of changes. Skipped, saying so, without
 //! `redis-server`.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_profiles_serve::audit::decisions::DecisionLog;
+use mcp_profiles_serve::exposure::past::Trail;
+use mcp_profiles_serve::exposure::verify::verify;
 use mcp_profiles_serve::store::conformance::check;
-use mcp_profiles_serve::{AgentStore, RedisOptions, StoreError};
+use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, StoreError};
+use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::CallOutcome;
 use mcp_profiles_tests::contexts::{asking, child, names_of};
@@ -23,6 +28,26 @@ use crate::store_catalogs::decoder;
 use crate::store_conformance::fixture;
 
 /// `n` gateway instances on `cluster`, with catalogs.
+/// `n` gateways as [`gateways`] makes them, each keeping every call
+/// decision of its agents in a log of its own.
+async fn logged_gateways(
+    cluster: &RedisCluster,
+    grace: Duration,
+    n: usize,
+) -> (Vec<Instance>, Vec<Arc<DecisionLog>>) {
+    let (mut instances, mut logs) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let log = Arc::new(DecisionLog::new(100_000));
+        let profiles = ProfileStore::default()
+            .with_catalogs(decoder())
+            .with_decision_log(Arc::clone(&log));
+        let options = RedisOptions::default().with_grace(grace);
+        instances.push(Instance::connect_over(&cluster.store_url(), options, profiles).await);
+        logs.push(log);
+    }
+    (instances, logs)
+}
+
 async fn gateways(cluster: &RedisCluster, grace: Duration, n: usize) -> Vec<Instance> {
     let mut instances = Vec::new();
     for _ in 0..n {
@@ -451,7 +476,7 @@ async fn a_failed_primary_refuses_only_the_principals_of_its_shards() {
     // the node timeout (1 s here) and the replica's election delay (at
     // least 500 ms) after the kill, so the failed shard's principals are
     // refused meanwhile.
-    let instances = gateways(&cluster, Duration::from_secs(1), 3).await;
+    let (instances, logs) = logged_gateways(&cluster, Duration::from_secs(1), 3).await;
     let store = &instances[0].store;
     let victim = cluster.primary_of(&kill_switch_key(RedisOptions::DEFAULT_SHARDS));
     let failing = principal_where(&cluster, store, "failing", |agent, _| agent == victim).await;
@@ -539,9 +564,12 @@ async fn a_failed_primary_refuses_only_the_principals_of_its_shards() {
                             sessions.iter().zip(&tokened_sessions)
                         {
                             // Served throughout (`tool_names` panics on a
-                            // refusal).
+                            // refusal); its call is allowed or refused by
+                            // the profile its gateway serves at that moment,
+                            // which the decision logs record.
                             healthy_session.tool_names().await;
                             tokened_session.tool_names().await;
+                            healthy_session.call("ask_user_question", None).await;
                             healthy_served += 2;
                             match failing_session.call("ask_user_question", None).await {
                                 CallOutcome::Ran(_) => {}
@@ -638,6 +666,26 @@ async fn a_failed_primary_refuses_only_the_principals_of_its_shards() {
             ],
             "{key}"
         );
+    }
+
+    // Every call each gateway decided, through the failover, agrees with
+    // the cluster's audit trail: allowed only if its principal's profile
+    // at the revision it was decided under served it (issue 44 §3).
+    let trail = Trail::<TaskServer>::read(store)
+        .await
+        .expect("the trail is read once the shard is promoted");
+    for (gateway, log) in logs.iter().enumerate() {
+        let decisions = log.records();
+        let verdict = verify(&trail, &decisions);
+        eprintln!(
+            "gateway {gateway}: {} call decisions, {} judged, {} unjudged, {} mismatches",
+            decisions.len(),
+            verdict.judged,
+            verdict.unjudged,
+            verdict.mismatches
+        );
+        assert!(verdict.holds(), "{:?}", verdict.first);
+        assert!(verdict.judged > 0 && verdict.unjudged == 0, "{verdict:?}");
     }
     cluster.restart(victim);
 }

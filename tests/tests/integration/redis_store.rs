@@ -66,7 +66,17 @@ impl Instance {
         profiles: ProfileStore<TaskServer>,
     ) -> Instance {
         let options = RedisOptions::default().with_grace(grace);
-        let store = RedisStore::connect_with_profiles(&redis.url(), options, profiles)
+        Self::connect_over(&redis.url(), options, profiles).await
+    }
+
+    /// An instance on the store at `url` (one Redis or a cluster) whose
+    /// local copy is `profiles`, with its settings.
+    pub(crate) async fn connect_over(
+        url: &str,
+        options: RedisOptions,
+        profiles: ProfileStore<TaskServer>,
+    ) -> Instance {
+        let store = RedisStore::connect_with_profiles(url, options, profiles)
             .await
             .expect("the store connects");
         Self::serve(store).await
