@@ -322,11 +322,16 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         let current = cell.current();
         let sink = cell.decisions.get().cloned();
         drop(cell);
-        // Told of each decision below, on the state it was decided on.
-        let decide = |tool: &str, refused: Option<&'static str>| {
+        // Each decision below, told to the decision log and the call's
+        // span, on the state it was decided on; why a call was refused is
+        // worked out once, and only if one of them listens.
+        let decide = |tool: &str, refused: &dyn Fn() -> Option<&'static str>| {
+            let once = std::cell::OnceCell::new();
+            let refused = || *once.get_or_init(refused);
             if let Some(sink) = &sink {
-                sink.decided(CallDecision::new(tool, current.revision, refused));
+                sink.decided(CallDecision::new(tool, current.revision, refused()));
             }
+            telemetry::decided(refused);
         };
         if let Some(searching) = current.searching()
             && let Some(meta) = searching.meta(&request.name)
@@ -360,8 +365,7 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         };
         let tools = current.tools;
         if let Some(position) = tools.position(&request.name) {
-            decide(&request.name, None);
-            telemetry::decided(|| None);
+            decide(&request.name, &|| None);
             let call = ToolCallContext::new(&self.shared.handler, request, context);
             return dispatch::as_router_answers((tools.route(position).call)(call).await);
         }
@@ -369,8 +373,7 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         // above, whatever is installed meanwhile.
         #[cfg(feature = "runtime-tools")]
         if let Some(entry) = current.runtime.entry(&request.name) {
-            decide(&request.name, None);
-            telemetry::decided(|| None);
+            decide(&request.name, &|| None);
             let mut context = context;
             // The handler may need to know whom it serves (a forwarding
             // backend, say): the context of the profile this call runs on.
@@ -383,16 +386,14 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
             || sent.as_deref().is_some_and(|sent| current.withheld(sent));
         let sent = sent.as_deref().unwrap_or(&request.name);
         if withheld {
-            decide(&request.name, Some("kill_switch"));
-            telemetry::decided(|| Some("kill_switch"));
+            decide(&request.name, &|| Some("kill_switch"));
             telemetry::refused(Refusal::Killed);
             tracing::debug!(tool = %Clipped(sent), "refused a tool the operator disabled");
             return Err(disabled_by_operator(sent));
         }
-        if sink.is_some() {
-            decide(&request.name, Some(hidden_because(&current, &request.name)));
-        }
-        telemetry::decided(|| Some(hidden_because(&current, &request.name)));
+        decide(&request.name, &|| {
+            Some(hidden_because(&current, &request.name))
+        });
         telemetry::refused(Refusal::Hidden);
         tracing::debug!(tool = %Clipped(sent), "refused a tool outside the current profile");
         Err(not_in_profile(sent))
