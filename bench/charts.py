@@ -192,13 +192,17 @@ def replacement_chart(rows):
 
 
 PEERS = (("ours", "mcp-profiles", OURS), ("ts-sdk", "TypeScript SDK", THEIRS),
-         ("ts-sdk-debounced", "TypeScript SDK, debounced", "#9467bd"), ("fastmcp", "FastMCP", "#2ca02c"))
+         ("ts-sdk-debounced", "TypeScript SDK, debounced", "#9467bd"),
+         ("ts-sdk-low-level", "TypeScript SDK, low-level Server, cached list", "#d62728"),
+         ("fastmcp", "FastMCP", "#2ca02c"))
 
 
 def peers_chart(results):
     """Ours against the TypeScript SDK and FastMCP: latency and throughput
     against clients, and switch -> re-listed against sessions."""
     load, switch = results["load"], results["switch"]
+    if isinstance(load, dict):  # since the response-bytes report: {"cells", "bytes"}
+        load = load["cells"]
     panels = []
     for op in ("tools/list", "tools/call"):
         panel = Panel(f"{op} latency", "concurrent clients", "latency (ms, log)", log_x=True, log_y=True)

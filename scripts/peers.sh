@@ -2,8 +2,11 @@
 # Installs the peer MCP servers of the `peers` bench under target/peers, pinned:
 #   ts       Node 22 and @modelcontextprotocol/sdk@1.32.2 (npm, no global
 #            install), for bench/peers/ts/server.mjs;
-#   fastmcp  a Python venv with fastmcp==4.2.3, for
-#            bench/peers/fastmcp/server.py.
+#   fastmcp  a Python 3.11 venv with fastmcp==4.2.3 on uvicorn[standard]==0.55.0
+#            (uvloop and httptools, as a performance-minded user serves
+#            it), for bench/peers/fastmcp/server.py. 3.11 is the newest
+#            Python this machine's sources give (Debian 12, pyenv); the
+#            bench records the exact version it ran.
 # A re-run reuses what is there. The bench runs this itself before it starts
 # a peer (`cargo bench -p mcp-profiles-bench --bench peers`); `cargo test`
 # and `cargo bench --no-run` never do, so neither needs Node or Python.
@@ -15,6 +18,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 
 TS_SDK=1.32.2
 FASTMCP=4.2.3
+UVICORN=0.55.0
+PYTHON=python3.11
 prefix="$root/target/peers"
 
 ts() {
@@ -35,10 +40,13 @@ ts() {
 fastmcp() {
   local venv="$prefix/fastmcp"
   if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c \
-    "import importlib.metadata as m, sys; sys.exit(m.version('fastmcp') != '$FASTMCP')" 2>/dev/null; then
-    echo "installing fastmcp==$FASTMCP in a venv at $venv" >&2
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q "fastmcp==$FASTMCP" >&2
+    "import importlib.metadata as m, sys, uvloop, httptools
+sys.exit(m.version('fastmcp') != '$FASTMCP' or m.version('uvicorn') != '$UVICORN')" 2>/dev/null; then
+    command -v "$PYTHON" >/dev/null || { echo "error: $PYTHON is needed for the FastMCP peer" >&2; exit 1; }
+    echo "installing fastmcp==$FASTMCP and uvicorn[standard]==$UVICORN in a venv at $venv" >&2
+    rm -rf "$venv"
+    "$PYTHON" -m venv "$venv"
+    "$venv/bin/pip" install -q "fastmcp==$FASTMCP" "uvicorn[standard]==$UVICORN" >&2
   fi
   echo "fastmcp $venv/bin/python $root/bench/peers/fastmcp/server.py"
 }

@@ -397,6 +397,21 @@ impl Client {
 
     /// The `result` of one `op` request, whole.
     pub async fn result(&mut self, op: Op) -> serde_json::Value {
+        let body = self.answer(op).await;
+        let mut message =
+            find_message(&body, 0).unwrap_or_else(|| panic!("no {} response", op.method()));
+        message["result"].take()
+    }
+
+    /// The size of one `op` response's HTTP body as the server sent it
+    /// (SSE framing included, transfer encoding not): what an answer costs
+    /// on the wire beside its time.
+    pub async fn response_bytes(&mut self, op: Op) -> usize {
+        self.answer(op).await.len()
+    }
+
+    /// The body of one `op` request with id 0.
+    async fn answer(&mut self, op: Op) -> Vec<u8> {
         let (prefix, suffix) = &self.bodies[op as usize];
         self.body = format!("{prefix}0{suffix}");
         let response = self
@@ -407,10 +422,7 @@ impl Client {
             .send()
             .await
             .unwrap_or_else(|error| panic!("{}: {error}", op.method()));
-        let body = response.bytes().await.expect("a body");
-        let mut message =
-            find_message(&body, 0).unwrap_or_else(|| panic!("no {} response", op.method()));
-        message["result"].take()
+        response.bytes().await.expect("a body").to_vec()
     }
 }
 

@@ -1,8 +1,7 @@
 //! Against the other SDKs: Kandev's profile through mcp-profiles (`ours`)
-//! against the official TypeScript SDK's `McpServer` (`ts-sdk`) and FastMCP
-//! (`fastmcp`), each serving the same tools (38 at this commit) over
-//! streamable HTTP on 127.0.0.1, under the `e2e` bench's load generator, and
-//! timing the same profile switch on each.
+//! against the official TypeScript SDK and FastMCP, each serving the same
+//! tools (38 at this commit) over streamable HTTP on 127.0.0.1, under the
+//! `e2e` bench's load generator, and timing the same profile switch on each.
 //!
 //! Timed harness (`harness = false`). Servers are child processes:
 //!
@@ -10,14 +9,19 @@
 //!   (`ProfileController<Kandev>` on the demo board through
 //!   `mcp_profiles_serve::http`), one tokio worker (`PEERS_BENCH_SERVER_THREADS`);
 //! - `ts-sdk`: `bench/peers/ts/server.mjs`, `@modelcontextprotocol/sdk`'s
-//!   `McpServer` per session on its `StreamableHTTPServerTransport`; a switch
-//!   calls `RegisteredTool.enable()` / `disable()` on each session's tools
-//!   whose visibility changes;
+//!   `McpServer` per session on its `StreamableHTTPServerTransport` (what
+//!   the SDK's examples teach); a switch calls `RegisteredTool.enable()` /
+//!   `disable()` on each session's tools whose visibility changes;
 //! - `ts-sdk-debounced`: the same with the SDK's own
 //!   `debouncedNotificationMethods: ["notifications/tools/list_changed"]`,
 //!   which coalesces one tick's notifications into one;
+//! - `ts-sdk-low-level`: the strongest TS baseline, the SDK's low-level
+//!   `Server` per session answering `tools/list` with a list built once per
+//!   profile (ours, as listed) and one `tools/list_changed` per switch;
 //! - `fastmcp`: `bench/peers/fastmcp/server.py`, FastMCP's session-scoped
-//!   visibility rules (a tag per profile) on uvicorn.
+//!   visibility rules (a tag per profile) on `uvicorn[standard]` (uvloop,
+//!   httptools), log levels pinned; the middleware that remembers sessions
+//!   for a switch only on the switch rows' servers.
 //!
 //! The peers are installed by `scripts/peers.sh` (pinned versions, under
 //! `target/peers`), which this bench runs when it starts: building it
@@ -29,10 +33,12 @@
 //! load; the peers register them with their own APIs (the TS SDK from zod
 //! schemas made with `z.fromJSONSchema`, so it lists its own conversion of
 //! them) and answer every `tools/call` with the fixed text
-//! Kandev's `list_workspaces_kandev` answers on the demo board. Each server
-//! must list the same tool names before anything is timed.
+//! Kandev's `list_workspaces_kandev` answers on the demo board. Before
+//! anything is timed each server must list the same tools, names and
+//! definitions (`parity.rs`), or the bench fails; each one's response
+//! bytes for a `tools/list` and a `tools/call` are reported.
 //!
-//! Load (`PEERS_BENCH_LOAD_SERVERS`, default `ours,ts-sdk,fastmcp`): as the
+//! Load (`PEERS_BENCH_LOAD_SERVERS`, default `ours,ts-sdk,ts-sdk-low-level,fastmcp`): as the
 //! `e2e` bench's 2025-11-25 cells (the peers have no 2026-07-28 stateless
 //! mode): `tools/list` and `tools/call` × 1, 8, 32 clients, a warm-up per
 //! server, then `PEERS_BENCH_ROUNDS` rounds with the servers' order
@@ -40,7 +46,7 @@
 //! per-round ratio to `ours` (median, min..max).
 //!
 //! Switch (`PEERS_BENCH_SWITCH_SERVERS`, default
-//! `ours,ts-sdk,ts-sdk-debounced,fastmcp`), per `PEERS_BENCH_SESSIONS`
+//! `ours,ts-sdk,ts-sdk-debounced,ts-sdk-low-level,fastmcp`), per `PEERS_BENCH_SESSIONS`
 //! (default `100,1000`): every server gets that many rmcp client sessions
 //! (2025-11-25, GET SSE stream open, re-listing on every list_changed: see
 //! `switch.rs`); after one unmeasured switch per server, `PEERS_BENCH_SWITCH_ROUNDS`
@@ -50,7 +56,7 @@
 //! for a switch is reported as "cannot" (one notification per effective
 //! change) with its count, and its rounds are skipped.
 //!
-//! Env: `PEERS_BENCH_REQUESTS` (5000), `PEERS_BENCH_ROUNDS` (4),
+//! Env: `PEERS_BENCH_REQUESTS` (5000), `PEERS_BENCH_ROUNDS` (3),
 //! `PEERS_BENCH_WARMUP` (1000), `PEERS_BENCH_CLIENTS` (`1,8,32`),
 //! `PEERS_BENCH_SWITCH_ROUNDS` (4), `PEERS_BENCH_SETTLE_MS` (300),
 //! `PEERS_BENCH_PIN` (0; 1 pins the generator to CPU 0 and servers to CPU 1).
@@ -59,10 +65,12 @@
 //!
 //! ```text
 //! { "bench": "peers", "profiles": [JSON, JSON], "tools": [n, n], "tool": name,
-//!   "versions": { "ts-sdk", "fastmcp" }, "config": {..},
-//!   "load": [ { "era": "2025-11-25", "op", "clients",
+//!   "versions": { "ts-sdk", "fastmcp", "node", "python", "uvicorn", .. },
+//!   "config": {..},
+//!   "load": { "bytes": { NAME: { "tools/list": n, "tools/call": n } },
+//!             "cells": [ { "era": "2025-11-25", "op", "clients",
 //!               "servers": { NAME: { "p50_us", "p99_us", "rps": Spread } },
-//!               "vs_ours": { NAME: { "p50", "p99", "rps": Spread } } } ],
+//!               "vs_ours": { NAME: { "p50", "p99", "rps": Spread } } } ] },
 //!   "switch": [ { "sessions": n,
 //!                 "servers": { NAME: { "relisted_us": Spread | null,
 //!                   "heard_us": Spread | null, "notifications_per_switch": [min, max],
@@ -78,6 +86,7 @@
 //!
 //! `cargo bench -p mcp-profiles-bench --bench peers`
 
+mod parity;
 mod servers;
 mod switch;
 
@@ -94,7 +103,13 @@ const PROFILE: &str = r#"{"surface":"kanban-task","capabilities":["user-question
 const OTHER: &str = r#"{"surface":"configuration"}"#;
 /// The tool of every `tools/call`.
 const TOOL: &str = "list_workspaces_kandev";
-const KNOWN: [&str; 4] = ["ours", "ts-sdk", "ts-sdk-debounced", "fastmcp"];
+const KNOWN: [&str; 5] = [
+    "ours",
+    "ts-sdk",
+    "ts-sdk-debounced",
+    "ts-sdk-low-level",
+    "fastmcp",
+];
 
 struct Config {
     requests: usize,
@@ -142,13 +157,16 @@ impl Config {
     fn from_env() -> Config {
         Config {
             requests: env_usize("PEERS_BENCH_REQUESTS", 5_000).max(1),
-            rounds: env_usize("PEERS_BENCH_ROUNDS", 4).max(1),
+            rounds: env_usize("PEERS_BENCH_ROUNDS", 3).max(1),
             warmup: env_usize("PEERS_BENCH_WARMUP", 1_000),
             clients: counts("PEERS_BENCH_CLIENTS", "1,8,32"),
-            load_servers: server_list("PEERS_BENCH_LOAD_SERVERS", "ours,ts-sdk,fastmcp"),
+            load_servers: server_list(
+                "PEERS_BENCH_LOAD_SERVERS",
+                "ours,ts-sdk,ts-sdk-low-level,fastmcp",
+            ),
             switch_servers: server_list(
                 "PEERS_BENCH_SWITCH_SERVERS",
-                "ours,ts-sdk,ts-sdk-debounced,fastmcp",
+                "ours,ts-sdk,ts-sdk-debounced,ts-sdk-low-level,fastmcp",
             ),
             sessions: counts("PEERS_BENCH_SESSIONS", "100,1000"),
             switch_rounds: env_usize("PEERS_BENCH_SWITCH_ROUNDS", 4).max(1),
@@ -168,7 +186,9 @@ struct Launcher {
 }
 
 impl Launcher {
-    fn spawn(&self, name: &str) -> ServerProcess {
+    /// Starts `name`; `switching`: for the switch rows (FastMCP then
+    /// remembers its sessions, a middleware on every message).
+    fn spawn(&self, name: &str, switching: bool) -> ServerProcess {
         let ours = |profile: &str, switch_to: Option<&str>| {
             let mut args: Vec<String> = ["profiled", "--http", "127.0.0.1:0", "--profile", profile]
                 .map(str::to_owned)
@@ -189,7 +209,7 @@ impl Launcher {
                 ours(OTHER, None),
             ),
             peer => {
-                let key = if peer == "ts-sdk-debounced" || peer == "ts-sdk" {
+                let key = if peer.starts_with("ts-sdk") {
                     "ts"
                 } else {
                     peer
@@ -203,8 +223,11 @@ impl Launcher {
         if name != "ours" && name != "ours-other" {
             args.extend(["--tools".to_owned(), self.tools_file.clone()]);
         }
-        if name == "ts-sdk-debounced" {
-            args.push("--debounce".to_owned());
+        match name {
+            "ts-sdk-debounced" => args.push("--debounce".to_owned()),
+            "ts-sdk-low-level" => args.push("--low-level".to_owned()),
+            "fastmcp" if switching => args.push("--switchable".to_owned()),
+            _ => {}
         }
         ServerProcess::spawn(name, &program, &args, self.pin)
     }
@@ -215,7 +238,7 @@ fn main() {
     let wanted: Vec<&str> = (config.load_servers.iter())
         .chain(&config.switch_servers)
         .filter_map(|name| match name.as_str() {
-            "ts-sdk" | "ts-sdk-debounced" => Some("ts"),
+            "ts-sdk" | "ts-sdk-debounced" | "ts-sdk-low-level" => Some("ts"),
             "fastmcp" => Some("fastmcp"),
             _ => None,
         })
@@ -244,7 +267,7 @@ fn main() {
         let mut listed = Vec::new();
         let mut call_result = Value::Null;
         for name in ["ours", "ours-other"] {
-            let server = launcher.spawn(name);
+            let server = launcher.spawn(name, false);
             let mut client = Client::connect(&server.uri, Era::Legacy, TOOL).await;
             listed.push(client.tools().await);
             if name == "ours" {
@@ -270,6 +293,7 @@ fn main() {
     .expect("writing the tools file")
     .display()
     .to_string();
+    let versions = versions(&peers);
     let launcher = Launcher {
         peers,
         tools_file,
@@ -281,7 +305,7 @@ fn main() {
         names[0].len(),
         names[1].len()
     );
-    let load = runtime.block_on(load_phase(&config, &launcher, &names[0]));
+    let load = runtime.block_on(load_phase(&config, &launcher, &listed[0]));
     drop(runtime);
     // Many sessions' clients: a runtime on every core, as the fanout bench.
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -294,7 +318,7 @@ fn main() {
         "profiles": [PROFILE, OTHER],
         "tools": [names[0].len(), names[1].len()],
         "tool": TOOL,
-        "versions": { "ts-sdk": "1.32.2", "fastmcp": "4.2.3" },
+        "versions": versions,
         "config": {
             "requests": config.requests, "rounds": config.rounds, "warmup": config.warmup,
             "clients": config.clients, "load_servers": config.load_servers,
@@ -315,20 +339,35 @@ fn spread_of<T>(samples: &[T], f: impl Fn(&T) -> f64) -> Spread {
     Spread::of(&samples.iter().map(f).collect::<Vec<_>>())
 }
 
-async fn load_phase(config: &Config, launcher: &Launcher, names: &[String]) -> Vec<Value> {
+async fn load_phase(config: &Config, launcher: &Launcher, ours: &[Value]) -> Value {
     if config.load_servers.len() < 2 {
-        return Vec::new();
+        return json!({"cells": [], "bytes": {}});
     }
     let servers: Vec<ServerProcess> = (config.load_servers.iter())
-        .map(|name| launcher.spawn(name))
+        .map(|name| launcher.spawn(name, false))
         .collect();
+    // The same tools on every side, and what each answer weighs.
+    let mut bytes = serde_json::Map::new();
     for server in &servers {
         let mut client = Client::connect(&server.uri, Era::Legacy, TOOL).await;
-        let listed = client.tool_names().await;
+        let listed = client.tools().await;
+        if let Err(difference) = parity::same_tools(ours, &listed, &server.name) {
+            panic!("{} serves other tools than ours: {difference}", server.name);
+        }
+        let list = client.response_bytes(Op::List).await;
+        let call = client.response_bytes(Op::Call).await;
         client.close().await;
-        assert_eq!(listed, names, "{} lists other tools", server.name);
+        println!(
+            "{:<17} serves the same {} tools; response bytes: tools/list {list}, tools/call {call}",
+            server.name,
+            listed.len()
+        );
+        bytes.insert(
+            server.name.clone(),
+            json!({"tools/list": list, "tools/call": call}),
+        );
     }
-    let tools = names.len();
+    let tools = ours.len();
     let mut cells = Vec::new();
     for op in [Op::List, Op::Call] {
         for &clients in &config.clients {
@@ -380,7 +419,7 @@ async fn load_phase(config: &Config, launcher: &Launcher, names: &[String]) -> V
             }));
         }
     }
-    cells
+    json!({"cells": cells, "bytes": bytes})
 }
 
 async fn switch_phase(
@@ -396,7 +435,7 @@ async fn switch_phase(
         println!("== switch, {sessions} sessions per server");
         // Fresh servers per size: no sessions left over from the last one.
         let mut servers: Vec<ServerProcess> = (config.switch_servers.iter())
-            .map(|name| launcher.spawn(name))
+            .map(|name| launcher.spawn(name, true))
             .collect();
         let mut sides = Vec::new();
         for server in &servers {
@@ -492,6 +531,40 @@ async fn switch_phase(
         cases.push(json!({"sessions": sessions, "servers": by_server, "vs_ours": vs_ours}));
     }
     cases
+}
+
+/// The versions the peers ran: the pinned packages and their runtimes, as
+/// the installed interpreters report them.
+fn versions(peers: &[(String, Vec<String>)]) -> Value {
+    let ask = |program: &str, args: &[&str]| {
+        std::process::Command::new(program)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|output| output.status.success())
+            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+    };
+    let mut versions = json!({
+        "ts-sdk": servers::pinned("TS_SDK"),
+        "fastmcp": servers::pinned("FASTMCP"),
+    });
+    for (name, command) in peers {
+        match name.as_str() {
+            "ts" => versions["node"] = json!(ask(&command[0], &["--version"])),
+            "fastmcp" => {
+                let script = "import sys, importlib.metadata as m\n\
+                    print(sys.version.split()[0], *(m.version(p) for p in \
+                    ('uvicorn', 'uvloop', 'httptools')))";
+                let found = ask(&command[0], &["-c", script]).unwrap_or_default();
+                let mut words = found.split_whitespace();
+                for key in ["python", "uvicorn", "uvloop", "httptools"] {
+                    versions[key] = json!(words.next());
+                }
+            }
+            _ => {}
+        }
+    }
+    versions
 }
 
 /// Pins this process (every thread) to CPU 0.

@@ -88,13 +88,27 @@ impl Drop for ServerProcess {
     }
 }
 
+fn script() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/peers.sh")
+}
+
+/// The version `scripts/peers.sh` pins in its variable `name` (`TS_SDK`,
+/// `FASTMCP`, `UVICORN`): one place says which versions ran.
+pub fn pinned(name: &str) -> String {
+    let text = std::fs::read_to_string(script()).expect("scripts/peers.sh");
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix('='))
+        .unwrap_or_else(|| panic!("scripts/peers.sh pins no {name}"))
+        .to_owned()
+}
+
 /// Runs `scripts/peers.sh` for `peers` (installing what is missing) and
 /// returns each one's command line.
 pub fn install(peers: &[&str]) -> Vec<(String, Vec<String>)> {
     if peers.is_empty() {
         return Vec::new();
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/peers.sh");
+    let script = script();
     let output = Command::new("bash")
         .arg(&script)
         .args(peers)

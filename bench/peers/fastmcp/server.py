@@ -2,7 +2,10 @@
 
 Serves the tools of a tools file (both profiles' `tools/list` as our server
 lists them; written by the bench) over streamable HTTP on 127.0.0.1 with
-FastMCP on uvicorn. Every tool is tagged with the profiles it belongs to
+FastMCP on uvicorn, as a performance-minded user runs it: uvicorn[standard]'s
+uvloop event loop and httptools parser, named explicitly so a missing one is
+an error, not a silent fallback; uvicorn's and FastMCP's log levels pinned
+to warning. Every tool is tagged with the profiles it belongs to
 (`p0`, `p1`); a session sees `p0` at first (FastMCP's server-wide allowlist,
 `enable(tags=..., only=True)`), and a switch gives every session
 session-scoped visibility rules showing the other profile's tag, saved with
@@ -10,28 +13,37 @@ FastMCP's own `save_visibility_rules` (one tools/list_changed per session).
 Every tool answers with the fixed result the tools file gives
 (`list_workspaces_kandev`'s on Kandev's demo board).
 
+Only with `--switchable` (the switch rows) does a middleware remember each
+session for the switch: FastMCP runs its middleware chain on every message,
+a cost the load rows (which never switch) should not pay.
+
 Side channel (the bench's): prints `127.0.0.1:PORT` once listening; each
 stdin line switches every session to the other profile and is answered with
 `switched N` (N sessions); end of stdin stops it.
 
-usage: server.py --tools FILE
+usage: server.py --tools FILE [--switchable]
 """
 
 import argparse
 import asyncio
 import json
+import os
 import socket
 import sys
 import threading
 from typing import Any
 
-import uvicorn
-from fastmcp import FastMCP
-from fastmcp.server.context import Context
-from fastmcp.server.middleware import Middleware
-from fastmcp.server.transforms.visibility import save_visibility_rules
-from fastmcp.tools.base import Tool, ToolResult
-from mcp.types import TextContent, ToolAnnotations
+# Pinned before FastMCP reads its settings at import.
+os.environ["FASTMCP_LOG_LEVEL"] = "WARNING"
+
+import uvicorn  # noqa: E402
+import uvloop  # noqa: E402
+from fastmcp import FastMCP  # noqa: E402
+from fastmcp.server.context import Context  # noqa: E402
+from fastmcp.server.middleware import Middleware  # noqa: E402
+from fastmcp.server.transforms.visibility import save_visibility_rules  # noqa: E402
+from fastmcp.tools.base import Tool, ToolResult  # noqa: E402
+from mcp.types import TextContent, ToolAnnotations  # noqa: E402
 
 
 class FixedTool(Tool):
@@ -41,6 +53,14 @@ class FixedTool(Tool):
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         return ToolResult(content=[TextContent(**block) for block in self.result])
+
+    def to_mcp_tool(self, **overrides: Any) -> Any:
+        # FastMCP makes a title of the name when a tool has none; ours lists
+        # none, and the bench requires the same definitions on every side.
+        tool = super().to_mcp_tool(**overrides)
+        if self.title is None:
+            tool.title = None
+        return tool
 
 
 class Detached(Context):
@@ -71,6 +91,7 @@ class Sessions(Middleware):
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tools", required=True)
+    parser.add_argument("--switchable", action="store_true")
     args = parser.parse_args()
     with open(args.tools) as file:
         spec = json.load(file)
@@ -100,7 +121,8 @@ def main() -> None:
         )
     server.enable(tags={"p0"}, only=True)
     sessions = Sessions(server)
-    server.add_middleware(sessions)
+    if args.switchable:
+        server.add_middleware(sessions)
     app = server.http_app(path="/mcp", transport="http")
 
     sock = socket.socket()
@@ -114,6 +136,7 @@ def main() -> None:
     host, port = sock.getsockname()
     config = uvicorn.Config(
         app,
+        http="httptools",
         log_level="warning",
         timeout_keep_alive=3600,
         lifespan="on",
@@ -158,7 +181,9 @@ def main() -> None:
         threading.Thread(target=read_stdin, daemon=True).start()
         await task
 
-    asyncio.run(serve())
+    # The server runs in this loop (uvicorn's `loop` setting applies only
+    # when uvicorn makes the loop itself): uvloop's.
+    uvloop.run(serve())
 
 
 if __name__ == "__main__":

@@ -14,11 +14,18 @@
 // `--debounce` passes the SDK's `debouncedNotificationMethods`, which
 // coalesces one tick's into one.
 //
+// `--low-level` serves the same tools as a performance-minded user of the
+// SDK would: its low-level `Server` per session, with `tools/list` answering
+// a list built once per profile (the tools file's definitions, as ours
+// lists them, so no schema conversion) and `tools/call` answering the fixed
+// result for a listed tool (-32602 for another); a switch sends one
+// `tools/list_changed` per session.
+//
 // Side channel (the bench's): prints `127.0.0.1:PORT` once listening; each
 // stdin line switches every session to the other profile and is answered
 // with `switched N` (N sessions); end of stdin stops it.
 //
-// usage: node server.mjs --sdk DIR --tools FILE [--debounce]
+// usage: node server.mjs --sdk DIR --tools FILE [--debounce | --low-level]
 //   DIR: where scripts/peers.sh installed the SDK (target/peers/ts).
 import { createServer } from "node:http";
 import { randomUUID } from "node:crypto";
@@ -35,15 +42,23 @@ const flag = (name) => {
 const sdk = flag("--sdk");
 const toolsFile = flag("--tools");
 const debounce = args.includes("--debounce");
+const lowLevel = args.includes("--low-level");
 if (!sdk || !toolsFile) {
-  console.error("usage: server.mjs --sdk DIR --tools FILE [--debounce]");
+  console.error("usage: server.mjs --sdk DIR --tools FILE [--debounce | --low-level]");
   process.exit(2);
 }
 // The SDK lives under target/, not next to this file.
 const require = createRequire(join(resolve(sdk), "package.json"));
 const { McpServer } = require("@modelcontextprotocol/sdk/server/mcp.js");
 const { StreamableHTTPServerTransport } = require("@modelcontextprotocol/sdk/server/streamableHttp.js");
-const { isInitializeRequest } = require("@modelcontextprotocol/sdk/types.js");
+const { Server } = require("@modelcontextprotocol/sdk/server/index.js");
+const {
+  isInitializeRequest,
+  ListToolsRequestSchema,
+  CallToolRequestSchema,
+  McpError,
+  ErrorCode,
+} = require("@modelcontextprotocol/sdk/types.js");
 const { z } = require("zod");
 
 const spec = JSON.parse(readFileSync(toolsFile, "utf8"));
@@ -70,8 +85,26 @@ if (unconverted > 0) console.error(`ts peer: ${unconverted} input schemas kept a
 
 let current = 0;
 const sessions = new Map();
+// The low-level server's answers, built once per profile.
+const lists = spec.profiles.map((tools) => ({ tools }));
+
+function newLowLevelSession() {
+  const server = new Server(
+    { name: "kandev-peer", version: "0" },
+    { capabilities: { tools: { listChanged: true } } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => lists[current]);
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    if (!profiles[current].has(request.params.name)) {
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`);
+    }
+    return result;
+  });
+  return { server, registered: null };
+}
 
 function newSession() {
+  if (lowLevel) return newLowLevelSession();
   const server = new McpServer(
     { name: "kandev-peer", version: "0" },
     debounce ? { debouncedNotificationMethods: ["notifications/tools/list_changed"] } : {},
@@ -90,7 +123,11 @@ function newSession() {
 
 function switchAll() {
   current = 1 - current;
-  for (const { registered } of sessions.values()) {
+  for (const { server, registered } of sessions.values()) {
+    if (!registered) {
+      server.sendToolListChanged().catch(() => {});
+      continue;
+    }
     for (const [name, handle] of registered) {
       const wanted = profiles[current].has(name);
       if (handle.enabled !== wanted) wanted ? handle.enable() : handle.disable();
