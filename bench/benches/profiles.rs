@@ -645,9 +645,7 @@ fn main() {
     // `PROFILES_BENCH_RECORDER=0` leaves the facade's no-op in place.
     #[cfg(feature = "metrics")]
     if std::env::var("PROFILES_BENCH_RECORDER").as_deref() != Ok("0") {
-        let _ = metrics_exporter_prometheus::PrometheusBuilder::new()
-            .install_recorder()
-            .expect("the first recorder installs");
+        mcp_profiles_serve::prometheus::install();
     }
     let pairing = Pairing::from_env();
     let rt = tokio::runtime::Builder::new_current_thread()

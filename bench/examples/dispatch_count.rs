@@ -48,9 +48,7 @@ fn main() {
         #[cfg(feature = "metrics")]
         Some("recorder") => {
             // Installed globally; the handle (for rendering) is not needed.
-            let _ = metrics_exporter_prometheus::PrometheusBuilder::new()
-                .install_recorder()
-                .expect("the first recorder installs");
+            mcp_profiles_serve::prometheus::install();
         }
         Some(other) => panic!("{other:?}: {usage} [recorder, with --features metrics]"),
     }

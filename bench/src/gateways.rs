@@ -111,9 +111,15 @@ pub struct Gateway {
 impl Gateway {
     /// An instance on the Redis at `url`, its control API taking `token`.
     pub async fn start(url: &str, token: &str) -> Gateway {
+        Self::start_with(url, token, ProfileStore::default()).await
+    }
+
+    /// [`start`](Self::start), serving from `profiles` (empty, built with
+    /// the settings it serves under, such as a decision log).
+    pub async fn start_with(url: &str, token: &str, profiles: ProfileStore<Kandev>) -> Gateway {
         let options = RedisOptions::default().with_grace(std::time::Duration::from_secs(30));
         let store = Arc::new(
-            RedisStore::<Kandev>::connect(url, options)
+            RedisStore::<Kandev>::connect_with_profiles(url, options, profiles)
                 .await
                 .expect("the store connects"),
         );

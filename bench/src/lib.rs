@@ -36,6 +36,7 @@ pub mod plain;
 pub mod relisting;
 pub mod results;
 pub mod sessions;
+pub mod stall;
 
 /// The generated registries (see `build.rs`; feature `synthetic`).
 #[cfg(feature = "synthetic")]
