@@ -193,7 +193,7 @@ def replacement_chart(rows):
 
 PEERS = (("ours", "mcp-profiles", OURS), ("ts-sdk", "TypeScript SDK", THEIRS),
          ("ts-sdk-debounced", "TypeScript SDK, debounced", "#9467bd"),
-         ("ts-sdk-low-level", "TypeScript SDK, low-level Server, cached list", "#d62728"),
+         ("ts-sdk-low-level", "TypeScript SDK, low-level Server, cached list", "#ff7f0e"),
          ("fastmcp", "FastMCP", "#2ca02c"))
 
 

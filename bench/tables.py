@@ -63,7 +63,7 @@ def peers(runs):
         results = run["results"]
         load = results["load"]
         cells, sizes = load["cells"], load["bytes"]
-        names = list(sizes)
+        names = results["config"]["load_servers"]
         others = names[1:]
         print(f"`{run['command']}`; versions: " + ", ".join(
             f"{k} {v}" for k, v in results["versions"].items() if v) + ".")
@@ -88,59 +88,66 @@ def peers(runs):
         print("|---|" + "---:|" * len(names))
         for op in ("tools/list", "tools/call"):
             print(f"| `{op}` | " + " | ".join(f"{sizes[n][op]:,}" for n in names) + " |")
+        switchers = results["config"]["switch_servers"]
+        print()
+        print("| switch → every session re-listed, ms | " + " | ".join(switchers) + " |")
+        print("|---|" + "---:|" * len(switchers))
+        for case in results["switch"]:
+            cells = []
+            for name in switchers:
+                side = case["servers"][name]
+                if side["cannot"]:
+                    cells.append(f"cannot: {side['cannot']}")
+                    continue
+                r = side["relisted_us"]
+                cell = f"{r['median'] / 1e3:,.1f} ({r['min'] / 1e3:,.1f}..{r['max'] / 1e3:,.1f})"
+                if name in case["vs_ours"]:
+                    v = case["vs_ours"][name]
+                    cell += f"; ÷ ours **{v['median']:.2f}** ({v['min']:.2f}..{v['max']:.2f})"
+                cells.append(cell)
+            print(f"| {case['sessions']:,} sessions | " + " | ".join(cells) + " |")
 
 
 def gateway_load(runs):
     def ms(value):
         return "–" if value is None else f"{value:.2f}"
-    rows = [
-        ("calls sent / answered", lambda r: f"{r['calls']['sent']:,} / {r['calls']['answered']:,}"),
-        ("calls/s answered", lambda r: f"{r['calls']['per_s']:,.0f}"),
-        ("latency from the send p50 / p99 (max), ms",
-         lambda r: f"{ms(r['calls']['p50_ms'])} / {ms(r['calls']['p99_ms'])} ({ms(r['calls']['max_ms'])})"),
-        ("latency from the schedule p50 / p99 (max), ms", lambda r: (
-            f"{ms(r['calls']['from_schedule_ms']['p50'])} / {ms(r['calls']['from_schedule_ms']['p99'])}"
-            f" ({ms(r['calls']['from_schedule_ms']['max'])})")),
-        ("calls that could not start on time (> 2 ms after the tick)", lambda r: f"{r['calls']['late']:,}"),
-        ("decision log", lambda r: "on" if r["config"]["decision_log"] else "off"),
-        ("right / wrong (same instance, other)", lambda r: (
-            f"{r['consistency']['right']:,} / **{r['consistency']['wrong_same_instance']}**, "
-            f"**{r['consistency']['wrong_other_instance']}**")),
-        ("in flight / lost / other errors", lambda r: (
-            f"{r['consistency']['in_flight']:,} / {r['consistency']['lost']} / {r['consistency']['other_errors']}")),
-        ("judged calls within 1 ms / 10 ms of their acknowledgement", lambda r: (
-            f"{r['consistency']['judged_within_1ms_of_ack']:,} / {r['consistency']['judged_within_10ms_of_ack']:,}")),
-        ("probes sent / right / wrong / in flight", lambda r: (
-            f"{r['probes']['sent']:,} / {r['probes']['right']:,} / "
-            f"**{r['probes']['wrong_same_instance'] + r['probes']['wrong_other_instance']}** / {r['probes']['in_flight']:,}")),
-        ("probes within 1 ms / 10 ms of the acknowledgement", lambda r: (
-            f"{r['probes']['within_1ms_of_ack']:,} / {r['probes']['within_10ms_of_ack']:,}")),
-        ("changes made / acknowledged 200 / 202 / failed", lambda r: (
-            f"{r['changes']['made']:,} / {r['changes']['made'] - r['changes']['pending'] - r['changes']['failed']:,}"
-            f" / {r['changes']['pending']} / {r['changes']['failed']}")),
-        ("control API answer p50 / p99, ms", lambda r: f"{ms(r['changes']['ack_p50_ms'])} / {ms(r['changes']['ack_p99_ms'])}"),
-        ("changes some instance never applied", lambda r: f"{r['changes']['never_applied']}"),
-    ]
-    for index in range(max(len(r["results"]["faults"]) for r in runs)):
-        def fault(r, index=index):
-            faults = r["faults"]
-            if index >= len(faults):
-                return "–"
-            f = faults[index]
-            return (f"{f['what']} at {f['at_s']:.0f} s for {f['lasted_s']:.2f} s: {f['calls']:,} calls, "
-                    f"right {f['right']:,}, wrong **{f['wrong_same_instance'] + f['wrong_other_instance']}**, "
-                    f"in flight {f['in_flight']:,}, lost {f['lost']}, other errors {f['other_errors']}, "
-                    f"late {f['late']:,}, p99 from the schedule {ms(f['from_schedule_ms']['p99'])} ms; "
-                    f"changes 200 / 202 / failed {f['changes']['acked']} / {f['changes']['pending']} / "
-                    f"{f['changes']['failed']}")
-        rows.append((f"fault {index + 1} (and 2 s after it)", fault))
-    rows.append(("decisions judged / unjudged / mismatches", lambda r: "–" if not r["decisions"] else (
-        f"{r['decisions']['judged']:,} / {sum(i['unjudged'] for i in r['decisions']['instances']):,} / "
-        f"**{r['decisions']['mismatches']}**")))
-    print("| measure | " + " | ".join(f"run {i + 1}" for i in range(len(runs))) + " |")
-    print("|---|" + "---:|" * len(runs))
-    for label, cell in rows:
-        print(f"| {label} | " + " | ".join(cell(run["results"]) for run in runs) + " |")
+
+    print("| run | decision log | call p50 / p99 ms | p99 from the tick, ms | late (> 2 ms) | cores "
+          "| right | wrong | in flight | lost | judged ≤ 1 / ≤ 10 ms after the ack "
+          "| probes: sent / wrong / ≤ 1 ms after the ack | changes 200 / 202 / failed "
+          "| control API p50 / p99 ms | decisions judged / mismatches |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for index, run in enumerate(runs):
+        r = run["results"]
+        calls, c, p, ch = r["calls"], r["consistency"], r["probes"], r["changes"]
+        decisions = r["decisions"]
+        verified = "–" if not decisions else f"{decisions['judged']:,} / **{decisions['mismatches']}**"
+        acked = ch["made"] - ch["pending"] - ch["failed"]
+        print(
+            f"| {index + 1} | {'on' if r['config']['decision_log'] else 'off'} "
+            f"| {ms(calls['p50_ms'])} / {ms(calls['p99_ms'])} | {ms(calls['from_schedule_ms']['p99'])} "
+            f"| {calls['late']:,} | {calls['process_cores']:.2f} "
+            f"| {c['right']:,} | **{c['wrong_same_instance'] + c['wrong_other_instance']}** "
+            f"| {c['in_flight']:,} | {c['lost']} "
+            f"| {c['judged_within_1ms_of_ack']} / {c['judged_within_10ms_of_ack']} "
+            f"| {p['sent']:,} / **{p['wrong_same_instance'] + p['wrong_other_instance']}** / {p['within_1ms_of_ack']:,} "
+            f"| {acked:,} / {ch['pending']} / {ch['failed']} "
+            f"| {ms(ch['ack_p50_ms'])} / {ms(ch['ack_p99_ms'])} "
+            f"| {verified} |"
+        )
+    print()
+    print("| run | fault | at, lasted | calls | right | wrong | in flight | lost | other errors "
+          "| late | p99 from the tick, ms | changes 200 / 202 / failed |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for index, run in enumerate(runs):
+        for f in run["results"]["faults"]:
+            ch = f["changes"]
+            print(
+                f"| {index + 1} | {f['what']} | {f['at_s']:.0f} s, {f['lasted_s']:.2f} s | {f['calls']:,} "
+                f"| {f['right']:,} | **{f['wrong_same_instance'] + f['wrong_other_instance']}** "
+                f"| {f['in_flight']:,} | {f['lost']} | {f['other_errors']} | {f['late']:,} "
+                f"| {ms(f['from_schedule_ms']['p99'])} | {ch['acked']} / {ch['pending']} / {ch['failed']} |"
+            )
 
 
 def profiles(runs):

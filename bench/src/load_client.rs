@@ -322,12 +322,12 @@ impl Client {
             .await;
         let response = match sent {
             Ok(response) => response,
-            Err(error) => return Answer::Lost(error.to_string()),
+            Err(error) => return Answer::Lost(with_sources(&error)),
         };
         let status = response.status().as_u16();
         let body = match response.bytes().await {
             Ok(body) => body,
-            Err(error) => return Answer::Lost(error.to_string()),
+            Err(error) => return Answer::Lost(with_sources(&error)),
         };
         if status != 200 {
             return Answer::Lost(format!("HTTP {status}: {}", String::from_utf8_lossy(&body)));
@@ -424,6 +424,19 @@ impl Client {
             .unwrap_or_else(|error| panic!("{}: {error}", op.method()));
         response.bytes().await.expect("a body").to_vec()
     }
+}
+
+/// `error` and every error under it: reqwest's own message names only the
+/// URL, the cause (a reset, a closed connection) is its sources'.
+fn with_sources(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 /// The JSON-RPC message with id `id` in an SSE or JSON body.

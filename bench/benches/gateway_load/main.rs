@@ -517,6 +517,17 @@ async fn run() {
                     break;
                 }
                 let (kind, sent, answered) = timed_call(&mut client, &mut lost).await;
+                if kind == Kind::Lost
+                    && let Some(why) = lost.last_mut()
+                {
+                    why.push_str(&format!(
+                        " (instance {}, sent {:.3} s into the load, answered after {:.3} s)",
+                        i % 3,
+                        sent.saturating_duration_since(start.into_std())
+                            .as_secs_f64(),
+                        (answered - sent).as_secs_f64()
+                    ));
+                }
                 calls.push(Call {
                     principal: ((i / 3) % principals) as u32,
                     instance: (i % 3) as u8,

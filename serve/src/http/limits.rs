@@ -14,7 +14,7 @@ use super::{NoRoomForConnections, open_files, raise_file_limit};
 /// | Bound | Default | Builder |
 /// |---|---|---|
 /// | concurrent connections | 512 | [`with_max_connections`](Self::with_max_connections) |
-/// | time to send a request head | 10 s | [`with_header_read_timeout`](Self::with_header_read_timeout) |
+/// | time to send a request head, from its first byte (the first: from the accept) | 10 s | [`with_header_read_timeout`](Self::with_header_read_timeout) |
 /// | time a connection may sit with no request in flight | 60 s | [`with_idle_timeout`](Self::with_idle_timeout) |
 /// | time [`HttpServer::shutdown`](super::HttpServer::shutdown) lets requests finish | 10 s | [`with_drain_timeout`](Self::with_drain_timeout) |
 ///
@@ -67,10 +67,13 @@ impl Limits {
     }
 
     /// The time an HTTP/1 client has to send a complete request head
-    /// (default 10 s); past it the connection is closed. The timer also runs
-    /// while a keep-alive connection waits for its next request (hyper
-    /// 1.12 starts it whenever it waits for a head), so an HTTP/1
-    /// connection with no request in flight lasts at most this long.
+    /// (default 10 s), from the accept for the first head and from a later
+    /// head's first byte; past it the connection is closed. A keep-alive
+    /// connection waiting for its next request is the
+    /// [idle timeout](Self::with_idle_timeout)'s: hyper's own header timer,
+    /// which runs from the end of the previous response, would close a
+    /// connection idle past this timeout just as its client reused it,
+    /// losing that request, so the listener times heads itself.
     pub fn with_header_read_timeout(mut self, timeout: Duration) -> Self {
         self.header_read_timeout = timeout;
         self

@@ -5,6 +5,7 @@
 //! one profile and each is notified on its own.
 
 mod files;
+mod head;
 mod limits;
 mod listener;
 #[cfg(feature = "oauth")]

@@ -79,6 +79,24 @@ async fn until_closed(stream: &mut TcpStream) -> (String, Instant) {
     )
 }
 
+/// Sends `GET /ping` on `stream` and reads until its answer's `pong`.
+async fn ping(stream: &mut TcpStream) {
+    stream
+        .write_all(b"GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = [0; 1024];
+    let mut read = 0;
+    while !String::from_utf8_lossy(&answer[..read]).ends_with("pong") {
+        let n = tokio::time::timeout(LIMIT, stream.read(&mut answer[read..]))
+            .await
+            .expect("an answer")
+            .unwrap();
+        assert_ne!(n, 0, "closed before answering");
+        read += n;
+    }
+}
+
 /// Asserts a GET of `path` on `http` answers 200 with `body`.
 async fn expect_get(http: &HttpServer, path: &str, body: &str) {
     let response = reqwest::get(format!("http://{}{path}", http.local_addr()))
@@ -155,22 +173,39 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
     let http = serve_plain(limits).await;
 
     let mut stream = TcpStream::connect(http.local_addr()).await.unwrap();
-    stream
-        .write_all(b"GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        .await
-        .unwrap();
-    let mut answer = [0; 1024];
-    let mut read = 0;
-    while !String::from_utf8_lossy(&answer[..read]).ends_with("pong") {
-        let n = stream.read(&mut answer[read..]).await.unwrap();
-        assert_ne!(n, 0, "closed before answering");
-        read += n;
-    }
+    ping(&mut stream).await;
     let answered = Instant::now();
     // Keep-alive: the connection stays for another request, but not forever.
     let (rest, closed) = until_closed(&mut stream).await;
     assert_eq!(rest, "");
     assert!(closed - answered >= SHORT, "closed before the timeout");
+    http.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_keep_alive_connection_idle_past_the_header_timeout_serves_its_next_request() {
+    // The header-read timeout times a head from its first byte, not from
+    // the previous answer: a client reusing its connection after a pause
+    // (an agent thinking) is served, and a slow head is still cut off.
+    let limits = Limits::default()
+        .with_header_read_timeout(SHORT)
+        .with_idle_timeout(NEVER);
+    let http = serve_plain(limits).await;
+
+    let mut stream = TcpStream::connect(http.local_addr()).await.unwrap();
+    for _ in 0..2 {
+        ping(&mut stream).await;
+        tokio::time::sleep(SHORT * 3).await;
+    }
+    ping(&mut stream).await;
+    let sent = Instant::now();
+    stream
+        .write_all(b"GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        .await
+        .unwrap();
+    let (answer, closed) = until_closed(&mut stream).await;
+    assert!(closed - sent >= SHORT, "closed before the timeout");
+    assert!(!answer.contains("pong"), "{answer:?}");
     http.shutdown().await.unwrap();
 }
 
