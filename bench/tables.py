@@ -48,7 +48,13 @@ def main():
     benches = {run["bench"] for run in runs}
     if len(benches) != 1:
         sys.exit(f"every file must be of one bench, not {sorted(benches)}")
-    {"profiles": profiles, "peers": peers, "gateway_load": gateway_load}[benches.pop()](runs)
+    {
+        "profiles": profiles,
+        # The profiles bench's dispatch rows in a `metrics` build.
+        "metrics-dispatch": profiles,
+        "peers": peers,
+        "gateway_load": gateway_load,
+    }[benches.pop()](runs)
     cpus = sorted({run["cpu"] for run in runs})
     commits = sorted({run["commit"][:10] for run in runs})
     print()

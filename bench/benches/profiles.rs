@@ -647,13 +647,6 @@ fn main() {
     if std::env::var("PROFILES_BENCH_RECORDER").as_deref() != Ok("0") {
         mcp_profiles_serve::prometheus::install();
     }
-    // `PROFILES_BENCH_TIME_ONE_IN=N` times one call in N (see
-    // `mcp_profiles::time_one_call_in`).
-    #[cfg(feature = "metrics")]
-    mcp_profiles::time_one_call_in(mcp_profiles_bench::results::env_usize(
-        "PROFILES_BENCH_TIME_ONE_IN",
-        1,
-    ) as u32);
     let pairing = Pairing::from_env();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -128,9 +128,6 @@ pub use server::ProfiledServer;
 /// The names of the series the core records (feature `metrics`).
 #[cfg(feature = "metrics")]
 pub use telemetry::names as metric_names;
-#[cfg(feature = "metrics")]
-#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
-pub use telemetry::time_one_call_in;
 pub use vocabulary::{Term, TermKind, UnknownName};
 
 pub use mcp_profiles_macros::{prompt_group, resource_group, tool_group, vocabulary};

@@ -335,11 +335,9 @@ impl ToolMeter {
     }
 
     fn record(&self, started: Started, failed: bool) {
-        if started.0 != UNTIMED {
-            let clock = clock();
-            let nanos = clock.delta_as_nanos(started.0, clock.raw());
-            self.duration.record(nanos as f64 / 1e9);
-        }
+        let clock = clock();
+        let nanos = clock.delta_as_nanos(started.0, clock.raw());
+        self.duration.record(nanos as f64 / 1e9);
         if failed {
             self.error.increment(1);
         } else {
@@ -358,75 +356,17 @@ fn clock() -> &'static quanta::Clock {
     CLOCK.get_or_init(quanta::Clock::new)
 }
 
-/// When a call started, in [`clock`]'s raw units; [`UNTIMED`] for a call
-/// not timed (see [`time_one_call_in`]).
+/// When a call started, in [`clock`]'s raw units.
 #[cfg(feature = "metrics")]
 #[derive(Clone, Copy)]
 pub(crate) struct Started(u64);
 
-/// The start of a call that is counted but not timed. The clock's raw
-/// reading is never 0 (the time-stamp counter counts from boot, the OS
-/// clock's fallback from an origin in the past).
-#[cfg(feature = "metrics")]
-const UNTIMED: u64 = 0;
-
-/// One call in how many is timed (see [`time_one_call_in`]).
-#[cfg(feature = "metrics")]
-static TIME_ONE_IN: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
-
-#[cfg(feature = "metrics")]
-thread_local! {
-    /// Calls this thread still lets pass untimed before it times one.
-    static UNTIMED_LEFT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
-}
-
-/// Times one `tools/call` in `n` (per thread: the first, then every
-/// `n`th) into `mcp_profiles_tool_call_duration_seconds`; every call is
-/// still counted in `mcp_profiles_tool_calls_total`. 1 (the default) and 0
-/// time every call.
-///
-/// Why: timing a call reads the CPU's time-stamp counter twice, a few
-/// nanoseconds on most CPUs but 16–19 ns a read on the AMD EPYC virtual
-/// machines of `BENCHMARKS.md`, about a tenth of a call to an empty tool
-/// there. A busy server loses nothing of its latency distribution by
-/// timing one call in 8 or 16; a quiet one should time them all.
-///
-/// ```
-/// // Before the first call: from then on, one call in 8 is timed.
-/// mcp_profiles::time_one_call_in(8);
-/// # mcp_profiles::time_one_call_in(1);
-/// ```
-#[cfg(feature = "metrics")]
-#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
-pub fn time_one_call_in(n: u32) {
-    TIME_ONE_IN.store(n.max(1), std::sync::atomic::Ordering::Relaxed);
-}
-
 #[cfg(feature = "metrics")]
 impl Started {
-    /// Now, or [`UNTIMED`] for a call [`time_one_call_in`] leaves untimed.
+    /// Now.
     #[inline]
     pub(crate) fn now() -> Started {
-        let one_in = TIME_ONE_IN.load(std::sync::atomic::Ordering::Relaxed);
-        if one_in > 1 && !Self::timing_this_one(one_in) {
-            return Started(UNTIMED);
-        }
         Started(clock().raw())
-    }
-
-    /// Whether this thread times its next call, at one in `one_in`.
-    #[inline]
-    fn timing_this_one(one_in: u32) -> bool {
-        UNTIMED_LEFT.with(|left| match left.get() {
-            0 => {
-                left.set(one_in - 1);
-                true
-            }
-            n => {
-                left.set(n - 1);
-                false
-            }
-        })
     }
 }
 
@@ -497,19 +437,6 @@ mod tests {
     use rmcp::model::{CallToolResult, ContentBlock};
 
     use super::*;
-
-    #[test]
-    fn a_thread_times_its_first_call_then_one_in_n() {
-        // On a thread of its own: the count left is per thread.
-        let timed = std::thread::spawn(|| {
-            (0..7)
-                .map(|_| Started::timing_this_one(3))
-                .collect::<Vec<_>>()
-        })
-        .join()
-        .unwrap();
-        assert_eq!(timed, [true, false, false, true, false, false, true]);
-    }
 
     #[test]
     fn rmcp_s_deserialization_answer_is_bad_arguments_and_a_tool_error_is_not() {
