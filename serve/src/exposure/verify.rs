@@ -60,8 +60,8 @@ pub fn verify<S: Vocabulary>(trail: &Trail<S>, decisions: &[DecisionRecord]) -> 
         .iter()
         .flat_map(|group| group.tools().iter().copied())
         .collect();
-    // The compiled tools of each principal's profile at each revision.
-    let mut profiles: HashMap<(&str, u64), Result<Vec<&'static str>, bool>> = HashMap::new();
+    // What the trail says of each principal's profile at each revision.
+    let mut profiles: HashMap<(&str, u64), AtRevision> = HashMap::new();
     let mut verdict = Verdict::default();
     for decision in decisions {
         let Some(principal) = decision.principal.as_deref() else {
@@ -76,22 +76,22 @@ pub fn verify<S: Vocabulary>(trail: &Trail<S>, decisions: &[DecisionRecord]) -> 
             .entry((principal, decision.revision))
             .or_insert_with(|| {
                 match trail.agent_at(principal, Moment::Revision(decision.revision)) {
-                    Ok(agent) => Ok(agent.map_or_else(Vec::new, |(context, _)| {
+                    Ok(agent) => AtRevision::Served(agent.map_or_else(Vec::new, |(context, _)| {
                         registry.assemble(&context).tool_names().to_vec()
                     })),
                     // A whole trail that never made the revision: the
                     // decision names a profile that never was.
-                    Err(PastError::NoSuchRevision { .. }) if trail.is_whole() => Err(true),
-                    Err(_) => Err(false),
+                    Err(PastError::NoSuchRevision { .. }) if trail.is_whole() => AtRevision::Never,
+                    Err(_) => AtRevision::Unknown,
                 }
             });
         let tools = match profile {
-            Ok(tools) => tools,
-            Err(false) => {
+            AtRevision::Served(tools) => tools,
+            AtRevision::Unknown => {
                 verdict.unjudged += 1;
                 continue;
             }
-            Err(true) => {
+            AtRevision::Never => {
                 verdict.judged += 1;
                 let why = format!(
                     "no audit record made revision {} of `{principal}`'s agent",
@@ -123,6 +123,16 @@ pub fn verify<S: Vocabulary>(trail: &Trail<S>, decisions: &[DecisionRecord]) -> 
         }
     }
     verdict
+}
+
+/// What the trail says of one principal's profile at one revision.
+enum AtRevision {
+    /// The compiled tools it served (none: no agent then).
+    Served(Vec<&'static str>),
+    /// No record made it, and the trail is whole: it never was.
+    Never,
+    /// The trail cannot tell (trimmed, or unreadable for it).
+    Unknown,
 }
 
 fn mismatch(verdict: &mut Verdict, decision: &DecisionRecord, why: String) {
