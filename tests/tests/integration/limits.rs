@@ -97,6 +97,19 @@ async fn ping(stream: &mut TcpStream) {
     }
 }
 
+/// Sends half a request head on `stream` and asserts the server closes
+/// it unanswered, no sooner than the header timeout under test ([`SHORT`]).
+async fn expect_half_sent_head_cut_off(stream: &mut TcpStream) {
+    let sent = Instant::now();
+    stream
+        .write_all(b"GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        .await
+        .unwrap();
+    let (answer, closed) = until_closed(stream).await;
+    assert!(closed - sent >= SHORT, "closed before the timeout");
+    assert!(!answer.contains("pong"), "{answer:?}");
+}
+
 /// Asserts a GET of `path` on `http` answers 200 with `body`.
 async fn expect_get(http: &HttpServer, path: &str, body: &str) {
     let response = reqwest::get(format!("http://{}{path}", http.local_addr()))
@@ -152,14 +165,7 @@ async fn a_half_sent_request_head_is_closed_after_the_header_timeout() {
     let http = serve_plain(limits).await;
 
     let mut stream = TcpStream::connect(http.local_addr()).await.unwrap();
-    let sent = Instant::now();
-    stream
-        .write_all(b"GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
-        .await
-        .unwrap();
-    let (answer, closed) = until_closed(&mut stream).await;
-    assert!(closed - sent >= SHORT, "closed before the timeout");
-    assert!(!answer.contains("pong"), "{answer:?}");
+    expect_half_sent_head_cut_off(&mut stream).await;
     // The listener still serves whole requests.
     expect_get(&http, "/ping", "pong").await;
     http.shutdown().await.unwrap();
@@ -198,14 +204,7 @@ async fn a_keep_alive_connection_idle_past_the_header_timeout_serves_its_next_re
         tokio::time::sleep(SHORT * 3).await;
     }
     ping(&mut stream).await;
-    let sent = Instant::now();
-    stream
-        .write_all(b"GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
-        .await
-        .unwrap();
-    let (answer, closed) = until_closed(&mut stream).await;
-    assert!(closed - sent >= SHORT, "closed before the timeout");
-    assert!(!answer.contains("pong"), "{answer:?}");
+    expect_half_sent_head_cut_off(&mut stream).await;
     http.shutdown().await.unwrap();
 }
 
