@@ -117,7 +117,11 @@ impl Gateway {
     /// [`start`](Self::start), serving from `profiles` (empty, built with
     /// the settings it serves under, such as a decision log).
     pub async fn start_with(url: &str, token: &str, profiles: ProfileStore<Kandev>) -> Gateway {
-        let options = RedisOptions::default().with_grace(std::time::Duration::from_secs(30));
+        // Room for every decision of a load run (shipped only by an
+        // instance whose `profiles` has a decision log).
+        let options = RedisOptions::default()
+            .with_grace(std::time::Duration::from_secs(30))
+            .with_decision_capacity(1_000_000);
         let store = Arc::new(
             RedisStore::<Kandev>::connect_with_profiles(url, options, profiles)
                 .await

@@ -120,8 +120,9 @@ use mcp_profiles_bench::load_client::{Answer, Calls, Client, Era};
 use mcp_profiles_bench::results::{env_usize, write};
 use mcp_profiles_bench::sessions::join_spawned;
 use mcp_profiles_bench::stall::StallProxy;
+use mcp_profiles_serve::AgentStore;
 use mcp_profiles_serve::ProfileStore;
-use mcp_profiles_serve::audit::decisions::DecisionLog;
+use mcp_profiles_serve::audit::decisions::{DecisionLog, read_all};
 use mcp_profiles_serve::exposure::past::Trail;
 use mcp_profiles_serve::exposure::verify::verify;
 use mcp_profiles_tests::redis::RedisServer;
@@ -964,48 +965,46 @@ fn fault_effects(
 }
 
 /// Replays the audit trail the instances share and judges every decision
-/// each one logged against it (`mcp_profiles_serve::exposure::verify`).
+/// they shipped to the shared decision log against it
+/// (`mcp_profiles_serve::exposure::verify`).
 async fn verify_decisions(
     gateways: &[Gateway; 3],
     logs: &[Option<Arc<DecisionLog>>],
 ) -> serde_json::Value {
-    let trail = Trail::<Kandev>::read(&*gateways[0].store)
-        .await
-        .expect("the audit trail");
     let mut per_instance = Vec::new();
-    let (mut judged, mut mismatches) = (0, 0);
-    for (instance, log) in logs.iter().enumerate() {
+    for (gateway, log) in gateways.iter().zip(logs) {
         let log = log.as_ref().expect("a decision log on every instance");
-        let records = log.records();
-        let verdict = verify(&trail, &records);
-        judged += verdict.judged;
-        mismatches += verdict.mismatches;
-        println!(
-            "decisions: instance {instance}: {} logged ({} dropped), {} judged, {} unjudged, {} mismatches{}",
-            records.len(),
-            log.dropped(),
-            verdict.judged,
-            verdict.unjudged,
-            verdict.mismatches,
-            verdict
-                .first
-                .as_ref()
-                .map(|(record, why)| format!("; first: {record:?}: {why}"))
-                .unwrap_or_default(),
-        );
-        per_instance.push(json!({
-            "logged": records.len(),
-            "dropped": log.dropped(),
-            "judged": verdict.judged,
-            "unjudged": verdict.unjudged,
-            "mismatches": verdict.mismatches,
-            "first": verdict.first.as_ref().map(|(record, why)| format!("{record:?}: {why}")),
-        }));
+        gateway
+            .store
+            .decisions_written()
+            .await
+            .expect("the decisions are shipped");
+        per_instance.push(json!({ "dropped": log.dropped() }));
     }
+    let store = &*gateways[0].store;
+    let trail = Trail::<Kandev>::read(store).await.expect("the audit trail");
+    let records = read_all(store).await.expect("the decision log");
+    let verdict = verify(&trail, &records);
+    println!(
+        "decisions: {} in the shared log ({} dropped by the instances), {} judged, {} unjudged, {} mismatches{}",
+        records.len(),
+        logs.iter().flatten().map(|log| log.dropped()).sum::<u64>(),
+        verdict.judged,
+        verdict.unjudged,
+        verdict.mismatches,
+        verdict
+            .first
+            .as_ref()
+            .map(|(record, why)| format!("; first: {record:?}: {why}"))
+            .unwrap_or_default(),
+    );
     json!({
         "trail_whole": trail.is_whole(),
-        "judged": judged,
-        "mismatches": mismatches,
+        "logged": records.len(),
+        "judged": verdict.judged,
+        "unjudged": verdict.unjudged,
+        "mismatches": verdict.mismatches,
+        "first": verdict.first.as_ref().map(|(record, why)| format!("{record:?}: {why}")),
         "instances": per_instance,
     })
 }

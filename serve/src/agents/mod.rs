@@ -272,6 +272,11 @@ impl<S: Vocabulary> ProfileStore<S> {
         self
     }
 
+    /// The decision log every agent tells its decisions to, if any.
+    pub(crate) fn decision_log(&self) -> Option<&Arc<crate::audit::decisions::DecisionLog>> {
+        self.decisions.as_ref()
+    }
+
     /// Gives `principal` an agent serving `initial` and returns the
     /// backend's handle on it.
     ///

@@ -4,27 +4,49 @@
 //!
 //! A record names the principal, the tool, the revision of the profile the
 //! call was decided under, and allowed or refused and why; never a token
-//! and never the call's arguments. It is in memory (the newest `capacity`
-//! records, the oldest dropped and counted): a store attaches it with
-//! [`ProfileStore::with_decision_log`](crate::ProfileStore::with_decision_log).
+//! and never the call's arguments. A store attaches a [`DecisionLog`] with
+//! [`ProfileStore::with_decision_log`](crate::ProfileStore::with_decision_log);
+//! where the records are kept is the store's, as for the audit trail:
+//!
+//! - in memory, the log itself keeps them (the newest `capacity`, the
+//!   oldest dropped and counted);
+//! - on Redis and a Redis Cluster, a task of each instance ships the
+//!   records heard there to a capped stream beside the audit trail (on a
+//!   cluster, the principal's shard's) a batch at a time, off the call
+//!   path: the log holds only those not shipped yet, and drops the oldest
+//!   (counted) if the store cannot take them for longer than its capacity
+//!   lasts.
+//!
+//! Either way [`AgentStore::decisions`](crate::AgentStore::decisions) reads
+//! the store's log a page at a time, in the order of its numbers, and
+//! [`AgentStore::decisions_written`](crate::AgentStore::decisions_written)
+//! waits until what this instance heard so far is in it. [`read_all`]
+//! reads it whole, for [`crate::exposure::verify`].
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use mcp_profiles::{CallDecision, DecisionSink};
+use mcp_profiles::{CallDecision, DecisionSink, Vocabulary};
 use rmcp::schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use super::{AuditOrder, AuditQuery};
+use crate::AgentStore;
+use crate::store::StoreError;
 
 /// One call decision, as the log keeps it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
 #[non_exhaustive]
 pub struct DecisionRecord {
-    /// Its number in the log, from 1 (dropped records keep theirs).
+    /// Its number in the log that holds it (dropped records keep theirs):
+    /// in memory from 1 by one; on Redis, the store's, numbered as the
+    /// audit trail's records are (see [`crate::audit`]).
     pub seq: u64,
-    /// When it was decided, in milliseconds since the Unix epoch.
+    /// When it was decided, in milliseconds since the Unix epoch, by the
+    /// deciding instance's clock.
     pub at: u64,
     /// Whose call it was; `None` for a profile no principal's agent holds
     /// (one an OAuth token's claims derived).
@@ -42,6 +64,11 @@ pub struct DecisionRecord {
 }
 
 impl DecisionRecord {
+    /// Whose call it was, if a principal's.
+    pub fn principal(&self) -> Option<&str> {
+        self.principal.as_deref()
+    }
+
     /// A record of `principal`'s call of `tool`, decided under `revision`
     /// (`reason`: `None` if allowed), numbered `seq`, made at `at`.
     pub fn new(
@@ -108,14 +135,47 @@ impl DecisionLog {
         self
     }
 
-    /// The records kept, oldest first.
+    /// The records held, oldest first: every record kept, in memory; on a
+    /// shared store, those not shipped yet.
     pub fn records(&self) -> Vec<DecisionRecord> {
         self.lock().records.iter().cloned().collect()
+    }
+
+    /// The page of the records held that `query` asks for.
+    pub fn query(&self, query: &AuditQuery) -> Vec<DecisionRecord> {
+        let kept = self.lock();
+        let matching = |record: &&DecisionRecord| query.admits(record.seq, record.principal());
+        let page: Box<dyn Iterator<Item = &DecisionRecord>> = match query.order() {
+            AuditOrder::OldestFirst => Box::new(kept.records.iter()),
+            AuditOrder::NewestFirst => Box::new(kept.records.iter().rev()),
+        };
+        page.filter(matching).take(query.limit()).cloned().collect()
     }
 
     /// How many records were dropped to keep within the capacity.
     pub fn dropped(&self) -> u64 {
         self.lock().dropped
+    }
+
+    /// Takes up to `most` of the oldest records held, for a store to ship.
+    pub(crate) fn drain(&self, most: usize) -> Vec<DecisionRecord> {
+        let mut kept = self.lock();
+        let most = most.min(kept.records.len());
+        kept.records.drain(..most).collect()
+    }
+
+    /// Gives back `batch`, taken by [`drain`](Self::drain) and not
+    /// shipped, ahead of what was heard since; the oldest past the
+    /// capacity dropped and counted.
+    pub(crate) fn give_back(&self, batch: Vec<DecisionRecord>) {
+        let mut kept = self.lock();
+        for record in batch.into_iter().rev() {
+            if kept.records.len() == self.capacity {
+                kept.dropped += 1;
+            } else {
+                kept.records.push_front(record);
+            }
+        }
     }
 
     /// What `principal`'s agent tells its decisions to: a store attaches
@@ -158,6 +218,40 @@ impl DecisionLog {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
         self.kept.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The whole of `store`'s decision log, oldest first, read a page at a
+/// time: what [`crate::exposure::verify::verify`] judges.
+///
+/// ```no_run
+/// # async fn check<S: mcp_profiles::Vocabulary>(
+/// #     store: &dyn mcp_profiles_serve::AgentStore<S>,
+/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp_profiles_serve::audit::decisions::read_all;
+/// use mcp_profiles_serve::exposure::{past::Trail, verify::verify};
+///
+/// store.decisions_written().await?;
+/// let verdict = verify(&Trail::<S>::read(store).await?, &read_all(store).await?);
+/// assert!(verdict.holds(), "{:?}", verdict.first);
+/// # Ok(()) }
+/// ```
+pub async fn read_all<S: Vocabulary>(
+    store: &dyn AgentStore<S>,
+) -> Result<Vec<DecisionRecord>, StoreError> {
+    const PAGE: usize = AuditQuery::MAX_LIMIT;
+    let mut all: Vec<DecisionRecord> = Vec::new();
+    loop {
+        let mut query = AuditQuery::new().with_limit(PAGE);
+        if let Some(last) = all.last() {
+            query = query.since(last.seq);
+        }
+        let page = store.decisions(&query).await?;
+        let ended = page.len() < PAGE;
+        all.extend(page);
+        if ended {
+            return Ok(all);
+        }
     }
 }
 

@@ -129,11 +129,17 @@ impl AuditQuery {
 
     /// Whether `record` lies in the range and is of the principal asked.
     pub fn matches(&self, record: &AuditRecord) -> bool {
-        self.in_range(record.seq)
+        self.admits(record.seq, record.principal.as_deref())
+    }
+
+    /// Whether a record numbered `seq`, of `principal`, lies in the range
+    /// and is of the principal asked (the decision log's records too).
+    pub(crate) fn admits(&self, seq: u64, principal: Option<&str>) -> bool {
+        self.in_range(seq)
             && self
                 .principal
                 .as_deref()
-                .is_none_or(|principal| record.principal.as_deref() == Some(principal))
+                .is_none_or(|asked| principal == Some(asked))
     }
 
     /// Whether `seq` lies strictly between the bounds.

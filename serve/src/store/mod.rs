@@ -300,6 +300,41 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
     /// stream and hash slot of the shard that did not answer).
     fn audit<'a>(&'a self, query: &'a AuditQuery) -> StoreFuture<'a, Vec<AuditRecord>>;
 
+    /// One page of the decision log, as `query` asks (see
+    /// [`crate::audit::decisions`]): every call decision of the store's
+    /// agents that its instances heard with a
+    /// [`DecisionLog`](crate::audit::decisions::DecisionLog) attached to
+    /// their [`profiles`](Self::profiles), in the order of the records'
+    /// numbers; empty when none is attached.
+    ///
+    /// A page is whole or not given, as for [`audit`](Self::audit). A
+    /// backing that keeps no log of its own answers (the default) with what
+    /// this instance's log holds.
+    fn decisions<'a>(
+        &'a self,
+        query: &'a AuditQuery,
+    ) -> StoreFuture<'a, Vec<crate::audit::decisions::DecisionRecord>> {
+        let page = self
+            .profiles()
+            .decision_log()
+            .map_or_else(Vec::new, |log| log.query(query));
+        Box::pin(std::future::ready(Ok(page)))
+    }
+
+    /// Waits until every call decision this instance heard so far is in
+    /// the store's decision log (on Redis, shipped): call it before
+    /// reading the log back to judge what was just served, and at
+    /// shutdown. At once where the log is this instance's (the default).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Unavailable`] when the store could not take them now;
+    /// they are kept to be shipped again (the oldest dropped, counted, past
+    /// the log's capacity).
+    fn decisions_written(&self) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+
     /// What this instance serves: hand it to
     /// [`crate::http::multi_agent_router`].
     fn profiles(&self) -> &Arc<ProfileStore<S>>;

@@ -1,24 +1,28 @@
 //! The decision log: every call decision of a store's agents, and the
 //! verifier that proves it agrees with the audit trail (issue 44 §1, §3).
 
-use mcp_profiles_serve::audit::decisions::{DecisionLog, DecisionRecord};
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_profiles_serve::audit::AuditQuery;
+use mcp_profiles_serve::audit::decisions::{DecisionLog, DecisionRecord, read_all};
 use mcp_profiles_serve::exposure::past::Trail;
 use mcp_profiles_serve::exposure::verify::verify;
-use mcp_profiles_serve::{AgentStore, ProfileStore};
+use mcp_profiles_serve::{AgentStore, ProfileStore, StoreError};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{Session, http_transport, refused, serve_agents};
 use mcp_profiles_tests::contexts::{asking, child, names_of};
+use mcp_profiles_tests::redis::RedisServer;
 use mcp_profiles_tests::waits::LIMIT;
 
+use crate::redis_store::Instance;
+
 /// A store whose agents' call decisions are kept, every one.
-fn logging() -> (
-    std::sync::Arc<ProfileStore<TaskServer>>,
-    std::sync::Arc<DecisionLog>,
-) {
-    let log = std::sync::Arc::new(DecisionLog::new(10_000));
-    let store = ProfileStore::default().with_decision_log(std::sync::Arc::clone(&log));
-    (std::sync::Arc::new(store), log)
+fn logging() -> (Arc<ProfileStore<TaskServer>>, Arc<DecisionLog>) {
+    let log = Arc::new(DecisionLog::new(10_000));
+    let store = ProfileStore::default().with_decision_log(Arc::clone(&log));
+    (Arc::new(store), log)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -68,6 +72,8 @@ async fn every_call_decision_is_logged_and_the_log_agrees_with_the_trail() {
         ]
     );
 
+    // In memory the log is the store's.
+    assert_eq!(read_all(&store).await.unwrap(), log.records());
     let trail = Trail::<TaskServer>::read(&store).await.unwrap();
     let verdict = verify(&trail, &log.records());
     assert!(verdict.holds(), "{verdict:?}");
@@ -75,9 +81,101 @@ async fn every_call_decision_is_logged_and_the_log_agrees_with_the_trail() {
     http.shutdown().await.unwrap();
 }
 
+/// What two gateways on one Redis decided is one log in Redis, shipped off
+/// the call path, numbered there, read back whole or by principal, and
+/// kept to ship again while Redis is away.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_gateways_on_redis_ship_their_decisions_to_one_log() {
+    let Some(mut redis) = RedisServer::start() else {
+        return;
+    };
+    let logs = [
+        Arc::new(DecisionLog::new(100)),
+        Arc::new(DecisionLog::new(100)),
+    ];
+    let grace = Duration::from_secs(60);
+    let logged =
+        |log: &Arc<DecisionLog>| ProfileStore::default().with_decision_log(Arc::clone(log));
+    let a = Instance::start_over(&redis, grace, logged(&logs[0])).await;
+    let b = Instance::start_over(&redis, grace, logged(&logs[1])).await;
+    let put = a.store.put_agent("alice", asking(), by()).await.unwrap();
+    a.store
+        .grant_token("alice-token", "alice", by())
+        .await
+        .unwrap();
+    let v1 = put.value.agent.version;
+    let (on_a, on_b) = (a.legacy("alice-token").await, b.legacy("alice-token").await);
+    on_a.call("ask_user_question", None).await;
+    on_b.call("ask_parent_question", None).await;
+    on_b.call("ask_user_question", None).await;
+
+    for instance in [&a, &b] {
+        instance.store.decisions_written().await.unwrap();
+    }
+    let shipped = read_all(&b.store).await.unwrap();
+    assert_eq!(read_all(&a.store).await.unwrap(), shipped);
+    let mut decided: Vec<(&str, u64, Option<&str>)> = shipped
+        .iter()
+        .map(|record| {
+            (
+                record.tool.as_str(),
+                record.revision,
+                record.reason.as_deref(),
+            )
+        })
+        .collect();
+    decided.sort();
+    assert_eq!(
+        decided,
+        [
+            ("ask_parent_question", v1, Some("not_in_profile")),
+            ("ask_user_question", v1, None),
+            ("ask_user_question", v1, None),
+        ]
+    );
+    let seqs: Vec<u64> = shipped.iter().map(|record| record.seq).collect();
+    assert_eq!(seqs, [1, 2, 3], "numbered by the store, in order");
+    let page = AuditQuery::new().of("alice").since(1).with_limit(1);
+    assert_eq!(a.store.decisions(&page).await.unwrap(), shipped[1..2]);
+    let trail = Trail::<TaskServer>::read(&a.store).await.unwrap();
+    let verdict = verify(&trail, &shipped);
+    assert!(verdict.holds(), "{verdict:?}");
+    assert_eq!((verdict.judged, verdict.unjudged), (3, 0));
+
+    // Redis away: served within its grace, the decision kept, not lost.
+    redis.kill();
+    on_a.call("ask_user_question", None).await;
+    let away = a.store.decisions_written().await;
+    assert!(matches!(away, Err(StoreError::Unavailable(_))), "{away:?}");
+    redis.restart();
+    // Each connection finds Redis gone at its first command after the
+    // restart, and reconnects: the kept decision goes with the first that
+    // reaches it.
+    let reconnected = async {
+        while a.store.decisions_written().await.is_err() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        loop {
+            match read_all(&b.store).await {
+                Ok(after) => return after,
+                Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+            }
+        }
+    };
+    let after = tokio::time::timeout(LIMIT, reconnected)
+        .await
+        .expect("the kept decision is shipped once Redis is back");
+    assert_eq!(after[..3], shipped[..]);
+    assert_eq!(
+        (after.len(), after[3].tool.as_str(), after[3].seq),
+        (4, "ask_user_question", 4)
+    );
+    assert_eq!(logs[0].dropped(), 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_verifier_names_a_planted_mismatch() {
-    let store = std::sync::Arc::new(ProfileStore::<TaskServer>::default());
+    let store = Arc::new(ProfileStore::<TaskServer>::default());
     let put = store.put_agent("alice", asking(), by()).await.unwrap();
     let v1 = put.value.agent.version;
     let trail = Trail::<TaskServer>::read(&store).await.unwrap();

@@ -1,142 +1,41 @@
 //! Reading the audit trail back from its Redis streams (`P:audit`; on a
-//! cluster, one per shard), a page at a time. The records are written by
-//! the scripts that make the changes (`scripts::AUDIT`); each entry's id is
-//! `{seq}-0`, so a page is exclusive ranges of ids, merged by number
-//! across the streams. A stream that cannot be read fails the page, named
-//! with its hash slot: a page is whole or not given.
-
-use std::collections::VecDeque;
+//! cluster, one per shard), a page at a time (see `streams`). The records
+//! are written by the scripts that make the changes (`scripts::AUDIT`),
+//! each entry's id `{seq}-0`.
 
 use serde_json::{Map, Value};
 
 use super::Inner;
-use super::slot::slot;
-use crate::audit::{AuditOrder, AuditQuery, AuditRecord};
+use super::streams::{Entry, Numbered, seq_of};
+use crate::audit::{AuditQuery, AuditRecord};
 use crate::store::StoreError;
 use mcp_profiles::Vocabulary;
 
-/// One stream entry as Redis answers `XRANGE`: its id and its fields and
-/// values, flat.
-type Entry = (String, Vec<String>);
-
-/// How far a page has read one stream.
-struct Cursor {
-    key: String,
-    /// The range still to read, as `XRANGE` bounds.
-    low: String,
-    high: String,
-    /// Records read and not yet taken, in the page's order.
-    read: VecDeque<AuditRecord>,
-    ended: bool,
-}
-
 impl<S: Vocabulary> Inner<S> {
-    /// The page `query` asks for: each stream read a batch at a time (the
-    /// page's size; with a principal, at least 256, as most records are
-    /// others'), the streams that ran out read again together, the next
-    /// record always the one first in the page's order among them.
+    /// The page `query` asks for, merged across every shard's stream.
     pub(super) async fn read_audit(
         &self,
         query: &AuditQuery,
     ) -> Result<Vec<AuditRecord>, StoreError> {
-        // No record is before 0 or after the last number there is; Redis
-        // refuses those exclusive bounds rather than answer nothing.
-        if query.before_seq() == Some(0) || query.since_seq() == Some(u64::MAX) {
-            return Ok(Vec::new());
-        }
-        let batch = if query.principal().is_some() {
-            query.limit().max(256)
-        } else {
-            query.limit()
-        };
-        let low = query
-            .since_seq()
-            .map_or_else(|| "-".to_owned(), |seq| format!("({seq}-0"));
-        let high = query
-            .before_seq()
-            .map_or_else(|| "+".to_owned(), |seq| format!("({seq}-0"));
-        let mut cursors: Vec<Cursor> = self
-            .keys
-            .shards()
-            .into_iter()
-            .map(|shard| Cursor {
-                key: self.keys.audit(shard),
-                low: low.clone(),
-                high: high.clone(),
-                read: VecDeque::new(),
-                ended: false,
-            })
-            .collect();
-        let mut page = Vec::new();
-        loop {
-            let refills = cursors
-                .iter_mut()
-                .filter(|cursor| cursor.read.is_empty() && !cursor.ended)
-                .map(|cursor| self.read_on(cursor, query.order(), batch));
-            futures_util::future::try_join_all(refills).await?;
-            let heads = cursors.iter().enumerate().filter_map(|(index, cursor)| {
-                cursor.read.front().map(|record| (record.seq, index))
-            });
-            let next = match query.order() {
-                AuditOrder::OldestFirst => heads.min(),
-                AuditOrder::NewestFirst => heads.max(),
-            };
-            let Some(record) = next.and_then(|(_, index)| cursors[index].read.pop_front()) else {
-                return Ok(page);
-            };
-            if query.matches(&record) {
-                page.push(record);
-                if page.len() == query.limit() {
-                    return Ok(page);
-                }
-            }
-        }
+        let streams = self.keys.shards().into_iter();
+        self.read_streams(streams.map(|shard| self.keys.audit(shard)), query)
+            .await
+    }
+}
+
+impl Numbered for AuditRecord {
+    const WHAT: &'static str = "audit";
+
+    fn seq(&self) -> u64 {
+        self.seq
     }
 
-    /// Reads the next batch of `cursor`'s stream in `order`.
-    async fn read_on(
-        &self,
-        cursor: &mut Cursor,
-        order: AuditOrder,
-        batch: usize,
-    ) -> Result<(), StoreError> {
-        let command = match order {
-            AuditOrder::OldestFirst => redis::cmd("XRANGE")
-                .arg(&cursor.key)
-                .arg(&cursor.low)
-                .arg(&cursor.high)
-                .arg("COUNT")
-                .arg(batch)
-                .clone(),
-            AuditOrder::NewestFirst => redis::cmd("XREVRANGE")
-                .arg(&cursor.key)
-                .arg(&cursor.high)
-                .arg(&cursor.low)
-                .arg("COUNT")
-                .arg(batch)
-                .clone(),
-        };
-        // A shard whose node cannot be reached fails the page, naming the
-        // stream (and so the hash slot) it could not read.
-        let entries: Vec<Entry> = self.query(&command).await.map_err(|error| match error {
-            StoreError::Unavailable(why) => StoreError::Unavailable(format!(
-                "the audit stream `{}` (hash slot {}) could not be read: {why}",
-                cursor.key,
-                slot(cursor.key.as_bytes())
-            )),
-            other => other,
-        })?;
-        cursor.ended = entries.len() < batch;
-        for entry in entries {
-            let record = decode(entry)?;
-            let next = format!("({}-0", record.seq);
-            match order {
-                AuditOrder::OldestFirst => cursor.low = next,
-                AuditOrder::NewestFirst => cursor.high = next,
-            }
-            cursor.read.push_back(record);
-        }
-        Ok(())
+    fn principal(&self) -> Option<&str> {
+        self.principal.as_deref()
+    }
+
+    fn decode(entry: Entry) -> Result<Self, StoreError> {
+        decode(entry)
     }
 }
 
@@ -145,11 +44,7 @@ impl<S: Vocabulary> Inner<S> {
 /// holds, is [`StoreError::Corrupt`] naming the entry.
 fn decode((id, flat): Entry) -> Result<AuditRecord, StoreError> {
     let corrupt = |why: String| StoreError::Corrupt(format!("audit entry `{id}`: {why}"));
-    let seq: u64 = id
-        .strip_suffix("-0")
-        .filter(|seq| !seq.is_empty() && seq.bytes().all(|b| b.is_ascii_digit()))
-        .and_then(|seq| seq.parse().ok())
-        .ok_or_else(|| corrupt("the id is not `{seq}-0`".to_owned()))?;
+    let seq = seq_of(&id).ok_or_else(|| corrupt("the id is not `{seq}-0`".to_owned()))?;
     if flat.len() % 2 != 0 {
         return Err(corrupt("a field without a value".to_owned()));
     }

@@ -22,6 +22,7 @@
 mod audit;
 mod cluster;
 mod connection;
+mod decisions;
 mod feed;
 mod fleet;
 mod health;
@@ -30,6 +31,7 @@ mod primaries;
 mod scripts;
 mod shard_feed;
 mod slot;
+mod streams;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -52,6 +54,7 @@ use super::{
     listed_change, presentable, stored,
 };
 use crate::agents::{AgentUpdate, Apply, Backing, Unreachable};
+use crate::audit::decisions::DecisionRecord;
 use crate::audit::states::{CatalogSummary, compiled_tools, fingerprint};
 use crate::audit::{Attribution, AuditQuery, AuditRecord};
 use crate::{ProfileStore, UnknownPrincipal};
@@ -63,6 +66,7 @@ pub struct RedisOptions {
     prefix: String,
     timeout: Duration,
     audit_capacity: usize,
+    decision_capacity: usize,
     shards: u16,
     replicas: Option<usize>,
     instance: Option<String>,
@@ -76,6 +80,7 @@ impl Default for RedisOptions {
             prefix: "mcp-profiles".to_owned(),
             timeout: Duration::from_secs(2),
             audit_capacity: crate::audit::DEFAULT_CAPACITY,
+            decision_capacity: Self::DEFAULT_DECISION_CAPACITY,
             shards: Self::DEFAULT_SHARDS,
             replicas: None,
             instance: None,
@@ -122,6 +127,20 @@ impl RedisOptions {
         self.audit_capacity = capacity.max(1);
         self
     }
+
+    /// About how many call decisions the decision log's stream keeps
+    /// (default [`DEFAULT_DECISION_CAPACITY`](Self::DEFAULT_DECISION_CAPACITY);
+    /// at least 1), trimmed as the audit trail's is; on a cluster, each
+    /// shard's stream. Decisions are shipped only by an instance whose
+    /// local copy has a log attached
+    /// ([`ProfileStore::with_decision_log`]).
+    pub fn with_decision_capacity(mut self, capacity: usize) -> Self {
+        self.decision_capacity = capacity.max(1);
+        self
+    }
+
+    /// The decision log's stream's capacity when none is set.
+    pub const DEFAULT_DECISION_CAPACITY: usize = 100_000;
 
     /// The shards a cluster's principals and tokens spread over (default
     /// [`DEFAULT_SHARDS`](Self::DEFAULT_SHARDS); 1 to 1023): each is one
@@ -230,6 +249,9 @@ pub(super) struct Inner<S: Vocabulary> {
     /// The replicas that must confirm each change.
     replicas: usize,
     audit_capacity: usize,
+    decision_capacity: usize,
+    /// Held while decisions are shipped (see `decisions`).
+    shipping: tokio::sync::Mutex<()>,
     health: Health,
     /// Token digest → token, for the tokens granted locally.
     known: Mutex<HashMap<String, String>>,
@@ -238,8 +260,8 @@ pub(super) struct Inner<S: Vocabulary> {
     seen: AtomicU64,
     /// This instance's name, and the changes made here awaiting the others.
     fleet: Fleet,
-    /// The feed and heartbeat tasks.
-    tasks: OnceLock<[tokio::task::AbortHandle; 2]>,
+    /// The feed and heartbeat tasks, and the decisions' shipping.
+    tasks: OnceLock<Vec<tokio::task::AbortHandle>>,
 }
 
 impl<S: Vocabulary> Drop for Inner<S> {
@@ -441,7 +463,12 @@ impl<S: Vocabulary> Inner<S> {
         let heartbeat = options.heartbeat();
         let feed = tokio::spawn(feed::run(Arc::downgrade(&inner), feed, heartbeat));
         let beat = tokio::spawn(feed::beat(Arc::downgrade(&inner), heartbeat));
-        let _ = inner.tasks.set([feed.abort_handle(), beat.abort_handle()]);
+        let mut tasks = vec![feed.abort_handle(), beat.abort_handle()];
+        if inner.local.decision_log().is_some() {
+            let ship = tokio::spawn(decisions::ship(Arc::downgrade(&inner)));
+            tasks.push(ship.abort_handle());
+        }
+        let _ = inner.tasks.set(tasks);
         crate::telemetry::store_up(
             inner
                 .keys
@@ -477,6 +504,8 @@ impl<S: Vocabulary> Inner<S> {
             timeout: options.timeout,
             replicas: options.replicas.unwrap_or(default_replicas),
             audit_capacity: options.audit_capacity,
+            decision_capacity: options.decision_capacity,
+            shipping: tokio::sync::Mutex::new(()),
             health: Health::new(options.grace, shards),
             known: Mutex::default(),
             seen: AtomicU64::new(0),
@@ -1025,6 +1054,14 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
 
     fn audit<'a>(&'a self, query: &'a AuditQuery) -> StoreFuture<'a, Vec<AuditRecord>> {
         Box::pin(self.inner.read_audit(query))
+    }
+
+    fn decisions<'a>(&'a self, query: &'a AuditQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
+        Box::pin(self.inner.read_decisions(query))
+    }
+
+    fn decisions_written(&self) -> StoreFuture<'_, ()> {
+        Box::pin(self.inner.ship_decisions())
     }
 
     fn profiles(&self) -> &Arc<ProfileStore<S>> {

@@ -13,6 +13,8 @@
 //! | `P:kill` | hash | the operator's kill switch: `names` (a JSON array of tool and group names), `tools` (the compiled tools they deny), `version`; on a cluster each principal's shard holds a copy (`names`, `version`) |
 //! | `P:audit` | stream | the audit trail: one entry per change, id `{seq}-0`, fields `at`, `actor`, `request_id`, `kind`, `principal`, `before`, `after` (JSON; left out when none), `added`, `removed` (JSON arrays); capped with `XADD ... MAXLEN ~ N` |
 //! | `P:audit:seq` | string | the last record's `seq` |
+//! | `P:decisions` | stream | the decision log (see `super::decisions`): one entry per call decision, id `{seq}-0`, fields `at`, `principal` (left out when none), `tool`, `revision`, `reason` (left out when allowed); capped with `XADD ... MAXLEN ~ N` |
+//! | `P:decisions:seq` | string | the last decision's `seq` |
 //! | `P:changes` | channel | one JSON message per change, and the probes and confirmations of `super::fleet` |
 //! | `P:instances` | sorted set | the live instances' names, each scored with when it lapses (ms, Redis's clock) |
 //!
@@ -22,7 +24,9 @@
 //! kill switch in a shard of its own (and a copy in every principal's
 //! shard, see [`COPY_KILL`]); each shard has its own `audit`
 //! stream, `audit:seq` (its last record's `seq`, numbered by the shard
-//! alone, see [`AUDIT`]) and `changes` channel (sharded pub/sub,
+//! alone, see [`AUDIT`]), `decisions` and `decisions:seq` (the decisions
+//! of its principals; those of no principal's in the kill switch's shard,
+//! see [`DECISIONS`]) and `changes` channel (sharded pub/sub,
 //! `SPUBLISH`) and `instances` set (the live instances following that
 //! shard). A token's key names `{created}:{principal}`: the grant holds
 //! only while the principal's agent is the one created at that version.
@@ -177,6 +181,14 @@ impl Keys {
         format!("{}:audit:seq", self.of(shard))
     }
 
+    pub fn decisions(&self, shard: Shard) -> String {
+        format!("{}:decisions", self.of(shard))
+    }
+
+    pub fn decisions_seq(&self, shard: Shard) -> String {
+        format!("{}:decisions:seq", self.of(shard))
+    }
+
     /// How a change in `shard` numbers its record (`ARGV[5]` of
     /// [`AUDIT`]): `""` on one Redis (the next number), the shard's index
     /// on a cluster.
@@ -312,6 +324,36 @@ local function token(fingerprint, principal)
   return '{"token":' .. cjson.encode(fingerprint) .. ',"principal":' .. cjson.encode(principal) .. '}'
 end
 "#;
+
+/// KEYS: the decision stream, its last number. ARGV: the stream's cap, how
+/// to number (as `ARGV[5]` of [`AUDIT`]: `""`, the next number; on a
+/// cluster the shard's index `k`, the next number congruent to `k` modulo
+/// 1024, so numbers are unique across shards), then five per decision:
+/// `at`, principal (`""`: none), tool, revision, reason (`""`: allowed).
+/// Appends them in order; answers the last number.
+pub(super) static DECISIONS: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+local k = nil
+if ARGV[2] ~= '' then k = tonumber(ARGV[2]) end
+for i = 3, #ARGV, 5 do
+  local seq = last + 1
+  if k then
+    seq = last - (last % 1024) + k
+    if seq <= last then seq = seq + 1024 end
+  end
+  local fields = {'at', ARGV[i], 'tool', ARGV[i + 2], 'revision', ARGV[i + 3]}
+  if ARGV[i + 1] ~= '' then table.insert(fields, 'principal'); table.insert(fields, ARGV[i + 1]) end
+  if ARGV[i + 4] ~= '' then table.insert(fields, 'reason'); table.insert(fields, ARGV[i + 4]) end
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], string.format('%.0f', seq) .. '-0', unpack(fields))
+  last = seq
+end
+redis.call('SET', KEYS[2], string.format('%.0f', last))
+return last
+"#,
+    )
+});
 
 /// A script that records its change: [`AUDIT`] and then `body`.
 fn audited(body: &str) -> Script {
