@@ -170,6 +170,33 @@ impl<S: Vocabulary + ServerHandler> Gateway<S> {
         self
     }
 
+    /// Identifies agents by the access tokens of the identity provider
+    /// the JSON file at `path` describes (see
+    /// [`OAuth::from_json`](crate::oauth::OAuth::from_json)), if a path is
+    /// given; else as before.
+    ///
+    /// # Errors
+    ///
+    /// When the file cannot be read or does not describe one, naming the
+    /// file and what is wrong.
+    #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+    pub fn oauth_file(self, path: Option<&std::path::Path>) -> io::Result<Self> {
+        let Some(path) = path else {
+            return Ok(self);
+        };
+        let json = std::fs::read_to_string(path).map_err(|error| {
+            io::Error::new(error.kind(), format!("{}: {error}", path.display()))
+        })?;
+        let oauth = crate::oauth::OAuth::from_json(&json).map_err(|error| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{}: {error}", path.display()),
+            )
+        })?;
+        Ok(self.oauth(oauth))
+    }
+
     /// Bounds on the MCP listener's connections (fitted under the
     /// open-file limit at start).
     pub fn limits(mut self, limits: Limits) -> Self {
@@ -317,6 +344,17 @@ impl<S: Vocabulary> RunningGateway<S> {
         &self.store
     }
 
+    /// Writes where it listens to stderr, a line each: `mcp:
+    /// http://ADDR/mcp`, then (with a control listener) `control:
+    /// http://ADDR`. A stable form, for the scripts and test harnesses
+    /// that start a gateway on port 0 and read its addresses.
+    pub fn announce(&self) {
+        eprintln!("mcp: http://{}{}", self.mcp_addr(), crate::http::MCP_PATH);
+        if let Some(control) = self.control_addr() {
+            eprintln!("control: http://{control}");
+        }
+    }
+
     /// Serves until `stop` resolves, then drains both listeners within the
     /// drain time (a listener that does not is logged and left).
     ///
@@ -328,7 +366,9 @@ impl<S: Vocabulary> RunningGateway<S> {
         self.shutdown().await
     }
 
-    /// Drains both listeners within the drain time.
+    /// Drains both listeners within the drain time, then ships the call
+    /// decisions this instance heard and has not shipped yet (see
+    /// [`AgentStore::decisions_written`]; one that cannot is logged).
     ///
     /// # Errors
     ///
@@ -353,6 +393,10 @@ impl<S: Vocabulary> RunningGateway<S> {
                 }
                 None => {}
             }
+        }
+        let shipped = tokio::time::timeout_at(deadline, self.store.decisions_written()).await;
+        if !matches!(shipped, Ok(Ok(()))) {
+            tracing::warn!("call decisions heard here could not all be shipped before exiting");
         }
         Ok(())
     }

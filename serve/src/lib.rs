@@ -45,6 +45,9 @@
 pub mod admin;
 mod agents;
 pub mod audit;
+#[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
+pub mod cli;
 #[cfg(feature = "control")]
 #[cfg_attr(docsrs, doc(cfg(feature = "control")))]
 pub mod control;

@@ -122,9 +122,9 @@ use mcp_profiles_bench::sessions::join_spawned;
 use mcp_profiles_bench::stall::StallProxy;
 use mcp_profiles_serve::AgentStore;
 use mcp_profiles_serve::ProfileStore;
-use mcp_profiles_serve::audit::decisions::{DecisionLog, read_all};
+use mcp_profiles_serve::audit::decisions::DecisionLog;
 use mcp_profiles_serve::exposure::past::Trail;
-use mcp_profiles_serve::exposure::verify::verify;
+use mcp_profiles_serve::exposure::verify::{read_decisions, verify};
 use mcp_profiles_tests::redis::RedisServer;
 use serde_json::json;
 
@@ -983,7 +983,7 @@ async fn verify_decisions(
     }
     let store = &*gateways[0].store;
     let trail = Trail::<Kandev>::read(store).await.expect("the audit trail");
-    let records = read_all(store).await.expect("the decision log");
+    let records = read_decisions(store).await.expect("the decision log");
     let verdict = verify(&trail, &records);
     println!(
         "decisions: {} in the shared log ({} dropped by the instances), {} judged, {} unjudged, {} mismatches{}",

@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use clap::Parser;
+use mcp_profiles_serve::cli::Ask;
 use mcp_profiles_serve::control::ControlApi;
 use mcp_profiles_serve::gateway::{Gateway, shutdown_signal};
-use mcp_profiles_serve::oauth::OAuth;
 use mcp_profiles_serve::{AgentStore, ProfileStore};
 use rmcp::ServerHandler;
 use rmcp::model::{Implementation, ServerConfig};
@@ -44,7 +44,11 @@ impl ServerHandler for Desk {
 
 /// A help desk's MCP gateway on mcp-profiles.
 #[derive(Parser)]
+#[command(subcommand_negates_reqs = true)]
 struct Args {
+    /// Ask the shared store (`explain`, `verify`) instead of serving.
+    #[command(subcommand)]
+    ask: Option<Ask>,
     /// The MCP listener (`/mcp`).
     #[arg(long, default_value = "127.0.0.1:8080")]
     mcp: SocketAddr,
@@ -71,8 +75,9 @@ struct Args {
 
 /// The control API over `store`: the library's, titled for the help desk.
 fn control(store: Arc<dyn AgentStore<Desk>>, token: &str) -> ControlApi<Desk> {
-    let api = ControlApi::new(store, token).with_admin();
-    let api = api.with_metrics(false);
+    let api = ControlApi::new(store, token)
+        .with_admin()
+        .with_metrics(false);
     api.titled("helpdesk: control API", "Help desk agents and tokens.")
 }
 
@@ -82,6 +87,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_writer(std::io::stderr)
         .init();
     let args = Args::parse();
+    if let Some(ask) = args.ask {
+        return ask.answer::<Desk>(&mut std::io::stdout()).await;
+    }
     if args.openapi {
         let store = Arc::new(Arc::new(ProfileStore::default()));
         println!("{:#}", control(store, "describing").openapi());
@@ -89,20 +97,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let token = args.control_token.filter(|token| !token.is_empty());
     let token = token.ok_or("--control-token must not be empty")?;
-    let mut gateway = Gateway::new(Desk::default())
+    let running = Gateway::new(Desk::default())
         .mcp_on(args.mcp)
         .store(Some(args.store))
-        .control_with(args.control, move |store| control(store, &token).router());
-    if let Some(path) = args.oauth {
-        let oauth = OAuth::from_json(&std::fs::read_to_string(&path)?)
-            .map_err(|error| format!("--oauth {}: {error}", path.display()))?;
-        gateway = gateway.oauth(oauth);
-    }
-    let running = gateway.start().await?;
-    eprintln!("mcp: http://{}/mcp", running.mcp_addr());
-    if let Some(control) = running.control_addr() {
-        eprintln!("control: http://{control}");
-    }
+        .oauth_file(args.oauth.as_deref())?
+        .control_with(args.control, move |store| control(store, &token).router())
+        .start()
+        .await?;
+    running.announce();
     running.run_until(shutdown_signal()).await?;
     Ok(())
 }

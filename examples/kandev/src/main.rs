@@ -63,6 +63,9 @@ enum Command {
     /// profiles and tokens in memory or, with --store, in Redis shared by
     /// every gateway; agents and tokens are managed by the control API.
     Gateway(GatewayArgs),
+    /// Ask the gateways' shared store: `explain` a principal's past, `verify` its decisions.
+    #[command(subcommand)]
+    Trail(mcp_profiles_serve::cli::Ask),
     /// Print the profile JSON the backend resolves from session facts.
     Resolve(ResolveArgs),
     /// Print a profile's tool names, sorted, one per line (or, with
@@ -387,6 +390,9 @@ struct GatewayArgs {
     /// Stamp every list with its revision and digest (`_meta`, README).
     #[arg(long)]
     stamp_exposure: bool,
+    /// Log every call decision to the store's decision log (`verify`).
+    #[arg(long)]
+    log_decisions: bool,
 }
 
 /// A `redis://` (or `rediss://`) URL, else an error naming it.
@@ -573,6 +579,7 @@ async fn run(command: Command) -> Result<(), Failure> {
         }
         Command::Serve(args) => serve(*args).await,
         Command::Gateway(args) => run_gateway(args).await,
+        Command::Trail(ask) => Ok(ask.answer::<Kandev>(&mut io::stdout()).await?),
         Command::Resolve(args) => {
             let facts = SessionFacts {
                 purpose: args.purpose,
@@ -847,6 +854,7 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
         metrics_public: args.metrics_public,
         principal_metrics: args.metrics_principals,
         stamp_exposure: args.stamp_exposure,
+        log_decisions: args.log_decisions,
     };
     Ok(gateway::run(config, signals.next()).await?)
 }

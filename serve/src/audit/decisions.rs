@@ -20,21 +20,20 @@
 //! Either way [`AgentStore::decisions`](crate::AgentStore::decisions) reads
 //! the store's log a page at a time, in the order of its numbers, and
 //! [`AgentStore::decisions_written`](crate::AgentStore::decisions_written)
-//! waits until what this instance heard so far is in it. [`read_all`]
-//! reads it whole, for [`crate::exposure::verify`].
+//! waits until what this instance heard so far is in it.
+//! [`read_decisions`](crate::exposure::verify::read_decisions) reads it
+//! whole, for [`crate::exposure::verify`].
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use mcp_profiles::{CallDecision, DecisionSink, Vocabulary};
+use mcp_profiles::{CallDecision, DecisionSink};
 use rmcp::schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{AuditOrder, AuditQuery};
-use crate::AgentStore;
-use crate::store::StoreError;
 
 /// One call decision, as the log keeps it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -117,7 +116,8 @@ struct Kept {
 }
 
 impl DecisionLog {
-    /// A log keeping the newest `capacity` decisions (at least one), every
+    /// A log holding at most `capacity` decisions (at least one): in
+    /// memory the newest, on a shared store those awaiting shipment. Every
     /// decision sampled.
     pub fn new(capacity: usize) -> Self {
         DecisionLog {
@@ -157,7 +157,14 @@ impl DecisionLog {
         self.lock().dropped
     }
 
+    /// How many records it holds.
+    #[cfg(any(feature = "redis", test))]
+    pub(crate) fn held(&self) -> usize {
+        self.lock().records.len()
+    }
+
     /// Takes up to `most` of the oldest records held, for a store to ship.
+    #[cfg(any(feature = "redis", test))]
     pub(crate) fn drain(&self, most: usize) -> Vec<DecisionRecord> {
         let mut kept = self.lock();
         let most = most.min(kept.records.len());
@@ -167,6 +174,7 @@ impl DecisionLog {
     /// Gives back `batch`, taken by [`drain`](Self::drain) and not
     /// shipped, ahead of what was heard since; the oldest past the
     /// capacity dropped and counted.
+    #[cfg(any(feature = "redis", test))]
     pub(crate) fn give_back(&self, batch: Vec<DecisionRecord>) {
         let mut kept = self.lock();
         for record in batch.into_iter().rev() {
@@ -221,40 +229,6 @@ impl DecisionLog {
     }
 }
 
-/// The whole of `store`'s decision log, oldest first, read a page at a
-/// time: what [`crate::exposure::verify::verify`] judges.
-///
-/// ```no_run
-/// # async fn check<S: mcp_profiles::Vocabulary>(
-/// #     store: &dyn mcp_profiles_serve::AgentStore<S>,
-/// # ) -> Result<(), Box<dyn std::error::Error>> {
-/// use mcp_profiles_serve::audit::decisions::read_all;
-/// use mcp_profiles_serve::exposure::{past::Trail, verify::verify};
-///
-/// store.decisions_written().await?;
-/// let verdict = verify(&Trail::<S>::read(store).await?, &read_all(store).await?);
-/// assert!(verdict.holds(), "{:?}", verdict.first);
-/// # Ok(()) }
-/// ```
-pub async fn read_all<S: Vocabulary>(
-    store: &dyn AgentStore<S>,
-) -> Result<Vec<DecisionRecord>, StoreError> {
-    const PAGE: usize = AuditQuery::MAX_LIMIT;
-    let mut all: Vec<DecisionRecord> = Vec::new();
-    loop {
-        let mut query = AuditQuery::new().with_limit(PAGE);
-        if let Some(last) = all.last() {
-            query = query.since(last.seq);
-        }
-        let page = store.decisions(&query).await?;
-        let ended = page.len() < PAGE;
-        all.extend(page);
-        if ended {
-            return Ok(all);
-        }
-    }
-}
-
 /// One agent's view of the log: its decisions, under its principal.
 struct PrincipalSink {
     log: Arc<DecisionLog>,
@@ -286,5 +260,25 @@ mod tests {
         assert_eq!(log.dropped(), 1);
         assert_eq!(records[0].principal.as_deref(), Some("alice"));
         assert!(records[0].allowed && records[0].reason.is_none());
+    }
+
+    #[test]
+    fn a_batch_given_back_goes_first_and_the_capacity_still_holds() {
+        let log = Arc::new(DecisionLog::new(3));
+        let sink = log.sink(None);
+        for tool in ["a", "b"] {
+            sink.decided(CallDecision::new(tool, 1, None));
+        }
+        let batch = log.drain(10);
+        for tool in ["c", "d"] {
+            sink.decided(CallDecision::new(tool, 1, Some("policy")));
+        }
+        // Only one of a, b fits ahead of c, d: b, the newer, and a dropped.
+        log.give_back(batch);
+        let tools: Vec<String> = log.records().into_iter().map(|r| r.tool).collect();
+        assert_eq!(tools, ["b", "c", "d"]);
+        assert_eq!(log.dropped(), 1);
+        let page = log.query(&AuditQuery::new().newest_first().with_limit(1));
+        assert_eq!(page[0].tool, "d");
     }
 }

@@ -156,6 +156,23 @@ pub struct Exposed<S: Vocabulary> {
     pub evidence: Vec<u64>,
 }
 
+impl<S: Vocabulary> From<crate::exposure::past::PastExposure<S>> for Exposed<S> {
+    fn from(past: crate::exposure::past::PastExposure<S>) -> Self {
+        let tools = past.tools();
+        let (deny, version) = past.kill_switch;
+        Exposed {
+            principal: past.principal,
+            at: past.at,
+            agent: past
+                .agent
+                .map(|(profile, version)| PastAgent { profile, version }),
+            kill_switch: StoredKillSwitch { deny, version },
+            tools,
+            evidence: past.evidence,
+        }
+    }
+}
+
 /// An agent at a past moment: its profile and version then.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(bound = "")]

@@ -19,7 +19,7 @@ use axum::response::{IntoResponse, Response};
 use mcp_profiles::Vocabulary;
 
 use super::agents::Shared;
-use super::answers::{Exposed, PastAgent, StoredKillSwitch};
+use super::answers::Exposed;
 use super::openapi::Operation;
 use super::refusal::clipped;
 use super::{Refusal, audit, failed, path_principal};
@@ -84,19 +84,7 @@ pub(super) async fn get_exposure<S: Vocabulary, F>(
             }
             error => Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, error.to_string()),
         })?;
-    let tools = past.tools();
-    let (deny, version) = past.kill_switch;
-    Ok(Json(Exposed::<S> {
-        principal: past.principal,
-        at: past.at,
-        agent: past
-            .agent
-            .map(|(profile, version)| PastAgent { profile, version }),
-        kill_switch: StoredKillSwitch { deny, version },
-        tools,
-        evidence: past.evidence,
-    })
-    .into_response())
+    Ok(Json(Exposed::from(past)).into_response())
 }
 
 #[cfg(test)]

@@ -17,7 +17,10 @@ use std::collections::HashMap;
 use mcp_profiles::Vocabulary;
 
 use super::past::{Moment, PastError, Trail};
+use crate::AgentStore;
+use crate::audit::AuditQuery;
 use crate::audit::decisions::DecisionRecord;
+use crate::store::StoreError;
 
 /// What [`verify`] found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -40,6 +43,40 @@ impl Verdict {
     }
 }
 
+/// The whole of `store`'s decision log, oldest first, read a page at a
+/// time: what [`crate::exposure::verify::verify`] judges.
+///
+/// ```no_run
+/// # async fn check<S: mcp_profiles::Vocabulary>(
+/// #     store: &dyn mcp_profiles_serve::AgentStore<S>,
+/// # ) -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp_profiles_serve::exposure::past::Trail;
+/// use mcp_profiles_serve::exposure::verify::{read_decisions, verify};
+///
+/// store.decisions_written().await?;
+/// let verdict = verify(&Trail::<S>::read(store).await?, &read_decisions(store).await?);
+/// assert!(verdict.holds(), "{:?}", verdict.first);
+/// # Ok(()) }
+/// ```
+pub async fn read_decisions<S: Vocabulary>(
+    store: &dyn AgentStore<S>,
+) -> Result<Vec<DecisionRecord>, StoreError> {
+    const PAGE: usize = AuditQuery::MAX_LIMIT;
+    let mut all: Vec<DecisionRecord> = Vec::new();
+    loop {
+        let mut query = AuditQuery::new().with_limit(PAGE);
+        if let Some(last) = all.last() {
+            query = query.since(last.seq);
+        }
+        let page = store.decisions(&query).await?;
+        let ended = page.len() < PAGE;
+        all.extend(page);
+        if ended {
+            return Ok(all);
+        }
+    }
+}
+
 /// Judges every decision of `decisions` against `trail`.
 ///
 /// ```no_run
@@ -49,6 +86,7 @@ impl Verdict {
 /// # ) -> Result<(), Box<dyn std::error::Error>> {
 /// use mcp_profiles_serve::exposure::{past::Trail, verify::verify};
 ///
+/// // This process's decisions, as an in-memory log holds them.
 /// let verdict = verify(&Trail::<S>::read(store).await?, &log.records());
 /// assert!(verdict.holds(), "{:?}", verdict.first);
 /// # Ok(()) }

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_profiles_serve::audit::AuditQuery;
-use mcp_profiles_serve::audit::decisions::{DecisionLog, DecisionRecord, read_all};
+use mcp_profiles_serve::audit::decisions::{DecisionLog, DecisionRecord};
 use mcp_profiles_serve::exposure::past::Trail;
-use mcp_profiles_serve::exposure::verify::verify;
+use mcp_profiles_serve::exposure::verify::{read_decisions, verify};
 use mcp_profiles_serve::{AgentStore, ProfileStore, StoreError};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::audit::by;
@@ -73,7 +73,7 @@ async fn every_call_decision_is_logged_and_the_log_agrees_with_the_trail() {
     );
 
     // In memory the log is the store's.
-    assert_eq!(read_all(&store).await.unwrap(), log.records());
+    assert_eq!(read_decisions(&store).await.unwrap(), log.records());
     let trail = Trail::<TaskServer>::read(&store).await.unwrap();
     let verdict = verify(&trail, &log.records());
     assert!(verdict.holds(), "{verdict:?}");
@@ -112,8 +112,8 @@ async fn two_gateways_on_redis_ship_their_decisions_to_one_log() {
     for instance in [&a, &b] {
         instance.store.decisions_written().await.unwrap();
     }
-    let shipped = read_all(&b.store).await.unwrap();
-    assert_eq!(read_all(&a.store).await.unwrap(), shipped);
+    let shipped = read_decisions(&b.store).await.unwrap();
+    assert_eq!(read_decisions(&a.store).await.unwrap(), shipped);
     let mut decided: Vec<(&str, u64, Option<&str>)> = shipped
         .iter()
         .map(|record| {
@@ -156,7 +156,7 @@ async fn two_gateways_on_redis_ship_their_decisions_to_one_log() {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         loop {
-            match read_all(&b.store).await {
+            match read_decisions(&b.store).await {
                 Ok(after) => return after,
                 Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
             }

@@ -8,6 +8,7 @@
 
 mod allow_lists;
 mod ambiguous_headers;
+mod cli;
 mod control_catalogs;
 mod controller;
 mod costs;

@@ -8,9 +8,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_profiles_serve::audit::decisions::{DecisionLog, read_all};
+use mcp_profiles_serve::audit::decisions::DecisionLog;
 use mcp_profiles_serve::exposure::past::Trail;
-use mcp_profiles_serve::exposure::verify::verify;
+use mcp_profiles_serve::exposure::verify::{read_decisions, verify};
 use mcp_profiles_serve::store::conformance::check;
 use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, StoreError};
 use mcp_profiles_tests::TaskServer;
@@ -674,7 +674,9 @@ async fn a_failed_primary_refuses_only_the_principals_of_its_shards() {
     let trail = Trail::<TaskServer>::read(store)
         .await
         .expect("the trail is read once the shard is promoted");
-    let decisions = read_all(store).await.expect("the decision log is read");
+    let decisions = read_decisions(store)
+        .await
+        .expect("the decision log is read");
     let verdict = verify(&trail, &decisions);
     eprintln!(
         "{} call decisions, {} judged, {} unjudged, {} mismatches",

@@ -24,9 +24,11 @@ mod plugins;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_profiles::Presentation;
+use mcp_profiles_serve::audit::decisions::DecisionLog;
 use mcp_profiles_serve::gateway::Gateway;
 use mcp_profiles_serve::http::Limits;
 use mcp_profiles_serve::oauth::OAuth;
@@ -83,6 +85,8 @@ pub struct Config {
     pub principal_metrics: bool,
     /// Lists carry their revision and digest in `_meta`.
     pub stamp_exposure: bool,
+    /// Every call decision shipped to the store's decision log.
+    pub log_decisions: bool,
 }
 
 /// The serving index `config` asks for: its agents' plugin-tool snapshots
@@ -98,6 +102,9 @@ fn profiles(config: &Config) -> io::Result<ProfileStore<Kandev>> {
     }
     if config.stamp_exposure {
         profiles = profiles.with_exposure_stamp();
+    }
+    if config.log_decisions {
+        profiles = profiles.with_decision_log(Arc::new(DecisionLog::new(100_000)));
     }
     if let Some(presentation) = &config.presentation {
         profiles = profiles
@@ -152,10 +159,7 @@ pub async fn run(config: Config, stop: impl Future<Output = ()>) -> io::Result<(
         gateway = gateway.oauth(oauth);
     }
     let running = gateway.start().await?;
-    eprintln!("mcp: http://{}/mcp", running.mcp_addr());
-    if let Some(control) = running.control_addr() {
-        eprintln!("control: http://{control}");
-    }
+    running.announce();
     match &config.store {
         Some(_) => tracing::info!("gateway serving agents from the shared store"),
         None => tracing::info!("gateway serving agents from memory"),

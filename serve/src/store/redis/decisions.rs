@@ -49,19 +49,23 @@ impl<S: Vocabulary> Inner<S> {
             .await
     }
 
-    /// Ships every record the log holds now, a batch at a time; the first
-    /// refusal gives its batch back and ends it. One shipping at a time, so
+    /// Ships every record the log holds now, a batch at a time; a refused
+    /// batch is given back and ends it. One shipping at a time, so
     /// a caller who waits for it knows that what was heard before is in.
     pub(super) async fn ship_decisions(&self) -> Result<(), StoreError> {
         let Some(log) = self.local.decision_log() else {
             return Ok(());
         };
         let _one_at_a_time = self.shipping.lock().await;
-        loop {
-            let batch = log.drain(BATCH);
+        // What is held now, not what keeps coming meanwhile: under a
+        // steady load a wait for "empty" might never end.
+        let mut left = log.held();
+        while left > 0 {
+            let batch = log.drain(left.min(BATCH));
             if batch.is_empty() {
                 return Ok(());
             }
+            left -= batch.len();
             let mut by_shard: BTreeMap<usize, (Shard, Vec<DecisionRecord>)> = BTreeMap::new();
             for record in batch {
                 let shard = record
@@ -94,6 +98,7 @@ impl<S: Vocabulary> Inner<S> {
                 return Err(error);
             }
         }
+        Ok(())
     }
 
     /// Appends `records` to `shard`'s stream, numbered there.
