@@ -24,6 +24,10 @@ use crate::{ProfileContext, Vocabulary};
 pub struct ContentEntry<R: 'static> {
     /// The explicit `name = "..."`, if any.
     pub name: Option<&'static str>,
+    /// Its `title = "..."`, if any: what a person reads as its name.
+    pub title: Option<&'static str>,
+    /// Its `description = "..."`, if any: what it is for.
+    pub description: Option<&'static str>,
     /// `module_path!()` of the group; its last segment is the default name.
     pub module_path: &'static str,
     /// `file!()` of the group.

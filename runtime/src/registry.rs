@@ -36,6 +36,10 @@ pub use builder::RegistryBuilder;
 pub struct GroupEntry<S: Vocabulary> {
     /// The explicit `name = "..."`, if any.
     pub name: Option<&'static str>,
+    /// Its `title = "..."`, if any: what a person reads as its name.
+    pub title: Option<&'static str>,
+    /// Its `description = "..."`, if any: what it is for.
+    pub description: Option<&'static str>,
     /// `module_path!()` of the group; its last segment is the default name.
     pub module_path: &'static str,
     /// `file!()` of the group.
@@ -164,6 +168,17 @@ impl<S: Vocabulary> Group<S> {
     /// module path with `_` written as `-`.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Its `title = "..."`: what a person reads as its name (MCP's
+    /// grouping extension lists it), if declared.
+    pub fn title(&self) -> Option<&'static str> {
+        self.entry.title
+    }
+
+    /// Its `description = "..."`: what it is for, if declared.
+    pub fn description(&self) -> Option<&'static str> {
+        self.entry.description
     }
 
     pub(crate) fn shared_name(&self) -> &Arc<str> {

@@ -377,6 +377,8 @@ mod tests {
     ) -> GroupEntry<Till> {
         GroupEntry {
             name: Some(name),
+            title: None,
+            description: None,
             module_path: module_path!(),
             file: file!(),
             line: line!(),

@@ -47,6 +47,9 @@ const ERRORS: &[(&str, usize)] = &[
     ("duplicate_tool_name", 1),
     ("exclusive_capabilities", 1),
     ("generic_impl", 1),
+    // a blank title, a title over two lines, a description twice, a list
+    // as a prompt group's description
+    ("group_title_misuse", 4),
     // eight dead names in `exclude`
     ("include_dead_exclude", 8),
     // an unknown surface in one group, an unknown key in another

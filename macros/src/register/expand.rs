@@ -18,10 +18,15 @@ pub(crate) fn expand(group: &GroupInput, masks: &RuleMasks) -> TokenStream {
 
 /// The group's `name: ...` and `rule: ...` fields of its entry.
 fn name_and_rule(group: &GroupInput, masks: &RuleMasks) -> TokenStream {
-    let name = match &group.name {
-        Some(name) => quote!(::core::option::Option::Some(#name)),
+    let optional = |text: &Option<syn::LitStr>| match text {
+        Some(text) => quote!(::core::option::Option::Some(#text)),
         None => quote!(::core::option::Option::None),
     };
+    let (name, title, description) = (
+        optional(&group.name),
+        optional(&group.title),
+        optional(&group.description),
+    );
     let RuleMasks {
         surfaces,
         capabilities,
@@ -30,6 +35,8 @@ fn name_and_rule(group: &GroupInput, masks: &RuleMasks) -> TokenStream {
     } = masks;
     quote! {
         name: #name,
+        title: #title,
+        description: #description,
         module_path: ::core::module_path!(),
         file: ::core::file!(),
         line: ::core::line!(),

@@ -13,6 +13,7 @@
 //! server: Kandev,
 //! kind: tool,
 //! name: ["parent-question"],
+//! title: ["Parent questions"], description: [],
 //! surfaces: ["kanban-task"], capabilities: ["parent-question"],
 //! any_capabilities: [], providers: ["github", "gitlab"],
 //! tools: ["ask_parent_question_kandev" => ask_parent_question_kandev],
@@ -66,6 +67,9 @@ pub(crate) struct GroupInput {
     pub server: Type,
     pub kind: Kind,
     pub name: Option<LitStr>,
+    /// What a person reads as its name, and what it is for.
+    pub title: Option<LitStr>,
+    pub description: Option<LitStr>,
     pub surfaces: Vec<LitStr>,
     pub capabilities: Vec<LitStr>,
     /// At least one of these; the span is where the user wrote the list.
@@ -196,6 +200,8 @@ impl Parse for Input {
         };
         input.parse::<Token![,]>()?;
         let name = field(input, "name")?.into_iter().next();
+        let title = field(input, "title")?.into_iter().next();
+        let description = field(input, "description")?.into_iter().next();
         let surfaces = field(input, "surfaces")?;
         let capabilities = field(input, "capabilities")?;
         let any_capabilities = field_with_span(input, "any_capabilities")?;
@@ -205,6 +211,8 @@ impl Parse for Input {
                 server,
                 kind,
                 name,
+                title,
+                description,
                 surfaces,
                 capabilities,
                 any_capabilities,
@@ -220,6 +228,8 @@ impl Parse for Input {
             server,
             kind,
             name,
+            title,
+            description,
             surfaces,
             capabilities,
             any_capabilities,

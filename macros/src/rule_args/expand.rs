@@ -6,11 +6,14 @@ use quote::quote;
 
 use super::validate::GroupSpec;
 
-/// `name: [...], surfaces: [...], capabilities: [...], any_capabilities:
-/// [...], providers: [...],` with the user's literals and spans.
+/// `name: [...], title: [...], description: [...], surfaces: [...],
+/// capabilities: [...], any_capabilities: [...], providers: [...],` with
+/// the user's literals and spans.
 pub(crate) fn rule_fields(spec: &GroupSpec) -> TokenStream {
     let GroupSpec {
         name,
+        title,
+        description,
         surfaces,
         capabilities,
         any_capabilities,
@@ -18,7 +21,7 @@ pub(crate) fn rule_fields(spec: &GroupSpec) -> TokenStream {
         providers,
         require_annotations: _,
     } = spec;
-    let name = name.iter();
+    let (name, title, description) = (name.iter(), title.iter(), description.iter());
     // The list keeps the span of the user's `any_capability` value, which
     // survives `macro_rules!`, so an unsatisfiable set is reported there.
     let mut any_capabilities = Group::new(Delimiter::Bracket, quote!(#(#any_capabilities),*));
@@ -27,6 +30,8 @@ pub(crate) fn rule_fields(spec: &GroupSpec) -> TokenStream {
     }
     quote! {
         name: [#(#name)*],
+        title: [#(#title)*],
+        description: [#(#description)*],
         surfaces: [#(#surfaces),*],
         capabilities: [#(#capabilities),*],
         any_capabilities: #any_capabilities,

@@ -23,9 +23,12 @@ pub(crate) struct Attribute {
     pub annotations: bool,
 }
 
-/// The keys of the group's name and rule, listed by the unknown-key error.
-const KEYS: [&str; 9] = [
+/// The keys of the group's name, what a person reads of it, and its rule,
+/// listed by the unknown-key error.
+const KEYS: [&str; 11] = [
     "name",
+    "title",
+    "description",
     "always",
     "surface",
     "surfaces",
@@ -50,6 +53,10 @@ const ALLOW_LIST: &str = "allow_list";
 #[derive(Default)]
 pub(crate) struct GroupSpec {
     pub name: Option<LitStr>,
+    /// What a person reads as the group's name (one line).
+    pub title: Option<LitStr>,
+    /// What the group is for.
+    pub description: Option<LitStr>,
     /// Any of these surfaces.
     pub surfaces: Vec<LitStr>,
     /// All of these capabilities.
@@ -146,7 +153,8 @@ pub(crate) fn attribute(args: Vec<Arg>, attr: &Attribute, errors: &mut Errors) -
                 continue;
             }
         };
-        if key_name != "name" && !conditions.contains(&key_name) {
+        let described = matches!(key_name.as_str(), "name" | "title" | "description");
+        if !described && !conditions.contains(&key_name) {
             conditions.push(key_name.clone());
         }
         match key_name.as_str() {
@@ -162,6 +170,15 @@ pub(crate) fn attribute(args: Vec<Arg>, attr: &Attribute, errors: &mut Errors) -
                 (Some(name), None) => spec.name = Some(name),
                 (None, _) => {}
             },
+            "title" | "description" => {
+                let slot = match key_name.as_str() {
+                    "title" => &mut spec.title,
+                    _ => &mut spec.description,
+                };
+                if let Some(text) = single(&key, value, errors) {
+                    described_text(&key, text, slot, errors);
+                }
+            }
             "surface" | "surfaces" | "provider" | "providers" => {
                 let (kind, first) = if key_name.starts_with("surface") {
                     ("surface", &mut surface_key)
@@ -239,6 +256,31 @@ pub(crate) fn attribute(args: Vec<Arg>, attr: &Attribute, errors: &mut Errors) -
     spec
 }
 
+/// Puts a group's `title` or `description` (`key`) in `slot`, unless it
+/// was given already or is blank, or a title spans lines.
+fn described_text(key: &syn::Ident, text: LitStr, slot: &mut Option<LitStr>, errors: &mut Errors) {
+    let value = text.value();
+    if slot.is_some() {
+        errors.spanned(key, format!("`{key}` is given twice"));
+    } else if value.trim().is_empty() {
+        errors.spanned(
+            &text,
+            format!(
+                "`{key}` is empty; {}, or drop the key",
+                example(&key.to_string())
+            ),
+        );
+    } else if key == "title" && value.contains('\n') {
+        errors.spanned(
+            &text,
+            "a group's `title` is one line, shown where its name would be; \
+             put the rest in `description`",
+        );
+    } else {
+        *slot = Some(text);
+    }
+}
+
 /// A name listed twice under one condition, or both required and offered as
 /// an alternative.
 fn repeated_names(spec: &GroupSpec, errors: &mut Errors) {
@@ -276,6 +318,11 @@ fn repeated_names(spec: &GroupSpec, errors: &mut Errors) {
 fn example(key: &str) -> String {
     match key {
         "name" => "`name = \"parent-question\"`".to_owned(),
+        "title" => "write what a person reads, like `title = \"Parent questions\"`".to_owned(),
+        "description" => {
+            "say what the group is for, like `description = \"Ask the parent task's agent\"`"
+                .to_owned()
+        }
         "surface" | "capability" | "provider" => format!("`{key} = \"...\"`"),
         _ => format!("`{key} = [\"...\", ...]`"),
     }

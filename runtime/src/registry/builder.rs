@@ -79,6 +79,8 @@ impl<S: Vocabulary> RegistryBuilder<S> {
         let location = Location::caller();
         self.entries.push(GroupEntry {
             name: Some(name),
+            title: None,
+            description: None,
             module_path: module_path!(),
             file: location.file(),
             line: location.line(),

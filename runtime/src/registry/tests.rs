@@ -20,6 +20,8 @@ use server::Desk;
 fn entry(name: Option<&'static str>, rule: RuleMasks) -> GroupEntry<Desk> {
     GroupEntry {
         name,
+        title: None,
+        description: None,
         module_path: "desk::tools::ticket_notes",
         file: "src/tools/ticket_notes.rs",
         line: 3,

@@ -64,7 +64,13 @@ mod more {
         }
     }
 
-    #[tool_group(name = "forge", surface = "kanban-task", providers = ["github", "gitlab"])]
+    #[tool_group(
+        name = "forge",
+        title = "Forge",
+        description = "The task's branch on its forge",
+        surface = "kanban-task",
+        providers = ["github", "gitlab"]
+    )]
     impl Kandev {
         #[tool(description = "Read the branch")]
         async fn get_branch_kandev(&self) -> Result<CallToolResult, ErrorData> {
@@ -103,6 +109,13 @@ use mcp_profiles::{ProfileContext, Vocabulary};
 use server::{Capability, Kandev, Provider, Surface};
 
 fn main() {
+    // What a person reads of a group, where it says.
+    let forge = Kandev::registry().group("forge").expect("a group");
+    assert_eq!(forge.title(), Some("Forge"));
+    assert_eq!(forge.description(), Some("The task's branch on its forge"));
+    let plans = Kandev::registry().group("plan-tools").expect("a group");
+    assert_eq!((plans.title(), plans.description()), (None, None));
+
     let rules: Vec<(&str, String)> = Kandev::registry()
         .groups()
         .iter()
