@@ -4,7 +4,7 @@
 //! to, and the switch replaces the profile of every cell attached to it.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
@@ -13,6 +13,7 @@ use crossbeam_utils::atomic::AtomicCell;
 #[cfg(feature = "runtime-tools")]
 use crate::catalog::{Catalog, InstallOutcome, Installation, Runtime, RuntimeDiff};
 use crate::exposure::Digests;
+use crate::grouping::Grouped;
 use crate::notification::{Kinds, Sessions};
 use crate::presentation::Presentation;
 use crate::presentation_error::PresentationError;
@@ -23,6 +24,7 @@ use crate::telemetry::Install;
 use crate::telemetry::{self, Outcome};
 use crate::{DenyList, Explanation, Profile, ProfileContext, Registry, ToolDiff, Vocabulary};
 
+mod groups;
 mod kill;
 mod revision;
 mod search;
@@ -52,6 +54,9 @@ pub(crate) struct Current<S: Vocabulary> {
     pub revision: u64,
     /// The digests of this state's lists, each made on first use.
     digests: Digests,
+    /// What this state answers a client of the grouping extension, made on
+    /// first use.
+    grouped: OnceLock<Grouped>,
 }
 
 /// A tool search and, where it applies to the profile, what `tools/list`
@@ -132,6 +137,7 @@ impl<S: Vocabulary> Current<S> {
             search: None,
             revision: self.revision,
             digests: Digests::default(),
+            grouped: OnceLock::new(),
         }
         .listed_under(presentation, search)
     }
@@ -154,6 +160,13 @@ impl<S: Vocabulary> Current<S> {
         } else {
             served_changed
         }
+    }
+
+    /// The groups this state enables and its tools marked with them, for
+    /// a client of the grouping extension.
+    pub fn grouped(&self) -> &Grouped {
+        self.grouped
+            .get_or_init(|| Grouped::of(&self.profile, self.list(), |name| self.unpresent(name)))
     }
 
     /// The listed tools under their canonical names, sorted.
@@ -259,6 +272,9 @@ pub(crate) struct Cell<S: Vocabulary> {
     list_ttl_ms: AtomicU64,
     /// Whether list answers carry their [`Exposure`](crate::Exposure).
     stamp_exposure: AtomicBool,
+    /// Whether sessions whose client declares MCP's grouping extension are
+    /// served it (see [`crate::grouping`]).
+    grouping: AtomicBool,
     /// Where call decisions go, if anywhere.
     pub decisions: crate::decisions::Sink,
     /// The operator's switch this cell is attached to.
@@ -268,6 +284,12 @@ pub(crate) struct Cell<S: Vocabulary> {
 impl<S: Vocabulary> Cell<S> {
     pub fn list_ttl_ms(&self) -> u64 {
         self.list_ttl_ms.load(Ordering::Relaxed)
+    }
+
+    /// Whether sessions whose client declares the grouping extension are
+    /// served it.
+    pub fn groups(&self) -> bool {
+        self.grouping.load(Ordering::Relaxed)
     }
 
     /// Whether list answers carry their exposure in `_meta`.
@@ -454,11 +476,13 @@ impl<S: Vocabulary> ProfileController<S> {
                     search: None,
                     revision: 1,
                     digests: Digests::default(),
+                    grouped: OnceLock::new(),
                 }),
                 replacing: Mutex::new(()),
                 sessions: Arc::default(),
                 list_ttl_ms: AtomicU64::new(0),
                 stamp_exposure: AtomicBool::new(false),
+                grouping: AtomicBool::new(false),
                 decisions: crate::decisions::Sink::new(),
                 kill: switch.clone(),
             })
@@ -779,15 +803,23 @@ impl<S: Vocabulary> ProfileController<S> {
             search: None,
             revision: revise.after(previous.revision),
             digests: Digests::default(),
+            grouped: OnceLock::new(),
         }
         .listed_under(previous.presentation().cloned(), previous.search_config());
         let tools_changed = previous.tools_changed(&current, !unchanged);
+        let groups_changed = !previous.profile.groups().eq(current.profile.groups());
+        // Built only for a cell serving the grouping extension: what its
+        // grouping sessions list changes with a tool's groups too.
+        let membership_changed =
+            cell.groups() && groups_changed && previous.grouped().tools != current.grouped().tools;
         drop(previous);
         cell.publish(current);
         let kinds = Kinds::NONE
             .with(Kinds::TOOLS, tools_changed)
             .with(Kinds::PROMPTS, prompts_changed)
-            .with(Kinds::RESOURCES, resources_changed);
+            .with(Kinds::RESOURCES, resources_changed)
+            .with(Kinds::GROUPS, groups_changed)
+            .with(Kinds::MEMBERSHIP, membership_changed);
         let notified_sessions = if kinds == Kinds::NONE {
             telemetry::replacement(Outcome::Unchanged);
             0
@@ -967,6 +999,7 @@ impl<S: Vocabulary> ProfileController<S> {
             search: None,
             revision: revise.after(previous.revision),
             digests: Digests::default(),
+            grouped: OnceLock::new(),
         }
         .listed_under(previous.presentation().cloned(), previous.search_config());
         let tools_changed = previous.tools_changed(&current, !diff.is_empty());

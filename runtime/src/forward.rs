@@ -19,11 +19,14 @@
 /// ```text
 /// ping                         forwarded
 /// initialize                   overridden: runs the handler's `initialize`, adds
-///                              tools.listChanged, registers the session for list_changed
+///                              tools.listChanged (and the grouping extension for a
+///                              client that declares it), registers the session for
+///                              list_changed
 /// negotiate_initialize         overridden: the handler's result plus tools.listChanged
 /// supported_protocol_versions  forwarded
 /// discover                     overridden: runs the handler's `discover`, adds the
-///                              tools capability
+///                              tools capability (and the grouping extension, as
+///                              initialize)
 /// complete                     forwarded
 /// set_level                    forwarded (logging is deprecated in rmcp)
 /// get_prompt                   overridden: the profile's prompts when S has prompt
@@ -40,9 +43,11 @@
 ///                              S has resource groups, else forwarded (deprecated in rmcp)
 /// unsubscribe                  forwarded (deprecated in rmcp)
 /// call_tool                    tools: dispatched within the current profile only
-/// list_tools                   tools: the current profile's list
+/// list_tools                   tools: the current profile's list (marked with each
+///                              tool's groups for a grouping client)
 /// get_tool                     tools: looked up in the current profile
-/// on_custom_request            forwarded
+/// on_custom_request            overridden: `groups/list` for a session served the grouping
+///                              extension, else forwarded
 /// on_cancelled                 forwarded
 /// on_progress                  forwarded
 /// on_initialized               overridden: marks the session ready for list_changed,
@@ -82,10 +87,6 @@ macro_rules! forward_to_handler {
                 request: rmcp::model::UnsubscribeRequestParams,
                 context: rmcp::service::RequestContext<rmcp::service::RoleServer>,
             ) -> Result<(), rmcp::ErrorData>;
-            async fn on_custom_request(
-                request: rmcp::model::CustomRequest,
-                context: rmcp::service::RequestContext<rmcp::service::RoleServer>,
-            ) -> Result<rmcp::model::CustomResult, rmcp::ErrorData>;
             async fn on_cancelled(
                 notification: rmcp::model::CancelledNotificationParam,
                 context: rmcp::service::NotificationContext<rmcp::service::RoleServer>,

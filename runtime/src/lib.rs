@@ -74,6 +74,7 @@ mod dispatch;
 mod errors;
 mod exposure;
 mod forward;
+mod grouping;
 mod listening;
 mod measure;
 mod notification;
@@ -109,6 +110,7 @@ pub use cost::MaxCost;
 pub use decisions::{CallDecision, DecisionSink};
 pub use errors::Errors;
 pub use exposure::{EXPOSURE_META_KEY, Exposure, ListDigest};
+pub use grouping::{GROUP_MEMBERSHIP_KEY, GROUPING_EXTENSION};
 #[cfg(feature = "tokens")]
 pub use measure::TOKEN_ESTIMATOR;
 pub use measure::{ListCost, ToolCost};

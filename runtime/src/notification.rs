@@ -1,5 +1,5 @@
-//! `notifications/{tools,prompts,resources}/list_changed` delivery to every
-//! live session.
+//! `notifications/{tools,prompts,resources,groups}/list_changed` delivery
+//! to every live session.
 //!
 //! A replacement never waits on a client: it bumps a counter per session and
 //! per kind that changed and, if that session has no delivery running,
@@ -13,13 +13,17 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
+use rmcp::model::{CustomNotification, ServerNotification};
 use rmcp::service::{Peer, RoleServer, SubscriptionSink};
 use tokio::runtime::Handle;
 
+use crate::grouping::GROUPS_LIST_CHANGED;
 use crate::telemetry::{self, Era, List};
 
-/// Which lists changed: a set of [`Kinds::TOOLS`], [`Kinds::PROMPTS`] and
-/// [`Kinds::RESOURCES`].
+/// Which lists changed: a set of [`Kinds::TOOLS`], [`Kinds::PROMPTS`],
+/// [`Kinds::RESOURCES`] and [`Kinds::GROUPS`]; [`Kinds::MEMBERSHIP`] is a
+/// change only a grouping session sees in its tools (see
+/// [`crate::grouping`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Kinds(u8);
 
@@ -28,11 +32,24 @@ impl Kinds {
     pub const TOOLS: Kinds = Kinds(1);
     pub const PROMPTS: Kinds = Kinds(2);
     pub const RESOURCES: Kinds = Kinds(4);
-    pub const ALL: Kinds = Kinds(7);
+    /// The enabled groups changed (`notifications/groups/list_changed`).
+    pub const GROUPS: Kinds = Kinds(8);
+    /// A listed tool's groups changed, its name did not: a grouping
+    /// session hears it as its tools' `list_changed`, others not at all.
+    pub const MEMBERSHIP: Kinds = Kinds(16);
+    /// What every session hears of, grouping or not.
+    pub const LISTS: Kinds = Kinds(7);
+    /// What a session served the grouping extension also hears of.
+    pub const GROUPING: Kinds = Kinds(8 | 16);
     /// Each kind, in delivery order, with its counter's index.
-    const EACH: [Kinds; KINDS] = [Kinds::TOOLS, Kinds::PROMPTS, Kinds::RESOURCES];
+    const EACH: [Kinds; KINDS] = [
+        Kinds::TOOLS,
+        Kinds::PROMPTS,
+        Kinds::RESOURCES,
+        Kinds::GROUPS,
+    ];
     /// [`EACH`](Self::EACH) as counted.
-    const COUNTED: [List; KINDS] = [List::Tools, List::Prompts, List::Resources];
+    const COUNTED: [List; KINDS] = [List::Tools, List::Prompts, List::Resources, List::Groups];
 
     /// `self`, plus `kind` when `on`.
     pub fn with(self, kind: Kinds, on: bool) -> Kinds {
@@ -46,15 +63,25 @@ impl Kinds {
     pub fn intersect(self, other: Kinds) -> Kinds {
         Kinds(self.0 & other.0)
     }
+
+    /// What a target hearing of `self` is owed from a change of `change`:
+    /// a membership change owes it a tools notification (one, with or
+    /// without a tools change).
+    fn owed_of(self, change: Kinds) -> Kinds {
+        let heard = self.intersect(change);
+        Kinds(heard.0 & !Kinds::MEMBERSHIP.0).with(Kinds::TOOLS, heard.contains(Kinds::MEMBERSHIP))
+    }
 }
 
-/// How many kinds of list there are.
-const KINDS: usize = 3;
+/// How many kinds of list there are (with a counter each).
+const KINDS: usize = 4;
 
 /// Where one session's list_changed notifications go.
 enum Target {
-    /// A 2025-era session: unsolicited, to the peer, of every kind.
-    Peer(Peer<RoleServer>),
+    /// A 2025-era session: unsolicited, to the peer, of every kind it
+    /// hears of ([`Kinds::LISTS`], and [`Kinds::GROUPING`] when it is
+    /// served the grouping extension).
+    Peer(Peer<RoleServer>, Kinds),
     /// A 2026-07-28 `subscriptions/listen` stream, of the kinds it asked for
     /// and this server accepted (boxed: it is several times a peer's size,
     /// and every idle session pays for the larger variant).
@@ -65,7 +92,7 @@ impl Target {
     /// Which era of client this target serves, as counted.
     fn era(&self) -> Era {
         match self {
-            Target::Peer(_) => Era::Session,
+            Target::Peer(..) => Era::Session,
             Target::Subscription(..) => Era::Listen,
         }
     }
@@ -73,19 +100,25 @@ impl Target {
     /// The kinds this target hears of.
     fn kinds(&self) -> Kinds {
         match self {
-            Target::Peer(_) => Kinds::ALL,
-            Target::Subscription(_, kinds) => *kinds,
+            Target::Peer(_, kinds) | Target::Subscription(_, kinds) => *kinds,
         }
     }
 
     async fn notify(&self, kind: Kinds) -> Result<(), String> {
         match self {
-            Target::Peer(peer) => match kind {
+            Target::Peer(peer, _) => match kind {
                 Kinds::TOOLS => peer.notify_tool_list_changed().await,
                 Kinds::PROMPTS => peer.notify_prompt_list_changed().await,
+                Kinds::GROUPS => {
+                    let changed = CustomNotification::new(GROUPS_LIST_CHANGED, None);
+                    peer.send_notification(ServerNotification::CustomNotification(changed))
+                        .await
+                }
                 _ => peer.notify_resource_list_changed().await,
             }
             .map_err(|e| e.to_string()),
+            // Never asked for groups: rmcp 3.11's streams refuse custom
+            // notifications (see `crate::grouping`).
             Target::Subscription(sink, _) => match kind {
                 Kinds::TOOLS => sink.notify_tool_list_changed().await,
                 Kinds::PROMPTS => sink.notify_prompt_list_changed().await,
@@ -136,12 +169,12 @@ struct Live {
 const RECENT_CHANGES: usize = 8;
 
 impl Live {
-    /// How many of this cell's changes of `kind` came after change number
-    /// `since`.
-    fn changes_after(&self, since: u64, kind: Kinds) -> u64 {
+    /// How many of this cell's changes after change number `since` owe a
+    /// target hearing of `heard` a notification of `kind`.
+    fn changes_after(&self, since: u64, heard: Kinds, kind: Kinds) -> u64 {
         self.recent
             .iter()
-            .filter(|&&(change, kinds)| change > since && kinds.contains(kind))
+            .filter(|&&(change, kinds)| change > since && heard.owed_of(kinds).contains(kind))
             .count() as u64
     }
 }
@@ -220,8 +253,11 @@ impl Sessions {
     /// fall between the client's first `tools/list` and the session being
     /// counted; delivery waits for [`SessionGuard::mark_ready`]. Called from
     /// rmcp's handlers, inside a Tokio runtime.
-    pub fn register(self: &Arc<Self>, peer: Peer<RoleServer>) -> SessionGuard {
-        self.enrol(Target::Peer(peer), None)
+    /// `grouping`: the session is served the grouping extension, so it
+    /// hears of group and membership changes too.
+    pub fn register(self: &Arc<Self>, peer: Peer<RoleServer>, grouping: bool) -> SessionGuard {
+        let kinds = Kinds::LISTS.with(Kinds::GROUPING, grouping);
+        self.enrol(Target::Peer(peer, kinds), None)
     }
 
     /// Registers a `subscriptions/listen` stream for the `kinds` it asked
@@ -256,16 +292,7 @@ impl Sessions {
         let missed = {
             let mut live = self.lock();
             live.queues.insert(id, Arc::clone(&queue));
-            since.map(|since| {
-                Kinds::EACH.map(|kind| {
-                    let owed = kinds.contains(kind);
-                    if owed {
-                        live.changes_after(since, kind)
-                    } else {
-                        0
-                    }
-                })
-            })
+            since.map(|since| Kinds::EACH.map(|kind| live.changes_after(since, kinds, kind)))
         };
         tracing::debug!(session = id, "session registered for list_changed");
         if let Some(missed) = missed.filter(|missed| missed.iter().any(|&n| n > 0)) {
@@ -302,7 +329,7 @@ impl Sessions {
                 .queues
                 .values()
                 .filter(|queue| {
-                    let heard = queue.target.kinds().intersect(kinds);
+                    let heard = queue.target.kinds().owed_of(kinds);
                     if heard == Kinds::NONE {
                         return false;
                     }

@@ -18,6 +18,7 @@ use crate::controller::{Cell, Current};
 use crate::dispatch;
 use crate::exposure::Listed;
 use crate::forward::forward_to_handler;
+use crate::grouping;
 use crate::listening::Listening;
 use crate::notification::{Kinds, SessionGuard, changes_so_far};
 use crate::search::{Meta, proxied_request};
@@ -245,6 +246,12 @@ fn stamp<S: Vocabulary>(cell: &Cell<S>, current: &Current<S>, which: Listed) -> 
     cell.stamps_exposure().then(|| current.exposure_meta(which))
 }
 
+/// Whether a request's session is served the grouping extension: its
+/// profile's `cell` serves it and its client declares it.
+fn serves_grouping<S: Vocabulary>(cell: &Cell<S>, context: &RequestContext<RoleServer>) -> bool {
+    cell.groups() && grouping::declared(context.client_capabilities().as_ref())
+}
+
 /// The kinds of list `S`'s profiles decide: tools always, prompts and
 /// resources when `S` has groups of them.
 fn served_kinds<S: Vocabulary>() -> Kinds {
@@ -435,11 +442,17 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
     ) -> Result<InitializeResult, ErrorData> {
         let cell = self.cell(&context.extensions)?;
         let peer = context.peer.clone();
+        let grouping = cell.groups() && grouping::declared(Some(&request.capabilities));
         let mut result = self.shared.handler.initialize(request, context).await?;
         advertise_tools::<S>(&mut result.capabilities);
+        if grouping {
+            grouping::declare(&mut result.capabilities);
+        }
         // Registered before the answer leaves, so no replacement can fall
         // between the client's first `tools/list` and its registration.
-        let _ = self.session.get_or_init(|| cell.sessions.register(peer));
+        let _ = self
+            .session
+            .get_or_init(|| cell.sessions.register(peer, grouping));
         Ok(result)
     }
 
@@ -447,9 +460,36 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         &self,
         context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
+        let grouping = self
+            .cell(&context.extensions)
+            .is_ok_and(|cell| serves_grouping(&cell, &context));
         let mut result = self.shared.handler.discover(context).await?;
         advertise_tools::<S>(&mut result.capabilities);
+        if grouping {
+            grouping::declare(&mut result.capabilities);
+        }
         Ok(result)
+    }
+
+    /// `groups/list` for a session served the grouping extension; any
+    /// other request (or that one, for any other session) is the
+    /// handler's.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method == grouping::LIST_GROUPS {
+            let cell = self.cell(&context.extensions)?;
+            if serves_grouping(&cell, &context) {
+                let groups = cell.current().grouped().groups.clone();
+                return Ok(CustomResult::new(serde_json::json!({ "groups": groups })));
+            }
+        }
+        self.shared
+            .handler
+            .on_custom_request(request, context)
+            .await
     }
 
     #[cfg_attr(
@@ -472,7 +512,11 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         telemetry::record_profile(&tracing::Span::current(), || {
             Some((*current.profile.context(), None))
         });
-        let mut result = ListToolsResult::with_all_items(current.list().to_vec())
+        let listed = match serves_grouping(&cell, &context) {
+            true => current.grouped().tools.to_vec(),
+            false => current.list().to_vec(),
+        };
+        let mut result = ListToolsResult::with_all_items(listed)
             .with_ttl_ms(cell.list_ttl_ms())
             // The list depends on who asks: never share it across principals.
             .with_cache_scope(CacheScope::Private);
@@ -590,6 +634,9 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         let kinds = requested_kinds(context.accepted()).intersect(served_kinds::<S>());
         let _subscription = if kinds != Kinds::NONE {
             let cell = self.cell(&context.request_context().extensions)?;
+            let grouping =
+                kinds.contains(Kinds::TOOLS) && serves_grouping(&cell, context.request_context());
+            let kinds = kinds.with(Kinds::MEMBERSHIP, grouping);
             let since = self.listening.registering(changes_so_far());
             Some(
                 cell.sessions

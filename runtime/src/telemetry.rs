@@ -35,6 +35,7 @@ pub(crate) enum List {
     Tools,
     Prompts,
     Resources,
+    Groups,
 }
 
 /// The names of the core's series, for exporters' tests and dashboards.
@@ -116,8 +117,8 @@ struct Handles {
     replacements: [Counter; 3],
     #[cfg(feature = "runtime-tools")]
     installs: [Counter; 4],
-    delivered: [Counter; 3],
-    dropped: [Counter; 3],
+    delivered: [Counter; 4],
+    dropped: [Counter; 4],
     refused: [Counter; 3],
     sessions: [Gauge; 2],
 }
@@ -137,7 +138,8 @@ impl Handles {
         use names::*;
         describe();
         let kind = |name: &'static str| {
-            ["tools", "prompts", "resources"].map(|kind| metrics::counter!(name, "kind" => kind))
+            ["tools", "prompts", "resources", "groups"]
+                .map(|kind| metrics::counter!(name, "kind" => kind))
         };
         Handles {
             replacements: ["changed", "unchanged", "refused"]

@@ -40,7 +40,12 @@ fn answer(method: &str) -> Result<CallToolResult, ErrorData> {
     Ok(CallToolResult::success(vec![ContentBlock::text(method)]))
 }
 
-#[tool_group(name = "records", surface = "desk")]
+#[tool_group(
+    name = "records",
+    title = "Patient records",
+    description = "Find, read and remove patients",
+    surface = "desk"
+)]
 impl Clinic {
     #[tool(description = "List patients")]
     async fn list_patients(&self) -> Result<CallToolResult, ErrorData> {
@@ -60,6 +65,7 @@ impl Clinic {
 
 #[tool_group(
     name = "billing",
+    title = "Billing",
     surface = "desk",
     capability = "billing",
     include("records": ["list_patients"])

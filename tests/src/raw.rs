@@ -10,6 +10,8 @@ pub struct RawSession {
     uri: String,
     id: String,
     stream: reqwest::Response,
+    /// The `initialize` result.
+    initialized: serde_json::Value,
 }
 
 impl RawSession {
@@ -19,11 +21,16 @@ impl RawSession {
     /// Initialises a session at `uri` with bearer `token` and opens its
     /// standalone SSE stream.
     pub async fn open(uri: &str, token: &str) -> Self {
+        Self::open_with(uri, token, serde_json::json!({})).await
+    }
+
+    /// [`open`](Self::open), the client declaring `capabilities`.
+    pub async fn open_with(uri: &str, token: &str, capabilities: serde_json::Value) -> Self {
         let initialize = serde_json::json!({
             "jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {
                 "protocolVersion": Self::VERSION,
-                "capabilities": {},
+                "capabilities": capabilities,
                 "clientInfo": {"name": "raw", "version": "0"},
             },
         });
@@ -33,7 +40,7 @@ impl RawSession {
             .to_str()
             .unwrap()
             .to_owned();
-        let _ = response.bytes().await;
+        let answered = answer_of(response).await;
         let initialized =
             serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         let response = Self::post(uri, token, Some(&id), &initialized).await;
@@ -52,7 +59,27 @@ impl RawSession {
             uri: uri.to_owned(),
             id,
             stream,
+            initialized: answered,
         }
+    }
+
+    /// What `initialize` answered: its `result`.
+    pub fn initialized(&self) -> &serde_json::Value {
+        &self.initialized["result"]
+    }
+
+    /// Sends request `method` with `params` on this session with `token`
+    /// and returns the JSON-RPC answer (its `result` or `error`), whether
+    /// it came as JSON or as an SSE event.
+    pub async fn request(
+        &self,
+        token: &str,
+        method: &str,
+        params: serde_json::Value,
+    ) -> serde_json::Value {
+        let body =
+            serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+        answer_of(Self::post(&self.uri, token, Some(&self.id), &body).await).await
     }
 
     /// The session's id.
@@ -98,6 +125,13 @@ impl RawSession {
     /// Reads the standalone stream until an event containing `needle`
     /// arrives; panics if the stream ends or fails first.
     pub async fn expect_event(&mut self, needle: &str) {
+        self.events_until(needle).await;
+    }
+
+    /// Everything the standalone stream carried from here up to and
+    /// including the first event containing `needle`; panics if the stream
+    /// ends or fails first.
+    pub async fn events_until(&mut self, needle: &str) -> String {
         let mut seen = String::new();
         let found = async {
             while !seen.contains(needle) {
@@ -110,5 +144,26 @@ impl RawSession {
         tokio::time::timeout(LIMIT, found)
             .await
             .unwrap_or_else(|_| panic!("no `{needle}` event on the SSE stream"));
+        seen
     }
+}
+
+/// The JSON-RPC message a POST answered, as JSON or as the SSE event
+/// carrying it.
+async fn answer_of(response: reqwest::Response) -> serde_json::Value {
+    let sse = response
+        .headers()
+        .get("content-type")
+        .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
+    let body = response.text().await.unwrap();
+    let json = match sse {
+        true => body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(str::trim)
+            .find(|data| !data.is_empty())
+            .unwrap_or_else(|| panic!("an SSE answer without data: {body}")),
+        false => body.as_str(),
+    };
+    serde_json::from_str(json).unwrap_or_else(|error| panic!("{error}: {json}"))
 }

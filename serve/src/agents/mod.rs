@@ -116,6 +116,8 @@ pub struct ProfileStore<S: Vocabulary> {
     principal_metrics: bool,
     /// Whether every agent's list answers carry their exposure.
     stamp_exposure: bool,
+    /// Whether every agent serves MCP's grouping extension.
+    grouping: bool,
     /// Where every agent's call decisions are logged, if anywhere.
     decisions: Option<Arc<crate::audit::decisions::DecisionLog>>,
 }
@@ -139,6 +141,7 @@ impl<S: Vocabulary> Default for ProfileStore<S> {
             audit: MemoryAuditLog::default(),
             principal_metrics: false,
             stamp_exposure: false,
+            grouping: false,
             decisions: None,
         }
     }
@@ -259,6 +262,19 @@ impl<S: Vocabulary> ProfileStore<S> {
         self.stamp_exposure = true;
         for controller in self.held_controllers() {
             controller.set_exposure_stamp(true);
+        }
+        self
+    }
+
+    /// This store, every agent serving MCP's draft grouping extension to
+    /// the clients that declare it (see
+    /// [`ProfileController::set_grouping`]): `groups/list`, each listed
+    /// tool's groups in `_meta`, `notifications/groups/list_changed`. Every
+    /// agent held or added later.
+    pub fn with_grouping(mut self) -> Self {
+        self.grouping = true;
+        for controller in self.held_controllers() {
+            controller.set_grouping(true);
         }
         self
     }
@@ -394,6 +410,7 @@ impl<S: Vocabulary> ProfileStore<S> {
         self.present(&controller);
         self.search(&controller);
         controller.set_exposure_stamp(self.stamp_exposure);
+        controller.set_grouping(self.grouping);
         if let Some(log) = &self.decisions {
             controller.log_decisions(log.sink(principal));
         }

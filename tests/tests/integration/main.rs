@@ -16,6 +16,7 @@ mod decisions;
 mod exposure;
 mod exposure_past;
 mod forwarding;
+mod grouping;
 mod hostile;
 mod limits;
 mod linked;

@@ -1,0 +1,141 @@
+//! Groups on the wire (issue 45 §1): MCP's draft grouping extension served
+//! from the registry to a client that declares it, over streamable HTTP on
+//! 127.0.0.1 with a raw JSON-RPC client, on the clinic fixture (whose
+//! `records` and `billing` share `list_patients`); a client that does not
+//! declare it is answered as before.
+
+use mcp_profiles::{
+    DenyList, GROUP_MEMBERSHIP_KEY, GROUPING_EXTENSION, Policy, ProfileContext, ProfileController,
+};
+use mcp_profiles_tests::client::serve_http;
+use mcp_profiles_tests::clinic::{Capability, Clinic, Surface};
+use mcp_profiles_tests::raw::RawSession;
+use serde_json::{Value, json};
+
+const TOKEN: &str = "unused";
+const GROUPS_CHANGED: &str = "notifications/groups/list_changed";
+const TOOLS_CHANGED: &str = "notifications/tools/list_changed";
+
+fn desk() -> ProfileContext<Clinic> {
+    ProfileContext::new(Surface::Desk)
+}
+
+fn billing() -> ProfileContext<Clinic> {
+    desk().with_capability(Capability::Billing).unwrap()
+}
+
+/// Each listed tool's name and the groups its `_meta` names (`None`: no
+/// membership), in list order.
+async fn memberships(session: &RawSession) -> Vec<(String, Option<Value>)> {
+    let listed = session.request(TOKEN, "tools/list", json!({})).await;
+    listed["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|tool| {
+            let groups = tool["_meta"][GROUP_MEMBERSHIP_KEY].clone();
+            let name = tool["name"].as_str().expect("a name").to_owned();
+            (name, (!groups.is_null()).then_some(groups))
+        })
+        .collect()
+}
+
+/// What `session`'s stream carries until it has heard at least `tools`
+/// tools and `groups` groups `list_changed` (one replacement's may come in
+/// either order with another's).
+async fn hear(session: &mut RawSession, tools: usize, groups: usize) -> String {
+    let mut heard = String::new();
+    while heard.matches(TOOLS_CHANGED).count() < tools
+        || heard.matches(GROUPS_CHANGED).count() < groups
+    {
+        heard.push_str(&session.events_until("list_changed").await);
+    }
+    heard
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grouping_client_sees_its_profiles_groups_and_others_see_todays_answers() {
+    let controller = ProfileController::<Clinic>::new(desk()).with_grouping();
+    let (http, uri) = serve_http(controller.server(Clinic)).await;
+    let declares = json!({"extensions": {GROUPING_EXTENSION: {}}});
+    let mut aware = RawSession::open_with(&uri, TOKEN, declares).await;
+    let mut plain = RawSession::open(&uri, TOKEN).await;
+
+    // Declared back to the client that declared it, to no other.
+    let declared = &aware.initialized()["capabilities"]["extensions"][GROUPING_EXTENSION];
+    assert_eq!(declared, &json!({"listChanged": true}));
+    assert!(
+        plain.initialized()["capabilities"]
+            .get("extensions")
+            .is_none()
+    );
+
+    // The profile's groups, and only those: `billing` is off.
+    let groups = aware.request(TOKEN, "groups/list", json!({})).await;
+    assert_eq!(
+        groups["result"],
+        json!({"groups": [{
+            "name": "records",
+            "title": "Patient records",
+            "description": "Find, read and remove patients",
+        }]})
+    );
+    let records = Some(json!(["records"]));
+    assert_eq!(
+        memberships(&aware).await,
+        [
+            ("delete_patient".to_owned(), records.clone()),
+            ("get_patient".to_owned(), records.clone()),
+            ("list_patients".to_owned(), records.clone()),
+        ]
+    );
+    // Today's answers for the other: no membership, no `groups/list`.
+    let unmarked: Vec<(String, Option<Value>)> = ["delete_patient", "get_patient", "list_patients"]
+        .map(|name| (name.to_owned(), None))
+        .into();
+    assert_eq!(memberships(&plain).await, unmarked);
+    let unknown = plain.request(TOKEN, "groups/list", json!({})).await;
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+
+    // `billing` on: one groups notification, and a shared tool belongs to
+    // both groups that bring it.
+    controller.replace(billing());
+    let heard = aware.events_until(GROUPS_CHANGED).await;
+    assert_eq!(heard.matches(TOOLS_CHANGED).count(), 1, "{heard}");
+    let groups = aware.request(TOKEN, "groups/list", json!({})).await;
+    let names: Vec<&str> = groups["result"]["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|group| group["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["billing", "records"]);
+    assert_eq!(
+        groups["result"]["groups"][0],
+        json!({"name": "billing", "title": "Billing"})
+    );
+    let shared = memberships(&aware).await;
+    assert!(
+        shared.contains(&(
+            "list_patients".to_owned(),
+            Some(json!(["billing", "records"]))
+        )),
+        "{shared:?}"
+    );
+    assert!(shared.contains(&("list_invoices".to_owned(), Some(json!(["billing"])))));
+
+    // A policy takes a tool away, the groups stay: tools only.
+    let deny = DenyList::new(["delete_patient"]).unwrap();
+    controller.replace(billing().with_policy(Policy::none().with_deny(deny)));
+    // Then `billing` off again: one more groups notification.
+    controller.replace(desk());
+    let heard = hear(&mut aware, 2, 1).await;
+    assert_eq!(heard.matches(GROUPS_CHANGED).count(), 1, "{heard}");
+    assert_eq!(heard.matches(TOOLS_CHANGED).count(), 2, "{heard}");
+
+    // The other client heard the three tools changes and nothing of groups.
+    let heard = hear(&mut plain, 3, 0).await;
+    assert_eq!(heard.matches(TOOLS_CHANGED).count(), 3, "{heard}");
+    assert!(!heard.contains("groups"), "{heard}");
+    http.shutdown().await.unwrap();
+}
