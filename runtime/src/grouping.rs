@@ -14,7 +14,10 @@
 //!   ...)]`);
 //! - every listed tool's membership in its `_meta`
 //!   ([`GROUP_MEMBERSHIP_KEY`]): each enabled group that brings it, so a
-//!   tool an `include` shares belongs to every such group;
+//!   tool an `include` shares belongs to every such group; and each listed
+//!   group's: the enabled groups that include it (`include(...)`), so
+//!   composed groups nest (never in a cycle, nor in themselves:
+//!   [`RegistryError::GroupCycle`](crate::RegistryError::GroupCycle));
 //! - `notifications/groups/list_changed` once per replacement that changes
 //!   the enabled groups, none otherwise (2025-era sessions: rmcp 3.11's
 //!   `subscriptions/listen` streams carry no custom notification, so a
@@ -35,7 +38,7 @@ use std::sync::Arc;
 use rmcp::model::{ClientCapabilities, JsonObject, ServerCapabilities, Tool};
 use serde_json::{Value, json};
 
-use crate::{Profile, Vocabulary};
+use crate::{Group, Profile, Vocabulary};
 
 /// The extension's identifier, under `capabilities.extensions`.
 pub const GROUPING_EXTENSION: &str = "io.modelcontextprotocol/grouping";
@@ -85,24 +88,37 @@ impl Grouped {
         canonical: impl Fn(&str) -> Option<String>,
     ) -> Self {
         let registry = S::registry();
+        let enabled: Vec<&Group<S>> = profile
+            .groups()
+            .filter_map(|name| registry.group(name))
+            .collect();
         let mut membership: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-        let mut groups = Vec::new();
-        for name in profile.groups() {
-            let Some(group) = registry.group(name) else {
-                continue;
-            };
+        // A group is a member of each enabled group that includes it.
+        let mut parents: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for group in &enabled {
             for tool in group.tools() {
                 membership.entry(tool).or_default().push(group.name());
             }
-            let mut listed = json!({ "name": group.name() });
-            if let Some(title) = group.title() {
-                listed["title"] = Value::from(title);
+            for included in group.includes() {
+                parents.entry(included).or_default().push(group.name());
             }
-            if let Some(description) = group.description() {
-                listed["description"] = Value::from(description);
-            }
-            groups.push(listed);
         }
+        let groups = enabled
+            .iter()
+            .map(|group| {
+                let mut listed = json!({ "name": group.name() });
+                if let Some(title) = group.title() {
+                    listed["title"] = Value::from(title);
+                }
+                if let Some(description) = group.description() {
+                    listed["description"] = Value::from(description);
+                }
+                if let Some(parents) = parents.get(group.name()) {
+                    listed["_meta"] = json!({ GROUP_MEMBERSHIP_KEY: parents });
+                }
+                listed
+            })
+            .collect();
         let tools = listed
             .iter()
             .map(|tool| {

@@ -26,6 +26,7 @@ mod allow;
 #[cfg(feature = "testing")]
 mod builder;
 mod deny;
+mod nesting;
 
 #[cfg(feature = "testing")]
 pub use builder::RegistryBuilder;
@@ -54,6 +55,9 @@ pub struct GroupEntry<S: Vocabulary> {
     /// included from another group names that group's method); empty for
     /// a group built in code, whose tools are its own definitions.
     pub definitions: &'static [&'static str],
+    /// The groups it includes tools of (`include(...)`), by name: each
+    /// names it as its parent in MCP's grouping extension.
+    pub includes: &'static [&'static str],
     /// Builds the group's rmcp routes, in the order of `tools`.
     pub routes: fn() -> Vec<ToolRoute<S>>,
 }
@@ -179,6 +183,11 @@ impl<S: Vocabulary> Group<S> {
     /// Its `description = "..."`: what it is for, if declared.
     pub fn description(&self) -> Option<&'static str> {
         self.entry.description
+    }
+
+    /// The groups it includes tools of (`include(...)`), by name.
+    pub fn includes(&self) -> &'static [&'static str] {
+        self.entry.includes
     }
 
     pub(crate) fn shared_name(&self) -> &Arc<str> {
@@ -486,6 +495,7 @@ impl<S: Vocabulary> Registry<S> {
         self.resources
             .verify::<S>(&self.shape, describe, &mut errors);
         self.verify_allow_lists(&mut errors);
+        self.verify_nesting(&mut errors);
         Errors::check(errors)
     }
 

@@ -16,6 +16,13 @@ pub enum RegistryError {
         /// Where the two groups are declared.
         locations: [String; 2],
     },
+    /// Tool groups include each other in a cycle (a group including
+    /// itself is one of one): MCP's grouping extension nests a group in
+    /// each group that includes it, and no group may contain itself.
+    GroupCycle {
+        /// The groups around the cycle, the first again at the end.
+        groups: Vec<String>,
+    },
     /// A group exposes no tools.
     EmptyGroup {
         /// The group.
@@ -134,6 +141,12 @@ impl fmt::Display for RegistryError {
                 "two tool groups are named `{name}` ({} and {}); give one of them \
                  `#[tool_group(name = \"...\")]`",
                 locations[0], locations[1]
+            ),
+            RegistryError::GroupCycle { groups } => write!(
+                f,
+                "tool groups include each other in a cycle ({}): a group nests in each \
+                 group that includes it, and none may contain itself",
+                groups.join(" → ")
             ),
             RegistryError::EmptyGroup { group } => {
                 write!(f, "tool group `{group}` exposes no tools")

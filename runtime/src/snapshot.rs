@@ -385,6 +385,7 @@ mod tests {
             rule: *rule.masks(),
             tools,
             definitions: &[],
+            includes: &[],
             routes,
         }
     }

@@ -173,6 +173,11 @@ fn tools(group: &GroupInput, masks: &RuleMasks) -> TokenStream {
         }
     });
     let name_and_rule = name_and_rule(group, masks);
+    // The groups it includes, by name: they name it as their parent.
+    let included = group
+        .includes
+        .iter()
+        .flat_map(|includes| includes.parts.iter().map(|part| &part.group));
     quote! {
         const _: () = {
             fn own_routes() -> ::std::vec::Vec<#private::ToolRoute<#server>> {
@@ -191,6 +196,7 @@ fn tools(group: &GroupInput, masks: &RuleMasks) -> TokenStream {
                 #name_and_rule
                 tools: TOOLS,
                 definitions: DEFINITIONS,
+                includes: &[#(#included),*],
                 routes,
             };
 

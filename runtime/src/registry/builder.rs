@@ -87,6 +87,7 @@ impl<S: Vocabulary> RegistryBuilder<S> {
             rule: *rule.masks(),
             tools,
             definitions: &[],
+            includes: &[],
             routes: Vec::new,
         });
         self

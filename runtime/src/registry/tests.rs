@@ -28,6 +28,7 @@ fn entry(name: Option<&'static str>, rule: RuleMasks) -> GroupEntry<Desk> {
         rule,
         tools: &["note"],
         definitions: &["note"],
+        includes: &[],
         routes: Vec::new,
     }
 }
@@ -122,4 +123,38 @@ fn allow_lists_breaking_their_rules_are_refused() {
     let registry = Registry::from_entries_allowing([named], vec![&FINE]).unwrap();
     assert_eq!(registry.groups()[0].allow_universe(), Some(&["note"][..]));
     assert_eq!(registry.groups()[0].allow_max(), Some(1));
+}
+
+#[test]
+fn groups_that_include_each_other_are_refused_naming_the_cycle() {
+    // Generated code cannot build such includes (each group's tools are a
+    // constant of the others'); a registry still refuses them.
+    let named = |name, tool: &'static [&'static str], includes| GroupEntry {
+        name: Some(name),
+        tools: tool,
+        definitions: tool,
+        includes,
+        ..entry(None, RuleMasks::default())
+    };
+    let errors = Registry::from_entries([
+        named("a", &["x"], &["b"]),
+        named("b", &["y"], &["a"]),
+        named("c", &["z"], &["c"]),
+        named("d", &["w"], &["a"]),
+    ])
+    .unwrap_err();
+    let cycles: Vec<String> = errors
+        .iter()
+        .filter(|error| matches!(error, RegistryError::GroupCycle { .. }))
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        cycles,
+        [
+            "tool groups include each other in a cycle (a → b → a): a group nests in each \
+             group that includes it, and none may contain itself",
+            "tool groups include each other in a cycle (c → c): a group nests in each group \
+             that includes it, and none may contain itself",
+        ]
+    );
 }

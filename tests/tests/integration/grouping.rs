@@ -1,7 +1,7 @@
 //! Groups on the wire (issue 45 §1): MCP's draft grouping extension served
 //! from the registry to a client that declares it, over streamable HTTP on
 //! 127.0.0.1 with a raw JSON-RPC client, on the clinic fixture (whose
-//! `records` and `billing` share `list_patients`); a client that does not
+//! `billing` includes `records`' `list_patients`); a client that does not
 //! declare it is answered as before.
 
 use mcp_profiles::{
@@ -113,6 +113,11 @@ async fn a_grouping_client_sees_its_profiles_groups_and_others_see_todays_answer
     assert_eq!(
         groups["result"]["groups"][0],
         json!({"name": "billing", "title": "Billing"})
+    );
+    // `billing` includes `records`' `list_patients`: `records` nests in it.
+    assert_eq!(
+        groups["result"]["groups"][1]["_meta"],
+        json!({GROUP_MEMBERSHIP_KEY: ["billing"]})
     );
     let shared = memberships(&aware).await;
     assert!(
