@@ -66,6 +66,16 @@ pub(crate) trait Item: Clone + Send + Sync + 'static {
     fn collision(key: String, groups: [String; 2], witness: String) -> RegistryError;
 }
 
+/// One enabled prompt or resource group, as a grouping client is told of
+/// it.
+pub(crate) struct Described<'a> {
+    pub name: &'a str,
+    pub title: Option<&'static str>,
+    pub description: Option<&'static str>,
+    /// Its prompt names or resource URIs (and templates).
+    pub items: &'static [&'static str],
+}
+
 struct ContentGroup<R: 'static> {
     name: Arc<str>,
     entry: &'static ContentEntry<R>,
@@ -193,6 +203,23 @@ impl<R: Item> ContentGroups<R> {
                 }
             }
         }
+    }
+
+    /// The groups `context` enables, as MCP's grouping extension lists
+    /// them: name, title, description and items.
+    pub fn described<S: Vocabulary>(&self, context: &ProfileContext<S>) -> Vec<Described<'_>> {
+        let enabled = self.enabled(context);
+        self.groups
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| enabled.contains(*index))
+            .map(|(_, group)| Described {
+                name: &group.name,
+                title: group.entry.title,
+                description: group.entry.description,
+                items: group.entry.items,
+            })
+            .collect()
     }
 
     /// The groups `context` enables.

@@ -13,7 +13,7 @@ use crossbeam_utils::atomic::AtomicCell;
 #[cfg(feature = "runtime-tools")]
 use crate::catalog::{Catalog, InstallOutcome, Installation, Runtime, RuntimeDiff};
 use crate::exposure::Digests;
-use crate::grouping::Grouped;
+use crate::grouping::{Grouped, Lists};
 use crate::notification::{Kinds, Sessions};
 use crate::presentation::Presentation;
 use crate::presentation_error::PresentationError;
@@ -165,8 +165,17 @@ impl<S: Vocabulary> Current<S> {
     /// The groups this state enables and its tools marked with them, for
     /// a client of the grouping extension.
     pub fn grouped(&self) -> &Grouped {
-        self.grouped
-            .get_or_init(|| Grouped::of(&self.profile, self.list(), |name| self.unpresent(name)))
+        self.grouped.get_or_init(|| {
+            let (resources, templates) = &self.content.resources.listed;
+            let lists = Lists {
+                tools: self.list(),
+                canonical: &|name| self.unpresent(name),
+                prompts: &self.content.prompts.listed,
+                resources,
+                templates,
+            };
+            Grouped::of(&self.profile, &lists)
+        })
     }
 
     /// The listed tools under their canonical names, sorted.
@@ -807,11 +816,11 @@ impl<S: Vocabulary> ProfileController<S> {
         }
         .listed_under(previous.presentation().cloned(), previous.search_config());
         let tools_changed = previous.tools_changed(&current, !unchanged);
-        let groups_changed = !previous.profile.groups().eq(current.profile.groups());
-        // Built only for a cell serving the grouping extension: what its
-        // grouping sessions list changes with a tool's groups too.
-        let membership_changed =
-            cell.groups() && groups_changed && previous.grouped().tools != current.grouped().tools;
+        // Only a cell serving the grouping extension builds what its
+        // grouping sessions are answered, and only they hear of it.
+        let grouping = cell.groups();
+        let groups_changed = grouping && previous.grouped().groups != current.grouped().groups;
+        let membership_changed = grouping && previous.grouped().tools != current.grouped().tools;
         drop(previous);
         cell.publish(current);
         let kinds = Kinds::NONE

@@ -35,7 +35,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rmcp::model::{ClientCapabilities, JsonObject, ServerCapabilities, Tool};
+use rmcp::model::{
+    ClientCapabilities, JsonObject, MetaObject, Prompt, Resource, ResourceTemplate,
+    ServerCapabilities, Tool,
+};
 use serde_json::{Value, json};
 
 use crate::{Group, Profile, Vocabulary};
@@ -72,71 +75,145 @@ pub(crate) fn declare(capabilities: &mut ServerCapabilities) {
 /// What one served state answers a client that declared the extension.
 #[derive(Debug, PartialEq)]
 pub(crate) struct Grouped {
-    /// `groups/list`'s `groups`: the enabled groups, by name.
+    /// `groups/list`'s `groups`: the enabled tool, prompt and resource
+    /// groups, by name.
     pub groups: Value,
     /// `tools/list`, each tool of a group marked with its groups.
     pub tools: Arc<[Tool]>,
+    /// `prompts/list`, `resources/list` and `resources/templates/list`,
+    /// each item marked with its group.
+    pub prompts: Vec<Prompt>,
+    pub resources: Vec<Resource>,
+    pub templates: Vec<ResourceTemplate>,
 }
 
+/// One state's lists as every client is answered: what [`Grouped::of`]
+/// marks.
+pub(crate) struct Lists<'a> {
+    pub tools: &'a [Tool],
+    /// A listed tool's canonical name, when it is listed under another.
+    pub canonical: &'a dyn Fn(&str) -> Option<String>,
+    pub prompts: &'a [Prompt],
+    pub resources: &'a [Resource],
+    pub templates: &'a [ResourceTemplate],
+}
+
+/// The groups named in `_meta` of each member, by member.
+type Members<'a> = BTreeMap<&'a str, Vec<&'a str>>;
+
 impl Grouped {
-    /// The groups `profile` enables, and `listed` (its tools as listed,
-    /// `canonical` giving a presented name's canonical one) each marked
-    /// with them.
-    pub fn of<S: Vocabulary>(
-        profile: &Profile<S>,
-        listed: &[Tool],
-        canonical: impl Fn(&str) -> Option<String>,
-    ) -> Self {
+    /// The groups `profile` enables and `lists` marked with them.
+    pub fn of<S: Vocabulary>(profile: &Profile<S>, lists: &Lists<'_>) -> Self {
         let registry = S::registry();
         let enabled: Vec<&Group<S>> = profile
             .groups()
             .filter_map(|name| registry.group(name))
             .collect();
-        let mut membership: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        let mut tools: Members<'_> = BTreeMap::new();
         // A group is a member of each enabled group that includes it.
-        let mut parents: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        let mut parents: Members<'_> = BTreeMap::new();
+        let mut groups: BTreeMap<&str, Value> = BTreeMap::new();
         for group in &enabled {
             for tool in group.tools() {
-                membership.entry(tool).or_default().push(group.name());
+                tools.entry(tool).or_default().push(group.name());
             }
             for included in group.includes() {
                 parents.entry(included).or_default().push(group.name());
             }
+            describe(
+                &mut groups,
+                group.name(),
+                group.title(),
+                group.description(),
+            );
         }
-        let groups = enabled
-            .iter()
-            .map(|group| {
-                let mut listed = json!({ "name": group.name() });
-                if let Some(title) = group.title() {
-                    listed["title"] = Value::from(title);
+        let prompt_groups = registry.prompts().described(profile.context());
+        let resource_groups = registry.resources().described(profile.context());
+        let (mut prompts, mut resources): (Members<'_>, Members<'_>) = Default::default();
+        for (members, described) in [
+            (&mut prompts, &prompt_groups),
+            (&mut resources, &resource_groups),
+        ] {
+            for group in described {
+                for item in group.items {
+                    members.entry(item).or_default().push(group.name);
                 }
-                if let Some(description) = group.description() {
-                    listed["description"] = Value::from(description);
-                }
-                if let Some(parents) = parents.get(group.name()) {
-                    listed["_meta"] = json!({ GROUP_MEMBERSHIP_KEY: parents });
-                }
-                listed
-            })
-            .collect();
-        let tools = listed
+                describe(&mut groups, group.name, group.title, group.description);
+            }
+        }
+        for (name, listed) in &mut groups {
+            if let Some(parents) = parents.get(name) {
+                listed["_meta"] = json!({ GROUP_MEMBERSHIP_KEY: parents });
+            }
+        }
+        let marked_tools = lists
+            .tools
             .iter()
             .map(|tool| {
-                let canonical = canonical(&tool.name);
+                let canonical = (lists.canonical)(&tool.name);
                 let name = canonical.as_deref().unwrap_or(&tool.name);
                 let mut tool = tool.clone();
-                if let Some(owners) = membership.get(name) {
-                    let mut meta = tool.meta.take().unwrap_or_default();
-                    meta.0
-                        .insert(GROUP_MEMBERSHIP_KEY.to_owned(), json!(owners));
-                    tool.meta = Some(meta);
-                }
+                mark(&mut tool.meta, tools.get(name));
                 tool
             })
             .collect();
         Grouped {
-            groups: Value::Array(groups),
-            tools,
+            groups: Value::Array(groups.into_values().collect()),
+            tools: marked_tools,
+            prompts: marked(lists.prompts, &prompts, |p| &p.name, |p| &mut p.meta),
+            resources: marked(lists.resources, &resources, |r| &r.uri, |r| &mut r.meta),
+            templates: marked(
+                lists.templates,
+                &resources,
+                |t| &t.uri_template,
+                |t| &mut t.meta,
+            ),
         }
+    }
+}
+
+/// Lists group `name` in `groups` (a name shared by a tool group and a
+/// prompt or resource group is one group, described by the first that
+/// says).
+fn describe<'a>(
+    groups: &mut BTreeMap<&'a str, Value>,
+    name: &'a str,
+    title: Option<&str>,
+    description: Option<&str>,
+) {
+    let listed = groups
+        .entry(name)
+        .or_insert_with(|| json!({ "name": name }));
+    for (key, text) in [("title", title), ("description", description)] {
+        if let (Some(text), None) = (text, listed.get(key)) {
+            listed[key] = Value::from(text);
+        }
+    }
+}
+
+/// `items`, each marked with the groups `members` names for its key.
+fn marked<T: Clone>(
+    items: &[T],
+    members: &Members<'_>,
+    key: impl Fn(&T) -> &String,
+    meta: impl Fn(&mut T) -> &mut Option<MetaObject>,
+) -> Vec<T> {
+    items
+        .iter()
+        .map(|item| {
+            let mut item = item.clone();
+            let groups = members.get(key(&item).as_str());
+            mark(meta(&mut item), groups);
+            item
+        })
+        .collect()
+}
+
+/// Names `groups` (if any) in `meta`.
+fn mark(meta: &mut Option<MetaObject>, groups: Option<&Vec<&str>>) {
+    if let Some(groups) = groups {
+        meta.get_or_insert_with(MetaObject::default)
+            .0
+            .insert(GROUP_MEMBERSHIP_KEY.to_owned(), json!(groups));
     }
 }

@@ -658,7 +658,11 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         }
         let cell = self.cell(&context.extensions)?;
         let current = cell.current();
-        let mut result = ListPromptsResult::with_all_items(current.content.prompts.listed.clone());
+        let listed = match serves_grouping(&cell, &context) {
+            true => current.grouped().prompts.clone(),
+            false => current.content.prompts.listed.clone(),
+        };
+        let mut result = ListPromptsResult::with_all_items(listed);
         result.meta = stamp(&cell, &current, Listed::Prompts);
         Ok(result)
     }
@@ -686,8 +690,11 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         }
         let cell = self.cell(&context.extensions)?;
         let current = cell.current();
-        let mut result =
-            ListResourcesResult::with_all_items(current.content.resources.listed.0.clone());
+        let listed = match serves_grouping(&cell, &context) {
+            true => current.grouped().resources.clone(),
+            false => current.content.resources.listed.0.clone(),
+        };
+        let mut result = ListResourcesResult::with_all_items(listed);
         result.meta = stamp(&cell, &current, Listed::Resources);
         Ok(result)
     }
@@ -706,8 +713,11 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         }
         let cell = self.cell(&context.extensions)?;
         let current = cell.current();
-        let mut result =
-            ListResourceTemplatesResult::with_all_items(current.content.resources.listed.1.clone());
+        let listed = match serves_grouping(&cell, &context) {
+            true => current.grouped().templates.clone(),
+            false => current.content.resources.listed.1.clone(),
+        };
+        let mut result = ListResourceTemplatesResult::with_all_items(listed);
         result.meta = stamp(&cell, &current, Listed::Templates);
         Ok(result)
     }

@@ -41,7 +41,7 @@ impl Library {
     }
 }
 
-#[resource_group(name = "catalogue", always)]
+#[resource_group(name = "catalogue", title = "The catalogue", always)]
 impl Library {
     #[resource(
         uri = "library://catalogue",

@@ -144,3 +144,69 @@ async fn a_grouping_client_sees_its_profiles_groups_and_others_see_todays_answer
     assert!(!heard.contains("groups"), "{heard}");
     http.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompt_and_resource_groups_are_listed_and_name_their_members() {
+    use mcp_profiles_tests::library::{Library, lending};
+    let controller = ProfileController::<Library>::new(lending()).with_grouping();
+    let (http, uri) = serve_http(controller.server(Library::default())).await;
+    let declares = json!({"extensions": {GROUPING_EXTENSION: {}}});
+    let aware = RawSession::open_with(&uri, TOKEN, declares).await;
+    let plain = RawSession::open(&uri, TOKEN).await;
+
+    let groups = aware.request(TOKEN, "groups/list", json!({})).await;
+    assert_eq!(
+        groups["result"]["groups"],
+        json!([
+            {"name": "catalogue", "title": "The catalogue"},
+            {"name": "lending-prompts"},
+            {"name": "loans"},
+            {"name": "reading-prompts"},
+        ])
+    );
+    // Each listed item names its group; the other client's do not.
+    for (method, list, key, expected) in [
+        (
+            "prompts/list",
+            "prompts",
+            "name",
+            json!([
+                ["lend_book", ["lending-prompts"]],
+                ["summarise_book", ["reading-prompts"]]
+            ]),
+        ),
+        (
+            "resources/list",
+            "resources",
+            "uri",
+            json!([["library://catalogue", ["catalogue"]]]),
+        ),
+        (
+            "resources/templates/list",
+            "resourceTemplates",
+            "uriTemplate",
+            json!([["library://loan/{id}", ["loans"]]]),
+        ),
+    ] {
+        let members = |answer: Value| -> Value {
+            answer["result"][list]
+                .as_array()
+                .unwrap_or_else(|| panic!("{method}: {answer}"))
+                .iter()
+                .map(|item| json!([item[key], item["_meta"][GROUP_MEMBERSHIP_KEY]]))
+                .collect()
+        };
+        let marked = members(aware.request(TOKEN, method, json!({})).await);
+        assert_eq!(marked, expected, "{method}");
+        let unmarked = members(plain.request(TOKEN, method, json!({})).await);
+        assert!(
+            unmarked
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|item| item[1].is_null()),
+            "{method}: {unmarked}"
+        );
+    }
+    http.shutdown().await.unwrap();
+}
