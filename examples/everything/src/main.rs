@@ -5,7 +5,9 @@
 //! Resources, templates, subscriptions, prompts, logging and completion are
 //! the ordinary rmcp way (a `ServerHandler`, in `handler.rs`); the tools are
 //! `#[tool_group]`s under the small vocabulary below, so a profile decides
-//! which of them the suite sees.
+//! which of them the suite sees. MCP's grouping extension is on, so the
+//! suites also check that a client which does not declare it is answered
+//! as without it.
 
 mod handler;
 mod media;
@@ -97,7 +99,7 @@ async fn main() -> ExitCode {
 }
 
 async fn serve(context: ProfileContext<Everything>, addr: SocketAddr) -> std::io::Result<()> {
-    let controller = ProfileController::new(context);
+    let controller = ProfileController::new(context).with_grouping();
     let handler = Everything::default();
     handler.attach(controller.clone());
     let http = mcp_profiles_serve::http::Serve::on(addr)

@@ -210,3 +210,78 @@ async fn prompt_and_resource_groups_are_listed_and_name_their_members() {
     }
     http.shutdown().await.unwrap();
 }
+
+/// A real rmcp client that declares the grouping extension, in `era`'s
+/// lifecycle.
+struct Declaring;
+
+impl rmcp::ClientHandler for Declaring {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut config = rmcp::model::ClientConfig::default()
+            .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE);
+        let mut extensions = rmcp::model::ExtensionCapabilities::new();
+        extensions.insert(GROUPING_EXTENSION.to_owned(), Default::default());
+        config.capabilities.extensions = Some(extensions);
+        config
+    }
+}
+
+/// `groups/list` as an rmcp client sends it: a custom request.
+async fn list_groups(peer: &rmcp::Peer<rmcp::RoleClient>) -> Value {
+    let request = rmcp::model::CustomRequest::new("groups/list", None);
+    match peer
+        .send_request(rmcp::model::ClientRequest::CustomRequest(request))
+        .await
+        .expect("groups/list answers")
+    {
+        rmcp::model::ServerResult::CustomResult(result) => result.0,
+        other => panic!("not a custom result: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rmcp_clients_of_both_eras_list_groups_and_memberships() {
+    use mcp_profiles_tests::client::http_transport;
+    use rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceExt};
+    let controller = ProfileController::<Clinic>::new(billing()).with_grouping();
+    let (http, uri) = serve_http(controller.server(Clinic)).await;
+    let sessions = [
+        Declaring
+            .serve(http_transport(&uri, None))
+            .await
+            .expect("2025-11-25"),
+        Declaring
+            .serve_with_lifecycle(
+                http_transport(&uri, None),
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await
+            .expect("2026-07-28"),
+    ];
+    for session in &sessions {
+        let groups = list_groups(session.peer()).await;
+        let names: Vec<&str> = groups["groups"]
+            .as_array()
+            .expect("groups")
+            .iter()
+            .map(|group| group["name"].as_str().expect("a name"))
+            .collect();
+        assert_eq!(names, ["billing", "records"]);
+        let tools = session.peer().list_all_tools().await.expect("tools/list");
+        let shared = tools
+            .iter()
+            .find(|tool| tool.name == "list_patients")
+            .expect("listed");
+        let groups = shared
+            .meta
+            .as_ref()
+            .map(|meta| meta.0[GROUP_MEMBERSHIP_KEY].clone());
+        assert_eq!(groups, Some(json!(["billing", "records"])));
+    }
+    for session in sessions {
+        session.cancel().await.expect("closes");
+    }
+    http.shutdown().await.unwrap();
+}
