@@ -12,6 +12,7 @@ use crossbeam_utils::atomic::AtomicCell;
 
 #[cfg(feature = "runtime-tools")]
 use crate::catalog::{Catalog, InstallOutcome, Installation, Runtime, RuntimeDiff};
+use crate::disclosure::Disclosure;
 use crate::exposure::Digests;
 use crate::grouping::{Grouped, Lists};
 use crate::notification::{Kinds, Sessions};
@@ -284,6 +285,8 @@ pub(crate) struct Cell<S: Vocabulary> {
     /// Whether sessions whose client declares MCP's grouping extension are
     /// served it (see [`crate::grouping`]).
     grouping: AtomicBool,
+    /// How sessions disclose the profile's tools, if progressively.
+    disclosure: OnceLock<Arc<Disclosure<S>>>,
     /// Where call decisions go, if anywhere.
     pub decisions: crate::decisions::Sink,
     /// The operator's switch this cell is attached to.
@@ -299,6 +302,11 @@ impl<S: Vocabulary> Cell<S> {
     /// served it.
     pub fn groups(&self) -> bool {
         self.grouping.load(Ordering::Relaxed)
+    }
+
+    /// How sessions disclose the profile's tools, if progressively.
+    pub fn disclosure(&self) -> Option<&Arc<Disclosure<S>>> {
+        self.disclosure.get()
     }
 
     /// Whether list answers carry their exposure in `_meta`.
@@ -492,6 +500,7 @@ impl<S: Vocabulary> ProfileController<S> {
                 list_ttl_ms: AtomicU64::new(0),
                 stamp_exposure: AtomicBool::new(false),
                 grouping: AtomicBool::new(false),
+                disclosure: OnceLock::new(),
                 decisions: crate::decisions::Sink::new(),
                 kill: switch.clone(),
             })

@@ -70,6 +70,7 @@ mod context;
 mod controller;
 mod cost;
 mod decisions;
+mod disclosure;
 mod dispatch;
 mod errors;
 mod exposure;
@@ -108,6 +109,7 @@ pub use controller::{AtRevision, KillSwitch, KillSwitchChange, ProfileController
 #[cfg(feature = "tokens")]
 pub use cost::MaxCost;
 pub use decisions::{CallDecision, DecisionSink};
+pub use disclosure::{ACTIVATE_GROUPS, ACTIVATION_TOOL, Disclosure, NameTaken, UnknownGroup};
 pub use errors::Errors;
 pub use exposure::{EXPOSURE_META_KEY, Exposure, ListDigest};
 pub use grouping::{GROUP_MEMBERSHIP_KEY, GROUPING_EXTENSION};

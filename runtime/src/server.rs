@@ -15,6 +15,7 @@ use rmcp::{ErrorData, ServerHandler};
 
 use crate::clipped::Clipped;
 use crate::controller::{Cell, Current};
+use crate::disclosure::{ACTIVATE_GROUPS, Activated};
 use crate::dispatch;
 use crate::exposure::Listed;
 use crate::forward::forward_to_handler;
@@ -75,6 +76,8 @@ pub struct ProfiledServer<S: Vocabulary> {
     /// Where the `subscriptions/listen` streams being established start
     /// counting changes.
     listening: Listening,
+    /// The groups this session activated, under progressive disclosure.
+    activated: Activated,
 }
 
 impl<S: Vocabulary> std::fmt::Debug for ProfiledServer<S> {
@@ -113,6 +116,7 @@ impl<S: Vocabulary> Clone for ProfiledServer<S> {
             shared: Arc::clone(&self.shared),
             session: OnceLock::new(),
             listening: Listening::default(),
+            activated: Activated::default(),
         }
     }
 }
@@ -123,6 +127,7 @@ impl<S: Vocabulary> ProfiledServer<S> {
             shared: Arc::new(Shared { handler, source }),
             session: OnceLock::new(),
             listening: Listening::default(),
+            activated: Activated::default(),
         }
     }
 
@@ -328,6 +333,7 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         let cell = self.cell(&context.extensions)?;
         let current = cell.current();
         let sink = cell.decisions.get().cloned();
+        let disclosure = cell.disclosure().cloned();
         drop(cell);
         // Each decision below, told to the decision log and the call's
         // span, on the state it was decided on; why a call was refused is
@@ -340,6 +346,20 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
             }
             telemetry::decided(refused);
         };
+        if let Some(disclosure) = disclosure
+            && request.name == disclosure.tool_name()
+        {
+            drop(current);
+            let cell = self.cell(&context.extensions)?;
+            let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
+            let added = self
+                .activate(&cell, &disclosure, &arguments, &context.peer)
+                .await?;
+            let answer = serde_json::json!({ "activated": added });
+            return Ok(
+                CallToolResult::success(vec![ContentBlock::text(answer.to_string())]).into(),
+            );
+        }
         if let Some(searching) = current.searching()
             && let Some(meta) = searching.meta(&request.name)
         {
@@ -404,6 +424,56 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         telemetry::refused(Refusal::Hidden);
         tracing::debug!(tool = %Clipped(sent), "refused a tool outside the current profile");
         Err(not_in_profile(sent))
+    }
+}
+
+impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
+    /// Activates the groups `arguments` names (`{"groups": [...]}`) for
+    /// this session under `cell`'s disclosure, all or none, and sends it
+    /// one `tools/list_changed` if that lists any: the groups newly
+    /// activated.
+    async fn activate(
+        &self,
+        cell: &Cell<S>,
+        disclosure: &crate::Disclosure<S>,
+        arguments: &serde_json::Value,
+        peer: &rmcp::Peer<RoleServer>,
+    ) -> Result<Vec<String>, ErrorData> {
+        if self.session.get().is_none() {
+            return Err(ErrorData::invalid_request(
+                "groups are activated per session: this request belongs to none \
+                 (a 2026-07-28 request lists every tool)",
+                None,
+            ));
+        }
+        let groups: Vec<String> = arguments
+            .get("groups")
+            .and_then(|groups| serde_json::from_value(groups.clone()).ok())
+            .ok_or_else(|| {
+                ErrorData::invalid_params(
+                    "expected `{\"groups\": [\"name\", ...]}`: the tool groups to list",
+                    None,
+                )
+            })?;
+        let current = cell.current();
+        let activatable = disclosure.activatable(&current.profile);
+        let added = self
+            .activated
+            .activate(&groups, &activatable)
+            .map_err(|outside| {
+                ErrorData::invalid_params(
+                    format!(
+                        "`{}` is not a group this session can activate; it can: {}",
+                        Clipped(&outside),
+                        activatable.join(", ")
+                    ),
+                    None,
+                )
+            })?;
+        if !added.is_empty() && peer.notify_tool_list_changed().await.is_err() {
+            tracing::debug!("peer gone; its activation's list_changed not sent");
+        }
+        Ok(added)
     }
 }
 
@@ -479,6 +549,16 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        if request.method == ACTIVATE_GROUPS {
+            let cell = self.cell(&context.extensions)?;
+            if let Some(disclosure) = cell.disclosure() {
+                let params = request.params.unwrap_or_default();
+                let added = self
+                    .activate(&cell, disclosure, &params, &context.peer)
+                    .await?;
+                return Ok(CustomResult::new(serde_json::json!({ "activated": added })));
+            }
+        }
         if request.method == grouping::LIST_GROUPS {
             let cell = self.cell(&context.extensions)?;
             if serves_grouping(&cell, &context) {
@@ -513,8 +593,17 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
             Some((*current.profile.context(), None))
         });
         let listed = match serves_grouping(&cell, &context) {
-            true => current.grouped().tools.to_vec(),
-            false => current.list().to_vec(),
+            true => &current.grouped().tools[..],
+            false => current.list(),
+        };
+        let listed = match (cell.disclosure(), self.session.get()) {
+            (Some(disclosure), Some(_)) => disclosure.listing(
+                &current.profile,
+                listed,
+                &|name| current.unpresent(name),
+                &self.activated.get(),
+            ),
+            _ => listed.to_vec(),
         };
         let mut result = ListToolsResult::with_all_items(listed)
             .with_ttl_ms(cell.list_ttl_ms())

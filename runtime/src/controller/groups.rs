@@ -3,8 +3,11 @@
 
 use std::sync::atomic::Ordering;
 
+use std::sync::Arc;
+
 use super::ProfileController;
 use crate::Vocabulary;
+use crate::disclosure::{Disclosure, NameTaken};
 
 impl<S: Vocabulary> ProfileController<S> {
     /// Serves MCP's draft grouping extension (`on`) to every session of
@@ -42,5 +45,28 @@ impl<S: Vocabulary> ProfileController<S> {
     pub fn with_grouping(self) -> Self {
         self.set_grouping(true);
         self
+    }
+
+    /// Discloses the profile's tools progressively to every 2025-era
+    /// session of this controller (see [`Disclosure`]): each lists the
+    /// always-listed groups and the activation tool, and more groups of its
+    /// profile as it activates them, append-only. Set once, before serving;
+    /// `false` if a disclosure was set already (nothing changes).
+    ///
+    /// # Errors
+    ///
+    /// [`NameTaken`] when a compiled tool has the activation tool's name.
+    pub fn set_disclosure(&self, disclosure: Disclosure<S>) -> Result<bool, NameTaken> {
+        let taken = self
+            .registry()
+            .groups()
+            .iter()
+            .any(|group| group.tools().contains(&disclosure.tool_name()));
+        if taken {
+            return Err(NameTaken {
+                name: disclosure.tool_name().to_owned(),
+            });
+        }
+        Ok(self.cell.disclosure.set(Arc::new(disclosure)).is_ok())
     }
 }

@@ -13,6 +13,7 @@ mod control_catalogs;
 mod controller;
 mod costs;
 mod decisions;
+mod disclosure;
 mod exposure;
 mod exposure_past;
 mod forwarding;

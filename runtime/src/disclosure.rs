@@ -1,0 +1,264 @@
+//! Progressive disclosure within the profile ([`Disclosure`]): a session
+//! first lists its always-listed groups and one activation tool; further
+//! groups of its profile are activated by the model (that tool) or a
+//! groups-aware client (the request [`ACTIVATE_GROUPS`]) and from then on
+//! listed as native tools with their own schemas.
+//!
+//! **The prompt cache is kept**: `tools/list` is append-only in activation
+//! order. Every answer after an activation begins with the previous
+//! answer's tools, byte for byte, and an activation sends exactly one
+//! `tools/list_changed` to its session. Only removals (a replacement, a
+//! policy, the kill switch) rewrite earlier entries, told as before.
+//!
+//! The profile stays the ceiling: a group the profile does not enable
+//! cannot be activated (the request is refused naming it, and nothing is
+//! activated), and a replacement that removes a group drops it from the
+//! list. Disclosure is listing, never access: a tool of the profile not
+//! listed yet is still served when called by name, as under tool search.
+//!
+//! Sessions are 2025-era sessions (an `initialize` handshake): a
+//! 2026-07-28 request, which belongs to no session, lists every tool.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{JsonObject, Tool};
+use serde_json::{Value, json};
+
+use crate::{Profile, Vocabulary};
+
+/// The request a groups-aware client activates groups with:
+/// `{"groups": ["name", ...]}`, answered `{"activated": [...]}` (the
+/// groups newly listed).
+pub const ACTIVATE_GROUPS: &str = "mcp-profiles/groups/activate";
+
+/// The activation tool's name unless told otherwise.
+pub const ACTIVATION_TOOL: &str = "activate_tool_groups";
+
+/// How a controller's sessions disclose their profile's tools: the groups
+/// listed from the start, and the name of the tool that lists more.
+///
+/// ```
+/// # mod server {
+/// #     #[derive(Clone)] pub struct Desk;
+/// #     impl rmcp::ServerHandler for Desk {}
+/// #     #[mcp_profiles::tool_group(name = "tickets", always)]
+/// #     impl Desk {
+/// #         #[rmcp::tool(description = "List tickets")]
+/// #         async fn list_tickets(&self) -> Result<rmcp::model::CallToolResult, rmcp::ErrorData> { todo!() }
+/// #     }
+/// # }
+/// # use server::Desk;
+/// # mcp_profiles::vocabulary! {
+/// #     server Desk;
+/// #     #[surfaces] pub enum Surface { Triage }
+/// #     #[capabilities] pub enum Capability {}
+/// #     #[providers] pub enum Provider {}
+/// # }
+/// use mcp_profiles::Disclosure;
+///
+/// let disclosure = Disclosure::<Desk>::new().always_listing(["tickets"])?;
+/// assert!(Disclosure::<Desk>::new().always_listing(["tikets"]).is_err());
+/// # Ok::<(), mcp_profiles::UnknownGroup>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Disclosure<S: Vocabulary> {
+    always: Vec<&'static str>,
+    tool: String,
+    vocabulary: std::marker::PhantomData<fn() -> S>,
+}
+
+/// A group name the registry does not declare.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownGroup {
+    /// The name given.
+    pub group: String,
+    /// The registry's tool groups.
+    pub declared: Vec<String>,
+}
+
+impl std::fmt::Display for UnknownGroup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unknown tool group `{}`; declared: {}",
+            crate::Clipped(&self.group),
+            self.declared.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownGroup {}
+
+/// A disclosure whose activation tool's name is a tool's already.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameTaken {
+    /// The name.
+    pub name: String,
+}
+
+impl std::fmt::Display for NameTaken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the activation tool's name `{}` is a tool's already",
+            crate::Clipped(&self.name)
+        )
+    }
+}
+
+impl std::error::Error for NameTaken {}
+
+impl<S: Vocabulary> Default for Disclosure<S> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<S: Vocabulary> Disclosure<S> {
+    /// Disclosure with no group listed from the start: only the
+    /// activation tool ([`ACTIVATION_TOOL`]).
+    pub fn new() -> Self {
+        Disclosure {
+            always: Vec::new(),
+            tool: ACTIVATION_TOOL.to_owned(),
+            vocabulary: std::marker::PhantomData,
+        }
+    }
+
+    /// These tool groups listed from the start (where the profile enables
+    /// them); an undeclared name is an error naming it.
+    pub fn always_listing<N: AsRef<str>>(
+        mut self,
+        groups: impl IntoIterator<Item = N>,
+    ) -> Result<Self, UnknownGroup> {
+        let registry = S::registry();
+        for name in groups {
+            let name = name.as_ref();
+            let group = registry.group(name).ok_or_else(|| UnknownGroup {
+                group: name.to_owned(),
+                declared: registry
+                    .groups()
+                    .iter()
+                    .map(|g| g.name().to_owned())
+                    .collect(),
+            })?;
+            if !self.always.contains(&group.name()) {
+                self.always.push(group.name());
+            }
+        }
+        Ok(self)
+    }
+
+    /// The activation tool's name.
+    pub fn tool_name(&self) -> &str {
+        &self.tool
+    }
+
+    /// What a session that activated `activated` (in order) lists, from
+    /// `listed` (what it would list without disclosure) under `profile`:
+    /// the activation tool, the always-listed groups' tools by name, then
+    /// each activated group's tools not listed yet, group by group.
+    pub(crate) fn listing(
+        &self,
+        profile: &Profile<S>,
+        listed: &[Tool],
+        canonical: &dyn Fn(&str) -> Option<String>,
+        activated: &[Arc<str>],
+    ) -> Vec<Tool> {
+        let registry = S::registry();
+        let enabled: HashSet<&str> = profile.groups().collect();
+        let find = |name: &str| {
+            listed
+                .iter()
+                .find(|tool| canonical(&tool.name).as_deref().unwrap_or(&tool.name) == name)
+        };
+        let mut shown: HashSet<&str> = HashSet::new();
+        let mut tools = vec![self.activation_tool(profile)];
+        let mut always: Vec<&Tool> = Vec::new();
+        for group in self.always.iter().filter(|g| enabled.contains(**g)) {
+            for &tool in registry.group(group).map_or(&[][..], |g| g.tools()) {
+                if let Some(found) = find(tool).filter(|_| shown.insert(tool)) {
+                    always.push(found);
+                }
+            }
+        }
+        always.sort_by(|a, b| a.name.cmp(&b.name));
+        tools.extend(always.into_iter().cloned());
+        for group in activated.iter().filter(|g| enabled.contains(&***g)) {
+            for &tool in registry.group(group).map_or(&[][..], |g| g.tools()) {
+                if let Some(found) = find(tool).filter(|_| shown.insert(tool)) {
+                    tools.push(found.clone());
+                }
+            }
+        }
+        tools
+    }
+
+    /// The groups of `profile` a session may activate: every enabled group
+    /// not listed from the start.
+    pub(crate) fn activatable<'p>(&self, profile: &'p Profile<S>) -> Vec<&'p str> {
+        profile
+            .groups()
+            .filter(|group| !self.always.contains(group))
+            .collect()
+    }
+
+    /// The activation tool for `profile`: its input names the groups it
+    /// may activate.
+    fn activation_tool(&self, profile: &Profile<S>) -> Tool {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "groups": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": self.activatable(profile)},
+                    "description": "The tool groups to list from now on."
+                }
+            },
+            "required": ["groups"],
+        });
+        let Value::Object(schema) = schema else {
+            unreachable!("an object literal")
+        };
+        Tool::new(
+            self.tool.clone(),
+            "List more of this session's tools: the tools of the named groups are \
+             listed from now on, with their own schemas.",
+            Arc::<JsonObject>::new(schema),
+        )
+    }
+}
+
+/// One session's activated groups, in activation order.
+#[derive(Debug, Default)]
+pub(crate) struct Activated(Mutex<Vec<Arc<str>>>);
+
+impl Activated {
+    /// The groups activated so far.
+    pub fn get(&self) -> Vec<Arc<str>> {
+        self.lock().clone()
+    }
+
+    /// Activates `groups`, all or none: each must be one `activatable`
+    /// names, else the first that is not is the error. The groups newly
+    /// activated, in order.
+    pub fn activate(&self, groups: &[String], activatable: &[&str]) -> Result<Vec<String>, String> {
+        if let Some(outside) = groups.iter().find(|g| !activatable.contains(&g.as_str())) {
+            return Err(outside.clone());
+        }
+        let mut activated = self.lock();
+        let mut added = Vec::new();
+        for group in groups {
+            if !activated.iter().any(|a| **a == **group) {
+                activated.push(Arc::from(group.as_str()));
+                added.push(group.clone());
+            }
+        }
+        Ok(added)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<str>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}

@@ -1,0 +1,123 @@
+//! Progressive disclosure within the profile (issue 45 §2), over
+//! streamable HTTP with a raw JSON-RPC client on the clinic fixture:
+//! `tools/list` starts with the activation tool and `records`, grows
+//! append-only as groups are activated (byte for byte), one
+//! `tools/list_changed` per activation; the profile stays the ceiling.
+
+use mcp_profiles::{
+    ACTIVATE_GROUPS, ACTIVATION_TOOL, Disclosure, ProfileContext, ProfileController,
+};
+use mcp_profiles_tests::client::serve_http;
+use mcp_profiles_tests::clinic::{Capability, Clinic, Surface};
+use mcp_profiles_tests::raw::RawSession;
+use serde_json::{Value, json};
+
+const TOKEN: &str = "unused";
+
+/// The listed tools, each as the JSON text it was answered with.
+async fn listed(session: &RawSession) -> Vec<String> {
+    let answer = session.request(TOKEN, "tools/list", json!({})).await;
+    answer["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{answer}"))
+        .iter()
+        .map(Value::to_string)
+        .collect()
+}
+
+fn names(tools: &[String]) -> Vec<String> {
+    tools
+        .iter()
+        .map(|tool| {
+            serde_json::from_str::<Value>(tool).unwrap()["name"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn activations_append_to_the_list_byte_for_byte_within_the_profile() {
+    let billing = ProfileContext::<Clinic>::new(Surface::Desk)
+        .with_capability(Capability::Billing)
+        .unwrap();
+    let controller = ProfileController::new(billing);
+    let disclosure = Disclosure::new().always_listing(["records"]).unwrap();
+    assert_eq!(controller.set_disclosure(disclosure), Ok(true));
+    let (http, uri) = serve_http(controller.server(Clinic)).await;
+    let mut session = RawSession::open(&uri, TOKEN).await;
+
+    let first = listed(&session).await;
+    assert_eq!(
+        names(&first),
+        [
+            ACTIVATION_TOOL,
+            "delete_patient",
+            "get_patient",
+            "list_patients"
+        ]
+    );
+    let activation: Value = serde_json::from_str(&first[0]).unwrap();
+    assert_eq!(
+        activation["inputSchema"]["properties"]["groups"]["items"]["enum"],
+        json!(["billing"])
+    );
+    // Listing is not access: a tool of the profile not listed yet runs.
+    let call = json!({"name": "list_invoices", "arguments": {}});
+    let ran = session.request(TOKEN, "tools/call", call).await;
+    assert_eq!(
+        ran["result"]["content"][0]["text"], "list_invoices",
+        "{ran}"
+    );
+
+    // Beyond the profile: refused, naming it; nothing listed.
+    let outside = json!({"name": ACTIVATION_TOOL, "arguments": {"groups": ["night"]}});
+    let refused = session.request(TOKEN, "tools/call", outside).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("`night` is not a group this session can activate; it can: billing"),
+        "{message}"
+    );
+    assert_eq!(listed(&session).await, first);
+
+    // The model activates `billing`: one list_changed, and the list is the
+    // previous one, byte for byte, and then `billing`'s new tool.
+    let activate = json!({"name": ACTIVATION_TOOL, "arguments": {"groups": ["billing"]}});
+    let activated = session.request(TOKEN, "tools/call", activate).await;
+    assert_eq!(
+        activated["result"]["content"][0]["text"],
+        r#"{"activated":["billing"]}"#
+    );
+    let heard = session
+        .events_until("notifications/tools/list_changed")
+        .await;
+    assert_eq!(heard.matches("list_changed").count(), 1, "{heard}");
+    let second = listed(&session).await;
+    assert_eq!(second[..first.len()], first[..]);
+    assert_eq!(names(&second[first.len()..]), ["list_invoices"]);
+
+    // A groups-aware client asks again: nothing new, nothing sent.
+    let again = session
+        .request(TOKEN, ACTIVATE_GROUPS, json!({"groups": ["billing"]}))
+        .await;
+    assert_eq!(again["result"], json!({"activated": []}), "{again}");
+    assert_eq!(listed(&session).await, second);
+
+    // A replacement that removes `billing` drops it from the list.
+    controller.replace(ProfileContext::new(Surface::Desk));
+    session
+        .events_until("notifications/tools/list_changed")
+        .await;
+    assert_eq!(
+        names(&listed(&session).await),
+        [
+            ACTIVATION_TOOL,
+            "delete_patient",
+            "get_patient",
+            "list_patients"
+        ]
+    );
+    http.shutdown().await.unwrap();
+}
