@@ -61,7 +61,7 @@ pub const ACTIVATION_TOOL: &str = "activate_tool_groups";
 /// assert!(Disclosure::<Desk>::new().always_listing(["tikets"]).is_err());
 /// # Ok::<(), mcp_profiles::UnknownGroup>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Disclosure<S: Vocabulary> {
     always: Vec<&'static str>,
     tool: String,
@@ -109,6 +109,16 @@ impl std::fmt::Display for NameTaken {
 
 impl std::error::Error for NameTaken {}
 
+impl<S: Vocabulary> Clone for Disclosure<S> {
+    fn clone(&self) -> Self {
+        Disclosure {
+            always: self.always.clone(),
+            tool: self.tool.clone(),
+            vocabulary: std::marker::PhantomData,
+        }
+    }
+}
+
 impl<S: Vocabulary> Default for Disclosure<S> {
     fn default() -> Self {
         Self::new()
@@ -153,6 +163,21 @@ impl<S: Vocabulary> Disclosure<S> {
     /// The activation tool's name.
     pub fn tool_name(&self) -> &str {
         &self.tool
+    }
+
+    /// Refuses a disclosure whose activation tool's name a compiled tool
+    /// of `S` has.
+    pub fn check(&self) -> Result<(), NameTaken> {
+        let taken = S::registry()
+            .groups()
+            .iter()
+            .any(|group| group.tools().contains(&self.tool.as_str()));
+        match taken {
+            true => Err(NameTaken {
+                name: self.tool.clone(),
+            }),
+            false => Ok(()),
+        }
     }
 
     /// What a session that activated `activated` (in order) lists, from

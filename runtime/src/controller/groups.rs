@@ -57,16 +57,7 @@ impl<S: Vocabulary> ProfileController<S> {
     ///
     /// [`NameTaken`] when a compiled tool has the activation tool's name.
     pub fn set_disclosure(&self, disclosure: Disclosure<S>) -> Result<bool, NameTaken> {
-        let taken = self
-            .registry()
-            .groups()
-            .iter()
-            .any(|group| group.tools().contains(&disclosure.tool_name()));
-        if taken {
-            return Err(NameTaken {
-                name: disclosure.tool_name().to_owned(),
-            });
-        }
+        disclosure.check()?;
         Ok(self.cell.disclosure.set(Arc::new(disclosure)).is_ok())
     }
 }

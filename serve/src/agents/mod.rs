@@ -118,6 +118,8 @@ pub struct ProfileStore<S: Vocabulary> {
     stamp_exposure: bool,
     /// Whether every agent serves MCP's grouping extension.
     grouping: bool,
+    /// How every agent's sessions disclose its tools, if progressively.
+    disclosure: Option<mcp_profiles::Disclosure<S>>,
     /// Where every agent's call decisions are logged, if anywhere.
     decisions: Option<Arc<crate::audit::decisions::DecisionLog>>,
 }
@@ -142,6 +144,7 @@ impl<S: Vocabulary> Default for ProfileStore<S> {
             principal_metrics: false,
             stamp_exposure: false,
             grouping: false,
+            disclosure: None,
             decisions: None,
         }
     }
@@ -279,6 +282,25 @@ impl<S: Vocabulary> ProfileStore<S> {
         self
     }
 
+    /// This store, every agent's 2025-era sessions disclosing its tools
+    /// progressively (see [`ProfileController::set_disclosure`]): the
+    /// always-listed groups and the activation tool first, more groups of
+    /// the agent's profile as a session activates them. Set while the
+    /// store is built, before any agent.
+    ///
+    /// # Errors
+    ///
+    /// [`mcp_profiles::NameTaken`] when a compiled tool has the activation
+    /// tool's name.
+    pub fn with_disclosure(
+        mut self,
+        disclosure: mcp_profiles::Disclosure<S>,
+    ) -> Result<Self, mcp_profiles::NameTaken> {
+        disclosure.check()?;
+        self.disclosure = Some(disclosure);
+        Ok(self)
+    }
+
     /// This store, every agent's `tools/call` decisions kept in `log`
     /// (see [`crate::audit::decisions`]): the principal, the tool, the
     /// revision, allowed or refused and why. Every agent added later; set
@@ -411,6 +433,10 @@ impl<S: Vocabulary> ProfileStore<S> {
         self.search(&controller);
         controller.set_exposure_stamp(self.stamp_exposure);
         controller.set_grouping(self.grouping);
+        if let Some(disclosure) = &self.disclosure {
+            // Checked when it was set on the store.
+            let _ = controller.set_disclosure(disclosure.clone());
+        }
         if let Some(log) = &self.decisions {
             controller.log_decisions(log.sink(principal));
         }
