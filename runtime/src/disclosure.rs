@@ -42,11 +42,6 @@ pub const ACTIVATION_TOOL: &str = "activate_tool_groups";
 /// # mod server {
 /// #     #[derive(Clone)] pub struct Desk;
 /// #     impl rmcp::ServerHandler for Desk {}
-/// #     #[mcp_profiles::tool_group(name = "tickets", always)]
-/// #     impl Desk {
-/// #         #[rmcp::tool(description = "List tickets")]
-/// #         async fn list_tickets(&self) -> Result<rmcp::model::CallToolResult, rmcp::ErrorData> { todo!() }
-/// #     }
 /// # }
 /// # use server::Desk;
 /// # mcp_profiles::vocabulary! {
@@ -55,13 +50,14 @@ pub const ACTIVATION_TOOL: &str = "activate_tool_groups";
 /// #     #[capabilities] pub enum Capability {}
 /// #     #[providers] pub enum Provider {}
 /// # }
-/// use mcp_profiles::Disclosure;
+/// use mcp_profiles::{ACTIVATION_TOOL, Disclosure};
 ///
-/// let disclosure = Disclosure::<Desk>::new().always_listing(["tickets"])?;
-/// assert!(Disclosure::<Desk>::new().always_listing(["tikets"]).is_err());
-/// # Ok::<(), mcp_profiles::UnknownGroup>(())
+/// let disclosure = Disclosure::<Desk>::new(); // only the activation tool at first
+/// assert_eq!(disclosure.tool_name(), ACTIVATION_TOOL);
+/// // A group the server does not declare is an error naming it.
+/// let unknown = Disclosure::<Desk>::new().always_listing(["tickets"]).unwrap_err();
+/// assert!(unknown.to_string().starts_with("unknown tool group `tickets`"));
 /// ```
-#[derive(Debug)]
 pub struct Disclosure<S: Vocabulary> {
     always: Vec<&'static str>,
     tool: String,
@@ -108,6 +104,15 @@ impl std::fmt::Display for NameTaken {
 }
 
 impl std::error::Error for NameTaken {}
+
+impl<S: Vocabulary> std::fmt::Debug for Disclosure<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Disclosure")
+            .field("always", &self.always)
+            .field("tool", &self.tool)
+            .finish()
+    }
+}
 
 impl<S: Vocabulary> Clone for Disclosure<S> {
     fn clone(&self) -> Self {

@@ -44,7 +44,8 @@
 /// unsubscribe                  forwarded (deprecated in rmcp)
 /// call_tool                    tools: dispatched within the current profile only
 /// list_tools                   tools: the current profile's list (marked with each
-///                              tool's groups for a grouping client)
+///                              tool's groups for a grouping client; as the session
+///                              disclosed it under progressive disclosure)
 /// get_tool                     tools: looked up in the current profile
 /// on_custom_request            overridden: `groups/list` for a session served the grouping
 ///                              extension, else forwarded

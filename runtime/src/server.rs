@@ -17,7 +17,7 @@ use crate::clipped::Clipped;
 use crate::controller::{Cell, Current};
 use crate::disclosure::{ACTIVATE_GROUPS, Activated};
 use crate::dispatch;
-use crate::exposure::Listed;
+use crate::exposure::{Exposure, ListDigest, Listed};
 use crate::forward::forward_to_handler;
 use crate::grouping;
 use crate::listening::Listening;
@@ -246,9 +246,23 @@ fn logged_in<S: Vocabulary>(
 }
 
 /// The `_meta` of a `which` list answered from `current`: its exposure
-/// when `cell` stamps lists, else none.
-fn stamp<S: Vocabulary>(cell: &Cell<S>, current: &Current<S>, which: Listed) -> Option<MetaObject> {
-    cell.stamps_exposure().then(|| current.exposure_meta(which))
+/// when `cell` stamps lists, else none. `answered` is the answer when it is
+/// not the state's own list (a grouping client's marked one, a session's
+/// disclosed one): digested then, per answer; the state's own list's is
+/// made once.
+fn stamp<S: Vocabulary, T: serde::Serialize>(
+    cell: &Cell<S>,
+    current: &Current<S>,
+    which: Listed,
+    answered: Option<&[T]>,
+) -> Option<MetaObject> {
+    if !cell.stamps_exposure() {
+        return None;
+    }
+    Some(match answered {
+        Some(list) => Exposure::new(current.revision, ListDigest::of(list)).to_meta(),
+        None => current.exposure_meta(which),
+    })
 }
 
 /// Whether a request's session is served the grouping extension: its
@@ -592,24 +606,34 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         telemetry::record_profile(&tracing::Span::current(), || {
             Some((*current.profile.context(), None))
         });
-        let listed = match serves_grouping(&cell, &context) {
+        let grouped = serves_grouping(&cell, &context);
+        let listed = match grouped {
             true => &current.grouped().tools[..],
             false => current.list(),
         };
-        let listed = match (cell.disclosure(), self.session.get()) {
-            (Some(disclosure), Some(_)) => disclosure.listing(
+        // Disclosure is per session: a 2026-07-28 request has none.
+        let disclosure = cell.disclosure().filter(|_| self.session.get().is_some());
+        let listed = match disclosure {
+            Some(disclosure) => disclosure.listing(
                 &current.profile,
                 listed,
                 &|name| current.unpresent(name),
                 &self.activated.get(),
             ),
-            _ => listed.to_vec(),
+            None => listed.to_vec(),
         };
+        let own = !grouped && disclosure.is_none();
+        let meta = stamp(
+            &cell,
+            &current,
+            Listed::Tools,
+            (!own).then_some(&listed[..]),
+        );
         let mut result = ListToolsResult::with_all_items(listed)
             .with_ttl_ms(cell.list_ttl_ms())
             // The list depends on who asks: never share it across principals.
             .with_cache_scope(CacheScope::Private);
-        result.meta = stamp(&cell, &current, Listed::Tools);
+        result.meta = meta;
         Ok(result)
     }
 
@@ -747,12 +771,19 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         }
         let cell = self.cell(&context.extensions)?;
         let current = cell.current();
-        let listed = match serves_grouping(&cell, &context) {
+        let grouped = serves_grouping(&cell, &context);
+        let listed = match grouped {
             true => current.grouped().prompts.clone(),
             false => current.content.prompts.listed.clone(),
         };
+        let meta = stamp(
+            &cell,
+            &current,
+            Listed::Prompts,
+            grouped.then_some(&listed[..]),
+        );
         let mut result = ListPromptsResult::with_all_items(listed);
-        result.meta = stamp(&cell, &current, Listed::Prompts);
+        result.meta = meta;
         Ok(result)
     }
 
@@ -779,12 +810,19 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         }
         let cell = self.cell(&context.extensions)?;
         let current = cell.current();
-        let listed = match serves_grouping(&cell, &context) {
+        let grouped = serves_grouping(&cell, &context);
+        let listed = match grouped {
             true => current.grouped().resources.clone(),
             false => current.content.resources.listed.0.clone(),
         };
+        let meta = stamp(
+            &cell,
+            &current,
+            Listed::Resources,
+            grouped.then_some(&listed[..]),
+        );
         let mut result = ListResourcesResult::with_all_items(listed);
-        result.meta = stamp(&cell, &current, Listed::Resources);
+        result.meta = meta;
         Ok(result)
     }
 
@@ -802,12 +840,19 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         }
         let cell = self.cell(&context.extensions)?;
         let current = cell.current();
-        let listed = match serves_grouping(&cell, &context) {
+        let grouped = serves_grouping(&cell, &context);
+        let listed = match grouped {
             true => current.grouped().templates.clone(),
             false => current.content.resources.listed.1.clone(),
         };
+        let meta = stamp(
+            &cell,
+            &current,
+            Listed::Templates,
+            grouped.then_some(&listed[..]),
+        );
         let mut result = ListResourceTemplatesResult::with_all_items(listed);
-        result.meta = stamp(&cell, &current, Listed::Templates);
+        result.meta = meta;
         Ok(result)
     }
 

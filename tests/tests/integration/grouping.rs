@@ -285,3 +285,30 @@ async fn rmcp_clients_of_both_eras_list_groups_and_memberships() {
     }
     http.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stamped_list_digests_what_each_client_was_answered() {
+    use mcp_profiles::{EXPOSURE_META_KEY, ListDigest};
+    let controller = ProfileController::<Clinic>::new(billing())
+        .with_grouping()
+        .with_exposure_stamp();
+    let (http, uri) = serve_http(controller.server(Clinic)).await;
+    let declares = json!({"extensions": {GROUPING_EXTENSION: {}}});
+    let aware = RawSession::open_with(&uri, TOKEN, declares).await;
+    let plain = RawSession::open(&uri, TOKEN).await;
+    let mut digests = Vec::new();
+    for session in [&aware, &plain] {
+        let answer = session.request(TOKEN, "tools/list", json!({})).await;
+        let tools = answer["result"]["tools"].as_array().expect("tools").clone();
+        let stamped = &answer["result"]["_meta"][EXPOSURE_META_KEY]["digest"];
+        assert_eq!(
+            stamped,
+            &json!(ListDigest::of(&tools).to_string()),
+            "{answer}"
+        );
+        digests.push(stamped.clone());
+    }
+    // The marked list is another list: another digest.
+    assert_ne!(digests[0], digests[1]);
+    http.shutdown().await.unwrap();
+}
