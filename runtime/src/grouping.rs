@@ -19,10 +19,11 @@
 //!   composed groups nest (never in a cycle, nor in themselves:
 //!   [`RegistryError::GroupCycle`](crate::RegistryError::GroupCycle));
 //! - `notifications/groups/list_changed` once per replacement that changes
-//!   the enabled groups, none otherwise (2025-era sessions: rmcp 3.11's
-//!   `subscriptions/listen` streams carry no custom notification, so a
-//!   2026-07-28 stream hears a membership change as its tools'
-//!   `list_changed` only).
+//!   the enabled groups, none otherwise, to 2025-era sessions. A
+//!   2026-07-28 `subscriptions/listen` stream hears a tool's membership
+//!   change as its tools' `list_changed` only: its filter has no key for
+//!   groups, rmcp 3.11's sink refuses custom notifications, and rmcp's
+//!   client fails a stream that carries one it did not accept.
 //!
 //! A client that does not declare it sees exactly what it saw without:
 //! no capability, no `_meta` membership, `groups/list` unknown. Groups

@@ -280,6 +280,18 @@ async fn rmcp_clients_of_both_eras_list_groups_and_memberships() {
             .map(|meta| meta.0[GROUP_MEMBERSHIP_KEY].clone());
         assert_eq!(groups, Some(json!(["billing", "records"])));
     }
+    // The 2026-07-28 client's tools stream hears the change as its tools'
+    // list_changed only: its filter cannot ask for groups, and rmcp's client
+    // fails a stream that carries a notification it did not accept.
+    let filter = rmcp::model::SubscriptionFilter::builder()
+        .tools_list_changed()
+        .build();
+    let mut stream = sessions[1]
+        .listen(filter)
+        .await
+        .expect("subscriptions/listen");
+    controller.replace(ProfileContext::new(Surface::Desk));
+    mcp_profiles_tests::modern::expect_one_list_changed(&mut stream).await;
     for session in sessions {
         session.cancel().await.expect("closes");
     }
