@@ -94,12 +94,19 @@ impl<S: Vocabulary> Explanation<'_, S> {
 
 /// The checks of the test `vocabulary!` adds: the registry's
 /// [verification](Registry::linked) and, with the `tokens` feature, its
-/// [budgets](Registry::verify_budgets); a failure panics with every error.
+/// [budgets](Registry::verify_budgets), and for a vocabulary declared
+/// `#[additive]` its [additivity](Registry::verify_additive); a failure
+/// panics with every error.
 #[doc(hidden)]
 pub fn verify_linked<S: Vocabulary>(server: &str) {
-    let verified = Registry::<S>::linked();
-    #[cfg(feature = "tokens")]
-    let verified = verified.and_then(|registry| registry.verify_budgets());
+    let verified = Registry::<S>::linked().and_then(|registry| {
+        #[cfg(feature = "tokens")]
+        registry.verify_budgets()?;
+        if S::ADDITIVE {
+            registry.verify_additive()?;
+        }
+        Ok(())
+    });
     if let Err(errors) = verified {
         panic!("the tool groups of `{server}` are invalid:\n{errors}");
     }

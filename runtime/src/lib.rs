@@ -186,6 +186,13 @@ pub trait Vocabulary: vocabulary::sealed::VocabularySeal + Sized + Send + Sync +
     /// `tokens` feature is a compile error, so none goes unchecked.
     const TOKEN_BUDGETS: &'static [(Self::Surface, usize)] = &[];
 
+    /// Whether the vocabulary declares its capabilities and providers
+    /// additive (`#[additive]` on its `server` line): then the test
+    /// `vocabulary!` adds proves, over every valid context, that adding a
+    /// capability or a provider never removes a tool
+    /// ([`Registry::verify_additive`]).
+    const ADDITIVE: bool = false;
+
     /// The verified registry of every tool group linked into the program.
     ///
     /// Built and verified on first use.

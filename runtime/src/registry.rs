@@ -22,6 +22,7 @@ use crate::rule::{RuleMasks, Shape, Unsatisfiable, shape_of};
 use crate::vocabulary::TermBits;
 use crate::{Errors, ProfileContext, RegistryError, RegistryErrors, Rule, Vocabulary};
 
+mod additive;
 mod allow;
 #[cfg(feature = "testing")]
 mod builder;

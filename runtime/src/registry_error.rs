@@ -23,6 +23,16 @@ pub enum RegistryError {
         /// The groups around the cycle, the first again at the end.
         groups: Vec<String>,
     },
+    /// The vocabulary declares its capabilities additive, but adding one
+    /// (or a provider) to a valid context removes a tool.
+    NotAdditive {
+        /// The context, in its JSON form.
+        context: String,
+        /// What was added: `capability x` or `provider y`.
+        added: String,
+        /// A tool the context serves and the wider one does not.
+        tool: String,
+    },
     /// A group exposes no tools.
     EmptyGroup {
         /// The group.
@@ -147,6 +157,15 @@ impl fmt::Display for RegistryError {
                 "tool groups include each other in a cycle ({}): a group nests in each \
                  group that includes it, and none may contain itself",
                 groups.join(" → ")
+            ),
+            RegistryError::NotAdditive {
+                context,
+                added,
+                tool,
+            } => write!(
+                f,
+                "the vocabulary declares its capabilities additive, but adding {added} to \
+                 {context} removes tool `{tool}`"
             ),
             RegistryError::EmptyGroup { group } => {
                 write!(f, "tool group `{group}` exposes no tools")

@@ -114,6 +114,8 @@ const ERRORS: &[(&str, usize)] = &[
     ("vocabulary_misspelt_surfaces", 1),
     ("vocabulary_out_of_scope", 1),
     // a value, a repeat, a misspelling
+    // a value, then the flag given twice (three times in all)
+    ("vocabulary_additive_misuse", 3),
     ("vocabulary_require_annotations_misuse", 3),
     // four vocabularies, each misusing a role attribute one way
     ("vocabulary_role_misuse", 4),

@@ -49,6 +49,7 @@ mcp_profiles::vocabulary! {
     // A managed conversation sees at most 16 plugin tools, by name
     // (Kandev's `ManagedToolPolicy`), and none without a policy.
     #[runtime_allow_list(max = 16, required_on = ["managed-conversation"])]
+    #[additive] // upstream's `catalog_parity_test.go`, proven by the vocabulary's test
     server Kandev;
 
     /// The base surface of a Kandev agent session. An unknown name is an

@@ -39,6 +39,11 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
         return enums;
     };
     let require_annotations = line.require_annotations;
+    let additive = line.additive.then(|| {
+        quote!(
+            const ADDITIVE: bool = true;
+        )
+    });
     // Left to the trait's default (`None`) when not declared, so a
     // vocabulary without the attribute expands as it always did.
     let runtime_allow_max = line.runtime_allow_max.map(|max| {
@@ -107,6 +112,7 @@ pub(crate) fn expand(vocabulary: &Vocabulary) -> TokenStream {
                 &[#(#exclusive_values),*];
 
             #runtime_allow_max
+            #additive
             #required_on
             #token_budgets
 

@@ -1,6 +1,6 @@
-//! The `server` line's attributes: `#[require_annotations]` and
-//! `#[runtime_allow_list(max = N)]`, each at most once, every misuse an
-//! error on what the user wrote.
+//! The `server` line's attributes: `#[require_annotations]`,
+//! `#[additive]` and `#[runtime_allow_list(max = N)]`, each at most once,
+//! every misuse an error on what the user wrote.
 
 use syn::{Attribute, LitStr, Meta};
 
@@ -14,6 +14,9 @@ use crate::whole_number::whole_number;
 pub(crate) struct ServerLine {
     /// `#[require_annotations]`: every tool of every group states its hints.
     pub require_annotations: bool,
+    /// `#[additive]`: adding a capability or a provider never removes a
+    /// tool, proven by the vocabulary's test.
+    pub additive: bool,
     /// `#[runtime_allow_list(max = N)]`: contexts may limit the runtime
     /// tools they serve to a list of at most `N` names.
     pub runtime_allow_max: Option<usize>,
@@ -24,6 +27,7 @@ pub(crate) struct ServerLine {
 }
 
 const REQUIRE_ANNOTATIONS: &str = "require_annotations";
+const ADDITIVE: &str = "additive";
 const RUNTIME_ALLOW_LIST: &str = "runtime_allow_list";
 
 /// The keys `#[runtime_allow_list(...)]` takes.
@@ -35,6 +39,7 @@ const REQUIRED_ON: &str = "required_on";
 /// elsewhere (an unannotated tool, say) would only be noise.
 pub(crate) fn read(attrs: &[Attribute], errors: &mut Errors) -> ServerLine {
     let mut require_annotations = Seen::default();
+    let mut additive = Seen::default();
     let mut runtime_allow = Seen::default();
     let mut runtime_allow_max = None;
     let mut runtime_allow_required_on = Vec::new();
@@ -51,6 +56,17 @@ pub(crate) fn read(attrs: &[Attribute], errors: &mut Errors) -> ServerLine {
                 );
             }
             require_annotations.record(attr, flag, errors);
+        } else if path.is_ident(ADDITIVE) {
+            let flag = matches!(attr.meta, Meta::Path(_));
+            if !flag {
+                errors.spanned(
+                    attr,
+                    "`#[additive]` takes no value; write `#[additive]` before `server` to \
+                     declare that adding a capability or a provider never removes a tool, \
+                     proven by the vocabulary's test, and leave it out otherwise",
+                );
+            }
+            additive.record(attr, flag, errors);
         } else if path.is_ident(RUNTIME_ALLOW_LIST) {
             let declared = runtime_allow_list(attr, errors);
             runtime_allow.record(attr, declared.is_some(), errors);
@@ -64,6 +80,7 @@ pub(crate) fn read(attrs: &[Attribute], errors: &mut Errors) -> ServerLine {
     }
     ServerLine {
         require_annotations: require_annotations.valid(),
+        additive: additive.valid(),
         runtime_allow_max: runtime_allow_max.filter(|_| runtime_allow.valid()),
         runtime_allow_required_on,
     }
@@ -192,7 +209,7 @@ pub(crate) fn check_required_on(line: &mut ServerLine, surfaces: &[&str], errors
 fn unknown(attr: &Attribute, errors: &mut Errors) {
     let path = attr.path();
     let name = quote::quote!(#path).to_string().replace(' ', "");
-    let hint = closest(&name, [REQUIRE_ANNOTATIONS, RUNTIME_ALLOW_LIST])
+    let hint = closest(&name, [REQUIRE_ANNOTATIONS, ADDITIVE, RUNTIME_ALLOW_LIST])
         .map(|close| format!("did you mean `#[{close}]`? "))
         .unwrap_or_default();
     errors.spanned(
@@ -200,9 +217,10 @@ fn unknown(attr: &Attribute, errors: &mut Errors) {
         format!(
             "unknown attribute `#[{name}]` on the `server` line; {hint}it takes \
              `#[require_annotations]`, which requires every tool of every group to state \
-             `read_only_hint` and `destructive_hint`, and `#[runtime_allow_list(max = N)]`, \
-             which lets a context limit the runtime tools it serves to a list of at most N \
-             names"
+             `read_only_hint` and `destructive_hint`, `#[additive]`, which declares that \
+             adding a capability or a provider never removes a tool, and \
+             `#[runtime_allow_list(max = N)]`, which lets a context limit the runtime tools \
+             it serves to a list of at most N names"
         ),
     );
 }

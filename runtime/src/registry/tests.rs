@@ -158,3 +158,22 @@ fn groups_that_include_each_other_are_refused_naming_the_cycle() {
         ]
     );
 }
+
+#[test]
+fn a_counterexample_to_additivity_names_the_context_the_addition_and_the_tool() {
+    // No rule can forbid a term, so no registry yields one; the message is
+    // what a vocabulary declared `#[additive]` would fail with.
+    let error = RegistryError::NotAdditive {
+        context: r#"{"surface":"ticket"}"#.to_owned(),
+        added: "capability refund".to_owned(),
+        tool: "note".to_owned(),
+    };
+    assert_eq!(
+        error.to_string(),
+        r#"the vocabulary declares its capabilities additive, but adding capability refund to {"surface":"ticket"} removes tool `note`"#
+    );
+    let registry = Registry::from_entries([entry(None, RuleMasks::default())]).unwrap();
+    registry
+        .verify_additive()
+        .expect("an always-on group stays on");
+}

@@ -24,11 +24,9 @@ mod plugins;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_profiles::Presentation;
-use mcp_profiles_serve::audit::decisions::DecisionLog;
 use mcp_profiles_serve::gateway::Gateway;
 use mcp_profiles_serve::http::Limits;
 use mcp_profiles_serve::oauth::OAuth;
@@ -104,7 +102,8 @@ fn profiles(config: &Config) -> io::Result<ProfileStore<Kandev>> {
         profiles = profiles.with_exposure_stamp();
     }
     if config.log_decisions {
-        profiles = profiles.with_decision_log(Arc::new(DecisionLog::new(100_000)));
+        let log = mcp_profiles_serve::audit::decisions::DecisionLog::new(100_000);
+        profiles = profiles.with_decision_log(std::sync::Arc::new(log));
     }
     if let Some(presentation) = &config.presentation {
         profiles = profiles

@@ -412,40 +412,10 @@ fn assembly_is_deterministic_and_independent_of_addition_order() {
 /// this test is what fails if the rule language ever grows a negation.
 #[test]
 fn adding_a_capability_or_a_provider_never_removes_a_tool() {
-    let registry = Kandev::registry();
-    let mut violations = Violations(Vec::new());
-    let mut pairs = 0;
-    let mut contexts = 0;
-    for context in ProfileContext::<Kandev>::all() {
-        contexts += 1;
-        let served = registry.assemble(&context);
-        let capabilities = Capability::ALL
-            .iter()
-            .filter(|added| !context.has_capability(**added))
-            .filter_map(|added| {
-                let wider = context.with_capability(*added).ok()?;
-                Some((format!("capability {}", added.wire_name()), wider))
-            });
-        let providers = Provider::ALL
-            .iter()
-            .filter(|added| !context.has_provider(**added))
-            .map(|added| {
-                let wider = context.with_provider(*added);
-                (format!("provider {}", added.wire_name()), wider)
-            });
-        for (added, wider) in capabilities.chain(providers) {
-            pairs += 1;
-            let widened = registry.assemble(&wider);
-            for tool in served.tool_names() {
-                violations.check(
-                    widened.contains(tool),
-                    &context,
-                    format!("adding {added} removes {tool}"),
-                );
-            }
-        }
+    // Declared on the vocabulary (`#[additive]`), so its own test proves it
+    // too; here the proof runs by name, as Kandev's parity test does.
+    const { assert!(Kandev::ADDITIVE) };
+    if let Err(errors) = Kandev::registry().verify_additive() {
+        panic!("{errors}");
     }
-    println!("checked {pairs} additions over {contexts} Kandev contexts");
-    assert!(pairs > contexts, "some context can be widened");
-    violations.assert_none(pairs);
 }
