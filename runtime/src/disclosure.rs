@@ -19,7 +19,7 @@
 //! Sessions are 2025-era sessions (an `initialize` handshake): a
 //! 2026-07-28 request, which belongs to no session, lists every tool.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{JsonObject, Tool};
@@ -198,11 +198,16 @@ impl<S: Vocabulary> Disclosure<S> {
     ) -> Vec<Tool> {
         let registry = S::registry();
         let enabled: HashSet<&str> = profile.groups().collect();
-        let find = |name: &str| {
-            listed
-                .iter()
-                .find(|tool| canonical(&tool.name).as_deref().unwrap_or(&tool.name) == name)
-        };
+        let by_name: HashMap<String, &Tool> = listed
+            .iter()
+            .map(|tool| {
+                (
+                    canonical(&tool.name).unwrap_or_else(|| tool.name.to_string()),
+                    tool,
+                )
+            })
+            .collect();
+        let find = |name: &str| by_name.get(name).copied();
         let mut shown: HashSet<&str> = HashSet::new();
         let mut tools = vec![self.activation_tool(profile)];
         let mut always: Vec<&Tool> = Vec::new();
