@@ -324,3 +324,53 @@ async fn a_stamped_list_digests_what_each_client_was_answered() {
     assert_ne!(digests[0], digests[1]);
     http.shutdown().await.unwrap();
 }
+
+/// `method`'s answer to a client that does not declare the extension, on a
+/// server with grouping on and on one without: byte for byte the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_without_the_extension_is_answered_byte_for_byte_as_without_it() {
+    use mcp_profiles_tests::library::{Library, lending};
+    let clinic = |grouping: bool| {
+        let controller = ProfileController::<Clinic>::new(billing());
+        controller.set_grouping(grouping);
+        controller.server(Clinic)
+    };
+    let library = |grouping: bool| {
+        let controller = ProfileController::<Library>::new(lending());
+        controller.set_grouping(grouping);
+        controller.server(Library::default())
+    };
+    let mut answers: Vec<[String; 2]> = Vec::new();
+    for grouping in [true, false] {
+        let (clinic_http, clinic_uri) = serve_http(clinic(grouping)).await;
+        let (library_http, library_uri) = serve_http(library(grouping)).await;
+        let (on_clinic, on_library) = (
+            RawSession::open(&clinic_uri, TOKEN).await,
+            RawSession::open(&library_uri, TOKEN).await,
+        );
+        let mut texts = vec![
+            on_clinic.initialized().to_string(),
+            on_library.initialized().to_string(),
+        ];
+        for (session, method) in [
+            (&on_clinic, "tools/list"),
+            (&on_clinic, "groups/list"),
+            (&on_library, "prompts/list"),
+            (&on_library, "resources/list"),
+            (&on_library, "resources/templates/list"),
+        ] {
+            texts.push(session.request(TOKEN, method, json!({})).await.to_string());
+        }
+        for (index, text) in texts.into_iter().enumerate() {
+            match answers.get_mut(index) {
+                Some(pair) => pair[1] = text,
+                None => answers.push([text, String::new()]),
+            }
+        }
+        clinic_http.shutdown().await.unwrap();
+        library_http.shutdown().await.unwrap();
+    }
+    for [with, without] in &answers {
+        assert_eq!(with, without);
+    }
+}
