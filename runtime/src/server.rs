@@ -13,11 +13,14 @@ use rmcp::service::{
 };
 use rmcp::{ErrorData, ServerHandler};
 
+mod groups;
+
+use self::groups::{answered, serves_grouping};
 use crate::clipped::Clipped;
 use crate::controller::{Cell, Current};
-use crate::disclosure::{ACTIVATE_GROUPS, Activated};
+use crate::disclosure::Activated;
 use crate::dispatch;
-use crate::exposure::{Exposure, ListDigest, Listed};
+use crate::exposure::Listed;
 use crate::forward::forward_to_handler;
 use crate::grouping;
 use crate::listening::Listening;
@@ -245,32 +248,6 @@ fn logged_in<S: Vocabulary>(
     Some((tools.route(position), tools.meter(position)))
 }
 
-/// The `_meta` of a `which` list answered from `current`: its exposure
-/// when `cell` stamps lists, else none. `answered` is the answer when it is
-/// not the state's own list (a grouping client's marked one, a session's
-/// disclosed one): digested then, per answer; the state's own list's is
-/// made once.
-fn stamp<S: Vocabulary, T: serde::Serialize>(
-    cell: &Cell<S>,
-    current: &Current<S>,
-    which: Listed,
-    answered: Option<&[T]>,
-) -> Option<MetaObject> {
-    if !cell.stamps_exposure() {
-        return None;
-    }
-    Some(match answered {
-        Some(list) => Exposure::new(current.revision, ListDigest::of(list)).to_meta(),
-        None => current.exposure_meta(which),
-    })
-}
-
-/// Whether a request's session is served the grouping extension: its
-/// profile's `cell` serves it and its client declares it.
-fn serves_grouping<S: Vocabulary>(cell: &Cell<S>, context: &RequestContext<RoleServer>) -> bool {
-    cell.groups() && grouping::declared(context.client_capabilities().as_ref())
-}
-
 /// The kinds of list `S`'s profiles decide: tools always, prompts and
 /// resources when `S` has groups of them.
 fn served_kinds<S: Vocabulary>() -> Kinds {
@@ -441,56 +418,6 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
     }
 }
 
-impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
-    /// Activates the groups `arguments` names (`{"groups": [...]}`) for
-    /// this session under `cell`'s disclosure, all or none, and sends it
-    /// one `tools/list_changed` if that lists any: the groups newly
-    /// activated.
-    async fn activate(
-        &self,
-        cell: &Cell<S>,
-        disclosure: &crate::Disclosure<S>,
-        arguments: &serde_json::Value,
-        peer: &rmcp::Peer<RoleServer>,
-    ) -> Result<Vec<String>, ErrorData> {
-        if self.session.get().is_none() {
-            return Err(ErrorData::invalid_request(
-                "groups are activated per session: this request belongs to none \
-                 (a 2026-07-28 request lists every tool)",
-                None,
-            ));
-        }
-        let groups: Vec<String> = arguments
-            .get("groups")
-            .and_then(|groups| serde_json::from_value(groups.clone()).ok())
-            .ok_or_else(|| {
-                ErrorData::invalid_params(
-                    "expected `{\"groups\": [\"name\", ...]}`: the tool groups to list",
-                    None,
-                )
-            })?;
-        let current = cell.current();
-        let activatable = disclosure.activatable(&current.profile);
-        let added = self
-            .activated
-            .activate(&groups, &activatable)
-            .map_err(|outside| {
-                ErrorData::invalid_params(
-                    format!(
-                        "`{}` is not a group this session can activate; it can: {}",
-                        Clipped(&outside),
-                        activatable.join(", ")
-                    ),
-                    None,
-                )
-            })?;
-        if !added.is_empty() && peer.notify_tool_list_changed().await.is_err() {
-            tracing::debug!("peer gone; its activation's list_changed not sent");
-        }
-        Ok(added)
-    }
-}
-
 /// Why `current` does not serve the compiled tool `name`, for a refused
 /// call's span: its context's policy or allow list removed it from an
 /// enabled group, or no enabled group has it. Explained only for a
@@ -563,22 +490,8 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        if request.method == ACTIVATE_GROUPS {
-            let cell = self.cell(&context.extensions)?;
-            if let Some(disclosure) = cell.disclosure() {
-                let params = request.params.unwrap_or_default();
-                let added = self
-                    .activate(&cell, disclosure, &params, &context.peer)
-                    .await?;
-                return Ok(CustomResult::new(serde_json::json!({ "activated": added })));
-            }
-        }
-        if request.method == grouping::LIST_GROUPS {
-            let cell = self.cell(&context.extensions)?;
-            if serves_grouping(&cell, &context) {
-                let groups = cell.current().grouped().groups.clone();
-                return Ok(CustomResult::new(serde_json::json!({ "groups": groups })));
-            }
+        if let Some(answer) = self.answer_groups_request(&request, &context).await {
+            return answer;
         }
         self.shared
             .handler
@@ -606,29 +519,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         telemetry::record_profile(&tracing::Span::current(), || {
             Some((*current.profile.context(), None))
         });
-        let grouped = serves_grouping(&cell, &context);
-        let listed = match grouped {
-            true => &current.grouped().tools[..],
-            false => current.list(),
-        };
-        // Disclosure is per session: a 2026-07-28 request has none.
-        let disclosure = cell.disclosure().filter(|_| self.session.get().is_some());
-        let listed = match disclosure {
-            Some(disclosure) => disclosure.listing(
-                &current.profile,
-                listed,
-                &|name| current.unpresent(name),
-                &self.activated.get(),
-            ),
-            None => listed.to_vec(),
-        };
-        let own = !grouped && disclosure.is_none();
-        let meta = stamp(
-            &cell,
-            &current,
-            Listed::Tools,
-            (!own).then_some(&listed[..]),
-        );
+        let (listed, meta) = self.tools_answered(&cell, &current, &context);
         let mut result = ListToolsResult::with_all_items(listed)
             .with_ttl_ms(cell.list_ttl_ms())
             // The list depends on who asks: never share it across principals.
@@ -771,16 +662,13 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         }
         let cell = self.cell(&context.extensions)?;
         let current = cell.current();
-        let grouped = serves_grouping(&cell, &context);
-        let listed = match grouped {
-            true => current.grouped().prompts.clone(),
-            false => current.content.prompts.listed.clone(),
-        };
-        let meta = stamp(
+        let (listed, meta) = answered(
             &cell,
             &current,
+            &context,
             Listed::Prompts,
-            grouped.then_some(&listed[..]),
+            |grouped| &grouped.prompts,
+            &current.content.prompts.listed,
         );
         let mut result = ListPromptsResult::with_all_items(listed);
         result.meta = meta;
@@ -810,16 +698,13 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         }
         let cell = self.cell(&context.extensions)?;
         let current = cell.current();
-        let grouped = serves_grouping(&cell, &context);
-        let listed = match grouped {
-            true => current.grouped().resources.clone(),
-            false => current.content.resources.listed.0.clone(),
-        };
-        let meta = stamp(
+        let (listed, meta) = answered(
             &cell,
             &current,
+            &context,
             Listed::Resources,
-            grouped.then_some(&listed[..]),
+            |grouped| &grouped.resources,
+            &current.content.resources.listed.0,
         );
         let mut result = ListResourcesResult::with_all_items(listed);
         result.meta = meta;
@@ -840,16 +725,13 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         }
         let cell = self.cell(&context.extensions)?;
         let current = cell.current();
-        let grouped = serves_grouping(&cell, &context);
-        let listed = match grouped {
-            true => current.grouped().templates.clone(),
-            false => current.content.resources.listed.1.clone(),
-        };
-        let meta = stamp(
+        let (listed, meta) = answered(
             &cell,
             &current,
+            &context,
             Listed::Templates,
-            grouped.then_some(&listed[..]),
+            |grouped| &grouped.templates,
+            &current.content.resources.listed.1,
         );
         let mut result = ListResourceTemplatesResult::with_all_items(listed);
         result.meta = meta;
