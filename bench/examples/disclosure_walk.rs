@@ -20,17 +20,10 @@ use mcp_profiles::{
     ACTIVATION_TOOL, Disclosure, ListCost, ProfileContext, ProfileController, ToolSearch,
     Vocabulary,
 };
+use mcp_profiles_bench::largest_kandev_context;
 use rmcp::model::{CallToolRequestParams, Tool};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
-
-/// The valid context of `surface` that serves the most tools.
-fn largest(surface: Surface) -> ProfileContext<Kandev> {
-    ProfileContext::<Kandev>::all()
-        .filter(|context| context.surface() == surface)
-        .max_by_key(|context| Kandev::registry().assemble(context).tool_names().len())
-        .expect("every surface has a valid context")
-}
 
 /// The two largest groups `context` enables that are not listed from the
 /// start: what a typical task on it needs.
@@ -61,30 +54,24 @@ async fn session(controller: &ProfileController<Kandev>) -> RunningService<RoleC
     ().serve(client_io).await.expect("client handshake")
 }
 
-/// Each listed tool as its JSON text, in list order.
-async fn listed(client: &RunningService<RoleClient, ()>) -> Vec<String> {
-    let tools: Vec<Tool> = client.list_all_tools().await.expect("tools/list");
-    tools
-        .iter()
-        .map(|tool| serde_json::to_string(tool).expect("a tool serialises"))
-        .collect()
+/// The listed tools, in list order.
+async fn listed(client: &RunningService<RoleClient, ()>) -> Vec<Tool> {
+    client.list_all_tools().await.expect("tools/list")
 }
 
-fn tokens(list: &[String]) -> usize {
-    let tools: Vec<Tool> = list
-        .iter()
-        .map(|tool| serde_json::from_str(tool).expect("a tool"))
-        .collect();
-    ListCost::of(&tools).tokens()
+fn tokens(list: &[Tool]) -> usize {
+    ListCost::of(list).tokens()
 }
 
 /// The bytes of `before` that `after` keeps at the same place, as a
-/// fraction of `before`'s.
-fn preserved(before: &[String], after: &[String]) -> f64 {
-    let total: usize = before.iter().map(String::len).sum();
+/// fraction of `before`'s: each tool as its JSON text.
+fn preserved(before: &[Tool], after: &[Tool]) -> f64 {
+    let text = |tool: &Tool| serde_json::to_string(tool).expect("a tool serialises");
+    let total: usize = before.iter().map(|tool| text(tool).len()).sum();
     let kept: usize = before
         .iter()
         .zip(after)
+        .map(|(a, b)| (text(a), text(b)))
         .take_while(|(a, b)| a == b)
         .map(|(a, _)| a.len())
         .sum();
@@ -191,7 +178,7 @@ async fn main() {
         Surface::Automation,
         Surface::Coordinator,
     ] {
-        let context = largest(surface);
+        let context = largest_kandev_context(surface);
         let groups = task_groups(&context);
         if walk {
             println!("{context}, a task needing {}:", groups.join(" and "));

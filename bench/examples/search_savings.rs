@@ -8,15 +8,8 @@
 //! Prints a markdown table (the one in BENCHMARKS.md).
 
 use kandev_mcp::{Kandev, Surface};
-use mcp_profiles::{ListCost, ProfileContext, ProfileController, ToolSearch, Vocabulary};
-
-/// The valid context of `surface` that serves the most tools.
-fn largest(surface: Surface) -> ProfileContext<Kandev> {
-    ProfileContext::<Kandev>::all()
-        .filter(|context| context.surface() == surface)
-        .max_by_key(|context| Kandev::registry().assemble(context).tool_names().len())
-        .expect("every surface has a valid context")
-}
+use mcp_profiles::{ListCost, ProfileController, ToolSearch};
+use mcp_profiles_bench::largest_kandev_context;
 
 /// What a session's `tools/list` costs, and how many tools it lists.
 fn listed(controller: &ProfileController<Kandev>) -> (ListCost, usize) {
@@ -40,7 +33,7 @@ fn main() {
         Surface::Automation,
         Surface::Coordinator,
     ] {
-        let context = largest(surface);
+        let context = largest_kandev_context(surface);
         let controller = ProfileController::<Kandev>::new(context);
         let (full, full_tools) = listed(&controller);
         controller

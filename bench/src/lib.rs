@@ -71,6 +71,17 @@ pub fn kandev_contexts() -> [ProfileContext<kandev_mcp::Kandev>; 2] {
     ]
 }
 
+/// The valid Kandev context on `surface` that serves the most tools: what
+/// the per-surface listing examples (`search_savings`, `disclosure_walk`)
+/// measure.
+pub fn largest_kandev_context(surface: kandev_mcp::Surface) -> ProfileContext<kandev_mcp::Kandev> {
+    use kandev_mcp::Kandev;
+    ProfileContext::<Kandev>::all()
+        .filter(|context| context.surface() == surface)
+        .max_by_key(|context| Kandev::registry().assemble(context).tool_names().len())
+        .expect("every surface has a valid context")
+}
+
 /// A router holding exactly the tools `context` enables, built from scratch.
 pub fn native_router<S: Vocabulary>(
     registry: &Registry<S>,

@@ -152,11 +152,7 @@ impl<S: Vocabulary> Disclosure<S> {
             let name = name.as_ref();
             let group = registry.group(name).ok_or_else(|| UnknownGroup {
                 group: name.to_owned(),
-                declared: registry
-                    .groups()
-                    .iter()
-                    .map(|g| g.name().to_owned())
-                    .collect(),
+                declared: registry.group_names(),
             })?;
             if !self.always.contains(&group.name()) {
                 self.always.push(group.name());

@@ -417,6 +417,12 @@ impl<S: Vocabulary> Registry<S> {
         &self.groups
     }
 
+    /// Every group's name, sorted: what an error about an unknown group
+    /// lists.
+    pub(crate) fn group_names(&self) -> Vec<String> {
+        self.groups.iter().map(|g| g.name().to_owned()).collect()
+    }
+
     /// The group called `name`.
     pub fn group(&self, name: &str) -> Option<&Group<S>> {
         self.groups

@@ -324,7 +324,11 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         let cell = self.cell(&context.extensions)?;
         let current = cell.current();
         let sink = cell.decisions.get().cloned();
-        let disclosure = cell.disclosure().cloned();
+        // A call of the activation tool: its disclosure, taken only then.
+        let activation = cell
+            .disclosure()
+            .filter(|disclosure| request.name == disclosure.tool_name())
+            .cloned();
         drop(cell);
         // Each decision below, told to the decision log and the call's
         // span, on the state it was decided on; why a call was refused is
@@ -337,14 +341,10 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
             }
             telemetry::decided(refused);
         };
-        if let Some(disclosure) = disclosure
-            && request.name == disclosure.tool_name()
-        {
-            drop(current);
-            let cell = self.cell(&context.extensions)?;
+        if let Some(disclosure) = activation {
             let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
             let added = self
-                .activate(&cell, &disclosure, &arguments, &context.peer)
+                .activate(&disclosure, &current, &arguments, &context.peer)
                 .await?;
             let answer = serde_json::json!({ "activated": added });
             return Ok(

@@ -156,11 +156,7 @@ impl<S: Vocabulary> ToolSearch<S> {
                 .position(|group| group.name() == name)
                 .ok_or_else(|| ToolSearchError::UnknownGroup {
                     group: name.to_owned(),
-                    declared: registry
-                        .groups()
-                        .iter()
-                        .map(|g| g.name().to_owned())
-                        .collect(),
+                    declared: registry.group_names(),
                 })?;
             self.always.push(index);
         }

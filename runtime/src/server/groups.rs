@@ -111,7 +111,7 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
             let disclosure = cell.disclosure()?;
             let params = request.params.clone().unwrap_or_default();
             let added = self
-                .activate(&cell, disclosure, &params, &context.peer)
+                .activate(disclosure, &cell.current(), &params, &context.peer)
                 .await;
             return Some(
                 added.map(|added| CustomResult::new(serde_json::json!({ "activated": added }))),
@@ -133,13 +133,13 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
     }
 
     /// Activates the groups `arguments` names (`{"groups": [...]}`) for
-    /// this session under `cell`'s disclosure, all or none, and sends it
-    /// one `tools/list_changed` if that lists any: the groups newly
-    /// activated.
+    /// this session under `disclosure`, within `current`'s profile, all or
+    /// none, and sends it one `tools/list_changed` if that lists any: the
+    /// groups newly activated.
     pub(super) async fn activate(
         &self,
-        cell: &Cell<S>,
         disclosure: &crate::Disclosure<S>,
+        current: &Current<S>,
         arguments: &serde_json::Value,
         peer: &rmcp::Peer<RoleServer>,
     ) -> Result<Vec<String>, ErrorData> {
@@ -159,7 +159,6 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
                     None,
                 )
             })?;
-        let current = cell.current();
         let activatable = disclosure.activatable(&current.profile);
         let added = self
             .activated

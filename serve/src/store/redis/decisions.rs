@@ -194,14 +194,7 @@ impl Numbered for DecisionRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn entry(id: &str, fields: &[(&str, &str)]) -> Entry {
-        let flat = fields
-            .iter()
-            .flat_map(|(name, value)| [name.to_string(), value.to_string()])
-            .collect();
-        (id.to_owned(), flat)
-    }
+    use crate::store::redis::streams::entry;
 
     const REFUSED: &[(&str, &str)] = &[
         ("at", "1767225600123"),

@@ -34,6 +34,17 @@ pub(super) fn seq_of(id: &str) -> Option<u64> {
         .and_then(|seq| seq.parse().ok())
 }
 
+/// An entry holding `fields`, as `XRANGE` answers it: for the decoders'
+/// tests.
+#[cfg(test)]
+pub(super) fn entry(id: &str, fields: &[(&str, &str)]) -> Entry {
+    let flat = fields
+        .iter()
+        .flat_map(|(name, value)| [name.to_string(), value.to_string()])
+        .collect();
+    (id.to_owned(), flat)
+}
+
 /// How far a page has read one stream.
 struct Cursor<R> {
     key: String,
