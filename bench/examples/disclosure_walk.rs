@@ -15,12 +15,12 @@
 //!
 //! Prints a markdown table (the one in BENCHMARKS.md).
 
-use kandev_mcp::{Kandev, Surface};
+use kandev_mcp::Kandev;
 use mcp_profiles::{
     ACTIVATION_TOOL, Disclosure, ListCost, ProfileContext, ProfileController, ToolSearch,
     Vocabulary,
 };
-use mcp_profiles_bench::largest_kandev_context;
+use mcp_profiles_bench::largest_kandev_contexts;
 use rmcp::model::{CallToolRequestParams, Tool};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
@@ -170,15 +170,7 @@ async fn main() {
         "| surface (largest profile) | task's groups | full: tokens | search: at start / after | round trips | disclosure: at start / after | round trips | bytes kept: full / search / disclosure |"
     );
     println!("|---|---|---:|---:|---:|---:|---:|---|");
-    for surface in [
-        Surface::KanbanTask,
-        Surface::OfficeTask,
-        Surface::Configuration,
-        Surface::External,
-        Surface::Automation,
-        Surface::Coordinator,
-    ] {
-        let context = largest_kandev_context(surface);
+    for context in largest_kandev_contexts() {
         let groups = task_groups(&context);
         if walk {
             println!("{context}, a task needing {}:", groups.join(" and "));

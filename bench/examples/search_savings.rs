@@ -7,9 +7,9 @@
 //!
 //! Prints a markdown table (the one in BENCHMARKS.md).
 
-use kandev_mcp::{Kandev, Surface};
+use kandev_mcp::Kandev;
 use mcp_profiles::{ListCost, ProfileController, ToolSearch};
-use mcp_profiles_bench::largest_kandev_context;
+use mcp_profiles_bench::largest_kandev_contexts;
 
 /// What a session's `tools/list` costs, and how many tools it lists.
 fn listed(controller: &ProfileController<Kandev>) -> (ListCost, usize) {
@@ -25,22 +25,14 @@ fn main() {
         "| surface (largest profile) | tools | bytes | tokens | with search: tools | bytes | tokens | tokens saved |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
-    for surface in [
-        Surface::KanbanTask,
-        Surface::OfficeTask,
-        Surface::Configuration,
-        Surface::External,
-        Surface::Automation,
-        Surface::Coordinator,
-    ] {
-        let context = largest_kandev_context(surface);
+    for context in largest_kandev_contexts() {
         let controller = ProfileController::<Kandev>::new(context);
         let (full, full_tools) = listed(&controller);
         controller
             .set_tool_search(search.clone())
             .expect("no collision");
         let (searched, tools) = listed(&controller);
-        let note = if kandev_mcp::search::SEARCHED_SURFACES.contains(&surface) {
+        let note = if kandev_mcp::search::SEARCHED_SURFACES.contains(&context.surface()) {
             ""
         } else {
             " (not searched by default)"

@@ -71,15 +71,25 @@ pub fn kandev_contexts() -> [ProfileContext<kandev_mcp::Kandev>; 2] {
     ]
 }
 
-/// The valid Kandev context on `surface` that serves the most tools: what
-/// the per-surface listing examples (`search_savings`, `disclosure_walk`)
-/// measure.
-pub fn largest_kandev_context(surface: kandev_mcp::Surface) -> ProfileContext<kandev_mcp::Kandev> {
-    use kandev_mcp::Kandev;
-    ProfileContext::<Kandev>::all()
-        .filter(|context| context.surface() == surface)
-        .max_by_key(|context| Kandev::registry().assemble(context).tool_names().len())
-        .expect("every surface has a valid context")
+/// For each of Kandev's six agent surfaces, the valid context that serves
+/// the most tools: what the per-surface listing examples
+/// (`search_savings`, `disclosure_walk`) measure.
+pub fn largest_kandev_contexts() -> [ProfileContext<kandev_mcp::Kandev>; 6] {
+    use kandev_mcp::{Kandev, Surface};
+    [
+        Surface::KanbanTask,
+        Surface::OfficeTask,
+        Surface::Configuration,
+        Surface::External,
+        Surface::Automation,
+        Surface::Coordinator,
+    ]
+    .map(|surface| {
+        ProfileContext::<Kandev>::all()
+            .filter(|context| context.surface() == surface)
+            .max_by_key(|context| Kandev::registry().assemble(context).tool_names().len())
+            .expect("every surface has a valid context")
+    })
 }
 
 /// A router holding exactly the tools `context` enables, built from scratch.
