@@ -23,7 +23,7 @@ use mcp_profiles::{
     Vocabulary,
 };
 
-use crate::audit::MemoryAuditLog;
+use crate::audit::{AuditTrail, MemoryAuditLog};
 use crate::identity::{Grant, Principal, SessionBook, UnknownPrincipal};
 
 #[cfg(feature = "oauth")]
@@ -111,7 +111,10 @@ pub struct ProfileStore<S: Vocabulary> {
     /// The audit trail of the changes made through this store's
     /// [`AgentStore`](crate::AgentStore) methods (not of a shared store it
     /// mirrors, which keeps its own).
-    audit: MemoryAuditLog,
+    trail: Arc<dyn AuditTrail>,
+    /// Held across each recorded change, from its check to its making, so
+    /// that records come in the order of the changes.
+    recording: Mutex<()>,
     /// Whether request counts carry the principal as a label.
     principal_metrics: bool,
     /// Whether every agent's list answers carry their exposure.
@@ -140,7 +143,8 @@ impl<S: Vocabulary> Default for ProfileStore<S> {
             tool_search: None,
             #[cfg(feature = "oauth")]
             identities: identities::Identities::default(),
-            audit: MemoryAuditLog::default(),
+            trail: Arc::new(MemoryAuditLog::default()),
+            recording: Mutex::default(),
             principal_metrics: false,
             stamp_exposure: false,
             grouping: false,
@@ -221,14 +225,44 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// methods ([`add_agent`](Self::add_agent), [`grant`](Self::grant), ...)
     /// are the parts those are made of, and record nothing.
     pub fn with_audit_capacity(mut self, capacity: usize) -> Self {
-        self.audit = MemoryAuditLog::new(capacity);
+        self.trail = Arc::new(MemoryAuditLog::new(capacity));
         self
     }
 
-    /// The audit trail of the changes made through this store's
-    /// [`AgentStore`](crate::AgentStore) methods.
-    pub(crate) fn audit_log(&self) -> &MemoryAuditLog {
-        &self.audit
+    /// This store, keeping the audit records of the changes made through
+    /// its [`AgentStore`](crate::AgentStore) methods in `trail` (an
+    /// application's own database, say) instead of in memory: each record
+    /// is appended before its change is made, and a record `trail` refuses
+    /// refuses the change (see [`AuditTrail`]).
+    pub fn with_audit_trail(mut self, trail: Arc<dyn AuditTrail>) -> Self {
+        self.trail = trail;
+        self
+    }
+
+    /// Where the records of the changes made through this store's
+    /// [`AgentStore`](crate::AgentStore) methods go.
+    pub(crate) fn audit_trail(&self) -> &dyn AuditTrail {
+        &*self.trail
+    }
+
+    /// The lock each recorded change holds from its check to its making.
+    pub(crate) fn recording(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.recording.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `principal`'s agent as it stands (its context and version), and the
+    /// version a put would give it.
+    pub(crate) fn standing(&self, principal: &str) -> (Option<(ProfileContext<S>, u64)>, u64) {
+        let removed = self.write_lock();
+        let key = Principal::new(principal);
+        let agents = self.agents.read().unwrap_or_else(|e| e.into_inner());
+        match agents.get(&key) {
+            Some(agent) => {
+                let context = *agent.controller.current().context();
+                (Some((context, agent.version)), agent.version + 1)
+            }
+            None => (None, removed.get(&key).map_or(1, |last| last + 1)),
+        }
     }
 
     /// How many tokens name `principal` here.

@@ -72,11 +72,13 @@ mod memory;
 mod query;
 mod record;
 pub mod states;
+mod trail;
 
 pub use memory::MemoryAuditLog;
 pub use query::{AuditOrder, AuditQuery};
 pub use record::{Attribution, AuditEntry, AuditError, AuditKind, AuditRecord};
 pub use states::fingerprint;
+pub use trail::{AuditTrail, TrailError};
 
 /// How many records a log keeps unless told otherwise.
 pub const DEFAULT_CAPACITY: usize = 10_000;

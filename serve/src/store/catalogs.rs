@@ -11,7 +11,6 @@
 use serde_json::Value;
 
 use super::StoreError;
-#[cfg(feature = "redis")]
 use crate::ProfileStore;
 use mcp_profiles::{Catalog, CatalogDecoder, PresentationError, ProfileController, Vocabulary};
 #[cfg(feature = "redis")]
@@ -63,7 +62,6 @@ pub(crate) fn decode_catalog<S: Vocabulary>(
 /// `catalog`, if `store`'s name presentation and tool search admit it;
 /// else why not, naming both colliding tools. For a store that keeps a catalog before
 /// the controllers serving it install it.
-#[cfg(feature = "redis")]
 pub(crate) fn presentable<S: Vocabulary>(
     store: &ProfileStore<S>,
     catalog: &Catalog<S>,

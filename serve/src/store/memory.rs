@@ -1,8 +1,10 @@
 //! The in-memory store: an `Arc<ProfileStore>` is an [`AgentStore`] of one
 //! process, versions counted per principal from 1 and never repeated (a
-//! removal counts as one, as in Redis). Each change and its audit record
-//! are made with the store's audit log held, so records come in the order
-//! of the changes and a change is never seen without its record.
+//! removal counts as one, as in Redis). Each change is checked, its audit
+//! record appended to the store's [`AuditTrail`](crate::audit::AuditTrail)
+//! and only then made, with every other recorded change held back: records
+//! come in the order of the changes, and a record the trail refuses refuses
+//! its change.
 
 use std::sync::Arc;
 
@@ -24,6 +26,9 @@ use crate::audit::states;
 use crate::audit::states::CatalogSummary;
 use crate::audit::{Attribution, AuditEntry, AuditKind, AuditQuery, AuditRecord};
 
+/// A change checked and recorded: how to make it.
+type Making<'a, T> = Box<dyn FnOnce() -> Result<T, StoreError> + 'a>;
+
 /// The in-memory store: one process, versions counted per principal from 1
 /// and never repeated (a removal counts as one, as in Redis).
 impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
@@ -35,35 +40,42 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
         by: &'a Attribution,
     ) -> StoreFuture<'a, Written<AgentChange<S>>> {
         Box::pin(async move {
-            self.audit_log()
-                .record(|| {
+            self.recorded(|| {
+                let (standing, version) = self.standing(principal);
+                let current = standing.map_or(0, |(_, version)| version);
+                if expected.is_some_and(|expected| expected != current) {
+                    return Err(StoreError::Conflict {
+                        principal: principal.to_owned(),
+                        current,
+                    });
+                }
+                let (added, removed) = states::changed(
+                    &standing
+                        .as_ref()
+                        .map_or_else(Vec::new, |(old, _)| states::compiled_tools(old)),
+                    &states::compiled_tools(&context),
+                );
+                let before = standing.map_or(serde_json::Value::Null, |(old, current)| {
+                    states::profile(&old, Some(current))
+                });
+                let entry = AuditEntry::new(by, AuditKind::ProfilePut, Some(principal))
+                    .with_before(before)
+                    .with_after(states::profile(&context, Some(version)))
+                    .with_tools(added, removed);
+                let make: Making<'_, _> = Box::new(move || {
                     let (_, replacement, version) = self
-                        .put_if(principal, context, expected)
+                        .put_if(principal, context, Some(current))
                         .map_err(|current| StoreError::Conflict {
                             principal: principal.to_owned(),
                             current,
                         })?;
-                    let before = replacement.as_ref().map(|replacement| {
-                        let old = replacement.old.context();
-                        (states::profile(old, Some(version - 1)), *old)
-                    });
-                    let (added, removed) = states::changed(
-                        &before
-                            .as_ref()
-                            .map_or_else(Vec::new, |(_, old)| states::compiled_tools(old)),
-                        &states::compiled_tools(&context),
-                    );
-                    let entry = AuditEntry::new(by, AuditKind::ProfilePut, Some(principal))
-                        .with_before(before.map_or(serde_json::Value::Null, |(state, _)| state))
-                        .with_after(states::profile(&context, Some(version)))
-                        .with_tools(added, removed);
-                    let change = AgentChange {
+                    Ok(AgentChange {
                         agent: stored(principal, context, version),
                         changed: replacement.is_none_or(|replacement| replacement.changed()),
-                    };
-                    Ok((change, Some(entry)))
-                })
-                .map(Written::unreplicated)
+                    })
+                });
+                Ok((Some(entry), make))
+            })
         })
     }
 
@@ -88,24 +100,18 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
         by: &'a Attribution,
     ) -> StoreFuture<'a, Written<bool>> {
         Box::pin(async move {
-            self.audit_log()
-                .record(|| {
-                    let version = self.version(principal);
-                    let tokens = self.token_count(principal);
-                    let Some(controller) = self.remove_agent(principal) else {
-                        return Ok::<_, StoreError>((false, None));
-                    };
-                    let context = *controller.current().context();
-                    let entry = AuditEntry::new(by, AuditKind::AgentDeleted, Some(principal))
-                        .with_before(states::deleted(
-                            &context,
-                            version.unwrap_or_default(),
-                            tokens,
-                        ))
-                        .with_tools(Vec::new(), states::compiled_tools(&context));
-                    Ok((true, Some(entry)))
-                })
-                .map(Written::unreplicated)
+            self.recorded(|| {
+                let (Some((context, version)), _) = self.standing(principal) else {
+                    return Ok((None, unchanged(false)));
+                };
+                let tokens = self.token_count(principal);
+                let entry = AuditEntry::new(by, AuditKind::AgentDeleted, Some(principal))
+                    .with_before(states::deleted(&context, version, tokens))
+                    .with_tools(Vec::new(), states::compiled_tools(&context));
+                let make: Making<'_, _> =
+                    Box::new(move || Ok(self.remove_agent(principal).is_some()));
+                Ok((Some(entry), make))
+            })
         })
     }
 
@@ -116,25 +122,26 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
         by: &'a Attribution,
     ) -> StoreFuture<'a, Written<()>> {
         Box::pin(async move {
-            self.audit_log()
-                .record(|| {
-                    let named = self.principal(token);
-                    if named
-                        .as_ref()
-                        .is_some_and(|named| named.name() == principal)
-                    {
-                        return Ok(((), None));
-                    }
-                    self.grant(token, principal)?;
-                    let before = named.map_or(serde_json::Value::Null, |named| {
-                        states::token(token, named.name())
-                    });
-                    let entry = AuditEntry::new(by, AuditKind::TokenGranted, Some(principal))
-                        .with_before(before)
-                        .with_after(states::token(token, principal));
-                    Ok::<_, StoreError>(((), Some(entry)))
-                })
-                .map(Written::unreplicated)
+            self.recorded(|| {
+                let named = self.principal(token);
+                if named
+                    .as_ref()
+                    .is_some_and(|named| named.name() == principal)
+                {
+                    return Ok((None, unchanged(())));
+                }
+                if self.version(principal).is_none() {
+                    return Err(crate::UnknownPrincipal::new(principal).into());
+                }
+                let before = named.map_or(serde_json::Value::Null, |named| {
+                    states::token(token, named.name())
+                });
+                let entry = AuditEntry::new(by, AuditKind::TokenGranted, Some(principal))
+                    .with_before(before)
+                    .with_after(states::token(token, principal));
+                let make: Making<'_, _> = Box::new(move || Ok(self.grant(token, principal)?));
+                Ok((Some(entry), make))
+            })
         })
     }
 
@@ -144,17 +151,18 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
         by: &'a Attribution,
     ) -> StoreFuture<'a, Written<bool>> {
         Box::pin(async move {
-            self.audit_log()
-                .record(|| {
-                    let Some(named) = self.principal(token) else {
-                        return Ok::<_, StoreError>((false, None));
-                    };
+            self.recorded(|| {
+                let Some(named) = self.principal(token) else {
+                    return Ok((None, unchanged(false)));
+                };
+                let entry = AuditEntry::new(by, AuditKind::TokenRevoked, Some(named.name()))
+                    .with_before(states::token(token, named.name()));
+                let make: Making<'_, _> = Box::new(move || {
                     self.revoke(token);
-                    let entry = AuditEntry::new(by, AuditKind::TokenRevoked, Some(named.name()))
-                        .with_before(states::token(token, named.name()));
-                    Ok((true, Some(entry)))
-                })
-                .map(Written::unreplicated)
+                    Ok(true)
+                });
+                Ok((Some(entry), make))
+            })
         })
     }
 
@@ -169,11 +177,32 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
         Box::pin(async move {
             let catalog = decode_catalog(self.catalog_decoder(), principal, &wire)?;
             let summary = CatalogSummary::of(&catalog);
-            self.audit_log()
-                .record(|| {
-                    let previous = self.catalog_summary(principal);
+            self.recorded(|| {
+                let Some((_, current)) = self.catalog_wire(principal) else {
+                    return Err(UnknownPrincipal::new(principal).into());
+                };
+                if expected.is_some_and(|expected| expected != current) {
+                    return Err(StoreError::Conflict {
+                        principal: principal.to_owned(),
+                        current,
+                    });
+                }
+                // Refused before it is recorded, as the install would.
+                catalogs::presentable(self, &catalog)?;
+                let previous = self.catalog_summary(principal);
+                let (added, removed) = states::changed(
+                    previous
+                        .as_ref()
+                        .map_or(&[][..], |previous| &previous.tools),
+                    &summary.tools,
+                );
+                let entry = AuditEntry::new(by, AuditKind::CatalogPut, Some(principal))
+                    .with_before(states::catalog(previous.as_ref(), Some(current)))
+                    .with_after(states::catalog(Some(&summary), Some(current + 1)))
+                    .with_tools(added, removed);
+                let make: Making<'_, _> = Box::new(move || {
                     let (controller, installation, version) = self
-                        .install_catalog_if(principal, wire, &catalog, expected)
+                        .install_catalog_if(principal, wire, &catalog, Some(current))
                         .map_err(|refusal| match refusal {
                             CatalogRefusal::NoAgent => UnknownPrincipal::new(principal).into(),
                             CatalogRefusal::Conflict(current) => StoreError::Conflict {
@@ -184,25 +213,15 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
                                 catalogs::not_presentable(&refused)
                             }
                         })?;
-                    let (added, removed) = states::changed(
-                        previous
-                            .as_ref()
-                            .map_or(&[][..], |previous| &previous.tools),
-                        &summary.tools,
-                    );
-                    let entry = AuditEntry::new(by, AuditKind::CatalogPut, Some(principal))
-                        .with_before(states::catalog(previous.as_ref(), Some(version - 1)))
-                        .with_after(states::catalog(Some(&summary), Some(version)))
-                        .with_tools(added, removed);
-                    let change = CatalogChange {
+                    Ok(CatalogChange {
                         principal: principal.to_owned(),
                         version,
                         tools: catalogs::tool_names(&controller),
                         changed: installation.changed(),
-                    };
-                    Ok((change, Some(entry)))
-                })
-                .map(Written::unreplicated)
+                    })
+                });
+                Ok((Some(entry), make))
+            })
         })
     }
 
@@ -227,24 +246,28 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
     ) -> StoreFuture<'a, Written<StoredKillSwitch>> {
         Box::pin(async move {
             let killed = kill::deny_list::<S, _>(names)?;
-            self.audit_log()
-                .record(|| {
-                    let (before, _) = self.kill_switch_in_force();
+            self.recorded(|| {
+                let (before, current) = self.kill_switch_in_force();
+                if expected.is_some_and(|expected| expected != current) {
+                    return Err(StoreError::KillSwitchConflict { current });
+                }
+                // The killed tools grow as the agents' shrink.
+                let (killed_now, spared_now) = states::changed(
+                    &states::denied_tools::<S, _>(before.names()),
+                    &states::denied_tools::<S, _>(killed.names()),
+                );
+                let entry = AuditEntry::new(by, AuditKind::KillSwitch, None)
+                    .with_before(states::kill_switch(before.names(), Some(current)))
+                    .with_after(states::kill_switch(killed.names(), Some(current + 1)))
+                    .with_tools(spared_now, killed_now);
+                let make: Making<'_, _> = Box::new(move || {
                     let (change, version) = self
-                        .set_kill_switch_if(killed, expected)
+                        .set_kill_switch_if(killed, Some(current))
                         .map_err(|current| StoreError::KillSwitchConflict { current })?;
-                    // The killed tools grow as the agents' shrink.
-                    let (killed_now, spared_now) = states::changed(
-                        &states::denied_tools::<S, _>(before.names()),
-                        &states::denied_tools::<S, _>(change.killed.names()),
-                    );
-                    let entry = AuditEntry::new(by, AuditKind::KillSwitch, None)
-                        .with_before(states::kill_switch(before.names(), Some(version - 1)))
-                        .with_after(states::kill_switch(change.killed.names(), Some(version)))
-                        .with_tools(spared_now, killed_now);
-                    Ok((StoredKillSwitch::of(change.killed, version), Some(entry)))
-                })
-                .map(Written::unreplicated)
+                    Ok(StoredKillSwitch::of(change.killed, version))
+                });
+                Ok((Some(entry), make))
+            })
         })
     }
 
@@ -257,10 +280,39 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
     }
 
     fn audit<'a>(&'a self, query: &'a AuditQuery) -> StoreFuture<'a, Vec<AuditRecord>> {
-        Box::pin(async move { Ok(self.audit_log().query(query)) })
+        Box::pin(async move {
+            self.audit_trail()
+                .query(query)
+                .map_err(|error| StoreError::Unavailable(format!("the audit trail: {error}")))
+        })
     }
 
     fn profiles(&self) -> &Arc<ProfileStore<S>> {
         self
     }
+}
+
+impl<S: Vocabulary> ProfileStore<S> {
+    /// One recorded change, its making held back from every other's:
+    /// `check` refuses it or says its record (`None`: it changes nothing)
+    /// and how to make it; the record is appended (one the trail refuses
+    /// is [`StoreError::Refused`], nothing changed), then the change made.
+    fn recorded<'a, T>(
+        &'a self,
+        check: impl FnOnce() -> Result<(Option<AuditEntry>, Making<'a, T>), StoreError>,
+    ) -> Result<Written<T>, StoreError> {
+        let _held = self.recording();
+        let (entry, make) = check()?;
+        if let Some(entry) = entry {
+            self.audit_trail().append(entry).map_err(|error| {
+                StoreError::Refused(format!("its audit record could not be kept: {error}"))
+            })?;
+        }
+        make().map(Written::unreplicated)
+    }
+}
+
+/// A write that changes nothing, answering `outcome`.
+fn unchanged<'a, T: 'a>(outcome: T) -> Making<'a, T> {
+    Box::new(move || Ok(outcome))
 }

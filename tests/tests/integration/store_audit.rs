@@ -3,12 +3,16 @@
 //! newest records; on a real `redis-server` the trail survives a restart of
 //! Redis and a new instance, a record that cannot be appended refuses its
 //! change (nothing moves, no instance hears of it), and the stream is
-//! capped. The Redis tests are skipped, saying so, without `redis-server`.
+//! capped; an application's own trail does the same in memory. The Redis
+//! tests are skipped, saying so, without `redis-server`.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mcp_profiles_serve::audit::AuditQuery;
+use mcp_profiles_serve::audit::{
+    AuditEntry, AuditQuery, AuditRecord, AuditTrail, MemoryAuditLog, TrailError,
+};
 use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, RedisStore, StoreError};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::audit::{attribution, by, records, said};
@@ -40,6 +44,98 @@ async fn the_in_memory_log_keeps_the_newest_records() {
         "the oldest record is dropped past the capacity; numbers go on"
     );
     assert_eq!(said(&kept)[1], owned("profile-put", Some("alice"), "r-2"));
+}
+
+/// An application's trail that refuses every record while `full`.
+#[derive(Default)]
+struct Disk {
+    kept: MemoryAuditLog,
+    full: AtomicBool,
+}
+
+impl AuditTrail for Disk {
+    fn append(&self, entry: AuditEntry) -> Result<AuditRecord, TrailError> {
+        if self.full.load(Ordering::SeqCst) {
+            return Err(TrailError::new("the disk is full"));
+        }
+        AuditTrail::append(&self.kept, entry)
+    }
+
+    fn query(&self, query: &AuditQuery) -> Result<Vec<AuditRecord>, TrailError> {
+        AuditTrail::query(&self.kept, query)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_the_applications_trail_refuses_refuses_the_change() {
+    let disk = Arc::new(Disk::default());
+    let store = Arc::new(
+        ProfileStore::<TaskServer>::default().with_audit_trail(Arc::clone(&disk) as Arc<_>),
+    );
+    store.put_agent("alice", asking(), by()).await.unwrap();
+    store
+        .grant_token("alice-token", "alice", by())
+        .await
+        .unwrap();
+    assert_eq!(
+        records(&store).await.len(),
+        2,
+        "kept in the application's trail"
+    );
+    let tools = store
+        .agent("alice")
+        .await
+        .unwrap()
+        .unwrap()
+        .profile
+        .tool_names()
+        .to_vec();
+
+    disk.full.store(true, Ordering::SeqCst);
+    let refused = |error: StoreError| {
+        assert!(
+            matches!(&error, StoreError::Refused(why) if why.contains("the disk is full")),
+            "{error}"
+        );
+    };
+    refused(store.put_agent("alice", child(), by()).await.unwrap_err());
+    refused(
+        store
+            .grant_token("bob-token", "alice", by())
+            .await
+            .unwrap_err(),
+    );
+    refused(store.revoke_token("alice-token", by()).await.unwrap_err());
+    refused(store.delete_agent("alice", by()).await.unwrap_err());
+    refused(
+        store
+            .put_kill_switch_if(&["ask_user_question".to_owned()], None, by())
+            .await
+            .unwrap_err(),
+    );
+    let alice = store.agent("alice").await.unwrap().unwrap();
+    assert_eq!(
+        (alice.version, alice.profile.tool_names().to_vec()),
+        (1, tools),
+        "nothing moved"
+    );
+    assert_eq!(store.principal("alice-token").unwrap().name(), "alice");
+    assert!(store.principal("bob-token").is_none());
+    assert!(store.kill_switch().await.unwrap().is_none());
+    // A write that changes nothing records nothing, so nothing refuses it.
+    store
+        .grant_token("alice-token", "alice", by())
+        .await
+        .unwrap();
+
+    disk.full.store(false, Ordering::SeqCst);
+    store.put_agent("alice", child(), by()).await.unwrap();
+    let kept = records(&store).await;
+    assert_eq!(kept.iter().map(|r| r.seq).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(
+        kept[2].after["version"], 2,
+        "the record names the version it made"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
