@@ -410,14 +410,14 @@ fn with_harness<R>(f: impl FnOnce(&Harness) -> R) -> R {
     HARNESS.with(|cell| {
         let mut cell = cell.borrow_mut();
         let harness = cell.get_or_insert_with(|| {
-            let controller =
-                ProfileController::<Kandev>::new(ProfileContext::new(Surface::KanbanTask));
+            let single =
+                kandev_mcp::control::Single::demo(ProfileContext::new(Surface::KanbanTask));
             Harness {
                 runtime: tokio::runtime::Builder::new_current_thread()
                     .build()
                     .expect("a runtime"),
-                router: kandev_mcp::control::router(controller.clone(), TOKEN),
-                controller,
+                router: kandev_mcp::control::router(single.clone(), TOKEN),
+                controller: single.controller(),
             }
         });
         f(harness)

@@ -14,11 +14,11 @@
 //! or only on `office-task` (2). The rest is the body.
 //!
 //! The request goes through Kandev's single-agent control router
-//! (`kandev_mcp::control::router_with`, a fresh kanban-task session and a
-//! fresh plugin set per input) or the gateway's
+//! (`kandev_mcp::control::router` over a fresh `Single::demo`, a
+//! kanban-task agent `task-2`, per input) or the gateway's
 //! (`kandev_mcp::gateway::control::router`, a fresh in-memory store with
 //! Kandev's catalog decoder per input), in-process. Oracle, written from
-//! the rules `control/plugins.rs`, `gateway/plugins.rs` and
+//! the rules `control/plugins.rs` and
 //! `plugins::Snapshot` document, not from the routes' code: a wrong token
 //! is 401 before anything else; `GET` answers the installed snapshot
 //! (`generation`, `revision`, `tools`), or nulls and `[]` before the first
@@ -32,9 +32,9 @@
 //! revision is not newer, it is ignored (200, `"changed": false`, the
 //! installed generation and revision answered), else installed (200, the
 //! session lists Kandev's tools and the snapshot's `kanban-task` tools,
-//! sorted, `changed` saying whether that list changed). The per-agent
-//! route's answers also name the principal and its version (one more on
-//! each install, the same when ignored). Any other snapshot may also be
+//! sorted, `changed` saying whether that list changed). Both routes'
+//! answers also name the principal and its version (one more on each
+//! install, the same when ignored). Any other snapshot may also be
 //! refused by the catalog checks (names, schemas) with a 400; whichever the
 //! answer, a 200 must be what the rules above predict and a refusal must
 //! carry an error message and change nothing (installed snapshot, listed
@@ -46,8 +46,8 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{Request, header};
-use kandev_mcp::control::{Extras, MAX_SNAPSHOT_BYTES, router_with};
-use kandev_mcp::plugins::{Backend, Plugins, Snapshot, catalog_decoder};
+use kandev_mcp::control::{MAX_SNAPSHOT_BYTES, Single, router};
+use kandev_mcp::plugins::{Backend, Snapshot, catalog_decoder};
 use kandev_mcp::{Kandev, Surface};
 use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
 use mcp_profiles_serve::audit::Attribution;
@@ -138,88 +138,81 @@ fn listed(controller: &ProfileController<Kandev>) -> Vec<String> {
 /// The agent the per-agent route serves.
 const ALICE: &str = "alice";
 
-/// What a request reaches: Kandev's single-agent session and its plugin
-/// set, or a gateway's store with alice's agent.
-enum Target {
-    Session {
-        controller: ProfileController<Kandev>,
-        plugins: Arc<Plugins>,
-    },
-    Agents(Arc<ProfileStore<Kandev>>),
+/// The single agent's principal (`Single::demo`'s).
+const SINGLE: &str = "task-2";
+
+/// What a request reaches: Kandev's single agent (`serve`'s control API
+/// over a store of one principal) or a gateway's store with alice's agent;
+/// either way a store holding the agent's catalog.
+struct Target {
+    store: Arc<ProfileStore<Kandev>>,
+    principal: &'static str,
+    /// The single agent, for `serve`'s router.
+    single: Option<Single>,
 }
 
-/// What a target holds: the installed snapshot, what the session (alice's)
-/// lists, and the agent's version (0 for the single-agent session).
+/// What a target holds: the installed snapshot, what the agent's session
+/// lists, and the agent's version.
 type Held = (Option<Snapshot>, Vec<String>, u64);
 
 impl Target {
     /// A target of each kind, `starting` installed.
     fn new(runtime: &tokio::runtime::Runtime, agents: bool, starting: Option<Snapshot>) -> Self {
-        if !agents {
-            let controller =
-                ProfileController::<Kandev>::new(ProfileContext::new(Surface::KanbanTask));
-            let plugins = Arc::new(Plugins::new(Backend::none()));
-            if let Some(snapshot) = starting {
-                plugins
-                    .install(&controller, snapshot)
-                    .expect("the starting snapshot installs");
+        let context = ProfileContext::new(Surface::KanbanTask);
+        let target = if agents {
+            let store = Arc::new(
+                ProfileStore::<Kandev>::default().with_catalogs(catalog_decoder(Backend::none())),
+            );
+            store.add_agent(ALICE, context);
+            Target {
+                store,
+                principal: ALICE,
+                single: None,
             }
-            return Target::Session {
-                controller,
-                plugins,
-            };
-        }
-        let store = Arc::new(
-            ProfileStore::<Kandev>::default().with_catalogs(catalog_decoder(Backend::none())),
-        );
-        store.add_agent(ALICE, ProfileContext::new(Surface::KanbanTask));
+        } else {
+            let single = Single::demo(context);
+            Target {
+                store: Arc::clone(single.store()),
+                principal: SINGLE,
+                single: Some(single),
+            }
+        };
         if let Some(snapshot) = starting {
             let by = Attribution::new("fuzz", "starting").expect("a valid attribution");
             let wire = serde_json::to_value(&snapshot).expect("a snapshot encodes");
             runtime
-                .block_on(AgentStore::put_catalog_if(&store, ALICE, wire, None, &by))
+                .block_on(AgentStore::put_catalog_if(
+                    &target.store,
+                    target.principal,
+                    wire,
+                    None,
+                    &by,
+                ))
                 .expect("the starting snapshot is put");
         }
-        Target::Agents(store)
+        target
     }
 
     fn router(&self) -> axum::Router {
-        match self {
-            Target::Session {
-                controller,
-                plugins,
-            } => {
-                let extras = Extras {
-                    plugins: Arc::clone(plugins),
-                    ..Extras::default()
-                };
-                router_with(controller.clone(), CONTROL_TOKEN, extras)
-            }
-            Target::Agents(store) => {
-                let store: Arc<dyn AgentStore<Kandev>> = Arc::new(Arc::clone(store));
+        match &self.single {
+            Some(single) => router(single.clone(), CONTROL_TOKEN),
+            None => {
+                let store: Arc<dyn AgentStore<Kandev>> = Arc::new(Arc::clone(&self.store));
                 kandev_mcp::gateway::control::router(store, CONTROL_TOKEN)
             }
         }
     }
 
     fn held(&self, runtime: &tokio::runtime::Runtime) -> Held {
-        match self {
-            Target::Session {
-                controller,
-                plugins,
-            } => (plugins.installed(), listed(controller), 0),
-            Target::Agents(store) => {
-                let stored = runtime
-                    .block_on(AgentStore::catalog(store, ALICE))
-                    .expect("an in-memory store answers")
-                    .expect("alice's agent");
-                let installed = stored
-                    .wire
-                    .and_then(|wire| Snapshot::deserialize(&wire).ok());
-                let controller = store.controller(ALICE).expect("alice's agent");
-                (installed, listed(&controller), stored.version)
-            }
-        }
+        let stored = runtime
+            .block_on(AgentStore::catalog(&self.store, self.principal))
+            .expect("an in-memory store answers")
+            .expect("the agent");
+        let installed = stored
+            .wire
+            .and_then(|wire| Snapshot::deserialize(&wire).ok());
+        let controller = self.store.controller(self.principal).expect("the agent");
+        (installed, listed(&controller), stored.version)
     }
 }
 
@@ -343,10 +336,8 @@ fn check(runtime: &tokio::runtime::Runtime, how: u8, state: u8, body: &[u8]) {
             "tools": before.1,
             "changed": false,
         });
-        if agents {
-            expected["principal"] = json!(ALICE);
-            expected["version"] = json!(before.2);
-        }
+        expected["principal"] = json!(target.principal);
+        expected["version"] = json!(before.2);
         assert_eq!(answer, expected, "{what}: a stale snapshot was not ignored");
         assert_eq!(after, before, "{what}: a stale snapshot changed something");
         return;
@@ -369,11 +360,9 @@ fn check(runtime: &tokio::runtime::Runtime, how: u8, state: u8, body: &[u8]) {
         "tools": expected_tools,
         "changed": expected_tools != before.1,
     });
-    if agents {
-        expected["principal"] = json!(ALICE);
-        expected["version"] = json!(before.2 + 1);
-        assert_eq!(after.2, before.2 + 1, "{what}: the agent's version");
-    }
+    expected["principal"] = json!(target.principal);
+    expected["version"] = json!(before.2 + 1);
+    assert_eq!(after.2, before.2 + 1, "{what}: the agent's version");
     assert_eq!(answer, expected, "{what}");
     assert_eq!(
         after.1, expected_tools,

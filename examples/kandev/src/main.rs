@@ -9,14 +9,15 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use kandev_mcp::file_limit::{self, Uses};
-use kandev_mcp::plugins::{Backend, Plugins};
+use kandev_mcp::plugins::Backend;
 use kandev_mcp::resolver::{Launch, LaunchPurpose, Purpose, SessionFacts, resolve};
 use kandev_mcp::served::ServedTask;
 use kandev_mcp::store::Store;
 use kandev_mcp::{
     Kandev, Provider, control, costs, demo, gateway, legacy, matrix, naming, policy, tool_policies,
 };
-use mcp_profiles::{DenyList, ProfileContext, ProfileController, Vocabulary};
+use mcp_profiles::{DenyList, ProfileContext, Vocabulary};
+use mcp_profiles_serve::ProfileStore;
 use rmcp::ServiceExt;
 
 #[derive(Parser)]
@@ -717,34 +718,38 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     if args.control.is_some() {
         kandev_mcp::prometheus::install();
     }
-    let controller = ProfileController::<Kandev>::new(context);
-    if let Some(presentation) = presentation {
-        controller.set_presentation(presentation)?;
-    }
-    if let Some(search) = tool_search {
-        controller.set_tool_search(search)?;
-    }
-    // Changes other processes save to the task reach the live profile too.
-    let _following = served
-        .as_ref()
-        .map(|served| served.follow(controller.clone(), FOLLOW_PERIOD));
     // The board the sessions work on, which keeps the control API's audit
     // trail: the served task's database, or the demo board in memory.
     let (board, bound_task) = match &served {
         Some(served) => (Arc::clone(served.store()), served.task_id().to_owned()),
         None => (Arc::new(Store::demo()), "task-2".to_owned()),
     };
+    // One agent, the task served, in a store of its own: what the control
+    // API changes, the board keeping its audit trail.
+    let mut agents = ProfileStore::<Kandev>::default()
+        .with_catalogs(kandev_mcp::plugins::catalog_decoder(backend))
+        .with_audit_trail(Arc::clone(&board) as Arc<_>);
+    if let Some(presentation) = presentation {
+        agents = agents.with_presentation(presentation)?;
+    }
+    if let Some(search) = tool_search {
+        agents = agents.with_tool_search(search)?;
+    }
+    let single = control::Single::new(Arc::new(agents), &bound_task, context);
+    let controller = single.controller();
+    // Changes other processes save to the task reach the live profile too.
+    let _following = served
+        .as_ref()
+        .map(|served| served.follow(Arc::clone(single.store()), FOLLOW_PERIOD));
     let mut control_server = None;
     if let Some(addr) = args.control {
         let token = token.unwrap_or_else(generated_token);
         let extras = control::Extras {
-            plugins: Arc::new(Plugins::new(backend)),
             task: served.clone(),
-            board: Arc::clone(&board),
             token_name: args.token_name.name(&token)?,
         };
         let scrape = (!args.metrics_public).then_some(token.as_str());
-        let app = control::router_with(controller.clone(), &token, extras)
+        let app = control::router_with(single, &token, extras)
             .merge(kandev_mcp::prometheus::router(scrape));
         let limits = control::limits().with_drain_timeout(DRAIN);
         let http = mcp_profiles_serve::http::Serve::on(addr)

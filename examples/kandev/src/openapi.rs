@@ -8,7 +8,7 @@
 use mcp_profiles_serve::admin::Naming;
 use mcp_profiles_serve::control::openapi::{self, Operation};
 
-pub use openapi::{Api, get, page, put};
+pub use openapi::{get, put};
 
 /// Where both control listeners serve Prometheus metrics.
 pub const METRICS: &str = "/metrics";

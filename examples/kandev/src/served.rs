@@ -7,7 +7,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_profiles::{ProfileContext, ProfileController, Replacement};
+use mcp_profiles::{ProfileContext, Replacement};
+use mcp_profiles_serve::ProfileStore;
 use mcp_profiles_serve::audit::states::{changed, compiled_tools};
 use mcp_profiles_serve::audit::{Attribution, AuditEntry, AuditKind};
 use serde_json::json;
@@ -143,7 +144,7 @@ impl ServedTask {
     /// Runs until the returned task is aborted.
     pub fn follow(
         self: &Arc<Self>,
-        controller: ProfileController<Kandev>,
+        agents: Arc<ProfileStore<Kandev>>,
         period: Duration,
     ) -> tokio::task::JoinHandle<()> {
         let served = Arc::clone(self);
@@ -152,8 +153,8 @@ impl ServedTask {
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 ticks.tick().await;
-                let (served, controller) = (Arc::clone(&served), controller.clone());
-                let followed = tokio::task::spawn_blocking(move || served.catch_up(&controller));
+                let (served, agents) = (Arc::clone(&served), Arc::clone(&agents));
+                let followed = tokio::task::spawn_blocking(move || served.catch_up(&agents));
                 if let Ok(Err(error)) = followed.await {
                     tracing::error!("following the served task: {error}");
                 }
@@ -162,7 +163,7 @@ impl ServedTask {
     }
 
     /// Re-resolves the live profile if another process changed the task.
-    fn catch_up(&self, controller: &ProfileController<Kandev>) -> Result<(), TaskError> {
+    fn catch_up(&self, agents: &ProfileStore<Kandev>) -> Result<(), TaskError> {
         // Whoever read the file again (this check or a tool call), the
         // board in memory is now current.
         self.store.refresh()?;
@@ -178,29 +179,21 @@ impl ServedTask {
         if state.is_none() || state == resolved {
             return Ok(());
         }
-        let board = self.store.begin()?;
-        if let Some(task) = board.tasks.get(&self.task_id) {
+        // Replaced in the order of the store's recorded changes, the board
+        // held: a change saved after it cannot be put in force before it.
+        let caught_up = agents.change_agent(&self.task_id, |current| {
+            let board = self.store.begin()?;
+            let Some(task) = board.tasks.get(&self.task_id) else {
+                return Ok(((), None));
+            };
             // A stored policy that no longer validates (written around this
             // server) leaves the live profile as it was, and says so.
-            self.reresolve(controller, task)?;
-        }
-        Ok(())
-    }
-
-    /// Replaces the live profile with what `task` resolves to, keeping the
-    /// attached providers and the policy (a stored change never lifts a
-    /// restriction); the caller holds the board.
-    fn reresolve(
-        &self,
-        controller: &ProfileController<Kandev>,
-        task: &Task,
-    ) -> Result<Replacement<Kandev>, BadField> {
-        self.note(task);
-        controller.update(|current| {
+            self.note(task);
             let providers = current.providers().collect();
             let resolved = self.profile_of(task, providers)?;
-            Ok(resolved.with_policy(current.policy()))
-        })
+            Ok::<_, TaskError>(((), Some(resolved.with_policy(current.policy()))))
+        });
+        caught_up.map_or(Ok(()), |caught_up| caught_up.map(drop))
     }
 
     /// Saves `policy` in task `task_id`'s metadata (replacing either
@@ -208,13 +201,13 @@ impl ServedTask {
     /// re-resolves as [`set_autopilot`](Self::set_autopilot) does.
     pub fn set_tool_policy(
         &self,
-        controller: &ProfileController<Kandev>,
+        agents: &ProfileStore<Kandev>,
         by: &Attribution,
         task_id: &str,
         policy: Option<TaskToolPolicy>,
     ) -> Result<TaskChange, TaskError> {
         let change = Change::new("task-tool-policy", by, task_id);
-        self.change(controller, change, |_, task| {
+        self.change(agents, change, |_, task| {
             task.metadata.remove(COORDINATOR_METADATA_KEY);
             task.metadata.remove(MANAGED_METADATA_KEY);
             if let Some(policy) = &policy {
@@ -229,13 +222,13 @@ impl ServedTask {
     /// re-resolves its live profile (keeping the attached providers).
     pub fn set_autopilot(
         &self,
-        controller: &ProfileController<Kandev>,
+        agents: &ProfileStore<Kandev>,
         by: &Attribution,
         task_id: &str,
         autopilot: bool,
     ) -> Result<TaskChange, TaskError> {
         let change = Change::new("task-autopilot", by, task_id);
-        self.change(controller, change, |_, task| {
+        self.change(agents, change, |_, task| {
             task.autopilot = autopilot;
             Ok(())
         })
@@ -246,13 +239,13 @@ impl ServedTask {
     /// [`set_autopilot`](Self::set_autopilot) does.
     pub fn set_title_owner(
         &self,
-        controller: &ProfileController<Kandev>,
+        agents: &ProfileStore<Kandev>,
         by: &Attribution,
         task_id: &str,
         session: Option<String>,
     ) -> Result<TaskChange, TaskError> {
         let change = Change::new("task-title-owner", by, task_id);
-        self.change(controller, change, |board, task| {
+        self.change(agents, change, |board, task| {
             if let Some(session) = &session {
                 session_of(board, "session", &task.id, session)?;
             }
@@ -271,38 +264,49 @@ impl ServedTask {
     /// refuses the change: nothing is saved, nothing replaced.
     fn change(
         &self,
-        controller: &ProfileController<Kandev>,
+        agents: &ProfileStore<Kandev>,
         change: Change<'_>,
         edit: impl FnOnce(&Board, &mut Task) -> Result<(), BadField>,
     ) -> Result<TaskChange, TaskError> {
-        let mut board = self.store.begin()?;
-        let before = stored_task(&board, change.task_id)?.clone();
-        let mut task = before.clone();
-        edit(&board, &mut task)?;
-        let live = (task.id == self.task_id)
-            .then(|| {
-                let current = *controller.current().context();
-                let providers = current.providers().collect();
-                let next = self.profile_of(&task, providers)?;
-                Ok::<_, BadField>((current, next.with_policy(current.policy())))
-            })
-            .transpose()?;
-        // A flip to the value held, which moves no live profile either,
-        // changes nothing and records nothing.
-        let moved = TaskState::from(&before) != TaskState::from(&task)
-            || live.is_some_and(|(current, next)| current != next);
-        if moved {
-            board.audit(change.entry(&before, &task, live.as_ref()))?;
-        }
-        board.tasks.insert(task.id.clone(), task.clone());
-        board.commit()?;
-        let replacement = live.map(|(_, next)| {
-            self.note(&task);
-            controller.replace(next)
+        let served = change.task_id == self.task_id;
+        let mut saved = None;
+        // The store holds back its own changes of the agent meanwhile, so
+        // the live profile moves in the order the changes were saved.
+        let made = agents.change_agent(&self.task_id, |current| {
+            let mut board = self.store.begin()?;
+            let before = stored_task(&board, change.task_id)?.clone();
+            let mut task = before.clone();
+            edit(&board, &mut task)?;
+            let live = served
+                .then(|| {
+                    let providers = current.providers().collect();
+                    let next = self.profile_of(&task, providers)?;
+                    Ok::<_, BadField>((current, next.with_policy(current.policy())))
+                })
+                .transpose()?;
+            // A flip to the value held, which moves no live profile either,
+            // changes nothing and records nothing.
+            let moved = TaskState::from(&before) != TaskState::from(&task)
+                || live.is_some_and(|(current, next)| current != next);
+            if moved {
+                board.audit(change.entry(&before, &task, live.as_ref()))?;
+            }
+            board.tasks.insert(task.id.clone(), task.clone());
+            board.commit()?;
+            if live.is_some() {
+                self.note(&task);
+            }
+            saved = Some(TaskState::from(&task));
+            Ok::<_, TaskError>(((), live.map(|(_, next)| next)))
         });
+        let replacement = match made {
+            Some(made) => made?.1,
+            None => return Err(TaskError::NoTask(self.task_id.clone())),
+        };
         Ok(TaskChange {
-            task: TaskState::from(&task),
-            replacement,
+            task: saved.expect("saved when the change was made"),
+            // Another task's change moves no live profile.
+            replacement: replacement.filter(|_| served),
         })
     }
 }

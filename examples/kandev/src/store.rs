@@ -11,7 +11,9 @@ use std::sync::{Mutex, MutexGuard};
 // The model the board is made of, here too, where the tools look for it.
 pub use crate::model::*;
 
-use mcp_profiles_serve::audit::{AuditEntry, AuditQuery, AuditRecord, MemoryAuditLog};
+use mcp_profiles_serve::audit::{
+    AuditEntry, AuditQuery, AuditRecord, AuditTrail, MemoryAuditLog, TrailError,
+};
 
 use crate::db::{Database, DbError, blocking};
 
@@ -160,6 +162,24 @@ impl Store {
             self.begin()?.commit()?;
         }
         Ok(outdated)
+    }
+}
+
+/// The board keeps the audit trail of the control API's changes: each in
+/// a transaction of its own, committed before the change is made (a record
+/// that cannot be saved refuses its change).
+impl AuditTrail for Store {
+    fn append(&self, entry: AuditEntry) -> Result<AuditRecord, TrailError> {
+        let written = self.begin().and_then(|mut board| {
+            let record = board.audit(entry)?;
+            board.commit()?;
+            Ok(record)
+        });
+        written.map_err(|error| TrailError::new(error.to_string()))
+    }
+
+    fn query(&self, query: &AuditQuery) -> Result<Vec<AuditRecord>, TrailError> {
+        Store::audit(self, query).map_err(|error| TrailError::new(error.to_string()))
     }
 }
 

@@ -390,6 +390,62 @@ impl<S: Vocabulary> ProfileStore<S> {
         }
     }
 
+    /// An application's own change of `principal`'s agent (a route of its
+    /// own, a change another process saved), in the order of the store's
+    /// recorded changes: `change` is called with the agent's context while
+    /// every change through the store's [`AgentStore`](crate::AgentStore)
+    /// methods is held back; it makes and records the change in the
+    /// application's terms (its own audit record, in its own transaction)
+    /// and answers what to serve next (`None`: the profile stays), which is
+    /// put in force, bumping the version, before any other change. `None`
+    /// if `principal` has no agent (`change` is not called).
+    ///
+    /// ```
+    /// # mod server {
+    /// #     #[derive(Clone)] pub struct Demo;
+    /// #     impl rmcp::ServerHandler for Demo {}
+    /// # }
+    /// # use server::Demo;
+    /// # mcp_profiles::vocabulary! {
+    /// #     server Demo;
+    /// #     #[surfaces] pub enum Surface { Ticket, Billing }
+    /// #     #[capabilities] pub enum Capability {}
+    /// #     #[providers] pub enum Provider {}
+    /// # }
+    /// use mcp_profiles::ProfileContext;
+    /// use mcp_profiles_serve::ProfileStore;
+    ///
+    /// let store = ProfileStore::<Demo>::default();
+    /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
+    /// let moved = store.change_agent("alice", |current| {
+    ///     assert_eq!(current.surface(), Surface::Ticket);
+    ///     // ... save and record the application's change, then:
+    ///     Ok::<_, std::io::Error>(("saved", Some(ProfileContext::new(Surface::Billing))))
+    /// });
+    /// let (outcome, replacement) = moved.unwrap()?;
+    /// assert_eq!((outcome, replacement.is_some()), ("saved", true));
+    /// assert_eq!(store.version("alice"), Some(2));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn change_agent<T, E>(
+        &self,
+        principal: &str,
+        change: impl FnOnce(ProfileContext<S>) -> Result<(T, Option<ProfileContext<S>>), E>,
+    ) -> Option<Result<(T, Option<Replacement<S>>), E>> {
+        let _held = self.recording();
+        let current = *self
+            .controller(&Principal::new(principal))?
+            .current()
+            .context();
+        Some(change(current).map(|(outcome, next)| {
+            let replacement = next.and_then(|next| match self.put_if(principal, next, None) {
+                Ok((_, replacement, _)) => replacement,
+                Err(_) => unreachable!("an unconditional put never conflicts"),
+            });
+            (outcome, replacement)
+        }))
+    }
+
     /// Adds or replaces `principal`'s agent, bumping its version (1 for a
     /// new agent), if its version is `expected` (0: no agent; `None`: any):
     /// the controller, the replacement (`None` for a new agent) and the

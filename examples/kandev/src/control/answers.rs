@@ -117,19 +117,6 @@ pub struct KillSwitchChanged {
     pub deny: DenyList<Kandev>,
     #[serde(flatten)]
     pub change: Changed,
-    /// How many sessions were sent a `list_changed`.
-    pub notified_sessions: usize,
-}
-
-/// `PUT /api/v1/mcp/plugin-tools`.
-#[derive(Serialize, JsonSchema)]
-pub struct PluginToolsChanged {
-    /// The installed snapshot's generation and revision (a stale one
-    /// changes nothing).
-    pub generation: String,
-    pub revision: u64,
-    pub tools: Vec<String>,
-    pub changed: bool,
 }
 
 /// `PUT /api/v1/tasks/{id}/autopilot`.

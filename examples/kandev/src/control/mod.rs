@@ -1,99 +1,71 @@
-//! The control API: the backend's path to a live profile update, on its own
-//! listener, JSON in and out, every route behind a bearer token.
+//! `serve`'s control API: the library's ([`mcp_profiles_serve::control`])
+//! over a store holding one agent, the task `serve` serves, with what is
+//! Kandev's mounted on it as extensions. One API, the gateway's, over a
+//! store of one principal.
 //!
-//! The whole API, every route, body, answer and refusal, is described in
-//! OpenAPI 3.1 by the same types (`openapi.rs`): `GET /api/v1/openapi.json`,
-//! committed as `docs/openapi/serve.json`.
+//! The library's routes (`/api/v1/agents/{principal}`, tokens, the kill
+//! switch, the audit trail, `/exposure`, the admin page at `/admin`) name
+//! the agent by its principal: the served task's id (`--task`), `task-2`
+//! on the demo board. Kandev's own, each changing that one agent through
+//! the same store, so every change is recorded in the same audit trail:
 //!
 //! | route | body | answer |
 //! |---|---|---|
 //! | `GET /api/v1/mcp/profile` | — | `{"profile": {...}, "tools": [...]}` |
-//! | `PUT /api/v1/mcp/profile` | a profile context | `{"profile", "tools", "changed"}` |
+//! | `PUT /api/v1/mcp/profile` | a profile context (or Kandev's tool-policy form) | `{"profile", "tools", "changed"}` |
 //! | `PUT /api/v1/mcp/mode` | `{"mode": "...", "disable_ask_question": false}` | same |
 //! | `PUT /api/v1/mcp/providers` | `{"mcp_providers": ["github"]}` | same |
 //! | `GET /api/v1/mcp/policy` | — | `{"policy": {...}}`, see [`policy`] |
 //! | `PUT /api/v1/mcp/policy` | `{"read_only": true, "no_destructive": false, "deny": [...]}` | `{"policy", "profile", "tools", "changed"}` |
 //! | `GET /api/v1/mcp/kill-switch` | — | `{"deny": [...]}` |
-//! | `PUT /api/v1/mcp/kill-switch` | `{"deny": ["delete_task_kandev"]}` | `{"deny", "profile", "tools", "changed", "notified_sessions"}` |
+//! | `PUT /api/v1/mcp/kill-switch` | `{"deny": ["delete_task_kandev"]}` | `{"deny", "profile", "tools", "changed"}` |
+//! | `GET /api/v1/mcp/plugin-tools` | — | the installed plugin-tool snapshot |
+//! | `PUT /api/v1/mcp/plugin-tools` | a plugin-tool snapshot | `{"principal", "generation", "revision", "tools", "changed", "version"}`, see [`plugins`] |
 //! | `PUT /api/v1/tasks/{id}/autopilot` | `{"autopilot": true}` | see [`tasks`] |
 //! | `PUT /api/v1/tasks/{id}/title-owner` | `{"session": "session-2"}` or `null` | see [`tasks`] |
 //! | `PUT /api/v1/tasks/{id}/tool-policy` | `{"coordinator_tool_policy": {...}}`, `{"managed_tool_policy": {...}}` or `{}` | see [`tasks`] |
-//! | `GET /api/v1/mcp/plugin-tools` | — | the installed plugin-tool snapshot |
-//! | `PUT /api/v1/mcp/plugin-tools` | a plugin-tool snapshot | `{"generation", "revision", "tools", "changed"}` |
-//! | `GET /api/v1/audit?principal=&since=&before=&order=&limit=` | — | `{"records", "next"}`, see [`audit`] |
 //!
-//! Every change (the profile, mode, providers, policy, kill switch, plugin
-//! tools, a task's autopilot, title owner or tool policy) is recorded in
-//! the audit trail in the same step (`control/audited.rs`): in the database's
-//! `audit` table with `--db`, in memory otherwise. A record names the
-//! control token's name (`--control-token-name`, `control` unless told),
-//! the request's id (its `X-Request-Id`, else a fresh one, answered back
-//! in `X-Request-Id`), what it replaced and made, and the tools it added
-//! and removed; a record that cannot be saved refuses its change (500).
-//!
-//! The listener also serves the admin page, `/admin`: HTML for a browser,
-//! a login with the control token kept in a cookie, forms that preview a
-//! change and then apply it through the same audited path (see the
-//! README's "The admin page"), built of the library's
-//! ([`mcp_profiles_serve::admin`]) in `control/admin.rs`.
-//!
+//! Every change is recorded in the board's audit trail (the database's
+//! `audit` table with `--db`, in memory otherwise) before it is made: a
+//! record that cannot be saved refuses its change (503, nothing moved, no
+//! session told). A mode or provider change keeps the policy. The whole
+//! API is described in OpenAPI 3.1 by the same types:
+//! `GET /api/v1/openapi.json`, committed as `docs/openapi/serve.json`.
 //! `serve` merges `GET /metrics` into this listener (see
 //! [`crate::prometheus`]), behind the same token unless `--metrics-public`.
-//!
-//! The plugin-tool routes are described in `control/plugins.rs`, the
-//! snapshot in [`crate::plugins::Snapshot`]; the policy and kill-switch
-//! routes in [`policy`]. A mode or provider change keeps the policy.
-//!
-//! Every refusal answers `{"error": "...", "code": "...", "status": N}`
-//! naming the problem, with `"pointer"`, the JSON pointer of the offending
-//! part of the body, where there is one (the codes: [`codes`]):
-//!
-//! | status | when |
-//! |---|---|
-//! | 401 | missing or wrong token |
-//! | 400 | malformed body (every body is a JSON object), unknown field or name |
-//! | 404 | no such route (`no route <METHOD> <path>`, the path cut at 256 bytes) |
-//! | 405 | wrong method on a route |
-//! | 413 | body over 64 KiB (1 MiB for a plugin-tool snapshot) |
-//! | 415 | a `PUT` whose `Content-Type` is not `application/json` (parameters such as `; charset=utf-8` allowed) |
-//!
-//! In every error case the profile is unchanged and nothing is sent.
+//! Refusals are the library's ([`Refusal`], the codes in [`codes`]).
 
 use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, put};
 use axum::{Extension, Json, Router};
-use mcp_profiles::{Profile, ProfileContext, ProfileController, Replacement};
+use mcp_profiles::{ProfileContext, ProfileController};
 use mcp_profiles_serve::audit::Attribution;
-use mcp_profiles_serve::control::{
-    OPENAPI_PATH, audit, decode_json, guarded, json_body, method_not_allowed, no_route,
-};
+use mcp_profiles_serve::control::{ControlApi, decode_json, failed, json_body, no_agent};
+use mcp_profiles_serve::{ProfileStore, StoreError, StoredAgent};
 
 pub use mcp_profiles_serve::control::{
     MAX_BODY_BYTES, MAX_ECHOED_PATH_BYTES, Refusal, codes, decode,
 };
 
 use crate::legacy;
-use crate::openapi::{self, Api};
-use crate::plugins::{Backend, Plugins};
+use crate::openapi;
 use crate::served::ServedTask;
 use crate::server::Kandev;
-use crate::store::Store;
+use crate::tool_policies::KandevContext;
 
-mod admin;
 pub(crate) mod answers;
 pub mod attribution;
-mod audited;
 pub(crate) mod plugins;
 pub mod policy;
+pub mod tasks;
 
 pub use plugins::MAX_SNAPSHOT_BYTES;
-pub mod tasks;
 
 /// The control listener's connection bounds: the library's (one backend
 /// talks to it, so a few connections and short timeouts, on its own
@@ -102,95 +74,138 @@ pub fn limits() -> mcp_profiles_serve::http::Limits {
     mcp_profiles_serve::gateway::control_limits()
 }
 
-/// What the routes share.
+/// The agent `serve` serves: one principal of a store, whose controller
+/// its sessions are served by.
+#[derive(Clone)]
+pub struct Single {
+    store: Arc<ProfileStore<Kandev>>,
+    principal: Arc<str>,
+}
+
+impl Single {
+    /// `principal`'s agent in `store`, serving `context` (put, recording
+    /// nothing: it is where the trail starts).
+    pub fn new(
+        store: Arc<ProfileStore<Kandev>>,
+        principal: &str,
+        context: ProfileContext<Kandev>,
+    ) -> Self {
+        store.add_agent(principal, context);
+        Single {
+            store,
+            principal: Arc::from(principal),
+        }
+    }
+
+    /// The demo's: `task-2` serving `context` in a store of its own,
+    /// recording in memory and taking plugin tools with no backend.
+    pub fn demo(context: ProfileContext<Kandev>) -> Self {
+        let store = ProfileStore::default().with_catalogs(crate::plugins::catalog_decoder(
+            crate::plugins::Backend::none(),
+        ));
+        Single::new(Arc::new(store), "task-2", context)
+    }
+
+    /// The store it is kept in.
+    pub fn store(&self) -> &Arc<ProfileStore<Kandev>> {
+        &self.store
+    }
+
+    /// Its principal.
+    pub fn principal(&self) -> &str {
+        &self.principal
+    }
+
+    /// The controller its sessions are served by.
+    ///
+    /// # Panics
+    ///
+    /// If the control API deleted the agent.
+    pub fn controller(&self) -> ProfileController<Kandev> {
+        self.store
+            .controller(&*self.principal)
+            .expect("the served agent was deleted")
+    }
+
+    fn agents(&self) -> plugins::Store {
+        Arc::new(Arc::clone(&self.store))
+    }
+
+    async fn stored(&self) -> Result<StoredAgent<Kandev>, Refusal> {
+        self.agents()
+            .agent(&self.principal)
+            .await
+            .map_err(failed)?
+            .ok_or_else(|| no_agent(&self.principal))
+    }
+}
+
+/// What the routes share: the agent, and the stored task it serves.
 #[derive(Clone)]
 struct Control {
-    controller: ProfileController<Kandev>,
-    plugins: Arc<Plugins>,
-    /// The name changes are recorded under (never the token).
-    actor: Arc<str>,
-    /// The stored task this process serves, if any (`serve --db --task`).
+    single: Single,
     task: Option<Arc<ServedTask>>,
-    /// The board, which keeps the audit trail.
-    board: Arc<Store>,
 }
 
-/// The control API's router, with no plugin backend (plugin tools can be
-/// installed; their calls answer a tool error). `token` must be non-empty.
-pub fn router(controller: ProfileController<Kandev>, token: &str) -> Router {
-    router_with(controller, token, Extras::default())
+/// The control API's router over `single`, its changes recorded as
+/// [`attribution::DEFAULT_TOKEN_NAME`]'s. `token` must be non-empty.
+pub fn router(single: Single, token: &str) -> Router {
+    router_with(single, token, Extras::default())
 }
 
-/// What a control API serves besides the profile routes.
+/// What a control API serves besides the library's routes.
+#[derive(Clone)]
 pub struct Extras {
-    /// Where calls to the plugin tools installed through it go.
-    pub plugins: Arc<Plugins>,
     /// The stored task this process serves (`serve --db --task`), which
     /// adds the task routes ([`tasks`]).
     pub task: Option<Arc<ServedTask>>,
-    /// The board the sessions work on, which keeps the audit trail of the
-    /// API's changes: the served task's database, or the demo board.
-    pub board: Arc<Store>,
     /// The name the API's changes are recorded under: the control token's
     /// (see [`attribution::token_name`]).
     pub token_name: String,
 }
 
 impl Default for Extras {
-    /// No plugin backend (plugin tools can be installed; their calls answer
-    /// a tool error), no stored task, a demo board of its own, and the
-    /// changes recorded as [`attribution::DEFAULT_TOKEN_NAME`]'s.
+    /// No stored task; the changes recorded as
+    /// [`attribution::DEFAULT_TOKEN_NAME`]'s.
     fn default() -> Self {
         Extras {
-            plugins: Arc::new(Plugins::new(Backend::none())),
             task: None,
-            board: Arc::new(Store::demo()),
             token_name: attribution::DEFAULT_TOKEN_NAME.to_owned(),
         }
     }
 }
 
 /// The control API's router with `extras`. `token` must be non-empty.
-pub fn router_with(controller: ProfileController<Kandev>, token: &str, extras: Extras) -> Router {
-    assert!(!token.is_empty(), "the control API needs a token");
-    let state = Control {
-        controller,
-        plugins: extras.plugins,
-        actor: Arc::from(extras.token_name),
-        task: extras.task,
-        board: extras.board,
-    };
-    let (routes, _) = described();
-    guarded(routes, token, &state.actor)
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .with_state(state.clone())
-        .merge(admin::router(state, token))
-        .fallback(no_route)
-        .method_not_allowed_fallback(method_not_allowed)
+pub fn router_with(single: Single, token: &str, extras: Extras) -> Router {
+    api(single, token, extras).router()
 }
 
 /// The control API's OpenAPI 3.1 description, as `GET /api/v1/openapi.json`
 /// answers it (and `docs/openapi/serve.json` holds it).
 pub fn openapi() -> serde_json::Value {
-    described().1
+    let single = Single::demo(legacy::context_for_mode("task", false).expect("a legacy mode"));
+    api(single, "describing", Extras::default()).openapi()
 }
 
-/// The control API's routes and their description.
-fn described() -> (Router<Control>, serde_json::Value) {
-    api().finish(
-        OPENAPI_PATH,
-        "kandev-mcp serve: control API",
-        "The backend's path to a live profile update of one `kandev-mcp serve` process: \
-         its profile, policy, kill switch, plugin tools, stored task and audit trail. \
-         Every route takes the control token as a bearer token.",
-    )
-}
-
-/// The control API's routes, each described (see [`crate::openapi`]), and
-/// the admin pages beside them.
-fn api() -> Api<Control> {
+/// The library's API with Kandev's context form and routes, the library's
+/// admin pages called Kandev's, and `/metrics` described.
+fn api(single: Single, token: &str, extras: Extras) -> ControlApi<Kandev, KandevContext> {
     use answers::*;
-    admin::described(Api::default())
+    let control = Control {
+        single: single.clone(),
+        task: extras.task,
+    };
+    let task_route =
+        |summary: &'static str| openapi::put::<TaskChanged>(summary).refuses(&[404, 500, 503]);
+    ControlApi::new(single.agents(), token)
+        .context_form::<KandevContext>()
+        .recorded_as(&extras.token_name)
+        .titled(
+            "kandev-mcp serve: control API",
+            "The backend's path to a live profile update of one `kandev-mcp serve` process: \
+             its agent (the served task), its policy, the kill switch, plugin tools, the stored \
+             task and the audit trail. Every route takes the control token as a bearer token.",
+        )
         .route(
             "/api/v1/mcp/profile",
             [
@@ -201,20 +216,24 @@ fn api() -> Api<Control> {
                     Some(serde_json::json!("$response.body#/profile")),
                 ),
                 openapi::put::<Changed>("Replaces the live profile")
-                    .body::<crate::tool_policies::KandevContext>(),
+                    .body::<KandevContext>()
+                    .refuses(&[503]),
             ],
-            get(get_profile).put(put_profile),
+            get(get_profile).put(put_profile).with_state(control.clone()),
         )
         .route(
             "/api/v1/mcp/mode",
             [openapi::put::<Changed>("Replaces the live profile with a legacy mode's")
-                .body::<ModeBody>()],
-            put(put_mode),
+                .body::<ModeBody>()
+                .refuses(&[503])],
+            put(put_mode).with_state(control.clone()),
         )
         .route(
             "/api/v1/mcp/providers",
-            [openapi::put::<Changed>("Sets the live profile's providers").body::<ProvidersBody>()],
-            put(put_providers),
+            [openapi::put::<Changed>("Sets the live profile's providers")
+                .body::<ProvidersBody>()
+                .refuses(&[503])],
+            put(put_providers).with_state(control.clone()),
         )
         .route(
             "/api/v1/mcp/policy",
@@ -226,9 +245,12 @@ fn api() -> Api<Control> {
                     Some(serde_json::json!("$response.body#/policy")),
                 ),
                 openapi::put::<PolicyChanged>("Puts the whole policy on the live profile")
-                    .body::<mcp_profiles::Policy<Kandev>>(),
+                    .body::<mcp_profiles::Policy<Kandev>>()
+                    .refuses(&[503]),
             ],
-            get(policy::get_policy).put(policy::put_policy),
+            get(policy::get_policy)
+                .put(policy::put_policy)
+                .with_state(control.clone()),
         )
         .route(
             "/api/v1/mcp/kill-switch",
@@ -240,9 +262,12 @@ fn api() -> Api<Control> {
                     Some(serde_json::json!({"deny": "$response.body#/deny"})),
                 ),
                 openapi::put::<KillSwitchChanged>("Puts the operator's kill switch")
-                    .body::<KillSwitchBody>(),
+                    .body::<KillSwitchBody>()
+                    .refuses(&[503]),
             ],
-            get(policy::get_kill_switch).put(policy::put_kill_switch),
+            get(policy::get_kill_switch)
+                .put(policy::put_kill_switch)
+                .with_state(control.clone()),
         )
         .route(
             "/api/v1/mcp/plugin-tools",
@@ -250,91 +275,75 @@ fn api() -> Api<Control> {
                 openapi::get::<InstalledSnapshot>(
                     "The installed plugin-tool snapshot (`generation` and `revision` null before the first)",
                 ),
-                openapi::put::<PluginToolsChanged>("Installs a plugin-tool snapshot")
+                openapi::put::<AgentPluginTools>("Installs a plugin-tool snapshot")
                     .body::<crate::plugins::Snapshot>()
-                    .refuses(&[500]),
+                    .refuses(&[409, 503]),
             ],
-            get(plugins::get_plugin_tools)
-                .put(plugins::put_plugin_tools)
-                .layer(DefaultBodyLimit::max(plugins::MAX_SNAPSHOT_BYTES)),
+            get(get_plugin_tools)
+                .put(put_plugin_tools)
+                .layer(DefaultBodyLimit::max(MAX_SNAPSHOT_BYTES))
+                .with_state(control.clone()),
         )
         .route(
             "/api/v1/tasks/{id}/autopilot",
-            [openapi::put::<TaskChanged>("Sets the stored task's autopilot")
-                .body::<AutopilotBody>()
-                .refuses(&[404, 500])],
-            put(tasks::put_autopilot),
+            [task_route("Sets the stored task's autopilot").body::<AutopilotBody>()],
+            put(tasks::put_autopilot).with_state(control.clone()),
         )
         .route(
             "/api/v1/tasks/{id}/title-owner",
-            [openapi::put::<TaskChanged>("Sets or clears the session owning the task's title")
-                .body::<TitleOwnerBody>()
-                .refuses(&[404, 500])],
-            put(tasks::put_title_owner),
+            [task_route("Sets or clears the session owning the task's title")
+                .body::<TitleOwnerBody>()],
+            put(tasks::put_title_owner).with_state(control.clone()),
         )
         .route(
             "/api/v1/tasks/{id}/tool-policy",
-            [openapi::put::<TaskChanged>("Sets or clears the task's tool policy")
-                .body::<ToolPolicyBody>()
-                .refuses(&[404, 500])],
-            put(tasks::put_tool_policy),
+            [task_route("Sets or clears the task's tool policy").body::<ToolPolicyBody>()],
+            put(tasks::put_tool_policy).with_state(control),
         )
-        .route(
-            "/api/v1/audit",
-            [audit::described(openapi::get::<mcp_profiles_serve::control::answers::AuditPage>(
-                "A page of the audit trail",
-            ))
-            .refuses(&[500])],
-            get(get_audit),
-        )
+        .with_admin_named(openapi::admin_naming())
         .beside(openapi::METRICS, [openapi::metrics()])
 }
 
-/// Runs `work` off the async workers (it waits on the board, perhaps on
-/// SQLite) and answers what it returns.
-async fn off_workers<T: Send + 'static>(
-    control: Control,
-    work: impl FnOnce(&Control) -> Result<T, Refusal> + Send + 'static,
-) -> Result<T, Refusal> {
-    tokio::task::spawn_blocking(move || work(&control))
-        .await
-        .map_err(|error| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, error.to_string()))?
-}
+/// How many times a change reads and compares again when another change
+/// of the agent slipped in between; past it, 409.
+const ATTEMPTS: usize = 8;
 
-async fn get_audit(State(control): State<Control>, uri: Uri) -> Result<Response, Refusal> {
-    let query = audit::query(uri.query(), |principal| {
-        crate::store::check_name("principal", principal)
-            .map_err(|error| Refusal::new(StatusCode::BAD_REQUEST, error.to_string()))
-    })?;
-    let records = off_workers(control, {
-        let query = query.clone();
-        move |control| control.board.audit(&query).map_err(audited::failed_read)
-    })
-    .await?;
-    Ok(audit::answer(&query, records))
-}
-
-/// The answer to a replacement: its new profile, the tools a session
-/// lists now, and whether they changed.
-pub(crate) fn changed(
-    controller: &ProfileController<Kandev>,
-    profile: &Profile<Kandev>,
-    changed: bool,
-) -> answers::Changed {
-    answers::Changed {
-        now: answers::Profiled::of(controller, profile),
-        changed,
+/// Replaces the agent's profile with what `next` makes of it, as a
+/// compare-and-set on the version it was made from: the new profile as a
+/// session lists it, and whether its tools changed.
+async fn replaced(
+    single: &Single,
+    by: &Attribution,
+    next: impl Fn(&ProfileContext<Kandev>) -> Result<ProfileContext<Kandev>, Refusal>,
+) -> Result<answers::Changed, Refusal> {
+    let store = single.agents();
+    for _ in 0..ATTEMPTS {
+        let agent = single.stored().await?;
+        let context = next(agent.profile.context())?;
+        match store
+            .put_agent_if(&single.principal, context, Some(agent.version), by)
+            .await
+        {
+            Ok(written) => {
+                let change = written.into_value();
+                return Ok(answers::Changed {
+                    now: answers::Profiled::of(&single.controller(), &change.agent.profile),
+                    changed: change.changed,
+                });
+            }
+            Err(StoreError::Conflict { .. }) => {}
+            Err(error) => return Err(failed(error)),
+        }
     }
-}
-
-/// [`changed`] of a replacement.
-fn answer_change(controller: &ProfileController<Kandev>, change: &Replacement<Kandev>) -> Response {
-    Json(changed(controller, &change.new, change.changed())).into_response()
+    Err(Refusal::new(
+        StatusCode::CONFLICT,
+        format!("the agent `{}` kept changing; try again", single.principal),
+    ))
 }
 
 async fn get_profile(State(control): State<Control>) -> Response {
-    let current = control.controller.current();
-    Json(answers::Profiled::of(&control.controller, &current)).into_response()
+    let controller = control.single.controller();
+    Json(answers::Profiled::of(&controller, &controller.current())).into_response()
 }
 
 async fn put_profile(
@@ -353,24 +362,8 @@ async fn put_profile(
     };
     let context = crate::tool_policies::context_from_json(text)
         .map_err(|error| Refusal::new(StatusCode::BAD_REQUEST, error.to_string()))?;
-    replaced(control, by, move |_| Ok(context)).await
-}
-
-/// Replaces the live profile with what `next` makes of it, recorded, and
-/// answers the change.
-async fn replaced(
-    control: Control,
-    by: Attribution,
-    next: impl FnOnce(&ProfileContext<Kandev>) -> Result<ProfileContext<Kandev>, Refusal>
-    + Send
-    + 'static,
-) -> Result<Response, Refusal> {
-    let controller = control.controller.clone();
-    let change = off_workers(control, move |control| {
-        audited::replace_profile(control, &by, next)
-    })
-    .await?;
-    Ok(answer_change(&controller, &change))
+    let change = replaced(&control.single, &by, |_| Ok(context)).await?;
+    Ok(Json(change).into_response())
 }
 
 async fn put_mode(
@@ -380,11 +373,12 @@ async fn put_mode(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
     let body: answers::ModeBody = decode(&headers, body)?;
-    replaced(control, by, move |current| {
+    let change = replaced(&control.single, &by, |current| {
         legacy::apply_mode(current, &body.mode, body.disable_ask_question)
             .map_err(|err| Refusal::new(StatusCode::BAD_REQUEST, err.to_string()))
     })
-    .await
+    .await?;
+    Ok(Json(change).into_response())
 }
 
 async fn put_providers(
@@ -394,9 +388,24 @@ async fn put_providers(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
     let body: answers::ProvidersBody = decode(&headers, body)?;
-    replaced(control, by, move |current| {
+    let change = replaced(&control.single, &by, |current| {
         legacy::apply_providers(current, &body.mcp_providers)
             .map_err(|err| Refusal::new(StatusCode::BAD_REQUEST, err.to_string()))
     })
-    .await
+    .await?;
+    Ok(Json(change).into_response())
+}
+
+async fn get_plugin_tools(State(control): State<Control>) -> Result<Response, Refusal> {
+    plugins::installed(&control.single.agents(), &control.single.principal).await
+}
+
+async fn put_plugin_tools(
+    State(control): State<Control>,
+    Extension(by): Extension<Attribution>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Refusal> {
+    let single = &control.single;
+    plugins::install(&single.agents(), &single.principal, &by, &headers, body).await
 }

@@ -49,7 +49,7 @@ pub(super) async fn put_autopilot(
     let body: AutopilotBody = decode(&headers, body)?;
     apply(control, move |control| {
         let served = control.task.as_ref().expect("checked by `apply`");
-        served.set_autopilot(&control.controller, &by, &id, body.autopilot)
+        served.set_autopilot(control.single.store(), &by, &id, body.autopilot)
     })
     .await
 }
@@ -75,7 +75,7 @@ pub(super) async fn put_title_owner(
     };
     apply(control, move |control| {
         let served = control.task.as_ref().expect("checked by `apply`");
-        served.set_title_owner(&control.controller, &by, &id, session)
+        served.set_title_owner(control.single.store(), &by, &id, session)
     })
     .await
 }
@@ -109,7 +109,7 @@ pub(super) async fn put_tool_policy(
     }
     apply(control, move |control| {
         let served = control.task.as_ref().expect("checked by `apply`");
-        served.set_tool_policy(&control.controller, &by, &id, policy)
+        served.set_tool_policy(control.single.store(), &by, &id, policy)
     })
     .await
 }

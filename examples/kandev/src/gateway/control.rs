@@ -6,7 +6,7 @@
 //! - an agent's `"profile"` may also be Kandev's tool-policy form (ours
 //!   plus `coordinator_tool_policy` or `managed_tool_policy`, see
 //!   [`crate::tool_policies`]);
-//! - each agent's plugin tools (`gateway/plugins.rs`):
+//! - each agent's plugin tools (`control/plugins.rs`):
 //!   `GET`/`PUT /api/v1/agents/{principal}/plugin-tools`, whose `"tools"`
 //!   is everything its sessions list;
 //! - the library's admin page, `/admin`
@@ -22,18 +22,22 @@
 
 use std::sync::Arc;
 
-use axum::Router;
-use axum::extract::DefaultBodyLimit;
-use axum::http::Method;
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::{HeaderMap, Method};
+use axum::response::Response;
 use axum::routing::get;
+use axum::{Extension, Router};
 use mcp_profiles_serve::AgentStore;
-use mcp_profiles_serve::control::{ControlApi, DEFAULT_TOKEN_NAME};
+use mcp_profiles_serve::audit::Attribution;
+use mcp_profiles_serve::control::{ControlApi, DEFAULT_TOKEN_NAME, Refusal, path_principal};
 use serde_json::json;
 
 pub use mcp_profiles_serve::control::{MAX_PRINCIPAL_BYTES, MAX_TOKEN_BYTES};
 
 use crate::control::answers::{AgentPluginTools, InstalledSnapshot};
-use crate::control::plugins::MAX_SNAPSHOT_BYTES;
+use crate::control::plugins::{self, MAX_SNAPSHOT_BYTES};
 use crate::openapi;
 use crate::server::Kandev;
 use crate::tool_policies::KandevContext;
@@ -95,11 +99,28 @@ fn api(
                         None,
                     ),
             ],
-            get(super::plugins::get_plugin_tools)
-                .put(super::plugins::put_plugin_tools)
+            get(get_plugin_tools)
+                .put(put_plugin_tools)
                 .layer(DefaultBodyLimit::max(MAX_SNAPSHOT_BYTES))
                 .with_state(store),
         )
         .with_admin_named(openapi::admin_naming())
         .beside(openapi::METRICS, [openapi::metrics()])
+}
+
+async fn get_plugin_tools(
+    State(store): State<plugins::Store>,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, Refusal> {
+    plugins::installed(&store, &path_principal(path)?).await
+}
+
+async fn put_plugin_tools(
+    State(store): State<plugins::Store>,
+    Extension(by): Extension<Attribution>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Refusal> {
+    plugins::install(&store, &path_principal(path)?, &by, &headers, body).await
 }

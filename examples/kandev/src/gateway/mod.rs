@@ -19,7 +19,6 @@
 //! stored profiles, and its token routes serve no MCP request then.
 
 pub mod control;
-mod plugins;
 
 use std::future::Future;
 use std::io;

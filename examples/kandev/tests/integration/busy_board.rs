@@ -75,13 +75,13 @@ fn poll_control(url: String, done: Arc<std::sync::atomic::AtomicBool>) -> (Durat
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_control_api_answers_while_dependency_checks_run() {
-    let (client, controller) = common::in_process(chained_store(), "chain-000").await;
+    let (client, single) = common::in_process(chained_store(), "chain-000").await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!(
         "http://{}/api/v1/mcp/profile",
         listener.local_addr().unwrap()
     );
-    let app = control::router(controller.clone(), TOKEN);
+    let app = control::router(single.clone(), TOKEN);
     tokio::spawn(async move { axum::serve(listener, app).await });
 
     let call = |task_id: &str, depends_on: &str| {

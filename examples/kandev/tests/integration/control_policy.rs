@@ -232,7 +232,6 @@ async fn the_kill_switch_route_disables_tools_once_and_turns_them_back_on() {
         )
         .await;
     assert_eq!(killed["changed"], true);
-    assert_eq!(killed["notified_sessions"], 1);
     assert_eq!(killed["deny"], json!(["delete_task_kandev", "plan"]));
     expect_notifications(&session, 1).await;
     let tools = session.tool_names().await;
@@ -268,10 +267,7 @@ async fn the_kill_switch_route_disables_tools_once_and_turns_them_back_on() {
             json!({ "deny": ["delete_task_kandev", "plan"] }),
         )
         .await;
-    assert_eq!(
-        (again["changed"].clone(), again["notified_sessions"].clone()),
-        (json!(false), json!(0))
-    );
+    assert_eq!(again["changed"], false);
     tokio::time::sleep(QUIET).await;
     assert_eq!(session.notifications(), 1);
 

@@ -56,17 +56,21 @@ async fn serve_replaces_the_profile_from_the_page_and_the_client_hears_once() {
     let server = Server::start().await;
     let session = server.connect().await;
     log_in(&browser, &server).await;
+    // Its one agent, the task it serves, on the library's page.
+    assert!(browser.text("#principals").await.contains("task-2"));
+    save(&browser, "serve-overview.png").await;
+    browser.click(r#"a[href="/admin/agents/task-2"]"#).await;
+    browser.expect_path("/admin/agents/task-2").await;
     let mut before = session.tool_names().await;
     before.sort();
     assert_eq!(listed_tools(&browser).await, before);
     assert_eq!(browser.text("#sessions").await, "1");
-    save(&browser, "serve-overview.png").await;
 
     browser
         .fill("#profile", r#"{"surface":"configuration"}"#)
         .await;
     browser.click("#profile-form button").await;
-    browser.expect_path("/admin/profile").await;
+    browser.expect_path("/admin/agents/task-2/profile").await;
     let added = browser.text("ul.added").await;
     assert!(added.contains("create_workflow_kandev"), "{added}");
     save(&browser, "serve-preview.png").await;
@@ -74,7 +78,7 @@ async fn serve_replaces_the_profile_from_the_page_and_the_client_hears_once() {
     assert_eq!(session.notifications_of(List::Tools), 0);
 
     browser.click("#apply button").await;
-    browser.expect_path("/admin").await;
+    browser.expect_path("/admin/agents/task-2").await;
     assert_eq!(browser.text("#tool-count").await, "43");
     session.expect_exactly(&[(List::Tools, 1)]).await;
     let mut after = session.tool_names().await;

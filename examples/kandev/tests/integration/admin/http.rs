@@ -8,6 +8,9 @@ use super::{Login, hidden, no_redirects};
 use crate::common::gateway::put;
 use crate::common::{Server, TOKEN};
 
+/// `serve`'s agent on the library's admin page: the demo board's task.
+const SERVED: &str = "/admin/agents/task-2";
+
 #[tokio::test]
 async fn a_page_without_a_login_sends_the_browser_to_the_login_form() {
     let server = Server::start().await;
@@ -29,10 +32,10 @@ async fn a_page_without_a_login_sends_the_browser_to_the_login_form() {
     assert_eq!(answer.status(), 303);
     // A form post without a login changes nothing.
     let answer = http
-        .post(format!("{}/admin/profile/apply", server.control))
+        .post(format!("{}{SERVED}/profile/apply", server.control))
         .form(&[
             ("profile", r#"{"surface":"configuration"}"#),
-            ("expect", ""),
+            ("version", "1"),
             ("csrf", "x"),
         ])
         .send()
@@ -94,31 +97,31 @@ async fn a_form_without_the_login_csrf_token_changes_nothing() {
     let (status, page) = login
         .post(
             &server,
-            "/admin/profile/apply",
+            &format!("{SERVED}/profile/apply"),
             &[
                 ("profile", r#"{"surface":"configuration"}"#),
-                ("expect", "x"),
+                ("version", "1"),
                 ("csrf", "forged"),
             ],
         )
         .await;
     assert_eq!(status, 403, "{page}");
     assert!(page.contains("CSRF"), "{page}");
-    // The right CSRF token, but the profile changed since `expect`: 409.
+    // The right CSRF token, but the agent changed since `version`: 409.
     let csrf = login.csrf(&server).await;
     let (status, page) = login
         .post(
             &server,
-            "/admin/profile/apply",
+            &format!("{SERVED}/profile/apply"),
             &[
                 ("profile", r#"{"surface":"configuration"}"#),
-                ("expect", "{}"),
+                ("version", "7"),
                 ("csrf", &csrf),
             ],
         )
         .await;
     assert_eq!(status, 409, "{page}");
-    assert!(page.contains("changed since the preview"), "{page}");
+    assert!(page.contains("not the one expected"), "{page}");
     session
         .expect_exactly(&[(mcp_profiles_tests::client::List::Tools, 0)])
         .await;
@@ -133,9 +136,10 @@ async fn bad_input_is_named_and_escaped() {
     let (status, page) = login
         .post(
             &server,
-            "/admin/profile",
+            &format!("{SERVED}/profile"),
             &[
                 ("profile", r#"{"surface":"<script>alert(1)</script>"}"#),
+                ("version", "1"),
                 ("csrf", &csrf),
             ],
         )
@@ -150,14 +154,14 @@ async fn bad_input_is_named_and_escaped() {
         .post(
             &server,
             "/admin/kill-switch",
-            &[("deny", "no_such_tool"), ("csrf", &csrf)],
+            &[("deny", "no_such_tool"), ("version", "0"), ("csrf", &csrf)],
         )
         .await;
     assert_eq!(status, 400, "{page}");
     assert!(page.contains("no_such_tool"), "{page}");
     // Not a form.
     let answer = no_redirects()
-        .post(format!("{}/admin/profile", server.control))
+        .post(format!("{}{SERVED}/profile", server.control))
         .header(header::COOKIE, &login.cookie)
         .header(header::CONTENT_TYPE, "application/json")
         .body("{}")
@@ -175,9 +179,10 @@ async fn the_preview_shows_the_diff_and_the_apply_makes_it() {
     let (status, preview) = login
         .post(
             &server,
-            "/admin/profile",
+            &format!("{SERVED}/profile"),
             &[
                 ("profile", r#"{"surface":"configuration"}"#),
+                ("version", "1"),
                 ("csrf", &csrf),
             ],
         )
@@ -190,10 +195,10 @@ async fn the_preview_shows_the_diff_and_the_apply_makes_it() {
     let (status, _) = login
         .post(
             &server,
-            "/admin/profile/apply",
+            &format!("{SERVED}/profile/apply"),
             &[
                 ("profile", &hidden(&preview, "profile")),
-                ("expect", &hidden(&preview, "expect")),
+                ("version", &hidden(&preview, "version")),
                 ("csrf", &csrf),
             ],
         )
@@ -201,9 +206,9 @@ async fn the_preview_shows_the_diff_and_the_apply_makes_it() {
     assert_eq!(status, 303);
     let changed = server.profile(&http).await;
     assert_eq!(changed["profile"]["surface"], "configuration");
-    let (_, overview) = login.get(&server, "/admin").await;
+    let (_, page) = login.get(&server, SERVED).await;
     assert!(
-        overview.contains("profile-put"),
+        page.contains("profile-put"),
         "the audit trail shows the change"
     );
 }

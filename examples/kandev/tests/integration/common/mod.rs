@@ -44,28 +44,24 @@ pub fn send_signal(pid: u32, signal: &str) {
 pub async fn in_process(
     store: Arc<kandev_mcp::store::Store>,
     task_id: &str,
-) -> (
-    RunningService<RoleClient, ()>,
-    mcp_profiles::ProfileController<kandev_mcp::Kandev>,
-) {
+) -> (RunningService<RoleClient, ()>, kandev_mcp::control::Single) {
     let context = kandev_mcp::legacy::context_for_mode("task", false).expect("task mode");
-    let (client_io, controller) = serve_in_process(store, task_id, context);
+    let (client_io, single) = serve_in_process(store, task_id, context);
     let client = ().serve(client_io).await.expect("the MCP handshake succeeds");
-    (client, controller)
+    (client, single)
 }
 
 /// A Kandev server over `store`, bound to `task_id`, with profile
 /// `context`, serving one end of an in-process pipe (`tokio::io::duplex`):
-/// the other end, for a client, and the controller.
+/// the other end, for a client, and the agent it serves (what a control
+/// API changes).
 pub fn serve_in_process(
     store: Arc<kandev_mcp::store::Store>,
     task_id: &str,
     context: mcp_profiles::ProfileContext<kandev_mcp::Kandev>,
-) -> (
-    tokio::io::DuplexStream,
-    mcp_profiles::ProfileController<kandev_mcp::Kandev>,
-) {
-    let controller = mcp_profiles::ProfileController::new(context);
+) -> (tokio::io::DuplexStream, kandev_mcp::control::Single) {
+    let single = kandev_mcp::control::Single::demo(context);
+    let controller = single.controller();
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
     let server = controller.server(kandev_mcp::Kandev::new(store, task_id));
     tokio::spawn(async move {
@@ -73,7 +69,7 @@ pub fn serve_in_process(
             let _ = running.waiting().await;
         }
     });
-    (client_io, controller)
+    (client_io, single)
 }
 
 /// Calls `tool` with `arguments` (a JSON object): whether the result is an
