@@ -26,17 +26,19 @@ pub const MAX_PRINCIPAL_BYTES: usize = 128;
 /// The longest agent token.
 pub const MAX_TOKEN_BYTES: usize = 1024;
 
-/// What the routes share: the store they change, and the context form
-/// `PUT` of an agent reads.
+/// What the routes share: the store they change, the one agent it serves
+/// if it serves one, and the context form `PUT` of an agent reads.
 pub(super) struct Shared<S: Vocabulary, F> {
     pub(super) store: Arc<dyn AgentStore<S>>,
+    pub(super) only: Option<Arc<str>>,
     form: PhantomData<fn() -> F>,
 }
 
 impl<S: Vocabulary, F> Shared<S, F> {
-    pub(super) fn new(store: Arc<dyn AgentStore<S>>) -> Self {
+    pub(super) fn new(store: Arc<dyn AgentStore<S>>, only: Option<Arc<str>>) -> Self {
         Shared {
             store,
+            only,
             form: PhantomData,
         }
     }
@@ -44,7 +46,7 @@ impl<S: Vocabulary, F> Shared<S, F> {
 
 impl<S: Vocabulary, F> Clone for Shared<S, F> {
     fn clone(&self) -> Self {
-        Shared::new(Arc::clone(&self.store))
+        Shared::new(Arc::clone(&self.store), self.only.clone())
     }
 }
 
@@ -152,6 +154,12 @@ pub(super) async fn put_agent<S: Vocabulary, F: ContextForm<S>>(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
     let principal = path_principal(path)?;
+    if let Some(only) = shared.only.as_deref().filter(|only| *only != principal) {
+        return Err(Refusal::new(
+            StatusCode::NOT_FOUND,
+            format!("no agent `{principal}`: this server serves one agent, `{only}`"),
+        ));
+    }
     let body: AgentPut<F> = decode(&headers, body)?;
     let change = shared
         .store

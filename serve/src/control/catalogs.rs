@@ -100,7 +100,7 @@ impl<S: Vocabulary, F: ContextForm<S>> ControlApi<S, F> {
     /// must have been built with that decoder
     /// ([`ProfileStore::with_catalogs`](crate::ProfileStore::with_catalogs)).
     pub fn with_catalogs<W: JsonSchema + 'static>(self) -> Self {
-        let shared = Shared::<S, F>::new(std::sync::Arc::clone(self.store()));
+        let shared = Shared::<S, F>::new(std::sync::Arc::clone(self.store()), None);
         let principal = json!({"principal": "$request.path.principal"});
         self.route(
             CATALOG,

@@ -51,6 +51,11 @@
 //! profile form ([`ControlApi::context_form`]), and routes with their own
 //! authentication, such as an admin page ([`ControlApi::merge`]).
 //!
+//! **One agent.** A single-agent server (one MCP session's profile, no
+//! agent tokens) serves the same API over a store holding its one agent,
+//! with [`ControlApi::serving_one`]: no agent is created or deleted and
+//! no token granted through it; everything else is as above.
+//!
 //! ```
 //! # mod server {
 //! #     #[derive(Clone)] pub struct Desk;
@@ -139,6 +144,8 @@ pub struct ControlApi<S: Vocabulary, F = ProfileContext<S>> {
     extensions: Api<()>,
     /// Routes with their own authentication, merged as they are.
     merged: Vec<Router>,
+    /// The one agent a single-agent server serves, if it is one.
+    only: Option<Arc<str>>,
     form: PhantomData<fn() -> F>,
 }
 
@@ -172,6 +179,7 @@ impl<S: Vocabulary> ControlApi<S> {
                 .to_owned(),
             extensions: Api::default(),
             merged: Vec::new(),
+            only: None,
             form: PhantomData,
         }
     }
@@ -190,8 +198,21 @@ impl<S: Vocabulary, F: ContextForm<S>> ControlApi<S, F> {
             description: self.description,
             extensions: self.extensions,
             merged: self.merged,
+            only: self.only,
             form: PhantomData,
         }
+    }
+
+    /// The API of a single-agent server, whose store holds the one agent
+    /// its sessions are served by, `principal` (added before the API
+    /// starts): the API neither creates nor deletes an agent (a `PUT`
+    /// naming another principal is 404, `DELETE` is not served) and grants
+    /// no token (the token routes are not served: such a server
+    /// authenticates no agent token). Every other route is as for a
+    /// deployment of many agents.
+    pub fn serving_one(mut self, principal: &str) -> Self {
+        self.only = Some(Arc::from(principal));
+        self
     }
 
     /// Records its changes under `name` (see [`token_name`], which checks
@@ -278,7 +299,7 @@ impl<S: Vocabulary, F: ContextForm<S>> ControlApi<S, F> {
 
     /// The router and the document, built together.
     pub fn described(mut self) -> (Router, Value) {
-        let shared = Shared::<S, F>::new(Arc::clone(&self.store));
+        let shared = Shared::<S, F>::new(Arc::clone(&self.store), self.only.clone());
         let api = std::mem::take(&mut self.extensions);
         let (routes, document) =
             own_routes(api, shared).finish(OPENAPI_PATH, &self.title, &self.description);
@@ -303,65 +324,86 @@ fn principal() -> Value {
 /// The API's own routes, each described, added to `api`.
 fn own_routes<S: Vocabulary, F: ContextForm<S>>(api: Api<()>, shared: Shared<S, F>) -> Api<()> {
     use answers::*;
-    api.route(
-        AGENT,
-        [
-            openapi::get::<Agent<S>>("An agent").refuses(&[404, 503]),
-            openapi::put::<AgentChanged<S>>(
-                "Creates or replaces an agent's profile (with `version`: a compare-and-set)",
-            )
-            .body::<AgentPut<F>>()
-            .propagates()
-            .refuses(&[409, 503])
-            .link("ReadAgent", (Method::GET, AGENT), principal(), None)
-            .link(
-                "PutAgentAtVersion",
-                (Method::PUT, AGENT),
-                principal(),
-                Some(json!({"profile": "$response.body#/profile", "version": "$response.body#/version"})),
-            )
-            .link(
-                "GrantToken",
-                (Method::POST, TOKENS),
-                json!({}),
-                Some(json!({"token": "stateful-token", "principal": "$request.path.principal"})),
-            )
-            .link("DeleteAgent", (Method::DELETE, AGENT), principal(), None),
-            openapi::delete::<AgentRemoved>("Removes an agent and every token naming it")
-                .propagates()
-                .refuses(&[404, 503]),
-        ],
-        get(agents::get_agent::<S, F>)
-            .put(agents::put_agent::<S, F>)
-            .delete(agents::delete_agent::<S, F>)
-            .with_state(shared.clone()),
+    let single = shared.only.is_some();
+    let mut put = openapi::put::<AgentChanged<S>>(
+        "Creates or replaces an agent's profile (with `version`: a compare-and-set)",
     )
-    .route(
-        TOKENS,
-        [
-            openapi::post::<Granted>("Lets a token act as a principal on every instance")
-                .body::<GrantBody>()
-                .propagates()
-                .refuses(&[503])
-                .link(
-                    "RevokeToken",
-                    (Method::POST, REVOKE),
-                    json!({}),
-                    Some(json!({"token": "$request.body#/token"})),
-                ),
-        ],
-        post(agents::grant::<S, F>).with_state(shared.clone()),
-    )
-    .route(
-        REVOKE,
-        [
-            openapi::post::<Revoked>("Stops a token everywhere, ending what it opened")
-                .body::<RevokeBody>()
-                .propagates()
-                .refuses(&[503]),
-        ],
-        post(agents::revoke::<S, F>).with_state(shared.clone()),
-    )
+    .body::<AgentPut<F>>()
+    .propagates()
+    .refuses(&[409, 503])
+    .link("ReadAgent", (Method::GET, AGENT), principal(), None)
+    .link(
+        "PutAgentAtVersion",
+        (Method::PUT, AGENT),
+        principal(),
+        Some(json!({"profile": "$response.body#/profile", "version": "$response.body#/version"})),
+    );
+    let get_agent = openapi::get::<Agent<S>>("An agent").refuses(&[404, 503]);
+    let agent = get(agents::get_agent::<S, F>).put(agents::put_agent::<S, F>);
+    if single {
+        // Only the agent served: a `PUT` of another is 404.
+        let api = api.route(
+            AGENT,
+            [get_agent, put.refuses(&[404])],
+            agent.with_state(shared.clone()),
+        );
+        return shared_routes(api, shared);
+    }
+    put = put
+        .link(
+            "GrantToken",
+            (Method::POST, TOKENS),
+            json!({}),
+            Some(json!({"token": "stateful-token", "principal": "$request.path.principal"})),
+        )
+        .link("DeleteAgent", (Method::DELETE, AGENT), principal(), None);
+    let api = api
+        .route(
+            AGENT,
+            [
+                get_agent,
+                put,
+                openapi::delete::<AgentRemoved>("Removes an agent and every token naming it")
+                    .propagates()
+                    .refuses(&[404, 503]),
+            ],
+            agent
+                .delete(agents::delete_agent::<S, F>)
+                .with_state(shared.clone()),
+        )
+        .route(
+            TOKENS,
+            [
+                openapi::post::<Granted>("Lets a token act as a principal on every instance")
+                    .body::<GrantBody>()
+                    .propagates()
+                    .refuses(&[503])
+                    .link(
+                        "RevokeToken",
+                        (Method::POST, REVOKE),
+                        json!({}),
+                        Some(json!({"token": "$request.body#/token"})),
+                    ),
+            ],
+            post(agents::grant::<S, F>).with_state(shared.clone()),
+        )
+        .route(
+            REVOKE,
+            [
+                openapi::post::<Revoked>("Stops a token everywhere, ending what it opened")
+                    .body::<RevokeBody>()
+                    .propagates()
+                    .refuses(&[503]),
+            ],
+            post(agents::revoke::<S, F>).with_state(shared.clone()),
+        );
+    shared_routes(api, shared)
+}
+
+/// The routes every API serves, a single agent's too.
+fn shared_routes<S: Vocabulary, F: ContextForm<S>>(api: Api<()>, shared: Shared<S, F>) -> Api<()> {
+    use answers::*;
+    api
     .route(
         KILL_SWITCH,
         [

@@ -3,10 +3,11 @@
 //! Kandev's mounted on it as extensions. One API, the gateway's, over a
 //! store of one principal.
 //!
-//! The library's routes (`/api/v1/agents/{principal}`, tokens, the kill
-//! switch, the audit trail, `/exposure`, the admin page at `/admin`) name
-//! the agent by its principal: the served task's id (`--task`), `task-2`
-//! on the demo board. Kandev's own, each changing that one agent through
+//! The library's routes for one agent
+//! ([`ControlApi::serving_one`]: `GET`/`PUT /api/v1/agents/{principal}`,
+//! the kill switch, the audit trail, `/exposure`, the admin page at
+//! `/admin`) name the agent by its principal: the served task's id
+//! (`--task`), `task-2` on the demo board. Kandev's own, each changing that one agent through
 //! the same store, so every change is recorded in the same audit trail:
 //!
 //! | route | body | answer |
@@ -198,6 +199,7 @@ fn api(single: Single, token: &str, extras: Extras) -> ControlApi<Kandev, Kandev
     let task_route =
         |summary: &'static str| openapi::put::<TaskChanged>(summary).refuses(&[404, 500, 503]);
     ControlApi::new(single.agents(), token)
+        .serving_one(&single.principal)
         .context_form::<KandevContext>()
         .recorded_as(&extras.token_name)
         .titled(

@@ -483,3 +483,108 @@ async fn a_record_sqlite_cannot_save_refuses_the_change() {
         1
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_is_the_librarys_api_over_its_one_agent_recorded_in_sqlite() {
+    let (db, _) = Db::init();
+    let server = db.serve("task-2", &[]).await;
+    let session = server.connect().await;
+    let agent = ok(&server, Method::GET, "/api/v1/agents/task-2", "a-1", None).await;
+    assert_eq!(
+        agent["version"], 1,
+        "the task served is the store's one agent"
+    );
+
+    // A compare-and-set through the library's route, recorded in SQLite.
+    let body = json!({"profile": {"surface": "office-task"}, "version": 1});
+    let put = ok(
+        &server,
+        Method::PUT,
+        "/api/v1/agents/task-2",
+        "a-2",
+        Some(body.clone()),
+    )
+    .await;
+    assert_eq!(
+        (put["version"].clone(), put["changed"].clone()),
+        (json!(2), json!(true))
+    );
+    session
+        .expect_exactly(&[(mcp_profiles_tests::client::List::Tools, 1)])
+        .await;
+    let (status, _, stale) = send(
+        &server,
+        Method::PUT,
+        "/api/v1/agents/task-2",
+        None,
+        Some(body),
+    )
+    .await;
+    assert_eq!(status, 409, "{stale}");
+    // A legacy route changes the same agent, the version going on.
+    ok(
+        &server,
+        Method::PUT,
+        "/api/v1/mcp/mode",
+        "a-3",
+        Some(json!({"mode": "task"})),
+    )
+    .await;
+    let stored: Vec<(String, String)> = db
+        .read_only()
+        .prepare("SELECT kind, request_id FROM audit ORDER BY seq")
+        .unwrap()
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        stored,
+        [
+            ("profile-put".into(), "a-2".into()),
+            ("profile-put".into(), "a-3".into())
+        ]
+    );
+    let (records, _) = page(&server, "").await;
+    assert_eq!(records[1]["after"]["version"], 3);
+
+    // The past, from the same trail: at revision 2 it was office-task.
+    let past = ok(
+        &server,
+        Method::GET,
+        "/api/v1/agents/task-2/exposure?revision=2",
+        "a-4",
+        None,
+    )
+    .await;
+    assert_eq!(past["agent"]["profile"]["surface"], "office-task", "{past}");
+
+    // One agent: none created, none deleted, no token granted.
+    let other = json!({"profile": {"surface": "office-task"}});
+    let (status, _, answer) = send(
+        &server,
+        Method::PUT,
+        "/api/v1/agents/bob",
+        None,
+        Some(other),
+    )
+    .await;
+    assert_eq!(status, 404, "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("one agent, `task-2`"),
+        "{answer}"
+    );
+    let (status, _, _) = send(&server, Method::DELETE, "/api/v1/agents/task-2", None, None).await;
+    assert_eq!(status, 405);
+    let grant = json!({"token": "bob-token", "principal": "task-2"});
+    let (status, _, _) = send(&server, Method::POST, "/api/v1/tokens", None, Some(grant)).await;
+    assert_eq!(status, 404);
+    assert_eq!(
+        page(&server, "").await.0.len(),
+        2,
+        "refusals record nothing"
+    );
+}
