@@ -32,6 +32,13 @@ pub enum TaskError {
     Db(DbError),
 }
 
+/// The served task's agent is gone (the control API cannot delete it).
+impl From<mcp_profiles_serve::UnknownPrincipal> for TaskError {
+    fn from(error: mcp_profiles_serve::UnknownPrincipal) -> Self {
+        TaskError::NoTask(error.principal().to_owned())
+    }
+}
+
 impl fmt::Display for TaskError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -181,19 +188,19 @@ impl ServedTask {
         }
         // Replaced in the order of the store's recorded changes, the board
         // held: a change saved after it cannot be put in force before it.
-        let caught_up = agents.change_agent(&self.task_id, |current| {
+        agents.change_agent(&self.task_id, |current| {
             let board = self.store.begin()?;
             let Some(task) = board.tasks.get(&self.task_id) else {
-                return Ok(((), None));
+                return Ok(None);
             };
             // A stored policy that no longer validates (written around this
             // server) leaves the live profile as it was, and says so.
             self.note(task);
             let providers = current.providers().collect();
             let resolved = self.profile_of(task, providers)?;
-            Ok::<_, TaskError>(((), Some(resolved.with_policy(current.policy()))))
-        });
-        caught_up.map_or(Ok(()), |caught_up| caught_up.map(drop))
+            Ok::<_, TaskError>(Some(resolved.with_policy(current.policy())))
+        })?;
+        Ok(())
     }
 
     /// Saves `policy` in task `task_id`'s metadata (replacing either
@@ -297,12 +304,9 @@ impl ServedTask {
                 self.note(&task);
             }
             saved = Some(TaskState::from(&task));
-            Ok::<_, TaskError>(((), live.map(|(_, next)| next)))
+            Ok::<_, TaskError>(live.map(|(_, next)| next))
         });
-        let replacement = match made {
-            Some(made) => made?.1,
-            None => return Err(TaskError::NoTask(self.task_id.clone())),
-        };
+        let replacement = made?;
         Ok(TaskChange {
             task: saved.expect("saved when the change was made"),
             // Another task's change moves no live profile.

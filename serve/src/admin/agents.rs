@@ -254,7 +254,7 @@ async fn overview<S: Vocabulary, F>(
         h2 { "Audit trail (newest first)" }
         (audit(&control, AuditQuery::new()).await?)
     };
-    Ok(page(StatusCode::OK, "The gateway", Some(&login), body))
+    Ok(page(StatusCode::OK, "Agents", Some(&login), body))
 }
 
 fn kill_switch_form(login: &SignedIn, switch: &StoredKillSwitch) -> Markup {
@@ -579,7 +579,7 @@ mod tests {
 
         let (status, _, overview) = send(addr, "GET", "/admin", cookie, "").await;
         assert_eq!(status, 200, "{overview}");
-        assert!(overview.contains("The gateway · Desk admin"), "{overview}");
+        assert!(overview.contains("Agents · Desk admin"), "{overview}");
         let csrf = hidden(&overview, "csrf");
         let stale = format!("csrf={csrf}&version=x1&deny=");
         let (status, _, page) = send(addr, "POST", "/admin/kill-switch", cookie, &stale).await;

@@ -397,8 +397,13 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// methods is held back; it makes and records the change in the
     /// application's terms (its own audit record, in its own transaction)
     /// and answers what to serve next (`None`: the profile stays), which is
-    /// put in force, bumping the version, before any other change. `None`
-    /// if `principal` has no agent (`change` is not called).
+    /// put in force, bumping the version, before any other change: the
+    /// replacement, if any.
+    ///
+    /// # Errors
+    ///
+    /// `change`'s, or [`UnknownPrincipal`] (converted) if `principal` has
+    /// no agent (`change` is not called).
     ///
     /// ```
     /// # mod server {
@@ -413,37 +418,35 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// #     #[providers] pub enum Provider {}
     /// # }
     /// use mcp_profiles::ProfileContext;
-    /// use mcp_profiles_serve::ProfileStore;
+    /// use mcp_profiles_serve::{ProfileStore, StoreError};
     ///
     /// let store = ProfileStore::<Demo>::default();
     /// store.add_agent("alice", ProfileContext::new(Surface::Ticket));
-    /// let moved = store.change_agent("alice", |current| {
+    /// let replaced = store.change_agent("alice", |current| {
     ///     assert_eq!(current.surface(), Surface::Ticket);
     ///     // ... save and record the application's change, then:
-    ///     Ok::<_, std::io::Error>(("saved", Some(ProfileContext::new(Surface::Billing))))
-    /// });
-    /// let (outcome, replacement) = moved.unwrap()?;
-    /// assert_eq!((outcome, replacement.is_some()), ("saved", true));
+    ///     Ok::<_, StoreError>(Some(ProfileContext::new(Surface::Billing)))
+    /// })?;
+    /// assert!(replaced.is_some(), "the profile was replaced");
     /// assert_eq!(store.version("alice"), Some(2));
-    /// # Ok::<(), std::io::Error>(())
+    /// # Ok::<(), StoreError>(())
     /// ```
-    pub fn change_agent<T, E>(
+    pub fn change_agent<E: From<UnknownPrincipal>>(
         &self,
         principal: &str,
-        change: impl FnOnce(ProfileContext<S>) -> Result<(T, Option<ProfileContext<S>>), E>,
-    ) -> Option<Result<(T, Option<Replacement<S>>), E>> {
+        change: impl FnOnce(ProfileContext<S>) -> Result<Option<ProfileContext<S>>, E>,
+    ) -> Result<Option<Replacement<S>>, E> {
         let _held = self.recording();
-        let current = *self
-            .controller(&Principal::new(principal))?
-            .current()
-            .context();
-        Some(change(current).map(|(outcome, next)| {
-            let replacement = next.and_then(|next| match self.put_if(principal, next, None) {
-                Ok((_, replacement, _)) => replacement,
-                Err(_) => unreachable!("an unconditional put never conflicts"),
-            });
-            (outcome, replacement)
-        }))
+        let controller = self
+            .controller(&Principal::new(principal))
+            .ok_or_else(|| UnknownPrincipal::new(principal))?;
+        let Some(next) = change(*controller.current().context())? else {
+            return Ok(None);
+        };
+        match self.put_if(principal, next, None) {
+            Ok((_, replacement, _)) => Ok(replacement),
+            Err(_) => unreachable!("an unconditional put never conflicts"),
+        }
     }
 
     /// Adds or replaces `principal`'s agent, bumping its version (1 for a

@@ -21,7 +21,7 @@
 //! | `GET /api/v1/mcp/kill-switch` | — | `{"deny": [...]}` |
 //! | `PUT /api/v1/mcp/kill-switch` | `{"deny": ["delete_task_kandev"]}` | `{"deny", "profile", "tools", "changed"}` |
 //! | `GET /api/v1/mcp/plugin-tools` | — | the installed plugin-tool snapshot |
-//! | `PUT /api/v1/mcp/plugin-tools` | a plugin-tool snapshot | `{"principal", "generation", "revision", "tools", "changed", "version"}`, see [`plugins`] |
+//! | `PUT /api/v1/mcp/plugin-tools` | a plugin-tool snapshot | `{"principal", "generation", "revision", "tools", "changed", "version"}`, see `control/plugins.rs` |
 //! | `PUT /api/v1/tasks/{id}/autopilot` | `{"autopilot": true}` | see [`tasks`] |
 //! | `PUT /api/v1/tasks/{id}/title-owner` | `{"session": "session-2"}` or `null` | see [`tasks`] |
 //! | `PUT /api/v1/tasks/{id}/tool-policy` | `{"coordinator_tool_policy": {...}}`, `{"managed_tool_policy": {...}}` or `{}` | see [`tasks`] |
@@ -219,7 +219,7 @@ fn api(single: Single, token: &str, extras: Extras) -> ControlApi<Kandev, Kandev
                 ),
                 openapi::put::<Changed>("Replaces the live profile")
                     .body::<KandevContext>()
-                    .refuses(&[503]),
+                    .refuses(&[409, 503]),
             ],
             get(get_profile).put(put_profile).with_state(control.clone()),
         )
@@ -227,14 +227,14 @@ fn api(single: Single, token: &str, extras: Extras) -> ControlApi<Kandev, Kandev
             "/api/v1/mcp/mode",
             [openapi::put::<Changed>("Replaces the live profile with a legacy mode's")
                 .body::<ModeBody>()
-                .refuses(&[503])],
+                .refuses(&[409, 503])],
             put(put_mode).with_state(control.clone()),
         )
         .route(
             "/api/v1/mcp/providers",
             [openapi::put::<Changed>("Sets the live profile's providers")
                 .body::<ProvidersBody>()
-                .refuses(&[503])],
+                .refuses(&[409, 503])],
             put(put_providers).with_state(control.clone()),
         )
         .route(
@@ -248,7 +248,7 @@ fn api(single: Single, token: &str, extras: Extras) -> ControlApi<Kandev, Kandev
                 ),
                 openapi::put::<PolicyChanged>("Puts the whole policy on the live profile")
                     .body::<mcp_profiles::Policy<Kandev>>()
-                    .refuses(&[503]),
+                    .refuses(&[409, 503]),
             ],
             get(policy::get_policy)
                 .put(policy::put_policy)
