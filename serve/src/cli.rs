@@ -45,7 +45,7 @@ use mcp_profiles::Vocabulary;
 use crate::control::answers::Exposed;
 use crate::exposure::past::{Moment, Trail};
 use crate::exposure::verify::{read_decisions, verify};
-use crate::{RedisOptions, RedisStore};
+use crate::{AgentStore, RedisOptions, RedisStore};
 
 /// `explain` and `verify`, for a server's command line.
 #[derive(Debug, Subcommand)]
@@ -67,9 +67,9 @@ pub enum Ask {
 #[derive(Debug, Args)]
 pub struct Store {
     /// The deployment's store: `redis://HOST:PORT/DB` or
-    /// `redis+cluster://HOST:PORT,...`.
+    /// `redis+cluster://HOST:PORT,...` (unless the binary opens its own).
     #[arg(long, env = "MCP_PROFILES_STORE")]
-    store: String,
+    store: Option<String>,
     /// The key prefix its gateways use.
     #[arg(long, default_value = "mcp-profiles")]
     prefix: String,
@@ -106,20 +106,34 @@ struct When {
 }
 
 impl Ask {
-    /// Asks the store for `S`'s server and writes the answer to `out`; an
-    /// `Err` names what went wrong (a store out of reach, a revision no
-    /// record made, a verification that failed and its first
-    /// counterexample).
+    /// Asks the store `--store` names for `S`'s server and writes the
+    /// answer to `out`; an `Err` names what went wrong (a store out of
+    /// reach, a revision no record made, a verification that failed and its
+    /// first counterexample).
     pub async fn answer<S: Vocabulary>(self, out: &mut dyn Write) -> Result<(), Box<dyn Error>> {
+        let store = match &self {
+            Ask::Explain(explain) => explain.store.connect::<S>().await?,
+            Ask::Verify(store) => store.connect::<S>().await?,
+        };
+        self.answer_over(&store, out).await
+    }
+
+    /// [`answer`](Self::answer) from `store`, one the binary opened itself
+    /// (an application's own trail behind a
+    /// [`ProfileStore`](crate::ProfileStore)); `--store` is not read.
+    pub async fn answer_over<S: Vocabulary>(
+        self,
+        store: &dyn AgentStore<S>,
+        out: &mut dyn Write,
+    ) -> Result<(), Box<dyn Error>> {
         match self {
             Ask::Explain(explain) => {
-                let store = explain.store.connect::<S>().await?;
                 let moment = match (explain.moment.at, explain.moment.revision) {
                     (Some(at), _) => Moment::At(at),
                     (None, Some(revision)) => Moment::Revision(revision),
                     (None, None) => return Err("give --at or --revision".into()),
                 };
-                let past = Trail::<S>::read(&store)
+                let past = Trail::<S>::read(store)
                     .await?
                     .exposure(&explain.principal, moment)?;
                 match (explain.why, past.explain()) {
@@ -131,10 +145,9 @@ impl Ask {
                 }
                 Ok(())
             }
-            Ask::Verify(store) => {
-                let store = store.connect::<S>().await?;
-                let trail = Trail::<S>::read(&store).await?;
-                let decisions = read_decisions(&store).await?;
+            Ask::Verify(_) => {
+                let trail = Trail::<S>::read(store).await?;
+                let decisions = read_decisions(store).await?;
                 let verdict = verify(&trail, &decisions);
                 writeln!(
                     out,
@@ -163,11 +176,14 @@ impl Ask {
 
 impl Store {
     async fn connect<S: Vocabulary>(&self) -> Result<RedisStore<S>, Box<dyn Error>> {
+        let Some(url) = &self.store else {
+            return Err("give --store (or MCP_PROFILES_STORE): the deployment's Redis".into());
+        };
         let options = RedisOptions::default()
             .with_prefix(&self.prefix)
             .with_shards(self.shards);
-        RedisStore::connect(&self.store, options)
+        RedisStore::connect(url, options)
             .await
-            .map_err(|error| format!("--store {}: {error}", self.store).into())
+            .map_err(|error| format!("--store {url}: {error}").into())
     }
 }

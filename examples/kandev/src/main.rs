@@ -17,7 +17,9 @@ use kandev_mcp::{
     Kandev, Provider, control, costs, demo, gateway, legacy, matrix, naming, policy, tool_policies,
 };
 use mcp_profiles::{DenyList, ProfileContext, Vocabulary};
-use mcp_profiles_serve::ProfileStore;
+use mcp_profiles_serve::audit::Attribution;
+use mcp_profiles_serve::audit::decisions::DecisionLog;
+use mcp_profiles_serve::{AgentStore, ProfileStore};
 use rmcp::ServiceExt;
 
 #[derive(Parser)]
@@ -64,9 +66,9 @@ enum Command {
     /// profiles and tokens in memory or, with --store, in Redis shared by
     /// every gateway; agents and tokens are managed by the control API.
     Gateway(GatewayArgs),
-    /// Ask the gateways' shared store: `explain` a principal's past, `verify` its decisions.
-    #[command(subcommand)]
-    Trail(mcp_profiles_serve::cli::Ask),
+    /// Ask the gateways' shared store (--store) or a `serve --db` database
+    /// (--db): `explain` a principal's past, `verify` its decisions.
+    Trail(TrailArgs),
     /// Print the profile JSON the backend resolves from session facts.
     Resolve(ResolveArgs),
     /// Print a profile's tool names, sorted, one per line (or, with
@@ -268,6 +270,10 @@ struct ServeArgs {
     /// Serve `GET /metrics` on the control listener without its token.
     #[arg(long, requires = "control")]
     metrics_public: bool,
+    /// Log every call decision; with --db in its `decisions` table, beside
+    /// the audit trail (`kandev-mcp trail --db FILE verify`).
+    #[arg(long)]
+    log_decisions: bool,
     #[command(flatten)]
     token_name: TokenNameArgs,
     #[command(flatten)]
@@ -580,7 +586,7 @@ async fn run(command: Command) -> Result<(), Failure> {
         }
         Command::Serve(args) => serve(*args).await,
         Command::Gateway(args) => run_gateway(args).await,
-        Command::Trail(ask) => Ok(ask.answer::<Kandev>(&mut io::stdout()).await?),
+        Command::Trail(args) => trail(args).await,
         Command::Resolve(args) => {
             let facts = SessionFacts {
                 purpose: args.purpose,
@@ -735,8 +741,22 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     if let Some(search) = tool_search {
         agents = agents.with_tool_search(search)?;
     }
-    let single = control::Single::new(Arc::new(agents), &bound_task, context);
+    if args.log_decisions {
+        agents = agents.with_decision_log(Arc::new(DecisionLog::new(100_000)));
+        if served.is_some() {
+            agents = agents.with_decision_trail(Arc::clone(&board) as Arc<_>);
+        }
+    }
+    // Its start is the trail's first word of this run, at the version after
+    // the newest the trail holds: a restart goes on from the last run's.
+    let launched = Attribution::new("kandev-mcp-serve", format!("launch-{}", std::process::id()))?;
+    let single = control::Single::launch(Arc::new(agents), &bound_task, context, &launched).await?;
     let controller = single.controller();
+    let agents = Arc::clone(single.store());
+    // The decisions heard, shipped to the database as they come.
+    let _shipping = args
+        .log_decisions
+        .then(|| ship_decisions(Arc::clone(&agents)));
     // Changes other processes save to the task reach the live profile too.
     let _following = served
         .as_ref()
@@ -817,7 +837,48 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         })
         .await?;
     }
+    // What is left of the decisions, kept.
+    AgentStore::decisions_written(&agents).await?;
     Ok(())
+}
+
+/// Ships the decisions `agents` heard to its trail every 100 ms.
+fn ship_decisions(agents: Arc<ProfileStore<Kandev>>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(Duration::from_millis(100));
+        loop {
+            ticks.tick().await;
+            if let Err(error) = AgentStore::decisions_written(&agents).await {
+                tracing::warn!(%error, "the decisions heard are kept to be shipped again");
+            }
+        }
+    })
+}
+
+/// `kandev-mcp trail`'s arguments.
+#[derive(Args)]
+struct TrailArgs {
+    /// A `serve --db` database to ask, instead of the gateways' store.
+    #[arg(long, value_name = "FILE")]
+    db: Option<PathBuf>,
+    #[command(subcommand)]
+    ask: mcp_profiles_serve::cli::Ask,
+}
+
+async fn trail(args: TrailArgs) -> Result<(), Failure> {
+    let Some(path) = args.db else {
+        return Ok(args.ask.answer::<Kandev>(&mut io::stdout()).await?);
+    };
+    // The database's trails behind a store of no agent: read, never written.
+    let board = Arc::new(Store::open(&path)?);
+    let agents = ProfileStore::<Kandev>::default()
+        .with_audit_trail(Arc::clone(&board) as Arc<_>)
+        .with_decision_trail(board);
+    let agents: Arc<dyn AgentStore<Kandev>> = Arc::new(Arc::new(agents));
+    Ok(args
+        .ask
+        .answer_over(agents.as_ref(), &mut io::stdout())
+        .await?)
 }
 
 async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {

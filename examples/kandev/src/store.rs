@@ -11,8 +11,9 @@ use std::sync::{Mutex, MutexGuard};
 // The model the board is made of, here too, where the tools look for it.
 pub use crate::model::*;
 
+use mcp_profiles_serve::audit::decisions::DecisionRecord;
 use mcp_profiles_serve::audit::{
-    AuditEntry, AuditQuery, AuditRecord, AuditTrail, MemoryAuditLog, TrailError,
+    AuditEntry, AuditQuery, AuditRecord, AuditTrail, DecisionTrail, MemoryAuditLog, TrailError,
 };
 
 use crate::db::{Database, DbError, blocking};
@@ -181,6 +182,27 @@ impl AuditTrail for Store {
     fn query(&self, query: &AuditQuery) -> Result<Vec<AuditRecord>, TrailError> {
         Store::audit(self, query).map_err(|error| TrailError::new(error.to_string()))
     }
+}
+
+/// A board in a file keeps the decision log of `serve --log-decisions` in
+/// its `decisions` table; one in memory keeps none (the log answers).
+impl DecisionTrail for Store {
+    fn append(&self, records: Vec<DecisionRecord>) -> Result<(), TrailError> {
+        let inner = self.inner();
+        let db = inner.db.as_ref().ok_or_else(in_memory)?;
+        blocking(|| db.append_decisions(&records))
+            .map_err(|error| TrailError::new(error.to_string()))
+    }
+
+    fn query(&self, query: &AuditQuery) -> Result<Vec<DecisionRecord>, TrailError> {
+        let inner = self.inner();
+        let db = inner.db.as_ref().ok_or_else(in_memory)?;
+        blocking(|| db.decisions(query)).map_err(|error| TrailError::new(error.to_string()))
+    }
+}
+
+fn in_memory() -> TrailError {
+    TrailError::new("the board is in memory; only a database keeps decisions")
 }
 
 /// Milliseconds since the Unix epoch, now.

@@ -23,7 +23,7 @@ use mcp_profiles::{
     Vocabulary,
 };
 
-use crate::audit::{AuditTrail, MemoryAuditLog};
+use crate::audit::{AuditTrail, DecisionTrail, MemoryAuditLog};
 use crate::identity::{Grant, Principal, SessionBook, UnknownPrincipal};
 
 #[cfg(feature = "oauth")]
@@ -125,6 +125,8 @@ pub struct ProfileStore<S: Vocabulary> {
     disclosure: Option<mcp_profiles::Disclosure<S>>,
     /// Where every agent's call decisions are logged, if anywhere.
     decisions: Option<Arc<crate::audit::decisions::DecisionLog>>,
+    /// Where the log's decisions are shipped, if not kept in it.
+    decision_trail: Option<Arc<dyn DecisionTrail>>,
 }
 
 /// An empty store, serving no agent and taking no catalogs.
@@ -150,6 +152,7 @@ impl<S: Vocabulary> Default for ProfileStore<S> {
             grouping: false,
             disclosure: None,
             decisions: None,
+            decision_trail: None,
         }
     }
 }
@@ -243,6 +246,21 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// [`AgentStore`](crate::AgentStore) methods go.
     pub(crate) fn audit_trail(&self) -> &dyn AuditTrail {
         &*self.trail
+    }
+
+    /// This store, shipping the call decisions its
+    /// [`decision log`](Self::with_decision_log) hears to `trail` (beside
+    /// an [`AuditTrail`] of the application's) whenever
+    /// [`AgentStore::decisions_written`](crate::AgentStore::decisions_written)
+    /// is called, and reading them back from it (see [`DecisionTrail`]).
+    pub fn with_decision_trail(mut self, trail: Arc<dyn DecisionTrail>) -> Self {
+        self.decision_trail = Some(trail);
+        self
+    }
+
+    /// Where the log's decisions are shipped, if anywhere.
+    pub(crate) fn decision_trail(&self) -> Option<&dyn DecisionTrail> {
+        self.decision_trail.as_deref()
     }
 
     /// The lock each recorded change holds from its check to its making.
@@ -447,6 +465,19 @@ impl<S: Vocabulary> ProfileStore<S> {
             Ok((_, replacement, _)) => Ok(replacement),
             Err(_) => unreachable!("an unconditional put never conflicts"),
         }
+    }
+
+    /// Makes `principal`'s versions go on from `last`, the newest a trail
+    /// the store keeps already holds (a single-agent server restarted over
+    /// its own trail): an agent put for it next, through
+    /// [`AgentStore::put_agent`](crate::AgentStore::put_agent) or
+    /// [`add_agent`](Self::add_agent), is at version `last + 1` at least,
+    /// so no version names two profiles. An agent it has already goes on
+    /// from its own.
+    pub fn resume_versions(&self, principal: &str, last: u64) {
+        let mut removed = self.write_lock();
+        let held = removed.entry(Principal::new(principal)).or_default();
+        *held = (*held).max(last);
     }
 
     /// Adds or replaces `principal`'s agent, bumping its version (1 for a

@@ -158,13 +158,11 @@ impl DecisionLog {
     }
 
     /// How many records it holds.
-    #[cfg(any(feature = "redis", test))]
     pub(crate) fn held(&self) -> usize {
         self.lock().records.len()
     }
 
     /// Takes up to `most` of the oldest records held, for a store to ship.
-    #[cfg(any(feature = "redis", test))]
     pub(crate) fn drain(&self, most: usize) -> Vec<DecisionRecord> {
         let mut kept = self.lock();
         let most = most.min(kept.records.len());
@@ -174,7 +172,6 @@ impl DecisionLog {
     /// Gives back `batch`, taken by [`drain`](Self::drain) and not
     /// shipped, ahead of what was heard since; the oldest past the
     /// capacity dropped and counted.
-    #[cfg(any(feature = "redis", test))]
     pub(crate) fn give_back(&self, batch: Vec<DecisionRecord>) {
         let mut kept = self.lock();
         for record in batch.into_iter().rev() {

@@ -78,7 +78,7 @@ pub use memory::MemoryAuditLog;
 pub use query::{AuditOrder, AuditQuery};
 pub use record::{Attribution, AuditEntry, AuditError, AuditKind, AuditRecord};
 pub use states::fingerprint;
-pub use trail::{AuditTrail, TrailError};
+pub use trail::{AuditTrail, DecisionTrail, TrailError};
 
 /// How many records a log keeps unless told otherwise.
 pub const DEFAULT_CAPACITY: usize = 10_000;

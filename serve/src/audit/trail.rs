@@ -1,5 +1,7 @@
-//! [`AuditTrail`]: where an in-memory store keeps its audit records.
+//! [`AuditTrail`] and [`DecisionTrail`]: where an in-memory store keeps its
+//! audit records and its call decisions, when not in memory.
 
+use super::decisions::DecisionRecord;
 use super::{AuditEntry, AuditQuery, AuditRecord, MemoryAuditLog};
 
 /// Where a [`ProfileStore`](crate::ProfileStore) keeps the audit records of
@@ -63,6 +65,34 @@ impl AuditTrail for MemoryAuditLog {
     fn query(&self, query: &AuditQuery) -> Result<Vec<AuditRecord>, TrailError> {
         Ok(MemoryAuditLog::query(self, query))
     }
+}
+
+/// Where a [`ProfileStore`](crate::ProfileStore) keeps the call decisions
+/// its [`DecisionLog`](super::decisions::DecisionLog) heard, beside its
+/// [`AuditTrail`] (an application's own database, say), set with
+/// [`with_decision_trail`](crate::ProfileStore::with_decision_trail).
+///
+/// The store ships what its log holds when
+/// [`AgentStore::decisions_written`](crate::AgentStore::decisions_written)
+/// is called (an application calls it every so often, and at shutdown), and
+/// answers [`AgentStore::decisions`](crate::AgentStore::decisions) from the
+/// trail.
+pub trait DecisionTrail: Send + Sync {
+    /// Keeps `records`, oldest first, numbering them itself (each a greater
+    /// `seq` than any before); kept once this returns. An error keeps none
+    /// of them: they go back to the log to be shipped again.
+    ///
+    /// # Errors
+    ///
+    /// [`TrailError`] naming why they could not be kept.
+    fn append(&self, records: Vec<DecisionRecord>) -> Result<(), TrailError>;
+
+    /// The page `query` asks for.
+    ///
+    /// # Errors
+    ///
+    /// [`TrailError`] naming why the trail could not be read.
+    fn query(&self, query: &AuditQuery) -> Result<Vec<DecisionRecord>, TrailError>;
 }
 
 /// Why an [`AuditTrail`] could not keep or read records: its message.

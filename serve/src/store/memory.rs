@@ -287,6 +287,40 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
         })
     }
 
+    fn decisions<'a>(
+        &'a self,
+        query: &'a AuditQuery,
+    ) -> StoreFuture<'a, Vec<crate::audit::decisions::DecisionRecord>> {
+        Box::pin(async move {
+            match self.decision_trail() {
+                Some(trail) => trail.query(query).map_err(|error| {
+                    StoreError::Unavailable(format!("the decision trail: {error}"))
+                }),
+                None => Ok(self
+                    .decision_log()
+                    .map_or_else(Vec::new, |log| log.query(query))),
+            }
+        })
+    }
+
+    fn decisions_written(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let (Some(trail), Some(log)) = (self.decision_trail(), self.decision_log()) else {
+                return Ok(());
+            };
+            let batch = log.drain(log.held());
+            if batch.is_empty() {
+                return Ok(());
+            }
+            trail.append(batch.clone()).map_err(|error| {
+                // Kept to be shipped again (past the log's capacity, the
+                // oldest dropped and counted).
+                log.give_back(batch);
+                StoreError::Unavailable(format!("the decision trail: {error}"))
+            })
+        })
+    }
+
     fn profiles(&self) -> &Arc<ProfileStore<S>> {
         self
     }

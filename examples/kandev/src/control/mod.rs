@@ -46,7 +46,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, put};
 use axum::{Extension, Json, Router};
 use mcp_profiles::{ProfileContext, ProfileController};
-use mcp_profiles_serve::audit::Attribution;
+use mcp_profiles_serve::audit::{Attribution, AuditQuery};
 use mcp_profiles_serve::control::{ControlApi, decode_json, failed, json_body, no_agent};
 use mcp_profiles_serve::{ProfileStore, StoreError, StoredAgent};
 
@@ -84,8 +84,39 @@ pub struct Single {
 }
 
 impl Single {
+    /// `principal`'s agent in `store`, serving `context`, its start
+    /// recorded in the store's trail (`profile-put` from no agent, by
+    /// `by`) at the version after the newest the trail holds for it, so a
+    /// restarted server's versions go on from the last one's.
+    ///
+    /// # Errors
+    ///
+    /// The trail could not be read or refused the record.
+    pub async fn launch(
+        store: Arc<ProfileStore<Kandev>>,
+        principal: &str,
+        context: ProfileContext<Kandev>,
+        by: &Attribution,
+    ) -> Result<Self, StoreError> {
+        let agents: plugins::Store = Arc::new(Arc::clone(&store));
+        let newest = AuditQuery::new().of(principal).newest_first().with_limit(1);
+        let last = agents.audit(&newest).await?.first().map_or(0, |record| {
+            [&record.after, &record.before]
+                .iter()
+                .filter_map(|state| state["version"].as_u64())
+                .max()
+                .unwrap_or(0)
+        });
+        store.resume_versions(principal, last);
+        agents.put_agent(principal, context, by).await?;
+        Ok(Single {
+            store,
+            principal: Arc::from(principal),
+        })
+    }
+
     /// `principal`'s agent in `store`, serving `context` (put, recording
-    /// nothing: it is where the trail starts).
+    /// nothing).
     pub fn new(
         store: Arc<ProfileStore<Kandev>>,
         principal: &str,

@@ -12,6 +12,7 @@
 //! one is refused, never altered) and pass `PRAGMA quick_check`.
 
 mod audit;
+mod decisions;
 mod rows;
 mod schema;
 mod tasks_table;
@@ -20,6 +21,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use mcp_profiles_serve::audit::decisions::DecisionRecord;
 use mcp_profiles_serve::audit::{AuditEntry, AuditQuery, AuditRecord};
 use rusqlite::{Connection, OpenFlags, params};
 
@@ -277,6 +279,17 @@ impl Database {
     /// The page of the audit trail `query` asks for.
     pub(crate) fn audit(&self, query: &AuditQuery) -> Result<Vec<AuditRecord>, DbError> {
         audit::page(&self.conn, query).map_err(|kind| self.error(kind))
+    }
+
+    /// Writes `records` as the next rows of the decision log, in a
+    /// transaction of their own.
+    pub(crate) fn append_decisions(&self, records: &[DecisionRecord]) -> Result<(), DbError> {
+        decisions::append(&self.conn, records).map_err(|e| self.sqlite(e))
+    }
+
+    /// The page of the decision log `query` asks for.
+    pub(crate) fn decisions(&self, query: &AuditQuery) -> Result<Vec<DecisionRecord>, DbError> {
+        decisions::page(&self.conn, query).map_err(|kind| self.error(kind))
     }
 
     /// Marks the board as possibly different from the file.

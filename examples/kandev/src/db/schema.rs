@@ -65,6 +65,14 @@ const MIGRATIONS: &[&str] = &[
          request_id TEXT NOT NULL CHECK (length(request_id) > 0)
      ) STRICT;
      CREATE INDEX audit_by_principal ON audit (principal, seq);",
+    // 6: the decision log of `serve --log-decisions` (`db/decisions.rs`),
+    // one row per call decision, the record's JSON form.
+    "CREATE TABLE decisions (
+         seq INTEGER PRIMARY KEY AUTOINCREMENT,
+         principal TEXT,
+         record TEXT NOT NULL CHECK (json_type(record) = 'object')
+     ) STRICT;
+     CREATE INDEX decisions_by_principal ON decisions (principal, seq);",
 ];
 
 /// Migration 3 (see [`MIGRATIONS`]): `pr_automation` and `mr_automation`

@@ -352,7 +352,13 @@ async fn serve_records_its_live_changes_in_memory() {
     assert_eq!(status, 400);
 
     let (records, _) = page(&server, "").await;
-    let kinds: Vec<String> = said(&records).into_iter().map(|(kind, _)| kind).collect();
+    // The launch leads, from no agent to the profile served first.
+    let (launch, records) = records.split_first().expect("the launch");
+    assert_eq!(
+        (&launch["before"], &launch["after"]["context"]),
+        (&Value::Null, &answers[0]["profile"])
+    );
+    let kinds: Vec<String> = said(records).into_iter().map(|(kind, _)| kind).collect();
     assert_eq!(
         kinds,
         [
@@ -460,7 +466,7 @@ async fn a_record_sqlite_cannot_save_refuses_the_change() {
     tokio::time::sleep(QUIET).await;
     assert_eq!(session.notifications(), 0, "no session was told anything");
     let (records, _) = page(&server, "").await;
-    assert!(records.is_empty(), "{records:?}");
+    assert_eq!(records.len(), 1, "only the launch: {records:?}");
 
     // The trail open again, the change is made and recorded.
     closed.execute_batch("DROP TRIGGER closed;").unwrap();
@@ -474,8 +480,8 @@ async fn a_record_sqlite_cannot_save_refuses_the_change() {
     assert_eq!(answer["changed"], true);
     assert!(!stored_autopilot());
     let (records, _) = page(&server, "principal=task-2").await;
-    assert_eq!(said(&records)[0].0, "task-autopilot");
-    assert_eq!(records[0]["after"]["context"], answer["profile"]);
+    assert_eq!(said(&records)[1].0, "task-autopilot", "after the launch");
+    assert_eq!(records[1]["after"]["context"], answer["profile"]);
     assert_eq!(
         session
             .wait_for_notifications(1, crate::common::LIMIT)
@@ -539,14 +545,19 @@ async fn serve_is_the_librarys_api_over_its_one_agent_recorded_in_sqlite() {
         .map(Result::unwrap)
         .collect();
     assert_eq!(
-        stored,
+        stored[0].1,
+        format!("launch-{}", server.pid()),
+        "its start, version 1"
+    );
+    assert_eq!(
+        stored[1..],
         [
             ("profile-put".into(), "a-2".into()),
             ("profile-put".into(), "a-3".into())
         ]
     );
     let (records, _) = page(&server, "").await;
-    assert_eq!(records[1]["after"]["version"], 3);
+    assert_eq!(records[2]["after"]["version"], 3);
 
     // The past, from the same trail: at revision 2 it was office-task.
     let past = ok(
@@ -584,7 +595,72 @@ async fn serve_is_the_librarys_api_over_its_one_agent_recorded_in_sqlite() {
     assert_eq!(status, 404);
     assert_eq!(
         page(&server, "").await.0.len(),
-        2,
-        "refusals record nothing"
+        3,
+        "the launch and two changes: refusals record nothing"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_logs_its_decisions_in_sqlite_and_a_restart_goes_on_from_its_versions() {
+    let (db, _) = Db::init();
+    let mut server = db.serve("task-2", &["--log-decisions"]).await;
+    let session = server.connect().await;
+    // One call let run, one refused: outside the profile.
+    let served = session.tool_names().await;
+    session.call(&served[0], Some(json!({}))).await;
+    session
+        .call("create_workflow_kandev", Some(json!({})))
+        .await;
+    let shipped = || -> i64 {
+        db.read_only()
+            .query_row("SELECT count(*) FROM decisions", [], |row| row.get(0))
+            .unwrap()
+    };
+    // Shipped every 100 ms: wait for both rows, a bounded number of looks.
+    for _ in 0..200 {
+        if shipped() == 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(shipped(), 2, "both decisions reach the database");
+    let verified = run(&["trail", "--db", db.arg(), "verify"]);
+    assert!(verified.status.success(), "{verified:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&verified.stdout).trim(),
+        "2 decisions: 2 judged, 0 unjudged, 0 mismatches",
+        "the launch record lets every decision be judged"
+    );
+    let explained = run(&[
+        "trail",
+        "--db",
+        db.arg(),
+        "explain",
+        "task-2",
+        "--revision",
+        "1",
+    ]);
+    let past: Value = serde_json::from_slice(&explained.stdout).expect("explain's JSON");
+    assert_eq!(past["agent"]["version"], 1, "{past}");
+    assert!(
+        past["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(served[0]))
+    );
+
+    // A restart goes on from the versions the trail holds.
+    drop(session);
+    server.kill().await;
+    let server = db.serve("task-2", &[]).await;
+    let agent = ok(&server, Method::GET, "/api/v1/agents/task-2", "r-1", None).await;
+    assert_eq!(agent["version"], 2, "{agent}");
+    let (records, _) = page(&server, "").await;
+    let launches: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["request_id"].as_str().unwrap().starts_with("launch-"))
+        .collect();
+    assert_eq!(launches.len(), 2, "each start is recorded");
+    assert_eq!(launches[1]["after"]["version"], 2);
+    assert_eq!(launches[1]["actor"], "kandev-mcp-serve");
 }

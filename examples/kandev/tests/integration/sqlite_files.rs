@@ -272,11 +272,12 @@ async fn an_older_schema_is_migrated_in_order() {
     let (db, _) = Db::init();
     let conn = Connection::open(&db.path).unwrap();
     // Back to what version 1 wrote: no index (2), no task metadata (4), no
-    // audit trail (5).
+    // audit trail (5), no decision log (6).
     conn.execute_batch(
         "DROP INDEX tasks_by_parent;
          ALTER TABLE tasks DROP COLUMN metadata;
          DROP TABLE audit;
+         DROP TABLE decisions;
          PRAGMA user_version = 1;",
     )
     .unwrap();
