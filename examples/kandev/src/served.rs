@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use mcp_profiles::{ProfileContext, Replacement};
 use mcp_profiles_serve::ProfileStore;
-use mcp_profiles_serve::audit::states::{changed, compiled_tools};
+use mcp_profiles_serve::audit::states::{changed, compiled_tools, profile};
 use mcp_profiles_serve::audit::{Attribution, AuditEntry, AuditKind};
 use serde_json::json;
 
@@ -69,8 +69,10 @@ impl From<BadField> for TaskError {
 pub struct TaskChange {
     /// The task as saved.
     pub task: TaskState,
+    /// Whether it is the task this process serves.
+    pub live: bool,
     /// The live profile's replacement; `None` for a task this process does
-    /// not serve.
+    /// not serve, or a change that leaves its profile as it was.
     pub replacement: Option<Replacement<Kandev>>,
 }
 
@@ -189,16 +191,26 @@ impl ServedTask {
         // Replaced in the order of the store's recorded changes, the board
         // held: a change saved after it cannot be put in force before it.
         agents.change_agent(&self.task_id, |current| {
-            let board = self.store.begin()?;
-            let Some(task) = board.tasks.get(&self.task_id) else {
+            let mut board = self.store.begin()?;
+            let Some(task) = board.tasks.get(&self.task_id).cloned() else {
                 return Ok(None);
             };
             // A stored policy that no longer validates (written around this
             // server) leaves the live profile as it was, and says so.
-            self.note(task);
+            self.note(&task);
             let providers = current.providers().collect();
-            let resolved = self.profile_of(task, providers)?;
-            Ok::<_, TaskError>(Some(resolved.with_policy(current.policy())))
+            let next = self
+                .profile_of(&task, providers)?
+                .with_policy(current.policy());
+            if next == current {
+                return Ok(None);
+            }
+            let by = Attribution::new("kandev-mcp-serve", format!("follow-{}", std::process::id()))
+                .expect("a well-formed attribution");
+            let version = agents.version(&self.task_id).unwrap_or_default();
+            board.audit(profile_put(&by, &self.task_id, (&current, &next), version))?;
+            board.commit()?;
+            Ok::<_, TaskError>(Some(next))
         })?;
         Ok(())
     }
@@ -298,19 +310,31 @@ impl ServedTask {
             if moved {
                 board.audit(change.entry(&before, &task, live.as_ref()))?;
             }
+            // The live profile moves: the library's record too, at the
+            // version it makes, so the trail tells every version.
+            let next = live.filter(|(current, next)| current != next);
+            if let Some((current, next)) = &next {
+                let version = agents.version(&self.task_id).unwrap_or_default();
+                board.audit(profile_put(
+                    change.by,
+                    &self.task_id,
+                    (current, next),
+                    version,
+                ))?;
+            }
             board.tasks.insert(task.id.clone(), task.clone());
             board.commit()?;
             if live.is_some() {
                 self.note(&task);
             }
             saved = Some(TaskState::from(&task));
-            Ok::<_, TaskError>(live.map(|(_, next)| next))
+            Ok::<_, TaskError>(next.map(|(_, next)| next))
         });
         let replacement = made?;
         Ok(TaskChange {
             task: saved.expect("saved when the change was made"),
-            // Another task's change moves no live profile.
-            replacement: replacement.filter(|_| served),
+            live: served,
+            replacement,
         })
     }
 }
@@ -352,6 +376,22 @@ impl<'a> Change<'a> {
             .with_after(state(after, live.map(|(_, next)| next)))
             .with_tools(added, removed)
     }
+}
+
+/// The library's record of the live profile's move from `current` to
+/// `next` (beside the task's own record), at the `version` it moves from:
+/// what the past is read from (`explain`, `verify`).
+fn profile_put(
+    by: &Attribution,
+    principal: &str,
+    (current, next): (&ProfileContext<Kandev>, &ProfileContext<Kandev>),
+    version: u64,
+) -> AuditEntry {
+    let (added, removed) = changed(&compiled_tools(current), &compiled_tools(next));
+    AuditEntry::new(by, AuditKind::ProfilePut, Some(principal))
+        .with_before(profile(current, Some(version)))
+        .with_after(profile(next, Some(version + 1)))
+        .with_tools(added, removed)
 }
 
 fn stored_task<'a>(board: &'a Board, task_id: &str) -> Result<&'a Task, TaskError> {

@@ -11,7 +11,9 @@
 //! Each saves the value, with its audit record (`task-autopilot`,
 //! `task-title-owner`, `task-tool-policy`; principal: the task's id;
 //! before and after: `{"task": TASK, "context": CONTEXT}`, the context
-//! only for the served task) in the same transaction, then re-resolves
+//! only for the served task) in the same transaction, with the library's
+//! `profile-put` at the version it makes when the served task's profile
+//! moves (what `explain` and `verify` read), then re-resolves
 //! the served task's profile from the saved row and replaces it (one
 //! `list_changed` per session whose tool set changed, none otherwise). The answer is `{"task": {...}, "live":
 //! true, "profile", "tools", "changed"}` for the served task and `{"task":
@@ -130,6 +132,7 @@ async fn apply(
             "this server serves no stored task (start it with --db and --task)",
         ));
     }
+    let controller = control.single.controller();
     let outcome = tokio::task::spawn_blocking(move || change(&control))
         .await
         .map_err(|error| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, error.to_string()))?;
@@ -141,22 +144,28 @@ async fn apply(
         };
         Refusal::new(status, error.to_string())
     })?;
-    let live = change.replacement.is_some();
-    let change_answer = change.replacement.map(|replacement| Changed {
-        now: Profiled {
-            profile: *replacement.new.context(),
-            tools: replacement
-                .new
-                .tool_names()
-                .iter()
-                .map(|name| (*name).to_owned())
-                .collect(),
-        },
-        changed: replacement.changed(),
+    let change_answer = change.live.then(|| {
+        let now = change.replacement.as_ref().map_or_else(
+            || controller.current(),
+            |replacement| replacement.new.clone(),
+        );
+        Changed {
+            now: Profiled {
+                profile: *now.context(),
+                tools: now
+                    .tool_names()
+                    .iter()
+                    .map(|name| (*name).to_owned())
+                    .collect(),
+            },
+            changed: change
+                .replacement
+                .is_some_and(|replacement| replacement.changed()),
+        }
     });
     Ok(Json(TaskChanged {
         task: change.task,
-        live,
+        live: change.live,
         change: change_answer,
     })
     .into_response())

@@ -611,6 +611,18 @@ async fn serve_logs_its_decisions_in_sqlite_and_a_restart_goes_on_from_its_versi
     session
         .call("create_workflow_kandev", Some(json!({})))
         .await;
+    // The task's autopilot flipped: the profile moves to version 2, one
+    // call more under it.
+    let flipped = ok(
+        &server,
+        Method::PUT,
+        "/api/v1/tasks/task-2/autopilot",
+        "flip",
+        Some(json!({"autopilot": false})),
+    )
+    .await;
+    assert_eq!(flipped["changed"], true, "{flipped}");
+    session.call(&served[0], Some(json!({}))).await;
     let shipped = || -> i64 {
         db.read_only()
             .query_row("SELECT count(*) FROM decisions", [], |row| row.get(0))
@@ -618,18 +630,18 @@ async fn serve_logs_its_decisions_in_sqlite_and_a_restart_goes_on_from_its_versi
     };
     // Shipped every 100 ms: wait for both rows, a bounded number of looks.
     for _ in 0..200 {
-        if shipped() == 2 {
+        if shipped() == 3 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    assert_eq!(shipped(), 2, "both decisions reach the database");
+    assert_eq!(shipped(), 3, "every decision reaches the database");
     let verified = run(&["trail", "--db", db.arg(), "verify"]);
     assert!(verified.status.success(), "{verified:?}");
     assert_eq!(
         String::from_utf8_lossy(&verified.stdout).trim(),
-        "2 decisions: 2 judged, 0 unjudged, 0 mismatches",
-        "the launch record lets every decision be judged"
+        "3 decisions: 3 judged, 0 unjudged, 0 mismatches",
+        "the launch's and the task's records let every decision be judged"
     );
     let explained = run(&[
         "trail",
@@ -654,13 +666,13 @@ async fn serve_logs_its_decisions_in_sqlite_and_a_restart_goes_on_from_its_versi
     server.kill().await;
     let server = db.serve("task-2", &[]).await;
     let agent = ok(&server, Method::GET, "/api/v1/agents/task-2", "r-1", None).await;
-    assert_eq!(agent["version"], 2, "{agent}");
+    assert_eq!(agent["version"], 3, "{agent}");
     let (records, _) = page(&server, "").await;
     let launches: Vec<&Value> = records
         .iter()
         .filter(|r| r["request_id"].as_str().unwrap().starts_with("launch-"))
         .collect();
     assert_eq!(launches.len(), 2, "each start is recorded");
-    assert_eq!(launches[1]["after"]["version"], 2);
+    assert_eq!(launches[1]["after"]["version"], 3);
     assert_eq!(launches[1]["actor"], "kandev-mcp-serve");
 }
