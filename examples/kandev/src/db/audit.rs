@@ -57,43 +57,29 @@ type Row = (
 /// The page `query` asks for; a row that does not read back as a record is
 /// the error, naming it.
 pub(super) fn page(conn: &Connection, query: &AuditQuery) -> Result<Vec<AuditRecord>, DbErrorKind> {
-    let order = match query.order() {
-        AuditOrder::OldestFirst => "ASC",
-        AuditOrder::NewestFirst => "DESC",
-    };
+    let (order, bounds) = paged(query);
     let sql = format!(
         "SELECT seq, at, actor, principal, kind, before, after, added, removed, request_id
          FROM audit
          WHERE seq > ?1 AND seq < ?2 AND (?3 IS NULL OR principal = ?3)
          ORDER BY seq {order} LIMIT ?4"
     );
-    let bound = |seq: Option<u64>, default: i64| {
-        seq.map_or(default, |seq| i64::try_from(seq).unwrap_or(i64::MAX))
-    };
     let rows = conn.prepare_cached(&sql).and_then(|mut statement| {
         statement
-            .query_map(
-                params![
-                    bound(query.since_seq(), 0),
-                    bound(query.before_seq(), i64::MAX),
-                    query.principal(),
-                    i64::try_from(query.limit()).unwrap_or(i64::MAX),
-                ],
-                |row| {
-                    Ok((
-                        row.get(0)?,
-                        row.get(1)?,
-                        row.get(2)?,
-                        row.get(3)?,
-                        row.get(4)?,
-                        row.get(5)?,
-                        row.get(6)?,
-                        row.get(7)?,
-                        row.get(8)?,
-                        row.get(9)?,
-                    ))
-                },
-            )?
+            .query_map(params![bounds.0, bounds.1, bounds.2, bounds.3], |row| {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get(3)?,
+                    row.get(4)?,
+                    row.get(5)?,
+                    row.get(6)?,
+                    row.get(7)?,
+                    row.get(8)?,
+                    row.get(9)?,
+                ))
+            })?
             .collect::<rusqlite::Result<Vec<Row>>>()
     });
     rows.map_err(DbErrorKind::Sqlite)?
@@ -101,6 +87,27 @@ pub(super) fn page(conn: &Connection, query: &AuditQuery) -> Result<Vec<AuditRec
         .map(record)
         .collect::<Result<_, _>>()
         .map_err(DbErrorKind::BadRow)
+}
+
+/// How `query` pages a table numbered by `seq` (the audit trail's, the
+/// decision log's): `ORDER BY seq`'s direction, and the values of `?1` to
+/// `?4` in `seq > ?1 AND seq < ?2 AND (?3 IS NULL OR principal = ?3) ...
+/// LIMIT ?4`.
+pub(super) fn paged(query: &AuditQuery) -> (&'static str, (i64, i64, Option<&str>, i64)) {
+    let order = match query.order() {
+        AuditOrder::OldestFirst => "ASC",
+        AuditOrder::NewestFirst => "DESC",
+    };
+    let bound = |seq: Option<u64>, default: i64| {
+        seq.map_or(default, |seq| i64::try_from(seq).unwrap_or(i64::MAX))
+    };
+    let bounds = (
+        bound(query.since_seq(), 0),
+        bound(query.before_seq(), i64::MAX),
+        query.principal(),
+        i64::try_from(query.limit()).unwrap_or(i64::MAX),
+    );
+    (order, bounds)
 }
 
 /// A row as its record, read as strictly as any record's JSON form.

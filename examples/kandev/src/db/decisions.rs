@@ -4,10 +4,11 @@
 //! `AUTOINCREMENT` key, as the audit trail's; `record` is the record's JSON
 //! form, its `seq` the row's.
 
+use mcp_profiles_serve::audit::AuditQuery;
 use mcp_profiles_serve::audit::decisions::DecisionRecord;
-use mcp_profiles_serve::audit::{AuditOrder, AuditQuery};
 use rusqlite::{Connection, params};
 
+use super::audit::paged;
 use super::{BadRow, DbErrorKind};
 
 /// Writes `records` as the next rows, in one transaction of their own.
@@ -31,29 +32,17 @@ pub(super) fn page(
     conn: &Connection,
     query: &AuditQuery,
 ) -> Result<Vec<DecisionRecord>, DbErrorKind> {
-    let order = match query.order() {
-        AuditOrder::OldestFirst => "ASC",
-        AuditOrder::NewestFirst => "DESC",
-    };
+    let (order, bounds) = paged(query);
     let sql = format!(
         "SELECT seq, record FROM decisions
          WHERE seq > ?1 AND seq < ?2 AND (?3 IS NULL OR principal = ?3)
          ORDER BY seq {order} LIMIT ?4"
     );
-    let bound = |seq: Option<u64>, default: i64| {
-        seq.map_or(default, |seq| i64::try_from(seq).unwrap_or(i64::MAX))
-    };
     let rows = conn.prepare_cached(&sql).and_then(|mut statement| {
         statement
-            .query_map(
-                params![
-                    bound(query.since_seq(), 0),
-                    bound(query.before_seq(), i64::MAX),
-                    query.principal(),
-                    i64::try_from(query.limit()).unwrap_or(i64::MAX),
-                ],
-                |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)),
-            )?
+            .query_map(params![bounds.0, bounds.1, bounds.2, bounds.3], |row| {
+                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+            })?
             .collect::<rusqlite::Result<Vec<_>>>()
     });
     let rows = rows.map_err(DbErrorKind::Sqlite)?;
