@@ -344,7 +344,7 @@ fn own_routes<S: Vocabulary, F: ContextForm<S>>(api: Api<()>, shared: Shared<S, 
         // Only the agent served: a `PUT` of another is 404.
         let api = api.route(
             AGENT,
-            [get_agent, put.refuses(&[404, 409, 503])],
+            [get_agent, put.refuses(&[404])],
             agent.with_state(shared.clone()),
         );
         return shared_routes(api, shared);

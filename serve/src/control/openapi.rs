@@ -26,7 +26,7 @@ pub struct Operation {
     body: Option<Body>,
     answer: Answer,
     query: Vec<(&'static str, &'static str, Value)>,
-    refusals: &'static [u16],
+    refusals: Vec<u16>,
     /// `None`: the control token; else the operation's own requirement.
     security: Option<Value>,
     /// What a client may do next with the answer (OpenAPI links), by name.
@@ -71,7 +71,7 @@ macro_rules! method {
                 body: None,
                 answer: Answer::Json(schema_of::<T>),
                 query: Vec::new(),
-                refusals: &[],
+                refusals: Vec::new(),
                 security: None,
                 links: Map::new(),
                 propagates: false,
@@ -96,7 +96,7 @@ pub fn page(summary: &'static str, fields: &'static [&'static str]) -> Operation
         body: (!fields.is_empty()).then_some(Body::Form(fields)),
         answer: Answer::Text("text/html"),
         query: Vec::new(),
-        refusals: &[403],
+        refusals: vec![403],
         security: Some(json!([{"adminLogin": []}])),
         links: Map::new(),
         propagates: false,
@@ -148,7 +148,7 @@ impl Operation {
     /// The operation needs no credentials (the admin login form).
     pub fn open(mut self) -> Self {
         self.security = Some(json!([]));
-        self.refusals = &[];
+        self.refusals.clear();
         self
     }
 
@@ -164,10 +164,10 @@ impl Operation {
         self
     }
 
-    /// The statuses it refuses with, besides 401 (and, with a body, 400,
-    /// 413 and 415).
-    pub fn refuses(mut self, statuses: &'static [u16]) -> Self {
-        self.refusals = statuses;
+    /// Adds `statuses` to those it refuses with, besides 401 (and, with a
+    /// body, 400, 413 and 415): called again, it adds more.
+    pub fn refuses(mut self, statuses: &[u16]) -> Self {
+        self.refusals.extend_from_slice(statuses);
         self
     }
 
@@ -224,7 +224,7 @@ impl Operation {
         } else {
             &ALWAYS
         };
-        let mut refusals: Vec<u16> = always.iter().chain(self.refusals).copied().collect();
+        let mut refusals: Vec<u16> = always.iter().chain(&self.refusals).copied().collect();
         if self.body.is_some() {
             refusals.extend([400, 413, 415]);
         }
