@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use mcp_profiles::{ProfileContext, Replacement};
 use mcp_profiles_serve::ProfileStore;
-use mcp_profiles_serve::audit::states::{changed, compiled_tools, profile};
+use mcp_profiles_serve::audit::states::{changed, compiled_tools, profile_put};
 use mcp_profiles_serve::audit::{Attribution, AuditEntry, AuditKind};
 use serde_json::json;
 
@@ -208,7 +208,12 @@ impl ServedTask {
             let by = Attribution::new("kandev-mcp-serve", format!("follow-{}", std::process::id()))
                 .expect("a well-formed attribution");
             let version = agents.version(&self.task_id).unwrap_or_default();
-            board.audit(profile_put(&by, &self.task_id, (&current, &next), version))?;
+            board.audit(profile_put(
+                &by,
+                &self.task_id,
+                Some((&current, version)),
+                (&next, version + 1),
+            ))?;
             board.commit()?;
             Ok::<_, TaskError>(Some(next))
         })?;
@@ -318,8 +323,8 @@ impl ServedTask {
                 board.audit(profile_put(
                     change.by,
                     &self.task_id,
-                    (current, next),
-                    version,
+                    Some((current, version)),
+                    (next, version + 1),
                 ))?;
             }
             board.tasks.insert(task.id.clone(), task.clone());
@@ -376,22 +381,6 @@ impl<'a> Change<'a> {
             .with_after(state(after, live.map(|(_, next)| next)))
             .with_tools(added, removed)
     }
-}
-
-/// The library's record of the live profile's move from `current` to
-/// `next` (beside the task's own record), at the `version` it moves from:
-/// what the past is read from (`explain`, `verify`).
-fn profile_put(
-    by: &Attribution,
-    principal: &str,
-    (current, next): (&ProfileContext<Kandev>, &ProfileContext<Kandev>),
-    version: u64,
-) -> AuditEntry {
-    let (added, removed) = changed(&compiled_tools(current), &compiled_tools(next));
-    AuditEntry::new(by, AuditKind::ProfilePut, Some(principal))
-        .with_before(profile(current, Some(version)))
-        .with_after(profile(next, Some(version + 1)))
-        .with_tools(added, removed)
 }
 
 fn stored_task<'a>(board: &'a Board, task_id: &str) -> Result<&'a Task, TaskError> {

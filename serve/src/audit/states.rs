@@ -18,6 +18,8 @@
 use std::collections::BTreeSet;
 
 use mcp_profiles::{ProfileContext, Vocabulary};
+
+use super::{Attribution, AuditEntry, AuditKind};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
@@ -40,6 +42,28 @@ pub fn fingerprint(token: &str) -> String {
 /// A profile's state: `{"context": CONTEXT, "version": N}`.
 pub fn profile<S: Vocabulary>(context: &ProfileContext<S>, version: Option<u64>) -> Value {
     versioned(json!({ "context": context }), version)
+}
+
+/// The record of `principal`'s profile moving from `before` (context and
+/// version; `None` for a new agent) to `after`: a `profile-put` with both
+/// states and the compiled tools the move gives and takes away. For a
+/// store's own writes and an application recording its own moves alike.
+pub fn profile_put<S: Vocabulary>(
+    by: &Attribution,
+    principal: &str,
+    before: Option<(&ProfileContext<S>, u64)>,
+    after: (&ProfileContext<S>, u64),
+) -> AuditEntry {
+    let (added, removed) = changed(
+        &before.map_or_else(Vec::new, |(context, _)| compiled_tools(context)),
+        &compiled_tools(after.0),
+    );
+    AuditEntry::new(by, AuditKind::ProfilePut, Some(principal))
+        .with_before(before.map_or(Value::Null, |(context, version)| {
+            profile(context, Some(version))
+        }))
+        .with_after(profile(after.0, Some(after.1)))
+        .with_tools(added, removed)
 }
 
 /// A deleted agent's state: its profile's, with the number of tokens that

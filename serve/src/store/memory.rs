@@ -49,19 +49,12 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
                         current,
                     });
                 }
-                let (added, removed) = states::changed(
-                    &standing
-                        .as_ref()
-                        .map_or_else(Vec::new, |(old, _)| states::compiled_tools(old)),
-                    &states::compiled_tools(&context),
+                let entry = states::profile_put(
+                    by,
+                    principal,
+                    standing.as_ref().map(|(old, current)| (old, *current)),
+                    (&context, version),
                 );
-                let before = standing.map_or(serde_json::Value::Null, |(old, current)| {
-                    states::profile(&old, Some(current))
-                });
-                let entry = AuditEntry::new(by, AuditKind::ProfilePut, Some(principal))
-                    .with_before(before)
-                    .with_after(states::profile(&context, Some(version)))
-                    .with_tools(added, removed);
                 let make: Making<'_, _> = Box::new(move || {
                     let (_, replacement, version) = self
                         .put_if(principal, context, Some(current))

@@ -80,6 +80,8 @@ pub fn limits() -> mcp_profiles_serve::http::Limits {
 #[derive(Clone)]
 pub struct Single {
     store: Arc<ProfileStore<Kandev>>,
+    /// The same store, as the control API changes it.
+    agents: plugins::Store,
     principal: Arc<str>,
 }
 
@@ -98,21 +100,23 @@ impl Single {
         context: ProfileContext<Kandev>,
         by: &Attribution,
     ) -> Result<Self, StoreError> {
-        let agents: plugins::Store = Arc::new(Arc::clone(&store));
+        let single = Single::of(store, principal);
         let newest = AuditQuery::new().of(principal).newest_first().with_limit(1);
-        let last = agents.audit(&newest).await?.first().map_or(0, |record| {
-            [&record.after, &record.before]
-                .iter()
-                .filter_map(|state| state["version"].as_u64())
-                .max()
-                .unwrap_or(0)
-        });
-        store.resume_versions(principal, last);
-        agents.put_agent(principal, context, by).await?;
-        Ok(Single {
-            store,
-            principal: Arc::from(principal),
-        })
+        let last = single
+            .agents
+            .audit(&newest)
+            .await?
+            .first()
+            .map_or(0, |record| {
+                [&record.after, &record.before]
+                    .iter()
+                    .filter_map(|state| state["version"].as_u64())
+                    .max()
+                    .unwrap_or(0)
+            });
+        single.store.resume_versions(principal, last);
+        single.agents.put_agent(principal, context, by).await?;
+        Ok(single)
     }
 
     /// `principal`'s agent in `store`, serving `context` (put, recording
@@ -123,7 +127,12 @@ impl Single {
         context: ProfileContext<Kandev>,
     ) -> Self {
         store.add_agent(principal, context);
+        Single::of(store, principal)
+    }
+
+    fn of(store: Arc<ProfileStore<Kandev>>, principal: &str) -> Self {
         Single {
+            agents: Arc::new(Arc::clone(&store)),
             store,
             principal: Arc::from(principal),
         }
@@ -159,8 +168,8 @@ impl Single {
             .expect("the served agent was deleted")
     }
 
-    fn agents(&self) -> plugins::Store {
-        Arc::new(Arc::clone(&self.store))
+    fn agents(&self) -> &plugins::Store {
+        &self.agents
     }
 
     async fn stored(&self) -> Result<StoredAgent<Kandev>, Refusal> {
@@ -229,7 +238,7 @@ fn api(single: Single, token: &str, extras: Extras) -> ControlApi<Kandev, Kandev
     };
     let task_route =
         |summary: &'static str| openapi::put::<TaskChanged>(summary).refuses(&[404, 500, 503]);
-    ControlApi::new(single.agents(), token)
+    ControlApi::new(Arc::clone(single.agents()), token)
         .serving_one(&single.principal)
         .context_form::<KandevContext>()
         .recorded_as(&extras.token_name)
@@ -430,7 +439,7 @@ async fn put_providers(
 }
 
 async fn get_plugin_tools(State(control): State<Control>) -> Result<Response, Refusal> {
-    plugins::installed(&control.single.agents(), &control.single.principal).await
+    plugins::installed(control.single.agents(), &control.single.principal).await
 }
 
 async fn put_plugin_tools(
@@ -440,5 +449,5 @@ async fn put_plugin_tools(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Refusal> {
     let single = &control.single;
-    plugins::install(&single.agents(), &single.principal, &by, &headers, body).await
+    plugins::install(single.agents(), &single.principal, &by, &headers, body).await
 }
