@@ -177,7 +177,7 @@ impl Backend {
             let store = RedisStore::<Kandev>::connect(url, options.clone())
                 .await
                 .unwrap_or_else(|error| panic!("{label}: {error}"));
-            stores.push(Arc::new(store));
+            stores.push(store);
         }
         stores[0]
             .put_agent(&principal(0), CONTEXTS[0], &BY)

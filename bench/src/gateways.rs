@@ -122,14 +122,12 @@ impl Gateway {
         let options = RedisOptions::default()
             .with_grace(std::time::Duration::from_secs(30))
             .with_decision_capacity(1_000_000);
-        let store = Arc::new(
-            RedisStore::<Kandev>::connect_with_profiles(url, options, profiles)
-                .await
-                .expect("the store connects"),
-        );
+        let store = RedisStore::<Kandev>::connect_with_profiles(url, options, profiles)
+            .await
+            .expect("the store connects");
         let mcp = serve_kandev_agents(store.profiles()).await;
         let any: std::net::SocketAddr = "127.0.0.1:0".parse().expect("a socket address");
-        let app = kandev_mcp::gateway::control::router(store.clone(), token);
+        let app = kandev_mcp::gateway::control::router(Arc::clone(&store) as Arc<_>, token);
         let control = Serve::on(any)
             .limits(kandev_mcp::control::limits())
             .app(app)

@@ -35,7 +35,7 @@ use axum::http::{Request, header};
 use kandev_mcp::gateway::control::{MAX_PRINCIPAL_BYTES, MAX_TOKEN_BYTES, router};
 use kandev_mcp::{Kandev, Surface};
 use mcp_profiles::{ProfileContext, Vocabulary};
-use mcp_profiles_serve::{AgentStore, ProfileStore};
+use mcp_profiles_serve::{AgentStore, MemoryStore};
 use serde_json::Value;
 
 use super::json::Json;
@@ -196,7 +196,7 @@ thread_local! {
 
 fn state(
     runtime: &tokio::runtime::Runtime,
-    store: &Arc<ProfileStore<Kandev>>,
+    store: &MemoryStore<Kandev>,
     principals: &[String],
     tokens: &[String],
 ) -> State {
@@ -204,7 +204,7 @@ fn state(
         .iter()
         .map(|name| {
             let agent = runtime
-                .block_on(AgentStore::agent(store, name))
+                .block_on(store.agent(name))
                 .expect("the in-memory store answers");
             let held = agent.map(|agent| (agent.version, *agent.profile.context()));
             (name.clone(), held)
@@ -213,7 +213,10 @@ fn state(
     let tokens = tokens
         .iter()
         .map(|token| {
-            let named = store.principal(token).map(|p| p.name().to_owned());
+            let named = store
+                .profiles()
+                .principal(token)
+                .map(|p| p.name().to_owned());
             (token.clone(), named)
         })
         .collect();
@@ -254,16 +257,19 @@ pub fn check_gateway_control(data: &[u8]) {
 }
 
 fn check(runtime: &tokio::runtime::Runtime, input: &Input<'_>) {
-    let store = Arc::new(ProfileStore::<Kandev>::default());
+    let store = Arc::new(MemoryStore::<Kandev>::default());
+    let profiles = store.profiles();
     for _ in 0..input.alice_version {
-        store.add_agent("alice", task_context());
+        profiles.add_agent("alice", task_context());
     }
-    store.add_agent("bob", ProfileContext::new(Surface::OfficeTask));
+    profiles.add_agent("bob", ProfileContext::new(Surface::OfficeTask));
     if input.alice_version > 0 {
-        store.grant("alice-token", "alice").expect("alice exists");
+        profiles
+            .grant("alice-token", "alice")
+            .expect("alice exists");
     }
-    store.grant("bob-token", "bob").expect("bob exists");
-    let app = router(Arc::new(Arc::clone(&store)), CONTROL_TOKEN);
+    profiles.grant("bob-token", "bob").expect("bob exists");
+    let app = router(Arc::clone(&store) as Arc<_>, CONTROL_TOKEN);
 
     let name = std::str::from_utf8(input.name).ok();
     let has_path = matches!(input.route, Route::Put | Route::Get | Route::Delete);

@@ -37,7 +37,7 @@ use axum::http::{Request, header};
 use kandev_mcp::Kandev;
 use mcp_profiles::Vocabulary;
 use mcp_profiles_serve::control::{ControlApi, MAX_BODY_BYTES};
-use mcp_profiles_serve::{AgentStore, Attribution, ProfileStore, StoredKillSwitch};
+use mcp_profiles_serve::{AgentStore, Attribution, MemoryStore, StoredKillSwitch};
 use serde_json::{Value, json};
 
 use super::json::Json;
@@ -130,8 +130,8 @@ fn check(runtime: &tokio::runtime::Runtime, how: u8, state: u8, body: &[u8]) {
     let wrong_token = how & 0x40 != 0;
     let plain_text = how & 0x80 != 0;
 
-    let profiles = Arc::new(ProfileStore::<Kandev>::default());
-    let store: Arc<dyn AgentStore<Kandev>> = Arc::new(Arc::clone(&profiles));
+    let store: Arc<dyn AgentStore<Kandev>> = Arc::new(MemoryStore::<Kandev>::default());
+    let profiles = Arc::clone(store.profiles());
     let by = Attribution::new("fuzz", "fuzz-setup").expect("a valid attribution");
     for (at, names) in starting_puts(state).iter().enumerate() {
         runtime

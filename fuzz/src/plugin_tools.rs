@@ -51,7 +51,7 @@ use kandev_mcp::plugins::{Backend, Snapshot, catalog_decoder};
 use kandev_mcp::{Kandev, Surface};
 use mcp_profiles::{ProfileContext, ProfileController, Vocabulary};
 use mcp_profiles_serve::audit::Attribution;
-use mcp_profiles_serve::{AgentStore, ProfileStore};
+use mcp_profiles_serve::{AgentStore, MemoryStore, ProfileStore};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -145,7 +145,7 @@ const SINGLE: &str = "task-2";
 /// over a store of one principal) or a gateway's store with alice's agent;
 /// either way a store holding the agent's catalog.
 struct Target {
-    store: Arc<ProfileStore<Kandev>>,
+    store: Arc<MemoryStore<Kandev>>,
     principal: &'static str,
     /// The single agent, for `serve`'s router.
     single: Option<Single>,
@@ -160,10 +160,10 @@ impl Target {
     fn new(runtime: &tokio::runtime::Runtime, agents: bool, starting: Option<Snapshot>) -> Self {
         let context = ProfileContext::new(Surface::KanbanTask);
         let target = if agents {
-            let store = Arc::new(
+            let store = Arc::new(MemoryStore::new(
                 ProfileStore::<Kandev>::default().with_catalogs(catalog_decoder(Backend::none())),
-            );
-            store.add_agent(ALICE, context);
+            ));
+            store.profiles().add_agent(ALICE, context);
             Target {
                 store,
                 principal: ALICE,
@@ -181,13 +181,11 @@ impl Target {
             let by = Attribution::new("fuzz", "starting").expect("a valid attribution");
             let wire = serde_json::to_value(&snapshot).expect("a snapshot encodes");
             runtime
-                .block_on(AgentStore::put_catalog_if(
-                    &target.store,
-                    target.principal,
-                    wire,
-                    None,
-                    &by,
-                ))
+                .block_on(
+                    target
+                        .store
+                        .put_catalog_if(target.principal, wire, None, &by),
+                )
                 .expect("the starting snapshot is put");
         }
         target
@@ -196,22 +194,26 @@ impl Target {
     fn router(&self) -> axum::Router {
         match &self.single {
             Some(single) => router(single.clone(), CONTROL_TOKEN),
-            None => {
-                let store: Arc<dyn AgentStore<Kandev>> = Arc::new(Arc::clone(&self.store));
-                kandev_mcp::gateway::control::router(store, CONTROL_TOKEN)
-            }
+            None => kandev_mcp::gateway::control::router(
+                Arc::clone(&self.store) as Arc<_>,
+                CONTROL_TOKEN,
+            ),
         }
     }
 
     fn held(&self, runtime: &tokio::runtime::Runtime) -> Held {
         let stored = runtime
-            .block_on(AgentStore::catalog(&self.store, self.principal))
+            .block_on(self.store.catalog(self.principal))
             .expect("an in-memory store answers")
             .expect("the agent");
         let installed = stored
             .wire
             .and_then(|wire| Snapshot::deserialize(&wire).ok());
-        let controller = self.store.controller(self.principal).expect("the agent");
+        let controller = self
+            .store
+            .profiles()
+            .controller(self.principal)
+            .expect("the agent");
         (installed, listed(&controller), stored.version)
     }
 }

@@ -115,7 +115,7 @@ impl Ask {
             Ask::Explain(explain) => explain.store.connect::<S>().await?,
             Ask::Verify(store) => store.connect::<S>().await?,
         };
-        self.answer_over(&store, out).await
+        self.answer_over(&*store, out).await
     }
 
     /// [`answer`](Self::answer) from `store`, one the binary opened itself
@@ -175,7 +175,9 @@ impl Ask {
 }
 
 impl Store {
-    async fn connect<S: Vocabulary>(&self) -> Result<RedisStore<S>, Box<dyn Error>> {
+    async fn connect<S: Vocabulary>(
+        &self,
+    ) -> Result<std::sync::Arc<RedisStore<S>>, Box<dyn Error>> {
         let Some(url) = &self.store else {
             return Err("give --store (or MCP_PROFILES_STORE): the deployment's Redis".into());
         };

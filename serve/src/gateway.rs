@@ -242,18 +242,16 @@ impl<S: Vocabulary + ServerHandler> Gateway<S> {
         };
         let limits = limits.with_drain_timeout(self.drain);
         let store: Arc<dyn AgentStore<S>> = match self.store.as_deref() {
-            None => Arc::new(Arc::new(self.profiles)),
+            None => Arc::new(crate::MemoryStore::new(self.profiles)),
             #[cfg(feature = "redis")]
             Some(url)
                 if ["redis://", "rediss://", "redis+cluster://"]
                     .iter()
                     .any(|scheme| url.starts_with(scheme)) =>
             {
-                let store =
-                    crate::RedisStore::connect_with_profiles(url, self.redis, self.profiles)
-                        .await
-                        .map_err(io::Error::other)?;
-                Arc::new(store)
+                crate::RedisStore::connect_with_profiles(url, self.redis, self.profiles)
+                    .await
+                    .map_err(io::Error::other)?
             }
             Some(url) => return Err(unknown_store(url)),
         };

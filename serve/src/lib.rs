@@ -10,9 +10,9 @@
 //! [`MemoryAuditLog`]: crate::audit::MemoryAuditLog
 //! [`audit`]: crate::audit
 //! [`audit::states`]: crate::audit::states
-//! [`Backing`]: crate::Backing
-//! [`Backing::serving`]: crate::Backing::serving
-//! [`Backing::resolve`]: crate::Backing::resolve
+//! [`AgentStore::serving`]: crate::AgentStore::serving
+//! [`AgentStore::resolve`]: crate::AgentStore::resolve
+//! [`MemoryStore`]: crate::MemoryStore
 //! [`ProfileStore`]: crate::ProfileStore
 //! [`ProfileStore::back_with`]: crate::ProfileStore::back_with
 //! [`ProfileStore::apply`]: crate::ProfileStore::apply
@@ -71,11 +71,12 @@ mod telemetry;
 /// version in your own dependencies).
 pub use axum;
 
-pub use agents::{AgentUpdate, Apply, Backing, KillSwitchOutcome, ProfileStore, Unreachable};
+pub use agents::{AgentUpdate, Apply, KillSwitchOutcome, ProfileStore, ServingFuture, Unreachable};
 pub use audit::Attribution;
 pub use identity::{Principal, UnknownPrincipal};
 pub use store::{
-    AgentChange, AgentStore, Changed, Propagation, StoreError, StoredAgent, StoredKillSwitch,
+    AgentChange, AgentStore, Changed, MemoryStore, Propagation, StoreError, StoredAgent,
+    StoredKillSwitch,
 };
 #[cfg(feature = "runtime-tools")]
 pub use store::{CatalogChange, StoredCatalog};

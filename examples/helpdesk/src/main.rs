@@ -11,7 +11,7 @@ use clap::Parser;
 use mcp_profiles_serve::cli::Ask;
 use mcp_profiles_serve::control::ControlApi;
 use mcp_profiles_serve::gateway::{Gateway, shutdown_signal};
-use mcp_profiles_serve::{AgentStore, ProfileStore};
+use mcp_profiles_serve::{AgentStore, MemoryStore};
 use rmcp::ServerHandler;
 use rmcp::model::{Implementation, ServerConfig};
 
@@ -91,7 +91,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return ask.answer::<Desk>(&mut std::io::stdout()).await;
     }
     if args.openapi {
-        let store = Arc::new(Arc::new(ProfileStore::default()));
+        let store = Arc::new(MemoryStore::default());
         println!("{:#}", control(store, "describing").openapi());
         return Ok(());
     }

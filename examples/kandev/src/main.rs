@@ -19,7 +19,7 @@ use kandev_mcp::{
 use mcp_profiles::{DenyList, ProfileContext, Vocabulary};
 use mcp_profiles_serve::audit::Attribution;
 use mcp_profiles_serve::audit::decisions::DecisionLog;
-use mcp_profiles_serve::{AgentStore, ProfileStore};
+use mcp_profiles_serve::{AgentStore, MemoryStore, ProfileStore};
 use rmcp::ServiceExt;
 
 #[derive(Parser)]
@@ -732,20 +732,20 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
     };
     // One agent, the task served, in a store of its own: what the control
     // API changes, the board keeping its audit trail.
-    let mut agents = ProfileStore::<Kandev>::default()
-        .with_catalogs(kandev_mcp::plugins::catalog_decoder(backend))
-        .with_audit_trail(Arc::clone(&board) as Arc<_>);
+    let mut profiles = ProfileStore::<Kandev>::default()
+        .with_catalogs(kandev_mcp::plugins::catalog_decoder(backend));
     if let Some(presentation) = presentation {
-        agents = agents.with_presentation(presentation)?;
+        profiles = profiles.with_presentation(presentation)?;
     }
     if let Some(search) = tool_search {
-        agents = agents.with_tool_search(search)?;
+        profiles = profiles.with_tool_search(search)?;
     }
     if args.log_decisions {
-        agents = agents.with_decision_log(Arc::new(DecisionLog::new(100_000)));
-        if served.is_some() {
-            agents = agents.with_decision_trail(Arc::clone(&board) as Arc<_>);
-        }
+        profiles = profiles.with_decision_log(Arc::new(DecisionLog::new(100_000)));
+    }
+    let mut agents = MemoryStore::new(profiles).with_audit_trail(Arc::clone(&board) as Arc<_>);
+    if args.log_decisions && served.is_some() {
+        agents = agents.with_decision_trail(Arc::clone(&board) as Arc<_>);
     }
     // Its start is the trail's first word of this run, at the version after
     // the newest the trail holds: a restart goes on from the last run's.
@@ -838,17 +838,17 @@ async fn serve(args: ServeArgs) -> Result<(), Failure> {
         .await?;
     }
     // What is left of the decisions, kept.
-    AgentStore::decisions_written(&agents).await?;
+    agents.decisions_written().await?;
     Ok(())
 }
 
 /// Ships the decisions `agents` heard to its trail every 100 ms.
-fn ship_decisions(agents: Arc<ProfileStore<Kandev>>) -> tokio::task::JoinHandle<()> {
+fn ship_decisions(agents: Arc<MemoryStore<Kandev>>) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(Duration::from_millis(100));
         loop {
             ticks.tick().await;
-            if let Err(error) = AgentStore::decisions_written(&agents).await {
+            if let Err(error) = agents.decisions_written().await {
                 tracing::warn!(%error, "the decisions heard are kept to be shipped again");
             }
         }
@@ -871,10 +871,10 @@ async fn trail(args: TrailArgs) -> Result<(), Failure> {
     };
     // The database's trails behind a store of no agent: read, never written.
     let board = Arc::new(Store::open(&path)?);
-    let agents = ProfileStore::<Kandev>::default()
+    let agents = MemoryStore::<Kandev>::default()
         .with_audit_trail(Arc::clone(&board) as Arc<_>)
         .with_decision_trail(board);
-    let agents: Arc<dyn AgentStore<Kandev>> = Arc::new(Arc::new(agents));
+    let agents: Arc<dyn AgentStore<Kandev>> = Arc::new(agents);
     Ok(args
         .ask
         .answer_over(agents.as_ref(), &mut io::stdout())

@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_profiles::{ProfileContext, Replacement};
-use mcp_profiles_serve::ProfileStore;
 use mcp_profiles_serve::audit::states::{changed, compiled_tools, profile_put};
 use mcp_profiles_serve::audit::{Attribution, AuditEntry, AuditKind};
+use mcp_profiles_serve::{AgentStore, MemoryStore};
 use serde_json::json;
 
 use crate::db::DbError;
@@ -153,7 +153,7 @@ impl ServedTask {
     /// Runs until the returned task is aborted.
     pub fn follow(
         self: &Arc<Self>,
-        agents: Arc<ProfileStore<Kandev>>,
+        agents: Arc<MemoryStore<Kandev>>,
         period: Duration,
     ) -> tokio::task::JoinHandle<()> {
         let served = Arc::clone(self);
@@ -172,7 +172,7 @@ impl ServedTask {
     }
 
     /// Re-resolves the live profile if another process changed the task.
-    fn catch_up(&self, agents: &ProfileStore<Kandev>) -> Result<(), TaskError> {
+    fn catch_up(&self, agents: &MemoryStore<Kandev>) -> Result<(), TaskError> {
         // Whoever read the file again (this check or a tool call), the
         // board in memory is now current.
         self.store.refresh()?;
@@ -207,7 +207,7 @@ impl ServedTask {
             }
             let by = Attribution::new("kandev-mcp-serve", format!("follow-{}", std::process::id()))
                 .expect("a well-formed attribution");
-            let version = agents.version(&self.task_id).unwrap_or_default();
+            let version = agents.profiles().version(&self.task_id).unwrap_or_default();
             board.audit(profile_put(
                 &by,
                 &self.task_id,
@@ -225,7 +225,7 @@ impl ServedTask {
     /// re-resolves as [`set_autopilot`](Self::set_autopilot) does.
     pub fn set_tool_policy(
         &self,
-        agents: &ProfileStore<Kandev>,
+        agents: &MemoryStore<Kandev>,
         by: &Attribution,
         task_id: &str,
         policy: Option<TaskToolPolicy>,
@@ -246,7 +246,7 @@ impl ServedTask {
     /// re-resolves its live profile (keeping the attached providers).
     pub fn set_autopilot(
         &self,
-        agents: &ProfileStore<Kandev>,
+        agents: &MemoryStore<Kandev>,
         by: &Attribution,
         task_id: &str,
         autopilot: bool,
@@ -263,7 +263,7 @@ impl ServedTask {
     /// [`set_autopilot`](Self::set_autopilot) does.
     pub fn set_title_owner(
         &self,
-        agents: &ProfileStore<Kandev>,
+        agents: &MemoryStore<Kandev>,
         by: &Attribution,
         task_id: &str,
         session: Option<String>,
@@ -288,7 +288,7 @@ impl ServedTask {
     /// refuses the change: nothing is saved, nothing replaced.
     fn change(
         &self,
-        agents: &ProfileStore<Kandev>,
+        agents: &MemoryStore<Kandev>,
         change: Change<'_>,
         edit: impl FnOnce(&Board, &mut Task) -> Result<(), BadField>,
     ) -> Result<TaskChange, TaskError> {
@@ -319,7 +319,7 @@ impl ServedTask {
             // version it makes, so the trail tells every version.
             let next = live.filter(|(current, next)| current != next);
             if let Some((current, next)) = &next {
-                let version = agents.version(&self.task_id).unwrap_or_default();
+                let version = agents.profiles().version(&self.task_id).unwrap_or_default();
                 board.audit(profile_put(
                     change.by,
                     &self.task_id,

@@ -483,7 +483,7 @@ mod tests {
     use std::io::{Read, Write};
 
     use super::*;
-    use crate::ProfileStore;
+    use crate::MemoryStore;
 
     mod server {
         #[derive(Clone)]
@@ -536,7 +536,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_gateway_serves_and_describes_its_admin_pages() {
-        let store: Arc<dyn AgentStore<Desk>> = Arc::new(Arc::new(ProfileStore::<Desk>::default()));
+        let store: Arc<dyn AgentStore<Desk>> = Arc::new(MemoryStore::<Desk>::default());
         let naming = Naming::new("Desk admin", "desk_admin");
         let api = ControlApi::new(Arc::clone(&store), "secret");
         let (router, document) = api.with_admin_named(naming).described();

@@ -58,7 +58,7 @@ impl<S: Vocabulary> ProfileStore<S> {
     /// The operator's deny list in force over every agent of this store
     /// (the kill switch; not named `kill_switch`, which is
     /// [`AgentStore::kill_switch`](crate::AgentStore::kill_switch), the
-    /// stored form, on an `Arc<ProfileStore>`).
+    /// stored form, on the store that drives this one).
     pub fn killed(&self) -> DenyList<S> {
         self.kill.switch.killed()
     }

@@ -1,11 +1,12 @@
 //! A [`ProfileStore`] as the local copy of a shared store: the public API a
-//! store backing (Redis, or a user's own) drives. The backing is consulted
-//! for tokens not known here and for whether the copy may still be served
-//! ([`Backing`]); it applies each change of the shared store here, in its
-//! version order ([`ProfileStore::apply`]).
+//! store (Redis, or a user's own [`AgentStore`](crate::AgentStore)) drives.
+//! The store is consulted for tokens not known here and for whether the
+//! copy may still be served ([`Backed`]); it applies each change of the
+//! shared store here, in its version order ([`ProfileStore::apply`]).
 
 use std::future::Future;
 use std::pin::Pin;
+
 use std::sync::Weak;
 
 #[cfg(feature = "runtime-tools")]
@@ -39,39 +40,24 @@ impl std::fmt::Display for Unreachable {
 
 impl std::error::Error for Unreachable {}
 
-/// A shared store behind a [`ProfileStore`], which serves as its local
-/// copy (see [`ProfileStore::back_with`]).
-pub trait Backing: Send + Sync {
-    /// `Err` with the reason once the local copy of `principal`'s agent
-    /// (`None`: of a profile no stored agent holds, such as one an access
-    /// token carries) may no longer be served: the part of the shared store
-    /// it depends on was out of reach for too long, and a profile narrowed
-    /// meanwhile must not be served wide, nor a token revoked meanwhile
-    /// honoured (a store must carry a principal's token revocations where
-    /// this answers for the principal). A store in parts (shards) refuses
-    /// only the principals of a part out of reach.
+/// The future of [`AgentStore::resolve`](crate::AgentStore::resolve) and
+/// [`AgentStore::load`](crate::AgentStore::load): `Err` says, as a request
+/// is refused, why the shared store could not answer.
+pub type ServingFuture<'a> = Pin<Box<dyn Future<Output = Result<(), Unreachable>> + Send + 'a>>;
+
+/// What a [`ProfileStore`] asks of the shared store behind it: the serving
+/// methods of [`AgentStore`](crate::AgentStore), which implements this for
+/// every store (named here so that this module need not know the store's
+/// other methods).
+pub(crate) trait Backed<S>: Send + Sync {
+    /// [`AgentStore::serving`](crate::AgentStore::serving).
     fn serving(&self, principal: Option<&str>) -> Result<(), Unreachable>;
-
-    /// Looks `token` up in the shared store and, if it names an agent,
-    /// loads the agent ([`Apply::Load`]) and grants the token locally.
-    /// `Err` when the shared store could not answer.
-    fn resolve<'a>(
-        &'a self,
-        token: &'a str,
-    ) -> Pin<Box<dyn Future<Output = Result<(), Unreachable>> + Send + 'a>>;
-
-    /// Loads `principal`'s agent from the shared store ([`Apply::Load`]),
-    /// if it has one there and none here yet: how a principal named by an
-    /// identity provider's access token, not by a granted token, is found.
-    /// `Err` when the shared store could not answer. By default nothing is
-    /// loaded: only agents the backing applied are served.
-    fn load<'a>(
-        &'a self,
-        principal: &'a str,
-    ) -> Pin<Box<dyn Future<Output = Result<(), Unreachable>> + Send + 'a>> {
-        let _ = principal;
-        Box::pin(async { Ok(()) })
-    }
+    /// [`AgentStore::resolve`](crate::AgentStore::resolve).
+    fn resolve<'a>(&'a self, token: &'a str) -> ServingFuture<'a>;
+    /// [`AgentStore::load`](crate::AgentStore::load): asked only for an
+    /// access token's principal.
+    #[cfg(feature = "oauth")]
+    fn load<'a>(&'a self, principal: &'a str) -> ServingFuture<'a>;
 }
 
 /// A principal's agent as a shared store holds it, or the part of it that
@@ -125,9 +111,9 @@ pub(crate) enum CatalogRefusal {
 }
 
 impl<S: Vocabulary> ProfileStore<S> {
-    /// Makes this store the local copy of `backing`; whether it was not
-    /// backed yet (a store is backed at most once).
-    pub fn back_with(&self, backing: Weak<dyn Backing>) -> bool {
+    /// Makes this store the local copy of `backing` (see
+    /// [`back_with`](Self::back_with)); whether it was not backed yet.
+    pub(crate) fn set_backing(&self, backing: Weak<dyn Backed<S>>) -> bool {
         self.backing.set(backing).is_ok()
     }
 

@@ -23,7 +23,6 @@ use mcp_profiles::{
     Vocabulary,
 };
 
-use crate::audit::{AuditTrail, DecisionTrail, MemoryAuditLog};
 use crate::identity::{Grant, Principal, SessionBook, UnknownPrincipal};
 
 #[cfg(feature = "oauth")]
@@ -32,17 +31,25 @@ mod kill;
 mod mirror;
 mod narrowing;
 mod presentation;
-mod recording;
 mod search;
+mod versions;
 mod views;
 
 pub use kill::KillSwitchOutcome;
+pub(crate) use mirror::Backed;
 #[cfg(feature = "runtime-tools")]
 pub(crate) use mirror::CatalogRefusal;
-pub use mirror::{AgentUpdate, Apply, Backing, Unreachable};
+pub use mirror::{AgentUpdate, Apply, ServingFuture, Unreachable};
 pub(crate) use narrowing::Narrowing;
 
-/// Every agent's profile, keyed by principal, and the tokens that name them.
+/// The serving index: every agent's profile, keyed by principal, and the
+/// tokens that name them, as the routers read them.
+///
+/// A store drives it ([`MemoryStore`](crate::MemoryStore) in one process,
+/// `RedisStore` across many, or a backing of one's own: see
+/// [`AgentStore`](crate::AgentStore)), recording each change; its own
+/// methods are the parts those changes are made of, and record nothing, so
+/// a server with no control API can drive it directly:
 ///
 /// - [`add_agent`](Self::add_agent) gives a principal its profile; adding
 ///   it again replaces that profile on the same controller;
@@ -95,7 +102,7 @@ pub struct ProfileStore<S: Vocabulary> {
     /// revocation reaches the sessions each of them holds.
     books: Mutex<Vec<Weak<dyn SessionBook>>>,
     /// The shared store this one mirrors, if any (see [`crate::store`]).
-    backing: OnceLock<Weak<dyn Backing>>,
+    backing: OnceLock<Weak<dyn Backed<S>>>,
     /// The operator's kill switch over every agent's controller, and the
     /// version of the list in force.
     kill: kill::Kill<S>,
@@ -109,13 +116,6 @@ pub struct ProfileStore<S: Vocabulary> {
     /// The identities OAuth sessions are bound to, per principal.
     #[cfg(feature = "oauth")]
     identities: identities::Identities,
-    /// The audit trail of the changes made through this store's
-    /// [`AgentStore`](crate::AgentStore) methods (not of a shared store it
-    /// mirrors, which keeps its own).
-    trail: Arc<dyn AuditTrail>,
-    /// Held across each recorded change, from its check to its making, so
-    /// that records come in the order of the changes.
-    recording: Mutex<()>,
     /// Whether request counts carry the principal as a label.
     principal_metrics: bool,
     /// Whether every agent's list answers carry their exposure.
@@ -126,8 +126,6 @@ pub struct ProfileStore<S: Vocabulary> {
     disclosure: Option<mcp_profiles::Disclosure<S>>,
     /// Where every agent's call decisions are logged, if anywhere.
     decisions: Option<Arc<crate::audit::decisions::DecisionLog>>,
-    /// Where the log's decisions are shipped, if not kept in it.
-    decision_trail: Option<Arc<dyn DecisionTrail>>,
 }
 
 /// An empty store, serving no agent and taking no catalogs.
@@ -146,14 +144,11 @@ impl<S: Vocabulary> Default for ProfileStore<S> {
             tool_search: None,
             #[cfg(feature = "oauth")]
             identities: identities::Identities::default(),
-            trail: Arc::new(MemoryAuditLog::default()),
-            recording: Mutex::default(),
             principal_metrics: false,
             stamp_exposure: false,
             grouping: false,
             disclosure: None,
             decisions: None,
-            decision_trail: None,
         }
     }
 }
@@ -218,18 +213,6 @@ impl<S: Vocabulary> ProfileStore<S> {
     #[cfg(feature = "runtime-tools")]
     pub fn with_catalogs(mut self, decoder: CatalogDecoder<S>) -> Self {
         self.catalogs = Some(decoder);
-        self
-    }
-
-    /// This store, its audit trail keeping the newest `capacity` records
-    /// (at least 1; by default
-    /// [`audit::DEFAULT_CAPACITY`](crate::audit::DEFAULT_CAPACITY)): the
-    /// changes made through its [`AgentStore`](crate::AgentStore) methods,
-    /// read with [`AgentStore::audit`](crate::AgentStore::audit). Its own
-    /// methods ([`add_agent`](Self::add_agent), [`grant`](Self::grant), ...)
-    /// are the parts those are made of, and record nothing.
-    pub fn with_audit_capacity(mut self, capacity: usize) -> Self {
-        self.trail = Arc::new(MemoryAuditLog::new(capacity));
         self
     }
 
@@ -710,7 +693,7 @@ impl<S: Vocabulary> ProfileStore<S> {
 
     /// Whether this store may serve `principal`'s agent now (`None`: a
     /// profile no stored agent holds): always, unless a shared store behind
-    /// it says otherwise ([`Backing::serving`]).
+    /// it says otherwise ([`AgentStore::serving`](crate::AgentStore::serving)).
     pub(crate) fn serving(&self, principal: Option<&Principal>) -> Result<(), Unreachable> {
         match self.backing() {
             None => Ok(()),
@@ -720,7 +703,7 @@ impl<S: Vocabulary> ProfileStore<S> {
 
     /// The shared store behind this one: `None` if there is none, `Err` if
     /// it is gone.
-    fn backing(&self) -> Option<Result<Arc<dyn Backing>, Unreachable>> {
+    fn backing(&self) -> Option<Result<Arc<dyn Backed<S>>, Unreachable>> {
         let backing = self.backing.get()?;
         Some(backing.upgrade().ok_or_else(|| {
             Unreachable::new("the shared profile store behind this gateway was closed")

@@ -10,7 +10,7 @@ use super::{AuditEntry, AuditOrder, AuditQuery, AuditRecord, DEFAULT_CAPACITY};
 /// 1 on (the numbers go on past the records dropped).
 ///
 /// The in-memory store keeps one
-/// ([`ProfileStore::with_audit_capacity`](crate::ProfileStore::with_audit_capacity));
+/// ([`MemoryStore::with_audit_capacity`](crate::MemoryStore::with_audit_capacity));
 /// an application that keeps its own changes in memory can use one too,
 /// appending under the lock that makes each change, or through
 /// [`record`](Self::record), so that records come in the order of the

@@ -62,7 +62,7 @@
 //!   empty for tokens.
 //!
 //! Bounded: the in-memory log keeps the newest 10,000 records by default
-//! ([`ProfileStore::with_audit_capacity`](crate::ProfileStore::with_audit_capacity)),
+//! ([`MemoryStore::with_audit_capacity`](crate::MemoryStore::with_audit_capacity)),
 //! the Redis stream about as many (`RedisOptions::with_audit_capacity`,
 //! trimmed with `XADD ... MAXLEN ~ N`; on a cluster, each shard's stream);
 //! `seq` goes on across what was dropped.

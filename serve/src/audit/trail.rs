@@ -7,7 +7,7 @@ use super::{AuditEntry, AuditQuery, AuditRecord, MemoryAuditLog};
 /// Where a [`ProfileStore`](crate::ProfileStore) keeps the audit records of
 /// the changes made through its [`AgentStore`](crate::AgentStore) methods:
 /// a [`MemoryAuditLog`] unless
-/// [`with_audit_trail`](crate::ProfileStore::with_audit_trail) says
+/// [`with_audit_trail`](crate::MemoryStore::with_audit_trail) says
 /// otherwise (an application's own database, say).
 ///
 /// The store appends a change's record *before* it makes the change, with
@@ -70,7 +70,7 @@ impl AuditTrail for MemoryAuditLog {
 /// Where a [`ProfileStore`](crate::ProfileStore) keeps the call decisions
 /// its [`DecisionLog`](super::decisions::DecisionLog) heard, beside its
 /// [`AuditTrail`] (an application's own database, say), set with
-/// [`with_decision_trail`](crate::ProfileStore::with_decision_trail).
+/// [`with_decision_trail`](crate::MemoryStore::with_decision_trail).
 ///
 /// The store ships what its log holds when
 /// [`AgentStore::decisions_written`](crate::AgentStore::decisions_written)

@@ -69,10 +69,10 @@
 //! #     #[providers] pub enum Provider {}
 //! # }
 //! use std::sync::Arc;
-//! use mcp_profiles_serve::{AgentStore, ProfileStore};
+//! use mcp_profiles_serve::{AgentStore, MemoryStore};
 //! use mcp_profiles_serve::control::ControlApi;
 //!
-//! let store: Arc<dyn AgentStore<Desk>> = Arc::new(Arc::new(ProfileStore::<Desk>::default()));
+//! let store: Arc<dyn AgentStore<Desk>> = Arc::new(MemoryStore::<Desk>::default());
 //! let api = ControlApi::new(store, "control-secret")
 //!     .titled("help desk: control API", "Agents and their tokens.");
 //! // The router (serve it with `http::Serve::on(addr).app(router)`) and its document.

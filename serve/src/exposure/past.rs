@@ -157,10 +157,10 @@ const PAGE: usize = 1000;
 /// use mcp_profiles::ProfileContext;
 /// use mcp_profiles_serve::audit::Attribution;
 /// use mcp_profiles_serve::exposure::past::{Moment, exposure_at};
-/// use mcp_profiles_serve::{AgentStore, ProfileStore};
+/// use mcp_profiles_serve::{AgentStore, MemoryStore};
 ///
 /// # tokio_test(async {
-/// let store = std::sync::Arc::new(ProfileStore::<Desk>::default());
+/// let store = MemoryStore::<Desk>::default();
 /// let by = Attribution::new("ops", "req-1").unwrap();
 /// store.put_agent("alice", ProfileContext::new(Surface::Ticket), &by).await.unwrap();
 /// store.put_agent("alice", ProfileContext::new(Surface::Chat), &by).await.unwrap();

@@ -31,13 +31,12 @@
 //! #     #[rmcp::tool(description = "List")]
 //! #     async fn list_tickets(&self) -> Result<rmcp::model::CallToolResult, rmcp::ErrorData> { todo!() }
 //! # }
-//! use std::sync::Arc;
 //! use mcp_profiles::ProfileContext;
-//! use mcp_profiles_serve::ProfileStore;
+//! use mcp_profiles_serve::MemoryStore;
 //! use mcp_profiles_serve::store::conformance::{Fixture, check};
 //!
 //! # async fn run() {
-//! let store = Arc::new(ProfileStore::<Demo>::default());
+//! let store = MemoryStore::<Demo>::default();
 //! let fixture = Fixture::new(ProfileContext::new(Surface::Ticket), ProfileContext::new(Surface::Chat));
 //! check(&store, &store, &fixture).await;
 //! # }

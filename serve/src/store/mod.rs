@@ -2,11 +2,13 @@
 //! profile context, its version and the tokens that name it.
 //!
 //! [`AgentStore`] is what a backend (a control API) changes, each change
-//! attributed and recorded in the store's audit trail ([`crate::audit`]).
-//! Two implementations:
+//! attributed and recorded in the store's audit trail ([`crate::audit`]);
+//! a store drives the [`ProfileStore`] its routers serve (the serving
+//! index: token → principal → controller), and a backing of one's own is
+//! one more implementation of this one trait. Two here:
 //!
-//! - [`ProfileStore`] itself (in an `Arc`): in memory, one process, no extra
-//!   dependency. The default.
+//! - [`MemoryStore`]: in memory, one process, no extra dependency. The
+//!   default.
 //! - `RedisStore` (feature `redis`): the profiles, versions and token
 //!   digests live in Redis, shared by every gateway instance; each instance
 //!   keeps a [`ProfileStore`] as its local copy of the principals it serves
@@ -27,6 +29,7 @@ mod memory;
 mod propagation;
 #[cfg(feature = "redis")]
 mod redis;
+mod shared;
 mod written;
 
 use std::future::Future;
@@ -44,11 +47,12 @@ pub use self::catalogs::{CatalogChange, StoredCatalog};
 #[cfg(feature = "redis")]
 pub(crate) use self::catalogs::{listed_change, presentable};
 pub use self::kill::StoredKillSwitch;
+pub use self::memory::MemoryStore;
 pub use self::propagation::{Changed, Propagation};
 #[cfg(feature = "redis")]
 pub use self::redis::{RedisOptions, RedisStore};
 pub use self::written::{Replication, Written};
-use crate::{ProfileStore, UnknownPrincipal};
+use crate::{ProfileStore, ServingFuture, UnknownPrincipal, Unreachable};
 
 /// The future every [`AgentStore`] operation returns.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -338,6 +342,43 @@ pub trait AgentStore<S: Vocabulary>: Send + Sync {
     /// What this instance serves: hand it to
     /// [`crate::http::multi_agent_router`].
     fn profiles(&self) -> &Arc<ProfileStore<S>>;
+
+    /// `Err` with the reason once [`profiles`](Self::profiles), as the
+    /// local copy of a shared store, may no longer serve `principal`'s agent
+    /// (`None`: a profile no stored agent holds, such as one an access token
+    /// carries): the part of the shared store it depends on was out of
+    /// reach for too long, and a profile narrowed meanwhile must not be
+    /// served wide, nor a token revoked meanwhile honoured (a store must
+    /// carry a principal's token revocations where this answers for the
+    /// principal). A store in parts (shards) refuses only the principals of
+    /// a part out of reach. Asked only where the store backs its local copy
+    /// ([`ProfileStore::back_with`]); by default, always served.
+    fn serving(&self, principal: Option<&str>) -> Result<(), Unreachable> {
+        let _ = principal;
+        Ok(())
+    }
+
+    /// Looks `token`, unknown to [`profiles`](Self::profiles), up in the
+    /// shared store and, if it names an agent, loads the agent
+    /// ([`ProfileStore::apply`] with [`Apply::Load`](crate::Apply::Load))
+    /// and grants the token there. `Err` when the shared store could not
+    /// answer. Asked only where the store backs its local copy; by default
+    /// nothing is looked up (a token is known where it was granted).
+    fn resolve<'a>(&'a self, token: &'a str) -> ServingFuture<'a> {
+        let _ = token;
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Loads `principal`'s agent from the shared store
+    /// ([`Apply::Load`](crate::Apply::Load)), if it has one there and none
+    /// in [`profiles`](Self::profiles) yet: how a principal named by an
+    /// identity provider's access token, not by a granted token, is found.
+    /// `Err` when the shared store could not answer. By default nothing is
+    /// loaded: only the agents in [`profiles`](Self::profiles) are served.
+    fn load<'a>(&'a self, principal: &'a str) -> ServingFuture<'a> {
+        let _ = principal;
+        Box::pin(std::future::ready(Ok(())))
+    }
 
     /// Waits until the change this handle just made to `changed` is in
     /// force on every instance sharing the store, or the store's limit

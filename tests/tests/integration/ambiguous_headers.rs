@@ -8,7 +8,7 @@ use std::sync::Arc;
 use mcp_profiles::ProfileContext;
 use mcp_profiles_serve::control::ControlApi;
 use mcp_profiles_serve::http::{HttpServer, Serve};
-use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, RedisStore};
+use mcp_profiles_serve::{AgentStore, MemoryStore, ProfileStore, RedisOptions, RedisStore};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{Session, http_transport, serve_agents, serve_http};
@@ -185,7 +185,7 @@ async fn alice_and_bob(store: &dyn AgentStore<TaskServer>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn repeated_identity_headers_are_refused_in_memory() {
     let profiles = Arc::new(ProfileStore::<TaskServer>::default());
-    let store: Arc<dyn AgentStore<TaskServer>> = Arc::new(Arc::clone(&profiles));
+    let store: Arc<dyn AgentStore<TaskServer>> = Arc::new(MemoryStore::new(Arc::clone(&profiles)));
     alice_and_bob(store.as_ref()).await;
     let (_mcp, uri) = serve_agents(&profiles, TaskServer::default()).await;
     the_mcp_listener_refuses_each(&uri).await;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use mcp_profiles_serve::control::ControlApi;
 use mcp_profiles_serve::http::Serve;
-use mcp_profiles_serve::{AgentStore, ProfileStore};
+use mcp_profiles_serve::{AgentStore, MemoryStore, ProfileStore};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::client::{List, Session, http_transport, serve_agents};
 use mcp_profiles_tests::contexts::{asking, names_of};
@@ -44,7 +44,7 @@ async fn request(base: &str, method: Method, path: &str, body: Option<Value>) ->
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_catalog_put_through_the_control_api_reaches_the_agents_sessions() {
     let profiles = Arc::new(ProfileStore::<TaskServer>::default().with_catalogs(decoder()));
-    let store: Arc<dyn AgentStore<TaskServer>> = Arc::new(Arc::clone(&profiles));
+    let store: Arc<dyn AgentStore<TaskServer>> = Arc::new(MemoryStore::new(Arc::clone(&profiles)));
     let api = ControlApi::new(store, TOKEN).with_catalogs::<Wire>();
     let (router, document) = api.described();
     let control = Serve::on("127.0.0.1:0".parse().unwrap())

@@ -8,7 +8,7 @@ use mcp_profiles_serve::audit::AuditQuery;
 use mcp_profiles_serve::audit::decisions::{DecisionLog, DecisionRecord};
 use mcp_profiles_serve::exposure::past::Trail;
 use mcp_profiles_serve::exposure::verify::{read_decisions, verify};
-use mcp_profiles_serve::{AgentStore, ProfileStore, StoreError};
+use mcp_profiles_serve::{AgentStore, MemoryStore, ProfileStore, StoreError};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{Session, http_transport, refused, serve_agents};
@@ -19,18 +19,18 @@ use mcp_profiles_tests::waits::LIMIT;
 use crate::redis_store::Instance;
 
 /// A store whose agents' call decisions are kept, every one.
-fn logging() -> (Arc<ProfileStore<TaskServer>>, Arc<DecisionLog>) {
+fn logging() -> (MemoryStore<TaskServer>, Arc<DecisionLog>) {
     let log = Arc::new(DecisionLog::new(10_000));
     let store = ProfileStore::default().with_decision_log(Arc::clone(&log));
-    (Arc::new(store), log)
+    (MemoryStore::new(store), log)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_call_decision_is_logged_and_the_log_agrees_with_the_trail() {
     let (store, log) = logging();
     let first = store.put_agent("alice", asking(), by()).await.unwrap();
-    store.grant("alice-token", "alice").unwrap();
-    let (http, uri) = serve_agents(&store, TaskServer::default()).await;
+    store.profiles().grant("alice-token", "alice").unwrap();
+    let (http, uri) = serve_agents(store.profiles(), TaskServer::default()).await;
     let session = Session::connect(http_transport(&uri, Some("alice-token"))).await;
 
     // Allowed, then refused as outside the profile, under revision 1.
@@ -175,7 +175,7 @@ async fn two_gateways_on_redis_ship_their_decisions_to_one_log() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_verifier_names_a_planted_mismatch() {
-    let store = Arc::new(ProfileStore::<TaskServer>::default());
+    let store = MemoryStore::<TaskServer>::default();
     let put = store.put_agent("alice", asking(), by()).await.unwrap();
     let v1 = put.value.agent.version;
     let trail = Trail::<TaskServer>::read(&store).await.unwrap();

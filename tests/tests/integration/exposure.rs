@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use mcp_profiles::{DenyList, Exposure, ListDigest, ProfileController};
-use mcp_profiles_serve::{AgentStore, ProfileStore};
+use mcp_profiles_serve::{AgentStore, MemoryStore, ProfileStore};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{Session, http_transport, serve_agents, serve_duplex};
@@ -102,16 +102,18 @@ async fn prompt_and_resource_lists_are_stamped_too() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_of_a_store_is_listed_at_its_version() {
-    let store = std::sync::Arc::new(ProfileStore::default().with_exposure_stamp());
+    let store = std::sync::Arc::new(MemoryStore::new(
+        ProfileStore::default().with_exposure_stamp(),
+    ));
     store.put_agent("alice", asking(), by()).await.unwrap();
     // A removal and a new agent: versions go on from the removed one's.
     store.put_agent("alice", child(), by()).await.unwrap();
     store.delete_agent("alice", by()).await.unwrap();
     let again = store.put_agent("alice", asking(), by()).await.unwrap();
-    store.grant("alice-token", "alice").unwrap();
+    store.profiles().grant("alice-token", "alice").unwrap();
     let version = again.value.agent.version;
     assert!(version > 2, "{version}");
-    let (http, uri) = serve_agents(&store, TaskServer::default()).await;
+    let (http, uri) = serve_agents(store.profiles(), TaskServer::default()).await;
     let session = Session::connect(http_transport(&uri, Some("alice-token"))).await;
     assert_eq!(listed_exposure(&session).await.revision, version);
     let put = store.put_agent("alice", child(), by()).await.unwrap();

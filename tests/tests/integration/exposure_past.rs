@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use mcp_profiles_serve::audit::AuditQuery;
 use mcp_profiles_serve::exposure::past::{Moment, PastError, PastExposure, exposure_at};
-use mcp_profiles_serve::{AgentStore, ProfileStore};
+use mcp_profiles_serve::{AgentStore, MemoryStore, ProfileStore};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::contexts::{asking, child, names_of};
@@ -90,7 +90,7 @@ async fn history_is_told_back(store: &(impl AgentStore<TaskServer> + ?Sized)) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_past_is_told_back_from_the_in_memory_trail() {
-    history_is_told_back(&std::sync::Arc::new(ProfileStore::<TaskServer>::default())).await;
+    history_is_told_back(&MemoryStore::<TaskServer>::default()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -105,7 +105,7 @@ async fn the_past_is_told_back_from_the_redis_trail() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trimmed_trail_says_it_cannot_tell() {
-    let store = std::sync::Arc::new(ProfileStore::<TaskServer>::default().with_audit_capacity(2));
+    let store = std::sync::Arc::new(MemoryStore::<TaskServer>::default().with_audit_capacity(2));
     store.put_agent("alice", asking(), by()).await.unwrap();
     for principal in ["bob", "carol"] {
         store.put_agent(principal, asking(), by()).await.unwrap();
@@ -129,7 +129,7 @@ async fn the_control_api_answers_what_an_agent_could_reach_then() {
 
     let profiles = std::sync::Arc::new(ProfileStore::<TaskServer>::default());
     let store: std::sync::Arc<dyn AgentStore<TaskServer>> =
-        std::sync::Arc::new(std::sync::Arc::clone(&profiles));
+        std::sync::Arc::new(MemoryStore::new(std::sync::Arc::clone(&profiles)));
     let (router, document) = ControlApi::new(std::sync::Arc::clone(&store), "secret").described();
     assert!(document["paths"]["/api/v1/agents/{principal}/exposure"]["get"].is_object());
     let control = Serve::on("127.0.0.1:0".parse().unwrap())

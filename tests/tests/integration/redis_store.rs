@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use mcp_profiles::{CatalogDecoder, ProfileContext};
 use mcp_profiles_serve::http::HttpServer;
-use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, RedisStore};
+use mcp_profiles_serve::{AgentStore, MemoryStore, ProfileStore, RedisOptions, RedisStore};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{CallOutcome, Session, http_transport, serve_agents};
@@ -25,7 +25,7 @@ type Context = ProfileContext<TaskServer>;
 
 /// One gateway instance: a Redis store served over HTTP on 127.0.0.1.
 pub(crate) struct Instance {
-    pub(crate) store: RedisStore<TaskServer>,
+    pub(crate) store: Arc<RedisStore<TaskServer>>,
     pub(crate) http: HttpServer,
     uri: String,
 }
@@ -83,7 +83,7 @@ impl Instance {
     }
 
     /// `store` served over HTTP on 127.0.0.1.
-    async fn serve(store: RedisStore<TaskServer>) -> Instance {
+    async fn serve(store: Arc<RedisStore<TaskServer>>) -> Instance {
         let (http, uri) = serve_agents(store.profiles(), TaskServer::default()).await;
         Instance { store, http, uri }
     }
@@ -477,7 +477,7 @@ async fn past_the_grace_period_requests_are_refused_until_redis_is_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_in_memory_store_counts_versions_through_the_same_seam() {
-    let store = Arc::new(ProfileStore::<TaskServer>::default());
+    let store = MemoryStore::<TaskServer>::default();
     alice_and_bob(&store).await;
     let change = store.put_agent("alice", child(), by()).await.unwrap().value;
     assert!(change.changed);
@@ -502,7 +502,7 @@ async fn the_in_memory_store_counts_versions_through_the_same_seam() {
     let stored = store.agent("alice").await.unwrap().unwrap();
     assert_eq!((stored.version, stored.profile.context()), (3, &child()));
     assert!(store.revoke_token("alice-token", by()).await.unwrap().value);
-    assert!(store.principal("alice-token").is_none());
+    assert!(store.profiles().principal("alice-token").is_none());
     assert!(store.delete_agent("alice", by()).await.unwrap().value);
     assert!(store.agent("alice").await.unwrap().is_none());
     let _ = Arc::clone(store.profiles());

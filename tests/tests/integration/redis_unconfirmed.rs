@@ -28,7 +28,7 @@ const TOKEN: &str = "control-secret";
 /// ends at its limit (a quarter of the timeout) with 0 confirmations. A
 /// script's first call waits twice (it is loaded and sent again), and
 /// Redis ends a `WAIT` on its 100 ms clock, so the timeout leaves room.
-async fn store_without_replicas(redis: &RedisServer) -> RedisStore<TaskServer> {
+async fn store_without_replicas(redis: &RedisServer) -> std::sync::Arc<RedisStore<TaskServer>> {
     let options = RedisOptions::default()
         .with_replica_acks(1)
         .with_timeout(Duration::from_secs(1));

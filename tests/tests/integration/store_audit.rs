@@ -13,7 +13,7 @@ use std::time::Duration;
 use mcp_profiles_serve::audit::{
     AuditEntry, AuditQuery, AuditRecord, AuditTrail, MemoryAuditLog, TrailError,
 };
-use mcp_profiles_serve::{AgentStore, ProfileStore, RedisOptions, RedisStore, StoreError};
+use mcp_profiles_serve::{AgentStore, MemoryStore, RedisOptions, RedisStore, StoreError};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::audit::{attribution, by, records, said};
 use mcp_profiles_tests::contexts::{asking, child};
@@ -29,7 +29,7 @@ fn owned(kind: &str, principal: Option<&str>, request: &str) -> (String, Option<
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_in_memory_log_keeps_the_newest_records() {
-    let store = Arc::new(ProfileStore::<TaskServer>::default().with_audit_capacity(2));
+    let store = Arc::new(MemoryStore::<TaskServer>::default().with_audit_capacity(2));
     for (n, context) in [asking(), child(), asking()].into_iter().enumerate() {
         let request = format!("r-{n}");
         store
@@ -70,7 +70,7 @@ impl AuditTrail for Disk {
 async fn a_record_the_applications_trail_refuses_refuses_the_change() {
     let disk = Arc::new(Disk::default());
     let store = Arc::new(
-        ProfileStore::<TaskServer>::default().with_audit_trail(Arc::clone(&disk) as Arc<_>),
+        MemoryStore::<TaskServer>::default().with_audit_trail(Arc::clone(&disk) as Arc<_>),
     );
     store.put_agent("alice", asking(), by()).await.unwrap();
     store
@@ -119,8 +119,11 @@ async fn a_record_the_applications_trail_refuses_refuses_the_change() {
         (1, tools),
         "nothing moved"
     );
-    assert_eq!(store.principal("alice-token").unwrap().name(), "alice");
-    assert!(store.principal("bob-token").is_none());
+    assert_eq!(
+        store.profiles().principal("alice-token").unwrap().name(),
+        "alice"
+    );
+    assert!(store.profiles().principal("bob-token").is_none());
     assert!(store.kill_switch().await.unwrap().is_none());
     // A write that changes nothing records nothing, so nothing refuses it.
     store

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use mcp_profiles::rmcp::model::{CallToolResult, ContentBlock};
 use mcp_profiles::{Catalog, CatalogDecoder, Rule, RuntimeTool};
-use mcp_profiles_serve::{AgentStore, ProfileStore, StoreError};
+use mcp_profiles_serve::{AgentStore, MemoryStore, StoreError};
 use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{CallOutcome, refused};
 use mcp_profiles_tests::contexts::{asking, names_of};
@@ -62,7 +62,7 @@ fn listing(extra: &[&str]) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_store_without_a_decoder_takes_no_catalogs() {
-    let without = Arc::new(ProfileStore::<TaskServer>::default());
+    let without = MemoryStore::<TaskServer>::default();
     without.put_agent("alice", asking(), by()).await.unwrap();
     let refused = without
         .put_catalog_if("alice", wire(1, &["echo"]), None, by())

@@ -3,11 +3,10 @@
 //! the in-memory store (one handle twice) and Redis (two instances on one
 //! real `redis-server`; skipped, saying so, without it).
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_profiles_serve::ProfileStore;
 use mcp_profiles_serve::store::conformance::{Catalogs, Fixture, check};
+use mcp_profiles_serve::{MemoryStore, ProfileStore};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::contexts::{asking, child};
 use mcp_profiles_tests::redis::RedisServer;
@@ -26,7 +25,7 @@ pub(crate) fn fixture() -> Fixture<TaskServer> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_in_memory_store_conforms() {
-    let store = Arc::new(ProfileStore::<TaskServer>::default().with_catalogs(decoder()));
+    let store = MemoryStore::new(ProfileStore::<TaskServer>::default().with_catalogs(decoder()));
     check(&store, &store, &fixture()).await;
 }
 

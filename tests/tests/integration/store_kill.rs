@@ -9,7 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_profiles::DenyList;
-use mcp_profiles_serve::{AgentStore, Apply, KillSwitchOutcome, ProfileStore, StoredKillSwitch};
+use mcp_profiles_serve::{
+    AgentStore, Apply, KillSwitchOutcome, MemoryStore, ProfileStore, StoredKillSwitch,
+};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{CallOutcome, Session, disabled, http_transport, serve_agents};
@@ -83,9 +85,10 @@ async fn the_in_memory_store_applies_each_kill_switch_version_once() {
     assert!(!carol.current().tool_names().contains(&KILLED));
 
     // Off through the store seam, as a compare-and-set on version 1.
-    let stale = store.put_kill_switch_if(&[], Some(0), by()).await;
+    let agents = MemoryStore::new(Arc::clone(&store));
+    let stale = agents.put_kill_switch_if(&[], Some(0), by()).await;
     assert!(stale.is_err(), "{stale:?}");
-    let off = store
+    let off = agents
         .put_kill_switch_if(&[], Some(1), by())
         .await
         .unwrap()

@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
 use mcp_profiles::{Presentation, PresentationError};
-use mcp_profiles_serve::{AgentStore, ProfileStore, StoreError};
+use mcp_profiles_serve::{AgentStore, MemoryStore, ProfileStore, StoreError};
 use mcp_profiles_tests::TaskServer;
 use mcp_profiles_tests::audit::by;
 use mcp_profiles_tests::client::{CallOutcome, Session, http_transport, serve_agents};
@@ -53,13 +53,13 @@ fn refused_for_shadowing<T: std::fmt::Debug>(refusal: &Result<T, StoreError>) ->
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_store_presents_every_agents_names_and_refuses_a_colliding_catalog() {
-    let store = Arc::new(presenting());
+    let store = MemoryStore::new(presenting());
     store.put_agent("alice", asking(), by()).await.unwrap();
     store
         .grant_token("alice-token", "alice", by())
         .await
         .unwrap();
-    let (http, uri) = serve_agents(&store, TaskServer::default()).await;
+    let (http, uri) = serve_agents(store.profiles(), TaskServer::default()).await;
     let session = Session::connect(http_transport(&uri, Some("alice-token"))).await;
     let listed = listing(&[]);
     assert!(listed.contains(&"ask_user".to_owned()), "{listed:?}");
@@ -86,7 +86,7 @@ async fn a_store_presents_every_agents_names_and_refuses_a_colliding_catalog() {
         .unwrap()
         .expect("alice's agent");
     assert_eq!((kept.wire, kept.version), (None, 1));
-    assert_eq!(store.version("alice"), Some(1));
+    assert_eq!(store.profiles().version("alice"), Some(1));
 
     // A catalog that collides nowhere installs, listed by presented names.
     let change = store

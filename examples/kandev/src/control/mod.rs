@@ -48,7 +48,7 @@ use axum::{Extension, Json, Router};
 use mcp_profiles::{ProfileContext, ProfileController};
 use mcp_profiles_serve::audit::{Attribution, AuditQuery};
 use mcp_profiles_serve::control::{ControlApi, decode_json, failed, json_body, no_agent};
-use mcp_profiles_serve::{ProfileStore, StoreError, StoredAgent};
+use mcp_profiles_serve::{AgentStore, MemoryStore, ProfileStore, StoreError, StoredAgent};
 
 pub use mcp_profiles_serve::control::{
     MAX_BODY_BYTES, MAX_ECHOED_PATH_BYTES, Refusal, codes, decode,
@@ -79,7 +79,7 @@ pub fn limits() -> mcp_profiles_serve::http::Limits {
 /// its sessions are served by.
 #[derive(Clone)]
 pub struct Single {
-    store: Arc<ProfileStore<Kandev>>,
+    store: Arc<MemoryStore<Kandev>>,
     /// The same store, as the control API changes it.
     agents: plugins::Store,
     principal: Arc<str>,
@@ -95,7 +95,7 @@ impl Single {
     ///
     /// The trail could not be read or refused the record.
     pub async fn launch(
-        store: Arc<ProfileStore<Kandev>>,
+        store: Arc<MemoryStore<Kandev>>,
         principal: &str,
         context: ProfileContext<Kandev>,
         by: &Attribution,
@@ -122,17 +122,17 @@ impl Single {
     /// `principal`'s agent in `store`, serving `context` (put, recording
     /// nothing).
     pub fn new(
-        store: Arc<ProfileStore<Kandev>>,
+        store: Arc<MemoryStore<Kandev>>,
         principal: &str,
         context: ProfileContext<Kandev>,
     ) -> Self {
-        store.add_agent(principal, context);
+        store.profiles().add_agent(principal, context);
         Single::of(store, principal)
     }
 
-    fn of(store: Arc<ProfileStore<Kandev>>, principal: &str) -> Self {
+    fn of(store: Arc<MemoryStore<Kandev>>, principal: &str) -> Self {
         Single {
-            agents: Arc::new(Arc::clone(&store)),
+            agents: Arc::clone(&store) as plugins::Store,
             store,
             principal: Arc::from(principal),
         }
@@ -144,12 +144,18 @@ impl Single {
         let store = ProfileStore::default().with_catalogs(crate::plugins::catalog_decoder(
             crate::plugins::Backend::none(),
         ));
-        Single::new(Arc::new(store), "task-2", context)
+        Single::new(Arc::new(MemoryStore::new(store)), "task-2", context)
     }
 
     /// The store it is kept in.
-    pub fn store(&self) -> &Arc<ProfileStore<Kandev>> {
+    pub fn store(&self) -> &Arc<MemoryStore<Kandev>> {
         &self.store
+    }
+
+    /// What the store serves from: the agent's controller and the kill
+    /// switch over it.
+    pub fn profiles(&self) -> &Arc<ProfileStore<Kandev>> {
+        self.store.profiles()
     }
 
     /// Its principal.
@@ -163,7 +169,7 @@ impl Single {
     ///
     /// If the control API deleted the agent.
     pub fn controller(&self) -> ProfileController<Kandev> {
-        self.store
+        self.profiles()
             .controller(&*self.principal)
             .expect("the served agent was deleted")
     }

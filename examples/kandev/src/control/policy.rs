@@ -75,7 +75,7 @@ pub(super) async fn put_policy(
 }
 
 pub(super) async fn get_kill_switch(State(control): State<Control>) -> Response {
-    let deny: DenyList<Kandev> = control.single.store().killed();
+    let deny: DenyList<Kandev> = control.single.profiles().killed();
     Json(KillSwitchBody { deny }).into_response()
 }
 
@@ -97,7 +97,7 @@ pub(super) async fn put_kill_switch(
         .map_err(failed)?;
     let now = controller.current();
     Ok(Json(KillSwitchChanged {
-        deny: control.single.store().killed(),
+        deny: control.single.profiles().killed(),
         change: Changed {
             changed: now.tool_names() != before.tool_names(),
             now: Profiled::of(&controller, &now),

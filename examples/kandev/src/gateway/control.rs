@@ -60,9 +60,8 @@ pub fn router_with_name(store: Arc<dyn AgentStore<Kandev>>, token: &str, name: &
 /// `GET /api/v1/openapi.json` answers it (and `docs/openapi/gateway.json`
 /// holds it).
 pub fn openapi() -> serde_json::Value {
-    let store: Arc<dyn AgentStore<Kandev>> = Arc::new(Arc::new(
-        mcp_profiles_serve::ProfileStore::<Kandev>::default(),
-    ));
+    let store: Arc<dyn AgentStore<Kandev>> =
+        Arc::new(mcp_profiles_serve::MemoryStore::<Kandev>::default());
     api(store, "describing", DEFAULT_TOKEN_NAME).openapi()
 }
 

@@ -5,13 +5,13 @@
 
 use serde_json::{Map, Value};
 
-use super::Inner;
+use super::RedisStore;
 use super::streams::{Entry, Numbered, seq_of};
 use crate::audit::{AuditQuery, AuditRecord};
 use crate::store::StoreError;
 use mcp_profiles::Vocabulary;
 
-impl<S: Vocabulary> Inner<S> {
+impl<S: Vocabulary> RedisStore<S> {
     /// The page `query` asks for, merged across every shard's stream.
     pub(super) async fn read_audit(
         &self,

@@ -93,7 +93,7 @@ use super::connection::{Call, ClusterLink, Connection};
 use super::primaries::Primaries;
 use super::scripts::{FORGET_TOKEN, GRANT_SHARDED, Keys, REVOKE_SHARDED, UNINDEX_TOKEN, digest};
 use super::shard_feed::Shards;
-use super::{Inner, RedisOptions, WRITERS, within};
+use super::{RedisOptions, RedisStore, WRITERS, within};
 use crate::ProfileStore;
 use crate::UnknownPrincipal;
 use crate::audit::Attribution;
@@ -155,7 +155,7 @@ pub(super) async fn connect<S: Vocabulary>(
     seeds: &Seeds,
     options: RedisOptions,
     local: Arc<ProfileStore<S>>,
-) -> Result<Arc<Inner<S>>, StoreError> {
+) -> Result<Arc<RedisStore<S>>, StoreError> {
     if options.prefix.contains(['{', '}']) {
         return Err(StoreError::Unavailable(format!(
             "the key prefix `{}` holds `{{` or `}}`, which a Redis Cluster reads as a hash tag",
@@ -194,7 +194,7 @@ pub(super) async fn connect<S: Vocabulary>(
             .map_err(unreachable)?;
         writers.push(Connection::Cluster(ClusterLink::new(writer)));
     }
-    let inner = Inner::start(
+    let inner = RedisStore::start(
         local,
         (
             Connection::Cluster(ClusterLink::new(commands)),
@@ -218,7 +218,7 @@ fn grant_of(value: &str) -> Option<(u64, &str)> {
     Some((created.parse().ok()?, principal))
 }
 
-impl<S: Vocabulary> Inner<S> {
+impl<S: Vocabulary> RedisStore<S> {
     /// The version that created `principal`'s agent; `None` without one.
     async fn created(&self, principal: &str) -> Result<Option<u64>, StoreError> {
         self.read(

@@ -16,7 +16,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use mcp_profiles::Vocabulary;
 
-use super::Inner;
+use super::RedisStore;
 use super::connection::Call;
 use super::scripts::{self, Shard};
 use super::streams::{Entry, Numbered, seq_of};
@@ -38,7 +38,7 @@ type AppendFuture<'a> = std::pin::Pin<
     Box<dyn Future<Output = (Vec<DecisionRecord>, Result<(), StoreError>)> + Send + 'a>,
 >;
 
-impl<S: Vocabulary> Inner<S> {
+impl<S: Vocabulary> RedisStore<S> {
     /// The page `query` asks for, merged across every shard's stream.
     pub(super) async fn read_decisions(
         &self,
@@ -125,7 +125,7 @@ impl<S: Vocabulary> Inner<S> {
 
 /// Ships `inner`'s decisions every [`SHIP_EVERY`] until the store is
 /// dropped.
-pub(super) async fn ship<S: Vocabulary>(inner: Weak<Inner<S>>) {
+pub(super) async fn ship<S: Vocabulary>(inner: Weak<RedisStore<S>>) {
     let mut tick = tokio::time::interval(SHIP_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {

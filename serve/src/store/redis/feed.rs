@@ -16,7 +16,7 @@ use futures_util::StreamExt;
 use redis::aio::{PubSubSink, PubSubStream};
 
 use super::scripts::{Change, Keys, Shard};
-use super::{Inner, decode};
+use super::{RedisStore, decode};
 use mcp_profiles::Vocabulary;
 
 use crate::agents::{AgentUpdate, Apply};
@@ -142,7 +142,7 @@ impl Subscription for Channel {
 /// arrives on the feed and is applied after it) reloads what is served
 /// here of it before that shard counts as reachable again.
 pub(super) async fn run<S: Vocabulary>(
-    store: Weak<Inner<S>>,
+    store: Weak<RedisStore<S>>,
     mut feed: impl Subscription,
     heartbeat: Duration,
 ) {
@@ -183,7 +183,7 @@ pub(super) async fn run<S: Vocabulary>(
 /// it renews this instance's name in every shard at once, each given
 /// `heartbeat` to answer: an answer is a contact with that shard (unless
 /// its feed is lost); a shard silent past the grace period is refused.
-pub(super) async fn beat<S: Vocabulary>(store: Weak<Inner<S>>, heartbeat: Duration) {
+pub(super) async fn beat<S: Vocabulary>(store: Weak<RedisStore<S>>, heartbeat: Duration) {
     let mut ticks = tokio::time::interval(heartbeat);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -216,7 +216,7 @@ pub(super) async fn beat<S: Vocabulary>(store: Weak<Inner<S>>, heartbeat: Durati
     }
 }
 
-impl<S: Vocabulary> Inner<S> {
+impl<S: Vocabulary> RedisStore<S> {
     /// `shards`' feeds may have missed something: each is served for at
     /// most the grace period from its last contact, unless recovered
     /// first. Says so once per loss.

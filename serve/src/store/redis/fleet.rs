@@ -40,7 +40,7 @@ use redis::Script;
 use tokio::sync::oneshot;
 
 use super::scripts::{Change, Shard};
-use super::{Inner, RedisOptions, within};
+use super::{RedisOptions, RedisStore, within};
 use crate::store::{Propagation, StoreError};
 use mcp_profiles::Vocabulary;
 
@@ -224,7 +224,7 @@ fn publishing(publish: &str, channel: &str, message: &Change) -> Result<redis::C
     Ok(command)
 }
 
-impl<S: Vocabulary> Inner<S> {
+impl<S: Vocabulary> RedisStore<S> {
     /// Keeps this instance's name in the set of live instances following
     /// `shard`.
     pub(super) async fn renew(&self, shard: Shard) -> Result<(), StoreError> {

@@ -17,7 +17,7 @@ use futures_util::future::join_all;
 
 use super::connection::Call;
 use super::scripts::{COPY_KILL, PUT_KILL, Shard};
-use super::{Inner, json_array, within};
+use super::{RedisStore, json_array, within};
 use crate::agents::Apply;
 use crate::audit::Attribution;
 use crate::audit::states::denied_tools;
@@ -25,7 +25,7 @@ use crate::store::kill::{StoredKillSwitch, deny_list, deny_list_skipping_unknown
 use crate::store::{StoreError, Written};
 use mcp_profiles::Vocabulary;
 
-impl<S: Vocabulary> Inner<S> {
+impl<S: Vocabulary> RedisStore<S> {
     /// Puts `names` as the kill switch if its version is `expected`
     /// (`None`: any), and applies it here at once.
     pub(super) async fn put_kill_switch(

@@ -35,9 +35,8 @@ mod streams;
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -53,11 +52,11 @@ use super::{
     StoreFuture, StoredAgent, StoredCatalog, StoredKillSwitch, Written, decode_catalog,
     listed_change, presentable, stored,
 };
-use crate::agents::{AgentUpdate, Apply, Backing, Unreachable};
+use crate::agents::{AgentUpdate, Apply, Unreachable};
 use crate::audit::decisions::DecisionRecord;
 use crate::audit::states::{CatalogSummary, compiled_tools, fingerprint};
 use crate::audit::{Attribution, AuditQuery, AuditRecord};
-use crate::{ProfileStore, UnknownPrincipal};
+use crate::{ProfileStore, ServingFuture, UnknownPrincipal};
 
 /// How a [`RedisStore`] connects and when it stops serving.
 #[derive(Clone, Debug)]
@@ -218,20 +217,13 @@ impl RedisOptions {
 /// looked up in Redis (by its SHA-256 digest) on first use. Changes through
 /// any instance's [`AgentStore`] methods reach every instance through the
 /// feed, applied in version order.
+///
+/// Connected in an `Arc` (an `Arc` of a store is a store): its local copy
+/// holds a weak reference back to it, to ask it for tokens it does not
+/// know ([`AgentStore::resolve`]) and whether it may still serve
+/// ([`AgentStore::serving`]); dropping the last `Arc` stops its feed and
+/// heartbeat.
 pub struct RedisStore<S: Vocabulary> {
-    inner: Arc<Inner<S>>,
-}
-
-impl<S: Vocabulary> std::fmt::Debug for RedisStore<S> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisStore")
-            .field("keys", &self.inner.keys)
-            .field("local", &self.inner.local)
-            .finish_non_exhaustive()
-    }
-}
-
-pub(super) struct Inner<S: Vocabulary> {
     local: Arc<ProfileStore<S>>,
     commands: Connection,
     /// What the heartbeat renews on, a reload reads through and probes and
@@ -264,7 +256,16 @@ pub(super) struct Inner<S: Vocabulary> {
     tasks: OnceLock<Vec<tokio::task::AbortHandle>>,
 }
 
-impl<S: Vocabulary> Drop for Inner<S> {
+impl<S: Vocabulary> std::fmt::Debug for RedisStore<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("keys", &self.keys)
+            .field("local", &self.local)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Vocabulary> Drop for RedisStore<S> {
     fn drop(&mut self) {
         for task in self.tasks.get().into_iter().flatten() {
             task.abort();
@@ -286,7 +287,7 @@ impl<S: Vocabulary> RedisStore<S> {
     /// Its agents
     /// have no runtime catalogs here (see
     /// [`connect_with_catalogs`](Self::connect_with_catalogs)).
-    pub async fn connect(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
+    pub async fn connect(url: &str, options: RedisOptions) -> Result<Arc<Self>, StoreError> {
         Self::connect_with_profiles(url, options, ProfileStore::default()).await
     }
 
@@ -299,7 +300,7 @@ impl<S: Vocabulary> RedisStore<S> {
         url: &str,
         options: RedisOptions,
         decoder: CatalogDecoder<S>,
-    ) -> Result<Self, StoreError> {
+    ) -> Result<Arc<Self>, StoreError> {
         Self::connect_with_profiles(url, options, ProfileStore::default().with_catalogs(decoder))
             .await
     }
@@ -326,7 +327,7 @@ impl<S: Vocabulary> RedisStore<S> {
         url: &str,
         options: RedisOptions,
         profiles: ProfileStore<S>,
-    ) -> Result<Self, StoreError> {
+    ) -> Result<Arc<Self>, StoreError> {
         assert!(
             profiles.is_new(),
             "the local copy of a Redis store must start empty: {profiles:?}"
@@ -339,14 +340,12 @@ impl<S: Vocabulary> RedisStore<S> {
         url: &str,
         options: RedisOptions,
         local: Arc<ProfileStore<S>>,
-    ) -> Result<Self, StoreError> {
+    ) -> Result<Arc<Self>, StoreError> {
         let unreachable = |error: redis::RedisError| {
             StoreError::Unavailable(format!("cannot connect to `{url}`: {error}"))
         };
         if let Some(seeds) = cluster::seeds(url)? {
-            return cluster::connect(&seeds, options, local)
-                .await
-                .map(|inner| RedisStore { inner });
+            return cluster::connect(&seeds, options, local).await;
         }
         let client = redis::Client::open(url).map_err(|error| {
             StoreError::Unavailable(format!("`{url}` is not a Redis URL: {error}"))
@@ -377,7 +376,7 @@ impl<S: Vocabulary> RedisStore<S> {
         let feed = within(options.timeout, feed::Channel::subscribe(client, channel))
             .await?
             .map_err(unreachable)?;
-        let inner = Inner::start(
+        let inner = RedisStore::start(
             local,
             (Connection::Single(commands), writers, None),
             keys,
@@ -387,7 +386,7 @@ impl<S: Vocabulary> RedisStore<S> {
         )
         .await?;
         tracing::info!(url, grace = ?options.grace, "profile store on Redis");
-        Ok(RedisStore { inner })
+        Ok(inner)
     }
 }
 
@@ -424,7 +423,7 @@ pub(super) struct Fetched {
     catalog: Option<String>,
 }
 
-impl<S: Vocabulary> Inner<S> {
+impl<S: Vocabulary> RedisStore<S> {
     /// This instance's side of the store over connections and a feed
     /// subscribed already: loads the kill switch (after subscribing, so one
     /// put meanwhile is on the feed), joins the live instances and starts
@@ -437,7 +436,7 @@ impl<S: Vocabulary> Inner<S> {
         default_replicas: usize,
         (feed, unsubscribed): (impl feed::Subscription, Vec<Shard>),
     ) -> Result<Arc<Self>, StoreError> {
-        let inner = Inner::new(local, connections, keys, options, default_replicas);
+        let inner = RedisStore::new(local, connections, keys, options, default_replicas);
         // A shard out of reach at start (on a cluster) starts lost: its
         // principals are refused until a heartbeat reaches it and it is
         // subscribed to and loaded, as after any loss.
@@ -494,7 +493,7 @@ impl<S: Vocabulary> Inner<S> {
             writers
         };
         let shards = keys.shards().len();
-        let inner = Arc::new(Inner {
+        let inner = Arc::new(RedisStore {
             local: Arc::clone(&local),
             reads: reads.unwrap_or_else(|| commands.clone()),
             commands,
@@ -512,8 +511,7 @@ impl<S: Vocabulary> Inner<S> {
             fleet: Fleet::new(options),
             tasks: OnceLock::new(),
         });
-        let backing: Weak<dyn Backing> = Arc::downgrade(&inner) as Weak<Inner<S>>;
-        local.back_with(backing);
+        local.back_with(&inner);
         inner
     }
 
@@ -749,35 +747,6 @@ fn out_of_reach(error: StoreError) -> Unreachable {
     Unreachable::new("the profile store could not be reached; try again shortly")
 }
 
-impl<S: Vocabulary> Backing for Inner<S> {
-    /// The principal's shard must have been heard within the grace period:
-    /// it holds the principal's agent and a copy of the kill switch, so one
-    /// shard's outage refuses only its own principals. A profile no stored
-    /// agent holds depends on the kill switch alone, which every shard
-    /// holds: it is served while any shard is heard.
-    fn serving(&self, principal: Option<&str>) -> Result<(), Unreachable> {
-        match principal {
-            Some(principal) => self.health.serving(self.keys.principal(principal)),
-            None => self.health.serving_any(),
-        }
-        .map_err(Unreachable::new)
-    }
-
-    fn resolve<'a>(
-        &'a self,
-        token: &'a str,
-    ) -> Pin<Box<dyn Future<Output = Result<(), Unreachable>> + Send + 'a>> {
-        Box::pin(async move { self.resolve_token(token).await.map_err(out_of_reach) })
-    }
-
-    fn load<'a>(
-        &'a self,
-        principal: &'a str,
-    ) -> Pin<Box<dyn Future<Output = Result<(), Unreachable>> + Send + 'a>> {
-        Box::pin(async move { self.load_principal(principal).await.map_err(out_of_reach) })
-    }
-}
-
 impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
     fn put_agent_if<'a>(
         &'a self,
@@ -787,7 +756,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         by: &'a Attribution,
     ) -> StoreFuture<'a, Written<AgentChange<S>>> {
         Box::pin(async move {
-            let inner = &self.inner;
+            let inner = self;
             let keys = &inner.keys;
             let expected = expected
                 .map(|version| version.to_string())
@@ -830,7 +799,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
 
     fn agent<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredAgent<S>>> {
         Box::pin(async move {
-            let fetched = self.inner.fetch(principal).await?;
+            let fetched = self.fetch(principal).await?;
             let Some(json) = fetched.context else {
                 return Ok(None);
             };
@@ -845,7 +814,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         by: &'a Attribution,
     ) -> StoreFuture<'a, Written<bool>> {
         Box::pin(async move {
-            let inner = &self.inner;
+            let inner = self;
             let keys = &inner.keys;
             let shard = keys.principal(principal);
             let mut delete = inner.audited(&DELETE, by, shard);
@@ -884,7 +853,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         by: &'a Attribution,
     ) -> StoreFuture<'a, Written<()>> {
         Box::pin(async move {
-            let inner = &self.inner;
+            let inner = self;
             let keys = &inner.keys;
             if keys.is_sharded() {
                 return inner.grant_sharded(token, principal, by).await;
@@ -929,7 +898,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         by: &'a Attribution,
     ) -> StoreFuture<'a, Written<bool>> {
         Box::pin(async move {
-            let inner = &self.inner;
+            let inner = self;
             let keys = &inner.keys;
             if keys.is_sharded() {
                 return inner.revoke_sharded(token, by).await;
@@ -961,7 +930,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         by: &'a Attribution,
     ) -> StoreFuture<'a, Written<CatalogChange>> {
         Box::pin(async move {
-            let inner = &self.inner;
+            let inner = self;
             let keys = &inner.keys;
             let catalog = decode_catalog(inner.local.catalog_decoder(), principal, &wire)?;
             // Refused before it is stored: every instance serving the agent
@@ -1020,7 +989,7 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
 
     fn catalog<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredCatalog>> {
         Box::pin(async move {
-            let fetched = self.inner.fetch(principal).await?;
+            let fetched = self.fetch(principal).await?;
             if fetched.context.is_none() {
                 return Ok(None);
             }
@@ -1045,36 +1014,57 @@ impl<S: Vocabulary> AgentStore<S> for RedisStore<S> {
         expected: Option<u64>,
         by: &'a Attribution,
     ) -> StoreFuture<'a, Written<StoredKillSwitch>> {
-        Box::pin(self.inner.put_kill_switch(names, expected, by))
+        Box::pin(self.put_kill_switch(names, expected, by))
     }
 
     fn kill_switch(&self) -> StoreFuture<'_, Option<StoredKillSwitch>> {
-        Box::pin(self.inner.fetch_kill_switch())
+        Box::pin(self.fetch_kill_switch())
     }
 
     fn audit<'a>(&'a self, query: &'a AuditQuery) -> StoreFuture<'a, Vec<AuditRecord>> {
-        Box::pin(self.inner.read_audit(query))
+        Box::pin(self.read_audit(query))
     }
 
     fn decisions<'a>(&'a self, query: &'a AuditQuery) -> StoreFuture<'a, Vec<DecisionRecord>> {
-        Box::pin(self.inner.read_decisions(query))
+        Box::pin(self.read_decisions(query))
     }
 
     fn decisions_written(&self) -> StoreFuture<'_, ()> {
-        Box::pin(self.inner.ship_decisions())
+        Box::pin(self.ship_decisions())
+    }
+
+    /// The principal's shard must have been heard within the grace period:
+    /// it holds the principal's agent and a copy of the kill switch, so one
+    /// shard's outage refuses only its own principals. A profile no stored
+    /// agent holds depends on the kill switch alone, which every shard
+    /// holds: it is served while any shard is heard.
+    fn serving(&self, principal: Option<&str>) -> Result<(), Unreachable> {
+        match principal {
+            Some(principal) => self.health.serving(self.keys.principal(principal)),
+            None => self.health.serving_any(),
+        }
+        .map_err(Unreachable::new)
+    }
+
+    fn resolve<'a>(&'a self, token: &'a str) -> ServingFuture<'a> {
+        Box::pin(async move { self.resolve_token(token).await.map_err(out_of_reach) })
+    }
+
+    fn load<'a>(&'a self, principal: &'a str) -> ServingFuture<'a> {
+        Box::pin(async move { self.load_principal(principal).await.map_err(out_of_reach) })
     }
 
     fn profiles(&self) -> &Arc<ProfileStore<S>> {
-        &self.inner.local
+        &self.local
     }
 
     fn propagated<'a>(&'a self, changed: Changed<'a>) -> StoreFuture<'a, Propagation> {
-        let keys = &self.inner.keys;
+        let keys = &self.keys;
         let shard = match changed {
             Changed::Agent(principal) => keys.principal(principal),
             Changed::Token(token) => keys.token_shard(&digest(token)),
             Changed::KillSwitch => keys.kill_shard(),
         };
-        Box::pin(self.inner.propagated(shard))
+        Box::pin(self.propagated(shard))
     }
 }

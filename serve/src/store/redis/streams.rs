@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 
-use super::Inner;
+use super::RedisStore;
 use super::slot::slot;
 use crate::audit::{AuditOrder, AuditQuery};
 use crate::store::StoreError;
@@ -56,7 +56,7 @@ struct Cursor<R> {
     ended: bool,
 }
 
-impl<S: Vocabulary> Inner<S> {
+impl<S: Vocabulary> RedisStore<S> {
     /// The page `query` asks for from `streams`: each stream read a batch
     /// at a time (the page's size; with a principal, at least 256, as most
     /// records are others'), the streams that ran out read again together,

@@ -40,7 +40,7 @@ pub struct Resource {
 enum Kept {
     InMemory,
     OnRedis {
-        shared: RedisStore<TaskServer>,
+        shared: Arc<RedisStore<TaskServer>>,
         /// Running for as long as the resource serves.
         _redis: RedisServer,
     },

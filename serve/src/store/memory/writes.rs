@@ -1,21 +1,19 @@
-//! The in-memory store: an `Arc<ProfileStore>` is an [`AgentStore`] of one
-//! process, versions counted per principal from 1 and never repeated (a
-//! removal counts as one, as in Redis). Each change is checked, its audit
-//! record appended to the store's [`AuditTrail`](crate::audit::AuditTrail)
-//! and only then made, with every other recorded change held back: records
-//! come in the order of the changes, and a record the trail refuses refuses
-//! its change.
+//! The in-memory store's writes: each checked, its audit record appended
+//! and only then made (see [`MemoryStore`]).
 
 use std::sync::Arc;
 
 use mcp_profiles::{ProfileContext, Vocabulary};
 
 #[cfg(feature = "runtime-tools")]
-use super::catalogs::{self, CatalogChange, StoredCatalog};
+use super::super::catalogs::{self, CatalogChange, StoredCatalog};
 #[cfg(feature = "runtime-tools")]
-use super::decode_catalog;
-use super::kill::{self, StoredKillSwitch};
-use super::{AgentChange, AgentStore, StoreError, StoreFuture, StoredAgent, Written, stored};
+use super::super::decode_catalog;
+use super::super::kill::{self, StoredKillSwitch};
+use super::super::{
+    AgentChange, AgentStore, StoreError, StoreFuture, StoredAgent, Written, stored,
+};
+use super::{Making, MemoryStore};
 use crate::ProfileStore;
 #[cfg(feature = "runtime-tools")]
 use crate::UnknownPrincipal;
@@ -26,12 +24,7 @@ use crate::audit::states;
 use crate::audit::states::CatalogSummary;
 use crate::audit::{Attribution, AuditEntry, AuditKind, AuditQuery, AuditRecord};
 
-/// A change checked and recorded: how to make it.
-type Making<'a, T> = Box<dyn FnOnce() -> Result<T, StoreError> + 'a>;
-
-/// The in-memory store: one process, versions counted per principal from 1
-/// and never repeated (a removal counts as one, as in Redis).
-impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
+impl<S: Vocabulary> AgentStore<S> for MemoryStore<S> {
     fn put_agent_if<'a>(
         &'a self,
         principal: &'a str,
@@ -41,7 +34,7 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
     ) -> StoreFuture<'a, Written<AgentChange<S>>> {
         Box::pin(async move {
             self.recorded(|| {
-                let (standing, version) = self.standing(principal);
+                let (standing, version) = self.profiles.standing(principal);
                 let current = standing.map_or(0, |(_, version)| version);
                 if expected.is_some_and(|expected| expected != current) {
                     return Err(StoreError::Conflict {
@@ -57,6 +50,7 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
                 );
                 let make: Making<'_, _> = Box::new(move || {
                     let (_, replacement, version) = self
+                        .profiles
                         .put_if(principal, context, Some(current))
                         .map_err(|current| StoreError::Conflict {
                             principal: principal.to_owned(),
@@ -75,10 +69,10 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
     fn agent<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredAgent<S>>> {
         Box::pin(async move {
             let key = crate::identity::Principal::new(principal);
-            let Some(controller) = self.controller(&key) else {
+            let Some(controller) = self.profiles.controller(&key) else {
                 return Ok(None);
             };
-            let version = self.version(principal).unwrap_or_default();
+            let version = self.profiles.version(principal).unwrap_or_default();
             Ok(Some(stored(
                 principal,
                 *controller.current().context(),
@@ -94,15 +88,15 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
     ) -> StoreFuture<'a, Written<bool>> {
         Box::pin(async move {
             self.recorded(|| {
-                let (Some((context, version)), _) = self.standing(principal) else {
+                let (Some((context, version)), _) = self.profiles.standing(principal) else {
                     return Ok((None, unchanged(false)));
                 };
-                let tokens = self.token_count(principal);
+                let tokens = self.profiles.token_count(principal);
                 let entry = AuditEntry::new(by, AuditKind::AgentDeleted, Some(principal))
                     .with_before(states::deleted(&context, version, tokens))
                     .with_tools(Vec::new(), states::compiled_tools(&context));
                 let make: Making<'_, _> =
-                    Box::new(move || Ok(self.remove_agent(principal).is_some()));
+                    Box::new(move || Ok(self.profiles.remove_agent(principal).is_some()));
                 Ok((Some(entry), make))
             })
         })
@@ -116,14 +110,14 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
     ) -> StoreFuture<'a, Written<()>> {
         Box::pin(async move {
             self.recorded(|| {
-                let named = self.principal(token);
+                let named = self.profiles.principal(token);
                 if named
                     .as_ref()
                     .is_some_and(|named| named.name() == principal)
                 {
                     return Ok((None, unchanged(())));
                 }
-                if self.version(principal).is_none() {
+                if self.profiles.version(principal).is_none() {
                     return Err(crate::UnknownPrincipal::new(principal).into());
                 }
                 let before = named.map_or(serde_json::Value::Null, |named| {
@@ -132,7 +126,8 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
                 let entry = AuditEntry::new(by, AuditKind::TokenGranted, Some(principal))
                     .with_before(before)
                     .with_after(states::token(token, principal));
-                let make: Making<'_, _> = Box::new(move || Ok(self.grant(token, principal)?));
+                let make: Making<'_, _> =
+                    Box::new(move || Ok(self.profiles.grant(token, principal)?));
                 Ok((Some(entry), make))
             })
         })
@@ -145,13 +140,13 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
     ) -> StoreFuture<'a, Written<bool>> {
         Box::pin(async move {
             self.recorded(|| {
-                let Some(named) = self.principal(token) else {
+                let Some(named) = self.profiles.principal(token) else {
                     return Ok((None, unchanged(false)));
                 };
                 let entry = AuditEntry::new(by, AuditKind::TokenRevoked, Some(named.name()))
                     .with_before(states::token(token, named.name()));
                 let make: Making<'_, _> = Box::new(move || {
-                    self.revoke(token);
+                    self.profiles.revoke(token);
                     Ok(true)
                 });
                 Ok((Some(entry), make))
@@ -168,10 +163,10 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
         by: &'a Attribution,
     ) -> StoreFuture<'a, Written<CatalogChange>> {
         Box::pin(async move {
-            let catalog = decode_catalog(self.catalog_decoder(), principal, &wire)?;
+            let catalog = decode_catalog(self.profiles.catalog_decoder(), principal, &wire)?;
             let summary = CatalogSummary::of(&catalog);
             self.recorded(|| {
-                let Some((_, current)) = self.catalog_wire(principal) else {
+                let Some((_, current)) = self.profiles.catalog_wire(principal) else {
                     return Err(UnknownPrincipal::new(principal).into());
                 };
                 if expected.is_some_and(|expected| expected != current) {
@@ -181,8 +176,8 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
                     });
                 }
                 // Refused before it is recorded, as the install would.
-                catalogs::presentable(self, &catalog)?;
-                let previous = self.catalog_summary(principal);
+                catalogs::presentable(&self.profiles, &catalog)?;
+                let previous = self.profiles.catalog_summary(principal);
                 let (added, removed) = states::changed(
                     previous
                         .as_ref()
@@ -195,6 +190,7 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
                     .with_tools(added, removed);
                 let make: Making<'_, _> = Box::new(move || {
                     let (controller, installation, version) = self
+                        .profiles
                         .install_catalog_if(principal, wire, &catalog, Some(current))
                         .map_err(|refusal| match refusal {
                             CatalogRefusal::NoAgent => UnknownPrincipal::new(principal).into(),
@@ -222,6 +218,7 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
     fn catalog<'a>(&'a self, principal: &'a str) -> StoreFuture<'a, Option<StoredCatalog>> {
         Box::pin(async move {
             Ok(self
+                .profiles
                 .catalog_wire(principal)
                 .map(|(wire, version)| StoredCatalog {
                     principal: principal.to_owned(),
@@ -240,7 +237,7 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
         Box::pin(async move {
             let killed = kill::deny_list::<S, _>(names)?;
             self.recorded(|| {
-                let (before, current) = self.kill_switch_in_force();
+                let (before, current) = self.profiles.kill_switch_in_force();
                 if expected.is_some_and(|expected| expected != current) {
                     return Err(StoreError::KillSwitchConflict { current });
                 }
@@ -255,6 +252,7 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
                     .with_tools(spared_now, killed_now);
                 let make: Making<'_, _> = Box::new(move || {
                     let (change, version) = self
+                        .profiles
                         .set_kill_switch_if(killed, Some(current))
                         .map_err(|current| StoreError::KillSwitchConflict { current })?;
                     Ok(StoredKillSwitch::of(change.killed, version))
@@ -267,14 +265,14 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
     fn kill_switch(&self) -> StoreFuture<'_, Option<StoredKillSwitch>> {
         Box::pin(async move {
             // Read together: the version under the lock that moves both.
-            let (killed, version) = self.kill_switch_in_force();
+            let (killed, version) = self.profiles.kill_switch_in_force();
             Ok((version > 0).then(|| StoredKillSwitch::of(killed, version)))
         })
     }
 
     fn audit<'a>(&'a self, query: &'a AuditQuery) -> StoreFuture<'a, Vec<AuditRecord>> {
         Box::pin(async move {
-            self.audit_trail()
+            self.trail
                 .query(query)
                 .map_err(|error| StoreError::Unavailable(format!("the audit trail: {error}")))
         })
@@ -285,11 +283,12 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
         query: &'a AuditQuery,
     ) -> StoreFuture<'a, Vec<crate::audit::decisions::DecisionRecord>> {
         Box::pin(async move {
-            match self.decision_trail() {
+            match self.decision_trail.as_deref() {
                 Some(trail) => trail.query(query).map_err(|error| {
                     StoreError::Unavailable(format!("the decision trail: {error}"))
                 }),
                 None => Ok(self
+                    .profiles
                     .decision_log()
                     .map_or_else(Vec::new, |log| log.query(query))),
             }
@@ -298,7 +297,9 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
 
     fn decisions_written(&self) -> StoreFuture<'_, ()> {
         Box::pin(async move {
-            let (Some(trail), Some(log)) = (self.decision_trail(), self.decision_log()) else {
+            let (Some(trail), Some(log)) =
+                (self.decision_trail.as_deref(), self.profiles.decision_log())
+            else {
                 return Ok(());
             };
             let batch = log.drain(log.held());
@@ -315,27 +316,7 @@ impl<S: Vocabulary> AgentStore<S> for Arc<ProfileStore<S>> {
     }
 
     fn profiles(&self) -> &Arc<ProfileStore<S>> {
-        self
-    }
-}
-
-impl<S: Vocabulary> ProfileStore<S> {
-    /// One recorded change, its making held back from every other's:
-    /// `check` refuses it or says its record (`None`: it changes nothing)
-    /// and how to make it; the record is appended (one the trail refuses
-    /// is [`StoreError::Refused`], nothing changed), then the change made.
-    fn recorded<'a, T>(
-        &'a self,
-        check: impl FnOnce() -> Result<(Option<AuditEntry>, Making<'a, T>), StoreError>,
-    ) -> Result<Written<T>, StoreError> {
-        let _held = self.recording();
-        let (entry, make) = check()?;
-        if let Some(entry) = entry {
-            self.audit_trail().append(entry).map_err(|error| {
-                StoreError::Refused(format!("its audit record could not be kept: {error}"))
-            })?;
-        }
-        make().map(Written::unreplicated)
+        &self.profiles
     }
 }
 
