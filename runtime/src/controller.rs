@@ -14,7 +14,7 @@ use crossbeam_utils::atomic::AtomicCell;
 use crate::catalog::{Catalog, InstallOutcome, Installation, Runtime, RuntimeDiff};
 use crate::disclosure::Disclosure;
 use crate::exposure::Digests;
-use crate::grouping::{Grouped, Lists};
+use crate::grouping::{CatalogGroup, Grouped, Lists};
 use crate::notification::{Kinds, Sessions};
 use crate::presentation::Presentation;
 use crate::presentation_error::PresentationError;
@@ -168,15 +168,38 @@ impl<S: Vocabulary> Current<S> {
     pub fn grouped(&self) -> &Grouped {
         self.grouped.get_or_init(|| {
             let (resources, templates) = &self.content.resources.listed;
+            let catalog = self.catalog_groups();
             let lists = Lists {
                 tools: self.list(),
                 canonical: &|name| self.unpresent(name),
                 prompts: &self.content.prompts.listed,
                 resources,
                 templates,
+                catalog: &catalog,
             };
             Grouped::of(&self.profile, &lists)
         })
+    }
+
+    /// The installed runtime catalog's own groups, each with its tools.
+    fn catalog_groups(&self) -> Vec<CatalogGroup<'_>> {
+        #[cfg(feature = "runtime-tools")]
+        if let Some(catalog) = self.runtime.catalog() {
+            return catalog
+                .groups()
+                .map(|group| CatalogGroup {
+                    name: group.name(),
+                    title: group.title(),
+                    description: group.description(),
+                    tools: catalog
+                        .tools()
+                        .filter(|tool| tool.groups().any(|of| of == group.name()))
+                        .map(crate::RuntimeTool::name)
+                        .collect(),
+                })
+                .collect();
+        }
+        Vec::new()
     }
 
     /// The listed tools under their canonical names, sorted.
@@ -1021,12 +1044,20 @@ impl<S: Vocabulary> ProfileController<S> {
         }
         .listed_under(previous.presentation().cloned(), previous.search_config());
         let tools_changed = previous.tools_changed(&current, !diff.is_empty());
+        // A catalog's own groups come and go with it (see `swap`).
+        let grouping = cell.groups();
+        let groups_changed = grouping && previous.grouped().groups != current.grouped().groups;
+        let membership_changed = grouping && previous.grouped().tools != current.grouped().tools;
         cell.publish(current);
         drop(previous);
-        let notified_sessions = if tools_changed {
-            cell.sessions.notify_all(Kinds::TOOLS)
-        } else {
+        let kinds = Kinds::NONE
+            .with(Kinds::TOOLS, tools_changed)
+            .with(Kinds::GROUPS, groups_changed)
+            .with(Kinds::MEMBERSHIP, membership_changed);
+        let notified_sessions = if kinds == Kinds::NONE {
             0
+        } else {
+            cell.sessions.notify_all(kinds)
         };
         drop(guard);
         let (generation, revision) = catalog.map_or(("", 0), |catalog| {

@@ -18,9 +18,12 @@
 //!   group's: the enabled groups that include it (`include(...)`), so
 //!   composed groups nest (never in a cycle, nor in themselves:
 //!   [`RegistryError::GroupCycle`](crate::RegistryError::GroupCycle));
-//! - `notifications/groups/list_changed` once per replacement that changes
-//!   the enabled groups, none otherwise, to 2025-era sessions. A
-//!   2026-07-28 `subscriptions/listen` stream hears a tool's membership
+//! - the installed runtime catalog's own groups (`RuntimeGroup`, feature
+//!   `runtime-tools`), each listed while the session lists one of its
+//!   tools, its tools marked with it;
+//! - `notifications/groups/list_changed` once per replacement (or catalog
+//!   install) that changes the enabled groups, none otherwise, to 2025-era
+//!   sessions. A 2026-07-28 `subscriptions/listen` stream hears a tool's membership
 //!   change as its tools' `list_changed` only: its filter has no key for
 //!   groups, rmcp 3.11's sink refuses custom notifications, and rmcp's
 //!   client fails a stream that carries one it did not accept.
@@ -97,6 +100,19 @@ pub(crate) struct Lists<'a> {
     pub prompts: &'a [Prompt],
     pub resources: &'a [Resource],
     pub templates: &'a [ResourceTemplate],
+    /// The installed runtime catalog's own groups.
+    pub catalog: &'a [CatalogGroup<'a>],
+}
+
+/// A group of the installed runtime catalog
+/// (`RuntimeGroup`), as [`Grouped::of`] reads it:
+/// listed while one of its tools is.
+pub(crate) struct CatalogGroup<'a> {
+    pub name: &'a str,
+    pub title: Option<&'a str>,
+    pub description: Option<&'a str>,
+    /// Its tools, by canonical name.
+    pub tools: Vec<&'a str>,
 }
 
 /// The groups named in `_meta` of each member, by member.
@@ -127,6 +143,23 @@ impl Grouped {
                 group.title(),
                 group.description(),
             );
+        }
+        // A catalog's group is enabled while one of its tools is listed.
+        let listed: std::collections::HashSet<String> = lists
+            .tools
+            .iter()
+            .map(|tool| (lists.canonical)(&tool.name).unwrap_or_else(|| tool.name.to_string()))
+            .collect();
+        for group in lists.catalog {
+            let members = group.tools.iter().filter(|tool| listed.contains(**tool));
+            let mut enabled = false;
+            for tool in members {
+                tools.entry(tool).or_default().push(group.name);
+                enabled = true;
+            }
+            if enabled {
+                describe(&mut groups, group.name, group.title, group.description);
+            }
         }
         let prompt_groups = registry.prompts().described(profile.context());
         let resource_groups = registry.resources().described(profile.context());

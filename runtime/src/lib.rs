@@ -101,7 +101,7 @@ pub use assembly::{Explanation, Profile, RemovedTool, ToolDiff};
 #[cfg(feature = "runtime-tools")]
 pub use catalog::{
     Catalog, CatalogDecodeError, CatalogDecoder, CatalogError, CatalogErrors, HandlerFuture,
-    InstallOutcome, Installation, RuntimeDiff, RuntimeHandler, RuntimeTool,
+    InstallOutcome, Installation, RuntimeDiff, RuntimeGroup, RuntimeHandler, RuntimeTool,
 };
 pub use clipped::Clipped;
 pub use context::{ContextError, ProfileContext};

@@ -397,6 +397,9 @@ struct GatewayArgs {
     /// Stamp every list with its revision and digest (`_meta`, README).
     #[arg(long)]
     stamp_exposure: bool,
+    /// Serve MCP's grouping extension (`groups/list`; each plugin a group).
+    #[arg(long)]
+    grouping: bool,
     /// Log every call decision to the store's decision log (`verify`).
     #[arg(long)]
     log_decisions: bool,
@@ -920,6 +923,7 @@ async fn run_gateway(args: GatewayArgs) -> Result<(), Failure> {
         metrics_public: args.metrics_public,
         principal_metrics: args.metrics_principals,
         stamp_exposure: args.stamp_exposure,
+        grouping: args.grouping,
         log_decisions: args.log_decisions,
     };
     Ok(gateway::run(config, signals.next()).await?)

@@ -9,6 +9,7 @@
 //! and dispatched by `call.rs`.
 
 mod call;
+mod groups;
 mod validate;
 mod view;
 
@@ -27,6 +28,7 @@ use crate::rule::RuleMasks;
 use crate::{Rule, Vocabulary};
 
 pub(crate) use call::call;
+pub use groups::RuntimeGroup;
 pub use validate::{CatalogError, CatalogErrors};
 pub(crate) use view::{Runtime, View};
 
@@ -103,6 +105,8 @@ pub struct RuntimeTool<S: Vocabulary> {
     tool: Tool,
     rule: Rule<S>,
     handler: RuntimeHandler,
+    /// The catalog's groups it is in (see [`RuntimeGroup`]).
+    groups: Vec<String>,
 }
 
 impl<S: Vocabulary> Clone for RuntimeTool<S> {
@@ -111,6 +115,7 @@ impl<S: Vocabulary> Clone for RuntimeTool<S> {
             tool: self.tool.clone(),
             rule: self.rule,
             handler: Arc::clone(&self.handler),
+            groups: self.groups.clone(),
         }
     }
 }
@@ -120,6 +125,7 @@ impl<S: Vocabulary> fmt::Debug for RuntimeTool<S> {
         f.debug_struct("RuntimeTool")
             .field("tool", &self.tool)
             .field("rule", &self.rule)
+            .field("groups", &self.groups)
             .finish_non_exhaustive()
     }
 }
@@ -145,7 +151,25 @@ impl<S: Vocabulary> RuntimeTool<S> {
             tool: Tool::new(name.into(), description.into(), input_schema),
             rule,
             handler: Arc::new(move |arguments, context| Box::pin(handler(arguments, context))),
+            groups: Vec::new(),
         }
+    }
+
+    /// Puts the tool in the catalog's group `group` (see
+    /// [`Catalog::grouped`]), and in each other it is put in: a client of
+    /// MCP's grouping extension sees it in each.
+    #[must_use]
+    pub fn in_group(mut self, group: impl Into<String>) -> Self {
+        let group = group.into();
+        if !self.groups.contains(&group) {
+            self.groups.push(group);
+        }
+        self
+    }
+
+    /// The catalog's groups it is in.
+    pub fn groups(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.groups.iter().map(String::as_str)
     }
 
     /// Declares the structure of the tool's structured results.
@@ -180,7 +204,7 @@ impl<S: Vocabulary> RuntimeTool<S> {
     /// Whether two tools have the same definition and rule (handlers are
     /// code and not compared).
     fn same_definition(&self, other: &Self) -> bool {
-        self.tool == other.tool && self.rule == other.rule
+        self.tool == other.tool && self.rule == other.rule && self.groups == other.groups
     }
 }
 
@@ -216,6 +240,8 @@ struct Inner<S: Vocabulary> {
     revision: u64,
     /// Sorted by name; names are unique.
     entries: Vec<Entry<S>>,
+    /// Its own tool groups, sorted by name.
+    groups: Vec<RuntimeGroup>,
     /// Views already built, keyed by compiled snapshot and enabled entries.
     views: Mutex<HashMap<view::Key, Arc<View>>>,
 }
@@ -234,6 +260,7 @@ impl<S: Vocabulary> fmt::Debug for Catalog<S> {
             .field("generation", &self.inner.generation)
             .field("revision", &self.inner.revision)
             .field("tools", &self.tool_names().collect::<Vec<_>>())
+            .field("groups", &self.inner.groups)
             .finish()
     }
 }
@@ -254,15 +281,77 @@ impl<S: Vocabulary> Catalog<S> {
         revision: u64,
         tools: impl IntoIterator<Item = RuntimeTool<S>>,
     ) -> Result<Self, CatalogErrors> {
-        let entries = validate::verify(S::registry(), tools.into_iter().collect())?;
+        Self::grouped(generation, revision, [], tools)
+    }
+
+    /// [`Catalog::new`], with the catalog's own tool `groups`: what a
+    /// client of MCP's grouping extension is told its tools belong to
+    /// ([`RuntimeTool::in_group`]). Verified with the tools, all or
+    /// nothing: each group's name follows MCP's name rules, is unique and
+    /// is no compiled group's; each has a tool; its title is one non-blank
+    /// line and its description non-blank; each tool's groups are declared.
+    ///
+    /// ```
+    /// # mod server {
+    /// #     #[derive(Clone)] pub struct Demo;
+    /// #     impl rmcp::ServerHandler for Demo {}
+    /// # }
+    /// # use server::Demo;
+    /// # mcp_profiles::vocabulary! {
+    /// #     server Demo;
+    /// #     #[surfaces] pub enum Surface { Ticket }
+    /// #     #[capabilities] pub enum Capability {}
+    /// #     #[providers] pub enum Provider {}
+    /// # }
+    /// use mcp_profiles::{Catalog, Rule, RuntimeGroup, RuntimeTool};
+    /// use mcp_profiles::rmcp::model::CallToolResult;
+    ///
+    /// let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
+    /// let search = RuntimeTool::<Demo>::new("search_issues", "Search issues", schema, Rule::always(), |_, _| async {
+    ///     Ok(CallToolResult::success(vec![]))
+    /// })
+    /// .in_group("plugin.github");
+    /// let github = RuntimeGroup::new("plugin.github").with_title("GitHub");
+    /// let catalog = Catalog::grouped("plugins", 1, [github], [search]).unwrap();
+    /// assert_eq!(catalog.groups().next().unwrap().name(), "plugin.github");
+    ///
+    /// // A tool in a group the catalog does not declare is refused.
+    /// let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
+    /// let stray = RuntimeTool::<Demo>::new("stray", "?", schema, Rule::always(), |_, _| async {
+    ///     Ok(CallToolResult::success(vec![]))
+    /// })
+    /// .in_group("plugin.gitlab");
+    /// let refused = Catalog::grouped("plugins", 2, [], [stray]).unwrap_err();
+    /// assert_eq!(
+    ///     refused.iter().next().unwrap().to_string(),
+    ///     "runtime tool `stray` is in group `plugin.gitlab`, which the catalog does not declare"
+    /// );
+    /// ```
+    pub fn grouped(
+        generation: impl Into<String>,
+        revision: u64,
+        groups: impl IntoIterator<Item = RuntimeGroup>,
+        tools: impl IntoIterator<Item = RuntimeTool<S>>,
+    ) -> Result<Self, CatalogErrors> {
+        let (entries, groups) = validate::verify(
+            S::registry(),
+            tools.into_iter().collect(),
+            groups.into_iter().collect(),
+        )?;
         Ok(Catalog {
             inner: Arc::new(Inner {
                 generation: generation.into(),
                 revision,
                 entries,
+                groups,
                 views: Mutex::default(),
             }),
         })
+    }
+
+    /// The catalog's own tool groups, sorted by name.
+    pub fn groups(&self) -> impl ExactSizeIterator<Item = &RuntimeGroup> {
+        self.inner.groups.iter()
     }
 
     /// The generation this catalog belongs to.
@@ -296,6 +385,7 @@ impl<S: Vocabulary> Catalog<S> {
     pub(crate) fn same_definitions(&self, other: &Catalog<S>) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
             || (self.inner.entries.len() == other.inner.entries.len()
+                && self.inner.groups == other.inner.groups
                 && self
                     .tools()
                     .zip(other.tools())

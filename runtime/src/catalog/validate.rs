@@ -7,17 +7,20 @@ use std::fmt;
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
+use super::groups::{self, RuntimeGroup};
 use super::{Entry, RuntimeTool};
 use crate::tool_name::{MAX_NAME, check_name};
 use crate::{Errors, ProfileContext, Registry, Vocabulary};
 
-/// Checks every tool of a catalog against `registry`; the verified entries
-/// are sorted by name.
+/// Checks every tool and group of a catalog against `registry`; the
+/// verified entries and groups are sorted by name.
 pub(super) fn verify<S: Vocabulary>(
     registry: &Registry<S>,
     tools: Vec<RuntimeTool<S>>,
-) -> Result<Vec<Entry<S>>, CatalogErrors> {
+    groups: Vec<RuntimeGroup>,
+) -> Result<(Vec<Entry<S>>, Vec<RuntimeGroup>), CatalogErrors> {
     let mut errors = Vec::new();
+    let groups = groups::verify(registry, groups, &tools, &mut errors);
     let mut owners: HashMap<&str, Vec<usize>> = HashMap::new();
     for (index, group) in registry.groups().iter().enumerate() {
         for tool in group.tools() {
@@ -75,7 +78,7 @@ pub(super) fn verify<S: Vocabulary>(
     }
     Errors::check(errors)?;
     entries.sort_by(|a, b| a.tool.name().cmp(b.tool.name()));
-    Ok(entries)
+    Ok((entries, groups))
 }
 
 #[derive(Clone, Copy)]
@@ -187,17 +190,47 @@ pub enum CatalogError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A group of the catalog breaks MCP's name rules, is in no tool, or
+    /// has a blank or multi-line title or a blank description.
+    InvalidGroup {
+        /// The group's name as given.
+        group: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Two groups of the catalog share a name.
+    DuplicateGroup {
+        /// The shared name.
+        group: String,
+    },
+    /// A group of the catalog has the name of a compiled group.
+    GroupNameTaken {
+        /// The name.
+        group: String,
+    },
+    /// A tool is in a group the catalog does not declare.
+    UnknownGroup {
+        /// The tool.
+        tool: String,
+        /// The group it names.
+        group: String,
+    },
 }
 
 impl CatalogError {
-    /// The tool the problem is about.
+    /// The tool the problem is about (for a group's own problem, the
+    /// group).
     pub fn tool(&self) -> &str {
         match self {
             CatalogError::InvalidName { tool, .. }
             | CatalogError::DuplicateName { tool }
             | CatalogError::UnreachableRule { tool, .. }
             | CatalogError::Collision { tool, .. }
-            | CatalogError::InvalidSchema { tool, .. } => tool,
+            | CatalogError::InvalidSchema { tool, .. }
+            | CatalogError::UnknownGroup { tool, .. } => tool,
+            CatalogError::InvalidGroup { group, .. }
+            | CatalogError::DuplicateGroup { group }
+            | CatalogError::GroupNameTaken { group } => group,
         }
     }
 }
@@ -233,6 +266,22 @@ impl fmt::Display for CatalogError {
             } => write!(
                 f,
                 "the {schema} schema of runtime tool `{tool}` is invalid: {reason}"
+            ),
+            CatalogError::InvalidGroup { group, reason } => {
+                let shown: String = group.chars().take(MAX_NAME).collect();
+                let more = if shown.len() < group.len() { "…" } else { "" };
+                write!(f, "runtime group {shown:?}{more} is invalid: {reason}")
+            }
+            CatalogError::DuplicateGroup { group } => {
+                write!(f, "runtime group `{group}` is declared twice")
+            }
+            CatalogError::GroupNameTaken { group } => write!(
+                f,
+                "runtime group `{group}` has the name of a compiled tool group; name it otherwise"
+            ),
+            CatalogError::UnknownGroup { tool, group } => write!(
+                f,
+                "runtime tool `{tool}` is in group `{group}`, which the catalog does not declare"
             ),
         }
     }

@@ -18,6 +18,7 @@ mod exposure;
 mod exposure_past;
 mod forwarding;
 mod grouping;
+mod grouping_catalog;
 mod hostile;
 mod limits;
 mod linked;

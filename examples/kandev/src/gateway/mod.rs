@@ -82,6 +82,8 @@ pub struct Config {
     pub principal_metrics: bool,
     /// Lists carry their revision and digest in `_meta`.
     pub stamp_exposure: bool,
+    /// MCP's grouping extension served to the clients that declare it.
+    pub grouping: bool,
     /// Every call decision shipped to the store's decision log.
     pub log_decisions: bool,
 }
@@ -99,6 +101,9 @@ fn profiles(config: &Config) -> io::Result<ProfileStore<Kandev>> {
     }
     if config.stamp_exposure {
         profiles = profiles.with_exposure_stamp();
+    }
+    if config.grouping {
+        profiles = profiles.with_grouping();
     }
     if config.log_decisions {
         let log = mcp_profiles_serve::audit::decisions::DecisionLog::new(100_000);

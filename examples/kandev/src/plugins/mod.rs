@@ -9,6 +9,10 @@
 //!   tool enabled on its surfaces, its schema compiled), installs it, and
 //!   keeps it for `GET`;
 //! - [`Backend`] forwards each call.
+//!
+//! Each plugin is a group of its tools for clients of MCP's grouping
+//! extension: `plugin.<slug>` (see [`slug`]), titled with the plugin's
+//! display name when it is one non-blank line.
 
 mod backend;
 mod names;
@@ -20,7 +24,7 @@ use mcp_profiles::rmcp::model::{JsonObject, ToolAnnotations};
 use mcp_profiles::rmcp::service::{RequestContext, RoleServer};
 use mcp_profiles::{
     Catalog, CatalogDecoder, InstallOutcome, Installation, ProfileContext, ProfileController, Rule,
-    RuntimeTool,
+    RuntimeGroup, RuntimeTool,
 };
 use serde_json::{Value, json};
 
@@ -97,13 +101,29 @@ impl Plugins {
     /// this server's backend. A tool served on no surface is left out: an
     /// empty surface list would be a rule enabling it everywhere.
     pub fn catalog(&self, snapshot: &Snapshot) -> Result<Catalog<Kandev>, SnapshotError> {
-        let tools = snapshot
+        let served: Vec<&PluginTool> = snapshot
             .tools
             .iter()
             .filter(|tool| !tool.served_surfaces().is_empty())
-            .map(|tool| self.runtime_tool(tool));
-        Catalog::new(snapshot.generation.clone(), snapshot.revision, tools)
-            .map_err(|errors| SnapshotError::new(errors.iter().map(ToString::to_string).collect()))
+            .collect();
+        let mut groups: Vec<RuntimeGroup> = Vec::new();
+        for tool in &served {
+            let name = plugin_group(&tool.plugin_id);
+            if groups.iter().all(|group| group.name() != name) {
+                groups.push(titled(RuntimeGroup::new(name), tool));
+            }
+        }
+        let tools = served.iter().map(|tool| {
+            self.runtime_tool(tool)
+                .in_group(plugin_group(&tool.plugin_id))
+        });
+        Catalog::grouped(
+            snapshot.generation.clone(),
+            snapshot.revision,
+            groups,
+            tools,
+        )
+        .map_err(|errors| SnapshotError::new(errors.iter().map(ToString::to_string).collect()))
     }
 
     fn runtime_tool(&self, tool: &PluginTool) -> RuntimeTool<Kandev> {
@@ -162,6 +182,22 @@ impl Plugins {
         self.installed
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The group of `plugin_id`'s tools.
+fn plugin_group(plugin_id: &str) -> String {
+    format!("plugin.{}", slug(plugin_id))
+}
+
+/// `group` titled with `tool`'s plugin display name, if it is one
+/// non-blank line (a group's title must be; the snapshot's name need not).
+fn titled(group: RuntimeGroup, tool: &PluginTool) -> RuntimeGroup {
+    match tool.plugin_display_name.as_deref() {
+        Some(title) if !title.trim().is_empty() && !title.contains(['\n', '\r']) => {
+            group.with_title(title)
+        }
+        _ => group,
     }
 }
 

@@ -257,3 +257,50 @@ async fn the_in_memory_gateway_checks_snapshots_like_serve() {
         .await;
     assert_eq!(status, 413, "{answer}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grouping_client_sees_each_plugin_as_a_group_of_its_tools() {
+    use mcp_profiles::{GROUP_MEMBERSHIP_KEY, GROUPING_EXTENSION};
+    use mcp_profiles_tests::raw::RawSession;
+
+    let gateway = Server::start_gateway(&["--grouping"]).await;
+    put(&gateway, "alice", TASK).await;
+    grant(&gateway, "alice-token", "alice").await;
+    let mut echo = tool("echo", &["kanban-task"]);
+    echo["plugin_display_name"] = json!("Acme Corp");
+    let mut ping = tool("ping", &["kanban-task"]);
+    ping["plugin_id"] = json!("Globex.Labs");
+    ping["exposed_name"] = json!(kandev_mcp::plugins::exposed_name("Globex.Labs", "ping"));
+    let (status, answer) = put_tools(&gateway, "alice", &snapshot(1, vec![echo, ping])).await;
+    assert_eq!(status, 200, "{answer}");
+
+    let declares = json!({"extensions": {GROUPING_EXTENSION: {}}});
+    let session = RawSession::open_with(&gateway.mcp, "alice-token", declares).await;
+    let groups = session
+        .request("alice-token", "groups/list", json!({}))
+        .await;
+    let plugins: Vec<&Value> = groups["result"]["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .filter(|group| group["name"].as_str().unwrap().starts_with("plugin."))
+        .collect();
+    assert_eq!(
+        plugins,
+        [
+            &json!({"name": "plugin.acme", "title": "Acme Corp"}),
+            &json!({"name": "plugin.globex_labs"}),
+        ]
+    );
+    let listed = session
+        .request("alice-token", "tools/list", json!({}))
+        .await;
+    let membership = |name: String| {
+        let tools = listed["result"]["tools"].as_array().expect("tools");
+        let tool = tools.iter().find(|tool| tool["name"] == name.as_str());
+        tool.expect("listed")["_meta"][GROUP_MEMBERSHIP_KEY].clone()
+    };
+    assert_eq!(membership(acme("echo")), json!(["plugin.acme"]));
+    let globex = kandev_mcp::plugins::exposed_name("Globex.Labs", "ping");
+    assert_eq!(membership(globex), json!(["plugin.globex_labs"]));
+}
