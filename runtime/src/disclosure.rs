@@ -16,8 +16,16 @@
 //! list. Disclosure is listing, never access: a tool of the profile not
 //! listed yet is still served when called by name, as under tool search.
 //!
-//! Sessions are 2025-era sessions (an `initialize` handshake): a
-//! 2026-07-28 request, which belongs to no session, lists every tool.
+//! A 2025-era session (an `initialize` handshake) keeps its activations.
+//! A 2026-07-28 request belongs to no session, so its client keeps them:
+//! it opts in by sending its activated groups, in activation order, in each
+//! request's `_meta` under [`ACTIVE_GROUPS_KEY`] (`[]` at first), and is
+//! answered the listing they make, the key echoing the set in force (a
+//! group the profile no longer enables dropped); an activation (the tool or
+//! the request) answers the new set under the same key, for the client to
+//! send from then on. Append-only holds as for a session: the list for a
+//! longer set begins with the list for the shorter, byte for byte. A
+//! 2026-07-28 request without the key lists every tool, as before.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -31,6 +39,10 @@ use crate::{Profile, Vocabulary};
 /// `{"groups": ["name", ...]}`, answered `{"activated": [...]}` (the
 /// groups newly listed).
 pub const ACTIVATE_GROUPS: &str = "mcp-profiles/groups/activate";
+
+/// The `_meta` key of a 2026-07-28 request's activated groups (in
+/// activation order), and of the answers telling the set in force.
+pub const ACTIVE_GROUPS_KEY: &str = "mcp-profiles/groups/active";
 
 /// The activation tool's name unless told otherwise.
 pub const ACTIVATION_TOOL: &str = "activate_tool_groups";
@@ -266,6 +278,43 @@ impl<S: Vocabulary> Disclosure<S> {
 pub(crate) struct Activated(Mutex<Vec<Arc<str>>>);
 
 impl Activated {
+    /// What a 2026-07-28 request's client holds (`meta`'s
+    /// [`ACTIVE_GROUPS_KEY`]), those `activatable` names kept in order:
+    /// `None` when it sends none; an error when it is not a list of names.
+    pub fn held(
+        meta: &rmcp::model::MetaObject,
+        activatable: &[&str],
+    ) -> Result<Option<Self>, rmcp::ErrorData> {
+        let Some(held) = meta.0.get(ACTIVE_GROUPS_KEY) else {
+            return Ok(None);
+        };
+        let held: Vec<String> = serde_json::from_value(held.clone()).map_err(|_| {
+            rmcp::ErrorData::invalid_params(
+                format!("`_meta[\"{ACTIVE_GROUPS_KEY}\"]` must be a list of tool group names"),
+                None,
+            )
+        })?;
+        let activated = Activated::default();
+        let kept: Vec<String> = held
+            .into_iter()
+            .filter(|group| activatable.contains(&group.as_str()))
+            .collect();
+        activated
+            .activate(&kept, activatable)
+            .expect("only activatable groups are kept");
+        Ok(Some(activated))
+    }
+
+    /// The groups activated so far, as [`ACTIVE_GROUPS_KEY`] tells them.
+    pub fn to_meta(&self) -> Value {
+        Value::from(
+            self.get()
+                .iter()
+                .map(|group| group.to_string())
+                .collect::<Vec<_>>(),
+        )
+    }
+
     /// The groups activated so far.
     pub fn get(&self) -> Vec<Arc<str>> {
         self.lock().clone()

@@ -109,7 +109,9 @@ pub use controller::{AtRevision, KillSwitch, KillSwitchChange, ProfileController
 #[cfg(feature = "tokens")]
 pub use cost::MaxCost;
 pub use decisions::{CallDecision, DecisionSink};
-pub use disclosure::{ACTIVATE_GROUPS, ACTIVATION_TOOL, Disclosure, NameTaken, UnknownGroup};
+pub use disclosure::{
+    ACTIVATE_GROUPS, ACTIVATION_TOOL, ACTIVE_GROUPS_KEY, Disclosure, NameTaken, UnknownGroup,
+};
 pub use errors::Errors;
 pub use exposure::{EXPOSURE_META_KEY, Exposure, ListDigest};
 pub use grouping::{GROUP_MEMBERSHIP_KEY, GROUPING_EXTENSION};

@@ -343,13 +343,18 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         };
         if let Some(disclosure) = activation {
             let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
-            let added = self
-                .activate(&disclosure, &current, &arguments, &context.peer)
+            let (added, held) = self
+                .activate(&disclosure, &current, &arguments, &context)
                 .await?;
             let answer = serde_json::json!({ "activated": added });
-            return Ok(
-                CallToolResult::success(vec![ContentBlock::text(answer.to_string())]).into(),
-            );
+            let mut result = CallToolResult::success(vec![ContentBlock::text(answer.to_string())]);
+            // A 2026-07-28 client's set in force now, to send from then on.
+            if let Some(held) = held {
+                let mut meta = rmcp::model::MetaObject::default();
+                meta.0.insert(crate::ACTIVE_GROUPS_KEY.to_owned(), held);
+                result.meta = Some(meta);
+            }
+            return Ok(result.into());
         }
         if let Some(searching) = current.searching()
             && let Some(meta) = searching.meta(&request.name)
@@ -519,7 +524,7 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         telemetry::record_profile(&tracing::Span::current(), || {
             Some((*current.profile.context(), None))
         });
-        let (listed, meta) = self.tools_answered(&cell, &current, &context);
+        let (listed, meta) = self.tools_answered(&cell, &current, &context)?;
         let mut result = ListToolsResult::with_all_items(listed)
             .with_ttl_ms(cell.list_ttl_ms())
             // The list depends on who asks: never share it across principals.

@@ -11,7 +11,7 @@ use super::ProfiledServer;
 use crate::Vocabulary;
 use crate::clipped::Clipped;
 use crate::controller::{Cell, Current};
-use crate::disclosure::ACTIVATE_GROUPS;
+use crate::disclosure::{ACTIVATE_GROUPS, ACTIVE_GROUPS_KEY, Activated};
 use crate::exposure::{Exposure, ListDigest, Listed};
 use crate::grouping::{self, Grouped};
 
@@ -66,33 +66,46 @@ pub(super) fn answered<S: Vocabulary, T: Clone + serde::Serialize>(
 
 impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
     /// `tools/list` as the request is answered: the state's list, marked
-    /// for a grouping client, as the session disclosed it under
-    /// progressive disclosure; and its `_meta`.
+    /// for a grouping client, as the session (or a 2026-07-28 request's
+    /// client) disclosed it under progressive disclosure; and its `_meta`.
     pub(super) fn tools_answered(
         &self,
         cell: &Cell<S>,
         current: &Current<S>,
         context: &RequestContext<RoleServer>,
-    ) -> (Vec<Tool>, Option<MetaObject>) {
+    ) -> Result<(Vec<Tool>, Option<MetaObject>), ErrorData> {
         let grouped = serves_grouping(cell, context);
         let listed = match grouped {
             true => &current.grouped().tools[..],
             false => current.list(),
         };
-        // Disclosure is per session: a 2026-07-28 request has none.
-        let disclosure = cell.disclosure().filter(|_| self.session.get().is_some());
+        // A session keeps its activations; a 2026-07-28 request's client
+        // keeps them, or sends none and lists every tool.
+        let mut held = None;
+        let disclosure = match cell.disclosure() {
+            Some(disclosure) if self.session.get().is_none() => {
+                let activatable = disclosure.activatable(&current.profile);
+                held = Activated::held(&context.meta, &activatable)?;
+                held.is_some().then_some(disclosure)
+            }
+            disclosure => disclosure,
+        };
         let listed = match disclosure {
             Some(disclosure) => disclosure.listing(
                 &current.profile,
                 listed,
                 &|name| current.unpresent(name),
-                &self.activated.get(),
+                &held.as_ref().unwrap_or(&self.activated).get(),
             ),
             None => listed.to_vec(),
         };
         let own = !grouped && disclosure.is_none();
-        let meta = stamp(cell, current, Listed::Tools, (!own).then_some(&listed[..]));
-        (listed, meta)
+        let mut meta = stamp(cell, current, Listed::Tools, (!own).then_some(&listed[..]));
+        if let Some(held) = held {
+            let meta = meta.get_or_insert_with(MetaObject::default);
+            meta.0.insert(ACTIVE_GROUPS_KEY.to_owned(), held.to_meta());
+        }
+        Ok((listed, meta))
     }
 
     /// `groups/list` for a session served the grouping extension, and
@@ -110,12 +123,16 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
             };
             let disclosure = cell.disclosure()?;
             let params = request.params.clone().unwrap_or_default();
-            let added = self
-                .activate(disclosure, &cell.current(), &params, &context.peer)
+            let activation = self
+                .activate(disclosure, &cell.current(), &params, context)
                 .await;
-            return Some(
-                added.map(|added| CustomResult::new(serde_json::json!({ "activated": added }))),
-            );
+            return Some(activation.map(|(added, held)| {
+                let mut answer = serde_json::json!({ "activated": added });
+                if let Some(held) = held {
+                    answer["_meta"] = serde_json::json!({ ACTIVE_GROUPS_KEY: held });
+                }
+                CustomResult::new(answer)
+            }));
         }
         if request.method == grouping::LIST_GROUPS {
             let cell = match self.cell(&context.extensions) {
@@ -132,24 +149,24 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         None
     }
 
-    /// Activates the groups `arguments` names (`{"groups": [...]}`) for
-    /// this session under `disclosure`, within `current`'s profile, all or
-    /// none, and sends it one `tools/list_changed` if that lists any: the
-    /// groups newly activated.
+    /// Activates the groups `arguments` names (`{"groups": [...]}`) under
+    /// `disclosure`, within `current`'s profile, all or none: for this
+    /// session, sending it one `tools/list_changed` if that lists any; or
+    /// for a 2026-07-28 request's client, on top of what it holds. The
+    /// groups newly activated, and the client's set in force now (`None`
+    /// for a session).
     pub(super) async fn activate(
         &self,
         disclosure: &crate::Disclosure<S>,
         current: &Current<S>,
         arguments: &serde_json::Value,
-        peer: &rmcp::Peer<RoleServer>,
-    ) -> Result<Vec<String>, ErrorData> {
-        if self.session.get().is_none() {
-            return Err(ErrorData::invalid_request(
-                "groups are activated per session: this request belongs to none \
-                 (a 2026-07-28 request lists every tool)",
-                None,
-            ));
-        }
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(Vec<String>, Option<serde_json::Value>), ErrorData> {
+        let activatable = disclosure.activatable(&current.profile);
+        let held = match self.session.get() {
+            Some(_) => None,
+            None => Some(Activated::held(&context.meta, &activatable)?.unwrap_or_default()),
+        };
         let groups: Vec<String> = arguments
             .get("groups")
             .and_then(|groups| serde_json::from_value(groups.clone()).ok())
@@ -159,9 +176,8 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
                     None,
                 )
             })?;
-        let activatable = disclosure.activatable(&current.profile);
-        let added = self
-            .activated
+        let activated = held.as_ref().unwrap_or(&self.activated);
+        let added = activated
             .activate(&groups, &activatable)
             .map_err(|outside| {
                 ErrorData::invalid_params(
@@ -173,9 +189,12 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
                     None,
                 )
             })?;
-        if !added.is_empty() && peer.notify_tool_list_changed().await.is_err() {
-            tracing::debug!("peer gone; its activation's list_changed not sent");
-        }
-        Ok(added)
+        let Some(held) = held else {
+            if !added.is_empty() && context.peer.notify_tool_list_changed().await.is_err() {
+                tracing::debug!("peer gone; its activation's list_changed not sent");
+            }
+            return Ok((added, None));
+        };
+        Ok((added, Some(held.to_meta())))
     }
 }

@@ -121,3 +121,129 @@ async fn activations_append_to_the_list_byte_for_byte_within_the_profile() {
     );
     http.shutdown().await.unwrap();
 }
+
+/// A 2026-07-28 request belongs to no session: its client keeps its
+/// activations and sends them in each request's `_meta`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_client_keeps_its_activations_and_its_list_grows_append_only() {
+    use mcp_profiles::ACTIVE_GROUPS_KEY;
+    use mcp_profiles_tests::client::http_transport;
+    use rmcp::model::{CallToolRequestParams, GetMeta, PaginatedRequestParams, ProtocolVersion};
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+
+    let billing = ProfileContext::<Clinic>::new(Surface::Desk)
+        .with_capability(Capability::Billing)
+        .unwrap();
+    let controller = ProfileController::new(billing);
+    let disclosure = Disclosure::new().always_listing(["records"]).unwrap();
+    assert_eq!(controller.set_disclosure(disclosure), Ok(true));
+    let (http, uri) = serve_http(controller.server(Clinic)).await;
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let client =
+        ().serve_with_lifecycle(http_transport(&uri, None), lifecycle)
+            .await
+            .expect("2026-07-28");
+    let peer = client.peer();
+    let held = |groups: Value| json!({ ACTIVE_GROUPS_KEY: groups });
+    let list = |meta: Option<Value>| async move {
+        let params = json!({ "_meta": meta });
+        let params: PaginatedRequestParams = serde_json::from_value(params).unwrap();
+        peer.list_tools(Some(params)).await
+    };
+    let texts = |tools: &[rmcp::model::Tool]| -> Vec<String> {
+        tools
+            .iter()
+            .map(|tool| serde_json::to_string(tool).unwrap())
+            .collect()
+    };
+
+    // Without the key: every tool, as before.
+    let all = list(None).await.expect("tools/list");
+    assert!(all.tools.iter().all(|tool| tool.name != ACTIVATION_TOOL));
+    assert!(all.tools.iter().any(|tool| tool.name == "list_invoices"));
+
+    // Opted in with nothing activated: the activation tool and `records`,
+    // the set in force echoed.
+    let first = list(Some(held(json!([])))).await.expect("tools/list");
+    let tool_names: Vec<&str> = first.tools.iter().map(|tool| &*tool.name).collect();
+    assert_eq!(
+        tool_names,
+        [
+            ACTIVATION_TOOL,
+            "delete_patient",
+            "get_patient",
+            "list_patients"
+        ]
+    );
+    assert_eq!(first.meta.unwrap().0[ACTIVE_GROUPS_KEY], json!([]));
+
+    // The model activates `billing`: the answer tells the new set.
+    let call = |arguments: Value| async move {
+        let params = json!({
+            "name": ACTIVATION_TOOL,
+            "arguments": arguments,
+            "_meta": held(json!([])),
+        });
+        let params: CallToolRequestParams = serde_json::from_value(params).unwrap();
+        peer.call_tool(params).await
+    };
+    let activated = call(json!({"groups": ["billing"]}))
+        .await
+        .expect("activated");
+    assert_eq!(
+        activated.meta.unwrap().0[ACTIVE_GROUPS_KEY],
+        json!(["billing"])
+    );
+    // Beyond the profile: refused, naming it.
+    let refused = call(json!({"groups": ["night"]})).await.unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("`night` is not a group this session can activate"),
+        "{refused}"
+    );
+
+    // Listed with `billing`: the previous list byte for byte, then its
+    // tool; a held group the profile does not enable is dropped.
+    let second = list(Some(held(json!(["triage", "billing"]))))
+        .await
+        .expect("tools/list");
+    let (before, after) = (texts(&first.tools), texts(&second.tools));
+    assert_eq!(after[..before.len()], before[..]);
+    assert_eq!(second.tools[before.len()..].len(), 1);
+    assert_eq!(second.tools[before.len()].name, "list_invoices");
+    assert_eq!(
+        second.meta.unwrap().0[ACTIVE_GROUPS_KEY],
+        json!(["billing"])
+    );
+
+    // A groups-aware client activates with the request: the same answer.
+    let mut request =
+        rmcp::model::CustomRequest::new(ACTIVATE_GROUPS, Some(json!({"groups": ["billing"]})));
+    request
+        .get_meta_mut()
+        .0
+        .insert(ACTIVE_GROUPS_KEY.to_owned(), json!(["billing"]));
+    let answer = peer
+        .send_request(rmcp::model::ClientRequest::CustomRequest(request))
+        .await
+        .expect("activated");
+    let rmcp::model::ServerResult::CustomResult(answer) = answer else {
+        panic!("not a custom result: {answer:?}");
+    };
+    assert_eq!(
+        answer.0,
+        json!({"activated": [], "_meta": {ACTIVE_GROUPS_KEY: ["billing"]}})
+    );
+
+    // Not a list of names: refused, naming the key.
+    let malformed = list(Some(held(json!("billing")))).await.unwrap_err();
+    assert!(
+        malformed.to_string().contains(ACTIVE_GROUPS_KEY),
+        "{malformed}"
+    );
+    client.cancel().await.expect("closes");
+    http.shutdown().await.unwrap();
+}
