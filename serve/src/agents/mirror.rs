@@ -6,7 +6,6 @@
 
 use std::future::Future;
 use std::pin::Pin;
-
 use std::sync::Weak;
 
 #[cfg(feature = "runtime-tools")]
