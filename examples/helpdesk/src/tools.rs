@@ -61,16 +61,11 @@ impl Desk {
     #[tool(description = "List the open tickets")]
     async fn list_tickets(&self) -> Answer {
         let tickets = self.tickets.lock().expect("tickets");
-        let line =
-            |(i, t): (usize, &Ticket)| format!("{}: {} ({:?})", i + 1, t.subject, t.assignee);
-        text(
-            tickets
-                .iter()
-                .enumerate()
-                .map(line)
-                .collect::<Vec<_>>()
-                .join("\n"),
-        )
+        let mut lines = Vec::new();
+        for (i, t) in tickets.iter().enumerate() {
+            lines.push(format!("{}: {} ({:?})", i + 1, t.subject, t.assignee));
+        }
+        text(lines.join("\n"))
     }
 
     #[tool(description = "Read a ticket's thread")]
