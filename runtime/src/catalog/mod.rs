@@ -333,11 +333,10 @@ impl<S: Vocabulary> Catalog<S> {
         groups: impl IntoIterator<Item = RuntimeGroup>,
         tools: impl IntoIterator<Item = RuntimeTool<S>>,
     ) -> Result<Self, CatalogErrors> {
-        let (entries, groups) = validate::verify(
-            S::registry(),
-            tools.into_iter().collect(),
-            groups.into_iter().collect(),
-        )?;
+        let (registry, tools) = (S::registry(), tools.into_iter().collect::<Vec<_>>());
+        let mut errors = Vec::new();
+        let groups = groups::verify(registry, groups.into_iter().collect(), &tools, &mut errors);
+        let entries = validate::verify(registry, tools, errors)?;
         Ok(Catalog {
             inner: Arc::new(Inner {
                 generation: generation.into(),

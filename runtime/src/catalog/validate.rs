@@ -7,20 +7,18 @@ use std::fmt;
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use super::groups::{self, RuntimeGroup};
 use super::{Entry, RuntimeTool};
 use crate::tool_name::{MAX_NAME, check_name};
 use crate::{Errors, ProfileContext, Registry, Vocabulary};
 
-/// Checks every tool and group of a catalog against `registry`; the
-/// verified entries and groups are sorted by name.
+/// Checks every tool of a catalog against `registry`, reporting with
+/// `errors` (its groups' problems, found first); the verified entries are
+/// sorted by name.
 pub(super) fn verify<S: Vocabulary>(
     registry: &Registry<S>,
     tools: Vec<RuntimeTool<S>>,
-    groups: Vec<RuntimeGroup>,
-) -> Result<(Vec<Entry<S>>, Vec<RuntimeGroup>), CatalogErrors> {
-    let mut errors = Vec::new();
-    let groups = groups::verify(registry, groups, &tools, &mut errors);
+    mut errors: Vec<CatalogError>,
+) -> Result<Vec<Entry<S>>, CatalogErrors> {
     let mut owners: HashMap<&str, Vec<usize>> = HashMap::new();
     for (index, group) in registry.groups().iter().enumerate() {
         for tool in group.tools() {
@@ -78,7 +76,7 @@ pub(super) fn verify<S: Vocabulary>(
     }
     Errors::check(errors)?;
     entries.sort_by(|a, b| a.tool.name().cmp(b.tool.name()));
-    Ok((entries, groups))
+    Ok(entries)
 }
 
 #[derive(Clone, Copy)]
