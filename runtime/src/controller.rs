@@ -202,6 +202,20 @@ impl<S: Vocabulary> Current<S> {
         Vec::new()
     }
 
+    /// The installed catalog's groups a disclosing session may activate:
+    /// each with the tools of it this state lists, if any.
+    pub(crate) fn disclosable_catalog_groups(&self) -> Vec<CatalogGroup<'_>> {
+        let listed = self.canonical_list();
+        let mut groups = self.catalog_groups();
+        for group in &mut groups {
+            group
+                .tools
+                .retain(|tool| listed.iter().any(|listed| listed.name == *tool));
+        }
+        groups.retain(|group| !group.tools.is_empty());
+        groups
+    }
+
     /// The listed tools under their canonical names, sorted.
     fn canonical_list(&self) -> &[rmcp::model::Tool] {
         #[cfg(feature = "runtime-tools")]

@@ -10,6 +10,10 @@
 //! `tools/list_changed` to its session. Only removals (a replacement, a
 //! policy, the kill switch) rewrite earlier entries, told as before.
 //!
+//! An installed runtime catalog's own groups (`RuntimeGroup`) are
+//! activated like the profile's, while one of their tools is served; a
+//! catalog tool in no group is not disclosed (it runs when called by name).
+//!
 //! The profile stays the ceiling: a group the profile does not enable
 //! cannot be activated (the request is refused naming it, and nothing is
 //! activated), and a replacement that removes a group drops it from the
@@ -33,6 +37,7 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{JsonObject, Tool};
 use serde_json::{Value, json};
 
+use crate::grouping::CatalogGroup;
 use crate::{Profile, Vocabulary};
 
 /// The request a groups-aware client activates groups with:
@@ -194,12 +199,14 @@ impl<S: Vocabulary> Disclosure<S> {
     }
 
     /// What a session that activated `activated` (in order) lists, from
-    /// `listed` (what it would list without disclosure) under `profile`:
-    /// the activation tool, the always-listed groups' tools by name, then
-    /// each activated group's tools not listed yet, group by group.
+    /// `listed` (what it would list without disclosure) under `profile`
+    /// and the installed catalog's groups `catalog`: the activation tool,
+    /// the always-listed groups' tools by name, then each activated group's
+    /// tools not listed yet, group by group.
     pub(crate) fn listing(
         &self,
         profile: &Profile<S>,
+        catalog: &[CatalogGroup<'_>],
         listed: &[Tool],
         canonical: &dyn Fn(&str) -> Option<String>,
         activated: &[Arc<str>],
@@ -217,7 +224,7 @@ impl<S: Vocabulary> Disclosure<S> {
             .collect();
         let find = |name: &str| by_name.get(name).copied();
         let mut shown: HashSet<&str> = HashSet::new();
-        let mut tools = vec![self.activation_tool(profile)];
+        let mut tools = vec![self.activation_tool(profile, catalog)];
         let mut always: Vec<&Tool> = Vec::new();
         for group in self.always.iter().filter(|g| enabled.contains(**g)) {
             for &tool in registry.group(group).map_or(&[][..], |g| g.tools()) {
@@ -228,8 +235,16 @@ impl<S: Vocabulary> Disclosure<S> {
         }
         always.sort_by(|a, b| a.name.cmp(&b.name));
         tools.extend(always.into_iter().cloned());
-        for group in activated.iter().filter(|g| enabled.contains(&***g)) {
-            for &tool in registry.group(group).map_or(&[][..], |g| g.tools()) {
+        for group in activated.iter() {
+            // A group the profile enables, or one of the installed catalog.
+            let members = match enabled.contains(&**group) {
+                true => registry.group(group).map_or(&[][..], |g| g.tools()),
+                false => catalog
+                    .iter()
+                    .find(|of| of.name == &**group)
+                    .map_or(&[][..], |of| &of.tools[..]),
+            };
+            for &tool in members {
                 if let Some(found) = find(tool).filter(|_| shown.insert(tool)) {
                     tools.push(found.clone());
                 }
@@ -238,24 +253,30 @@ impl<S: Vocabulary> Disclosure<S> {
         tools
     }
 
-    /// The groups of `profile` a session may activate: every enabled group
-    /// not listed from the start.
-    pub(crate) fn activatable<'p>(&self, profile: &'p Profile<S>) -> Vec<&'p str> {
+    /// The groups a session may activate: every group `profile` enables
+    /// not listed from the start, then each of the installed catalog's
+    /// groups `catalog` (those with a tool listed).
+    pub(crate) fn activatable<'a>(
+        &self,
+        profile: &'a Profile<S>,
+        catalog: &[CatalogGroup<'a>],
+    ) -> Vec<&'a str> {
         profile
             .groups()
             .filter(|group| !self.always.contains(group))
+            .chain(catalog.iter().map(|group| group.name))
             .collect()
     }
 
-    /// The activation tool for `profile`: its input names the groups it
-    /// may activate.
-    fn activation_tool(&self, profile: &Profile<S>) -> Tool {
+    /// The activation tool for `profile` and `catalog`: its input names the
+    /// groups it may activate.
+    fn activation_tool(&self, profile: &Profile<S>, catalog: &[CatalogGroup<'_>]) -> Tool {
         let schema = json!({
             "type": "object",
             "properties": {
                 "groups": {
                     "type": "array",
-                    "items": {"type": "string", "enum": self.activatable(profile)},
+                    "items": {"type": "string", "enum": self.activatable(profile, catalog)},
                     "description": "The tool groups to list from now on."
                 }
             },

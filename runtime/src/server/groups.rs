@@ -82,9 +82,13 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         // A session keeps its activations; a 2026-07-28 request's client
         // keeps them, or sends none and lists every tool.
         let mut held = None;
+        let catalog = match cell.disclosure() {
+            Some(_) => current.disclosable_catalog_groups(),
+            None => Vec::new(),
+        };
         let disclosure = match cell.disclosure() {
             Some(disclosure) if self.session.get().is_none() => {
-                let activatable = disclosure.activatable(&current.profile);
+                let activatable = disclosure.activatable(&current.profile, &catalog);
                 held = Activated::held(&context.meta, &activatable)?;
                 held.is_some().then_some(disclosure)
             }
@@ -93,6 +97,7 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         let listed = match disclosure {
             Some(disclosure) => disclosure.listing(
                 &current.profile,
+                &catalog,
                 listed,
                 &|name| current.unpresent(name),
                 &held.as_ref().unwrap_or(&self.activated).get(),
@@ -162,7 +167,8 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         arguments: &serde_json::Value,
         context: &RequestContext<RoleServer>,
     ) -> Result<(Vec<String>, Option<serde_json::Value>), ErrorData> {
-        let activatable = disclosure.activatable(&current.profile);
+        let catalog = current.disclosable_catalog_groups();
+        let activatable = disclosure.activatable(&current.profile, &catalog);
         let held = match self.session.get() {
             Some(_) => None,
             None => Some(Activated::held(&context.meta, &activatable)?.unwrap_or_default()),

@@ -247,3 +247,58 @@ async fn a_2026_client_keeps_its_activations_and_its_list_grows_append_only() {
     client.cancel().await.expect("closes");
     http.shutdown().await.unwrap();
 }
+
+/// A runtime catalog's own groups are disclosed like the profile's: the
+/// activation tool names them, and an activated one's tools are appended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_catalogs_groups_are_activated_like_the_profiles() {
+    use mcp_profiles::rmcp::model::CallToolResult;
+    use mcp_profiles::{Catalog, Rule, RuntimeGroup, RuntimeTool};
+
+    let tool = |name: &str| {
+        let schema = json!({"type": "object"}).as_object().unwrap().clone();
+        RuntimeTool::<Clinic>::new(
+            name,
+            "a plugin tool",
+            schema,
+            Rule::always(),
+            |_, _| async { Ok(CallToolResult::success(vec![])) },
+        )
+    };
+    let controller = ProfileController::new(ProfileContext::<Clinic>::new(Surface::Desk));
+    let disclosure = Disclosure::new().always_listing(["records"]).unwrap();
+    assert_eq!(controller.set_disclosure(disclosure), Ok(true));
+    let pager = RuntimeGroup::new("plugin.pager").with_title("Pager");
+    let tools = [
+        tool("page_oncall").in_group("plugin.pager"),
+        tool("take_note"),
+    ];
+    controller.install(&Catalog::grouped("plugins", 1, [pager], tools).unwrap());
+    let (http, uri) = serve_http(controller.server(Clinic)).await;
+    let mut session = RawSession::open(&uri, TOKEN).await;
+
+    let first = listed(&session).await;
+    let activation: Value = serde_json::from_str(&first[0]).unwrap();
+    assert_eq!(
+        activation["inputSchema"]["properties"]["groups"]["items"]["enum"],
+        json!(["plugin.pager"])
+    );
+    assert!(!names(&first).contains(&"page_oncall".to_owned()));
+    let activate = json!({"name": ACTIVATION_TOOL, "arguments": {"groups": ["plugin.pager"]}});
+    let activated = session.request(TOKEN, "tools/call", activate).await;
+    assert_eq!(
+        activated["result"]["content"][0]["text"],
+        r#"{"activated":["plugin.pager"]}"#
+    );
+    session
+        .events_until("notifications/tools/list_changed")
+        .await;
+    let second = listed(&session).await;
+    assert_eq!(second[..first.len()], first[..]);
+    assert_eq!(names(&second[first.len()..]), ["page_oncall"]);
+    // A tool in no group is not disclosed; it runs by name.
+    let call = json!({"name": "take_note", "arguments": {}});
+    let ran = session.request(TOKEN, "tools/call", call).await;
+    assert!(ran["result"].is_object(), "{ran}");
+    http.shutdown().await.unwrap();
+}
