@@ -205,12 +205,14 @@ impl<S: Vocabulary> Current<S> {
     /// The installed catalog's groups a disclosing session may activate:
     /// each with the tools of it this state lists, if any.
     pub(crate) fn disclosable_catalog_groups(&self) -> Vec<CatalogGroup<'_>> {
-        let listed = self.canonical_list();
+        let listed: std::collections::HashSet<&str> = self
+            .canonical_list()
+            .iter()
+            .map(|tool| &*tool.name)
+            .collect();
         let mut groups = self.catalog_groups();
         for group in &mut groups {
-            group
-                .tools
-                .retain(|tool| listed.iter().any(|listed| listed.name == *tool));
+            group.tools.retain(|tool| listed.contains(tool));
         }
         groups.retain(|group| !group.tools.is_empty());
         groups
