@@ -37,14 +37,24 @@ fn names(tools: &[String]) -> Vec<String> {
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn activations_append_to_the_list_byte_for_byte_within_the_profile() {
-    let billing = ProfileContext::<Clinic>::new(Surface::Desk)
+fn billing() -> ProfileContext<Clinic> {
+    ProfileContext::new(Surface::Desk)
         .with_capability(Capability::Billing)
-        .unwrap();
-    let controller = ProfileController::new(billing);
+        .unwrap()
+}
+
+/// A controller serving `context`, disclosing its tools with `records`
+/// listed from the start.
+fn disclosing(context: ProfileContext<Clinic>) -> ProfileController<Clinic> {
+    let controller = ProfileController::new(context);
     let disclosure = Disclosure::new().always_listing(["records"]).unwrap();
     assert_eq!(controller.set_disclosure(disclosure), Ok(true));
+    controller
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn activations_append_to_the_list_byte_for_byte_within_the_profile() {
+    let controller = disclosing(billing());
     let (http, uri) = serve_http(controller.server(Clinic)).await;
     let mut session = RawSession::open(&uri, TOKEN).await;
 
@@ -131,12 +141,7 @@ async fn a_2026_client_keeps_its_activations_and_its_list_grows_append_only() {
     use rmcp::model::{CallToolRequestParams, GetMeta, PaginatedRequestParams, ProtocolVersion};
     use rmcp::{ClientLifecycleMode, ClientServiceExt};
 
-    let billing = ProfileContext::<Clinic>::new(Surface::Desk)
-        .with_capability(Capability::Billing)
-        .unwrap();
-    let controller = ProfileController::new(billing);
-    let disclosure = Disclosure::new().always_listing(["records"]).unwrap();
-    assert_eq!(controller.set_disclosure(disclosure), Ok(true));
+    let controller = disclosing(billing());
     let (http, uri) = serve_http(controller.server(Clinic)).await;
     let lifecycle = ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
@@ -265,9 +270,7 @@ async fn a_catalogs_groups_are_activated_like_the_profiles() {
             |_, _| async { Ok(CallToolResult::success(vec![])) },
         )
     };
-    let controller = ProfileController::new(ProfileContext::<Clinic>::new(Surface::Desk));
-    let disclosure = Disclosure::new().always_listing(["records"]).unwrap();
-    assert_eq!(controller.set_disclosure(disclosure), Ok(true));
+    let controller = disclosing(ProfileContext::new(Surface::Desk));
     let pager = RuntimeGroup::new("plugin.pager").with_title("Pager");
     let tools = [
         tool("page_oncall").in_group("plugin.pager"),

@@ -54,6 +54,16 @@ async fn list_groups(session: &RawSession) -> Value {
     session.request(TOKEN, "groups/list", json!({})).await["result"]["groups"].clone()
 }
 
+/// The names of the groups `session` lists.
+async fn group_names(session: &RawSession) -> Vec<String> {
+    let groups = list_groups(session).await;
+    let groups = groups.as_array().expect("groups");
+    groups
+        .iter()
+        .map(|group| group["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 /// What `session` lists of `tool`: its `_meta` membership (`Null`: none).
 async fn membership(session: &RawSession, tool: &str) -> Value {
     let listed = session.request(TOKEN, "tools/list", json!({})).await;
@@ -104,21 +114,10 @@ async fn a_catalogs_groups_are_listed_while_their_tools_are() {
     // Billing on: the insurer's group is listed with its tool.
     controller.replace(desk().with_capability(Capability::Billing).unwrap());
     aware.events_until(GROUPS_CHANGED).await;
-    let names: Vec<Value> = list_groups(&aware)
-        .await
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|group| group["name"].clone())
-        .collect();
+    let names = group_names(&aware).await;
     assert_eq!(
         names,
-        [
-            json!("billing"),
-            json!("plugin.insurer"),
-            json!("plugin.pager"),
-            json!("records")
-        ]
+        ["billing", "plugin.insurer", "plugin.pager", "records"]
     );
     assert_eq!(
         membership(&aware, "bill_insurer").await,
@@ -132,14 +131,8 @@ async fn a_catalogs_groups_are_listed_while_their_tools_are() {
     controller.install(&ungrouped);
     let heard = aware.events_until(GROUPS_CHANGED).await;
     assert_eq!(heard.matches(GROUPS_CHANGED).count(), 1, "{heard}");
-    let names: Vec<Value> = list_groups(&aware)
-        .await
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|group| group["name"].clone())
-        .collect();
-    assert_eq!(names, [json!("billing"), json!("records")]);
+    let names = group_names(&aware).await;
+    assert_eq!(names, ["billing", "records"]);
     assert_eq!(membership(&aware, "page_oncall").await, Value::Null);
     http.shutdown().await.unwrap();
 }
