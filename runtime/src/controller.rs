@@ -58,6 +58,9 @@ pub(crate) struct Current<S: Vocabulary> {
     /// What this state answers a client of the grouping extension, made on
     /// first use.
     grouped: OnceLock<Grouped>,
+    /// The installed catalog's groups as this state serves them, made on
+    /// first use.
+    catalog_groups: OnceLock<Vec<CatalogGroup>>,
 }
 
 /// A tool search and, where it applies to the profile, what `tools/list`
@@ -139,6 +142,7 @@ impl<S: Vocabulary> Current<S> {
             revision: self.revision,
             digests: Digests::default(),
             grouped: OnceLock::new(),
+            catalog_groups: OnceLock::new(),
         }
         .listed_under(presentation, search)
     }
@@ -168,54 +172,37 @@ impl<S: Vocabulary> Current<S> {
     pub fn grouped(&self) -> &Grouped {
         self.grouped.get_or_init(|| {
             let (resources, templates) = &self.content.resources.listed;
-            let catalog = self.catalog_groups();
             let lists = Lists {
                 tools: self.list(),
                 canonical: &|name| self.unpresent(name),
                 prompts: &self.content.prompts.listed,
                 resources,
                 templates,
-                catalog: &catalog,
+                catalog: self.catalog_groups(),
             };
             Grouped::of(&self.profile, &lists)
         })
     }
 
-    /// The installed runtime catalog's own groups, each with its tools.
-    fn catalog_groups(&self) -> Vec<CatalogGroup<'_>> {
-        #[cfg(feature = "runtime-tools")]
-        if let Some(catalog) = self.runtime.catalog() {
-            return catalog
-                .groups()
-                .map(|group| CatalogGroup {
-                    name: group.name(),
-                    title: group.title(),
-                    description: group.description(),
-                    tools: catalog
-                        .tools()
-                        .filter(|tool| tool.groups().any(|of| of == group.name()))
-                        .map(crate::RuntimeTool::name)
-                        .collect(),
-                })
-                .collect();
-        }
-        Vec::new()
-    }
-
-    /// The installed catalog's groups a disclosing session may activate:
-    /// each with the tools of it this state lists, if any.
-    pub(crate) fn disclosable_catalog_groups(&self) -> Vec<CatalogGroup<'_>> {
-        let listed: std::collections::HashSet<&str> = self
-            .canonical_list()
-            .iter()
-            .map(|tool| &*tool.name)
-            .collect();
-        let mut groups = self.catalog_groups();
-        for group in &mut groups {
-            group.tools.retain(|tool| listed.contains(tool));
-        }
-        groups.retain(|group| !group.tools.is_empty());
-        groups
+    /// The installed catalog's groups with a tool this state serves, each
+    /// with those tools: what grouping lists and disclosure activates.
+    pub(crate) fn catalog_groups(&self) -> &[CatalogGroup] {
+        self.catalog_groups.get_or_init(|| {
+            #[cfg(feature = "runtime-tools")]
+            if let Some(catalog) = self.runtime.catalog() {
+                let served: std::collections::HashSet<&str> = self
+                    .canonical_list()
+                    .iter()
+                    .map(|tool| &*tool.name)
+                    .collect();
+                return catalog
+                    .groups()
+                    .map(|group| CatalogGroup::served(group, catalog, &served))
+                    .filter(|group| !group.tools.is_empty())
+                    .collect();
+            }
+            Vec::new()
+        })
     }
 
     /// The listed tools under their canonical names, sorted.
@@ -533,6 +520,7 @@ impl<S: Vocabulary> ProfileController<S> {
                     revision: 1,
                     digests: Digests::default(),
                     grouped: OnceLock::new(),
+                    catalog_groups: OnceLock::new(),
                 }),
                 replacing: Mutex::new(()),
                 sessions: Arc::default(),
@@ -861,6 +849,7 @@ impl<S: Vocabulary> ProfileController<S> {
             revision: revise.after(previous.revision),
             digests: Digests::default(),
             grouped: OnceLock::new(),
+            catalog_groups: OnceLock::new(),
         }
         .listed_under(previous.presentation().cloned(), previous.search_config());
         let tools_changed = previous.tools_changed(&current, !unchanged);
@@ -1057,6 +1046,7 @@ impl<S: Vocabulary> ProfileController<S> {
             revision: revise.after(previous.revision),
             digests: Digests::default(),
             grouped: OnceLock::new(),
+            catalog_groups: OnceLock::new(),
         }
         .listed_under(previous.presentation().cloned(), previous.search_config());
         let tools_changed = previous.tools_changed(&current, !diff.is_empty());

@@ -206,7 +206,7 @@ impl<S: Vocabulary> Disclosure<S> {
     pub(crate) fn listing(
         &self,
         profile: &Profile<S>,
-        catalog: &[CatalogGroup<'_>],
+        catalog: &[CatalogGroup],
         listed: &[Tool],
         canonical: &dyn Fn(&str) -> Option<String>,
         activated: &[Arc<str>],
@@ -237,14 +237,18 @@ impl<S: Vocabulary> Disclosure<S> {
         tools.extend(always.into_iter().cloned());
         for group in activated.iter() {
             // A group the profile enables, or one of the installed catalog.
-            let members = match enabled.contains(&**group) {
-                true => registry.group(group).map_or(&[][..], |g| g.tools()),
+            let members: Vec<&str> = match enabled.contains(&**group) {
+                true => registry
+                    .group(group)
+                    .map_or(Vec::new(), |g| g.tools().to_vec()),
                 false => catalog
                     .iter()
-                    .find(|of| of.name == &**group)
-                    .map_or(&[][..], |of| &of.tools[..]),
+                    .find(|of| of.name == **group)
+                    .map_or(Vec::new(), |of| {
+                        of.tools.iter().map(String::as_str).collect()
+                    }),
             };
-            for &tool in members {
+            for tool in members {
                 if let Some(found) = find(tool).filter(|_| shown.insert(tool)) {
                     tools.push(found.clone());
                 }
@@ -259,18 +263,18 @@ impl<S: Vocabulary> Disclosure<S> {
     pub(crate) fn activatable<'a>(
         &self,
         profile: &'a Profile<S>,
-        catalog: &[CatalogGroup<'a>],
+        catalog: &'a [CatalogGroup],
     ) -> Vec<&'a str> {
         profile
             .groups()
             .filter(|group| !self.always.contains(group))
-            .chain(catalog.iter().map(|group| group.name))
+            .chain(catalog.iter().map(|group| &*group.name))
             .collect()
     }
 
     /// The activation tool for `profile` and `catalog`: its input names the
     /// groups it may activate.
-    fn activation_tool(&self, profile: &Profile<S>, catalog: &[CatalogGroup<'_>]) -> Tool {
+    fn activation_tool(&self, profile: &Profile<S>, catalog: &[CatalogGroup]) -> Tool {
         let schema = json!({
             "type": "object",
             "properties": {
@@ -326,14 +330,14 @@ impl Activated {
         Ok(Some(activated))
     }
 
-    /// The groups activated so far, as [`ACTIVE_GROUPS_KEY`] tells them.
-    pub fn to_meta(&self) -> Value {
-        Value::from(
-            self.get()
-                .iter()
-                .map(|group| group.to_string())
-                .collect::<Vec<_>>(),
-        )
+    /// The `_meta` telling a 2026-07-28 client the groups activated so
+    /// far ([`ACTIVE_GROUPS_KEY`]).
+    pub fn meta(&self) -> rmcp::model::MetaObject {
+        let held: Vec<String> = self.get().iter().map(|group| group.to_string()).collect();
+        let mut meta = rmcp::model::MetaObject::default();
+        meta.0
+            .insert(ACTIVE_GROUPS_KEY.to_owned(), Value::from(held));
+        meta
     }
 
     /// The groups activated so far.

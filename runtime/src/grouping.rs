@@ -100,19 +100,43 @@ pub(crate) struct Lists<'a> {
     pub prompts: &'a [Prompt],
     pub resources: &'a [Resource],
     pub templates: &'a [ResourceTemplate],
-    /// The installed runtime catalog's own groups.
-    pub catalog: &'a [CatalogGroup<'a>],
+    /// The installed runtime catalog's groups with a served tool.
+    pub catalog: &'a [CatalogGroup],
 }
 
-/// A group of the installed runtime catalog
-/// (`RuntimeGroup`), as [`Grouped::of`] reads it:
-/// listed while one of its tools is.
-pub(crate) struct CatalogGroup<'a> {
-    pub name: &'a str,
-    pub title: Option<&'a str>,
-    pub description: Option<&'a str>,
-    /// Its tools, by canonical name.
-    pub tools: Vec<&'a str>,
+/// A group of the installed runtime catalog (`RuntimeGroup`) as one
+/// served state has it: with a tool the state serves (listed by grouping
+/// while one of them is listed; activatable under disclosure).
+pub(crate) struct CatalogGroup {
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    /// Its tools the state serves, by canonical name.
+    pub tools: Vec<String>,
+}
+
+impl CatalogGroup {
+    /// `group` of `catalog`, with its tools in `served`.
+    #[cfg(feature = "runtime-tools")]
+    pub fn served<S: Vocabulary>(
+        group: &crate::RuntimeGroup,
+        catalog: &crate::Catalog<S>,
+        served: &std::collections::HashSet<&str>,
+    ) -> Self {
+        let in_group = |tool: &&crate::RuntimeTool<S>| tool.groups().any(|of| of == group.name());
+        CatalogGroup {
+            name: group.name().to_owned(),
+            title: group.title().map(str::to_owned),
+            description: group.description().map(str::to_owned),
+            tools: catalog
+                .tools()
+                .filter(in_group)
+                .map(crate::RuntimeTool::name)
+                .filter(|name| served.contains(name))
+                .map(str::to_owned)
+                .collect(),
+        }
+    }
 }
 
 /// The groups named in `_meta` of each member, by member.
@@ -144,21 +168,23 @@ impl Grouped {
                 group.description(),
             );
         }
-        // A catalog's group is enabled while one of its tools is listed.
+        // A catalog's group is listed while one of its tools is in this
+        // list (under tool search, the search tools are).
         let listed: std::collections::HashSet<String> = lists
             .tools
             .iter()
             .map(|tool| (lists.canonical)(&tool.name).unwrap_or_else(|| tool.name.to_string()))
             .collect();
         for group in lists.catalog {
-            let members = group.tools.iter().filter(|tool| listed.contains(**tool));
+            let members = group.tools.iter().filter(|tool| listed.contains(*tool));
             let mut enabled = false;
             for tool in members {
-                tools.entry(tool).or_default().push(group.name);
+                tools.entry(tool).or_default().push(&group.name);
                 enabled = true;
             }
             if enabled {
-                describe(&mut groups, group.name, group.title, group.description);
+                let (title, description) = (group.title.as_deref(), group.description.as_deref());
+                describe(&mut groups, &group.name, title, description);
             }
         }
         let prompt_groups = registry.prompts().described(profile.context());

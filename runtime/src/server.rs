@@ -349,11 +349,7 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
             let answer = serde_json::json!({ "activated": added });
             let mut result = CallToolResult::success(vec![ContentBlock::text(answer.to_string())]);
             // A 2026-07-28 client's set in force now, to send from then on.
-            if let Some(held) = held {
-                let mut meta = rmcp::model::MetaObject::default();
-                meta.0.insert(crate::ACTIVE_GROUPS_KEY.to_owned(), held);
-                result.meta = Some(meta);
-            }
+            result.meta = held;
             return Ok(result.into());
         }
         if let Some(searching) = current.searching()

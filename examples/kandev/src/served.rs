@@ -8,15 +8,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_profiles::{ProfileContext, Replacement};
+use mcp_profiles_serve::MemoryStore;
 use mcp_profiles_serve::audit::states::{changed, compiled_tools, profile_put};
 use mcp_profiles_serve::audit::{Attribution, AuditEntry, AuditKind};
-use mcp_profiles_serve::{AgentStore, MemoryStore};
 use serde_json::json;
 
 use crate::db::DbError;
 use crate::resolver::{Launch, resolve};
 use crate::server::{Kandev, Provider};
-use crate::store::{BadField, Board, Store, Task, TaskState, check_name};
+use crate::store::{BadField, Board, BoardGuard, Store, Task, TaskState, check_name};
 use crate::tool_policies::{
     COORDINATOR_METADATA_KEY, MANAGED_METADATA_KEY, TaskToolPolicy, ToolPolicyError,
 };
@@ -143,6 +143,25 @@ impl ServedTask {
         }
     }
 
+    /// Records on `board` the library's `profile-put` of the served task's
+    /// live profile moving from `version`, so the trail tells every
+    /// version.
+    fn record_move(
+        &self,
+        board: &mut BoardGuard<'_>,
+        by: &Attribution,
+        (current, next): (&ProfileContext<Kandev>, &ProfileContext<Kandev>),
+        version: u64,
+    ) -> Result<(), DbError> {
+        let put = profile_put(
+            by,
+            &self.task_id,
+            Some((current, version)),
+            (next, version + 1),
+        );
+        board.audit(put).map(drop)
+    }
+
     fn note(&self, task: &Task) {
         *self.resolved.lock().unwrap_or_else(|e| e.into_inner()) = Some(TaskState::from(task));
     }
@@ -190,7 +209,7 @@ impl ServedTask {
         }
         // Replaced in the order of the store's recorded changes, the board
         // held: a change saved after it cannot be put in force before it.
-        agents.change_agent(&self.task_id, |current| {
+        agents.change_agent(&self.task_id, |current, version| {
             let mut board = self.store.begin()?;
             let Some(task) = board.tasks.get(&self.task_id).cloned() else {
                 return Ok(None);
@@ -207,13 +226,7 @@ impl ServedTask {
             }
             let by = Attribution::new("kandev-mcp-serve", format!("follow-{}", std::process::id()))
                 .expect("a well-formed attribution");
-            let version = agents.profiles().version(&self.task_id).unwrap_or_default();
-            board.audit(profile_put(
-                &by,
-                &self.task_id,
-                Some((&current, version)),
-                (&next, version + 1),
-            ))?;
+            self.record_move(&mut board, &by, (&current, &next), version)?;
             board.commit()?;
             Ok::<_, TaskError>(Some(next))
         })?;
@@ -296,7 +309,7 @@ impl ServedTask {
         let mut saved = None;
         // The store holds back its own changes of the agent meanwhile, so
         // the live profile moves in the order the changes were saved.
-        let made = agents.change_agent(&self.task_id, |current| {
+        let made = agents.change_agent(&self.task_id, |current, version| {
             let mut board = self.store.begin()?;
             let before = stored_task(&board, change.task_id)?.clone();
             let mut task = before.clone();
@@ -319,13 +332,7 @@ impl ServedTask {
             // version it makes, so the trail tells every version.
             let next = live.filter(|(current, next)| current != next);
             if let Some((current, next)) = &next {
-                let version = agents.profiles().version(&self.task_id).unwrap_or_default();
-                board.audit(profile_put(
-                    change.by,
-                    &self.task_id,
-                    Some((current, version)),
-                    (next, version + 1),
-                ))?;
+                self.record_move(&mut board, change.by, (current, next), version)?;
             }
             board.tasks.insert(task.id.clone(), task.clone());
             board.commit()?;

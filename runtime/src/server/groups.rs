@@ -11,7 +11,7 @@ use super::ProfiledServer;
 use crate::Vocabulary;
 use crate::clipped::Clipped;
 use crate::controller::{Cell, Current};
-use crate::disclosure::{ACTIVATE_GROUPS, ACTIVE_GROUPS_KEY, Activated};
+use crate::disclosure::{ACTIVATE_GROUPS, Activated};
 use crate::exposure::{Exposure, ListDigest, Listed};
 use crate::grouping::{self, Grouped};
 
@@ -82,13 +82,10 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         // A session keeps its activations; a 2026-07-28 request's client
         // keeps them, or sends none and lists every tool.
         let mut held = None;
-        let catalog = match cell.disclosure() {
-            Some(_) => current.disclosable_catalog_groups(),
-            None => Vec::new(),
-        };
         let disclosure = match cell.disclosure() {
             Some(disclosure) if self.session.get().is_none() => {
-                let activatable = disclosure.activatable(&current.profile, &catalog);
+                let activatable =
+                    disclosure.activatable(&current.profile, current.catalog_groups());
                 held = Activated::held(&context.meta, &activatable)?;
                 held.is_some().then_some(disclosure)
             }
@@ -97,7 +94,7 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         let listed = match disclosure {
             Some(disclosure) => disclosure.listing(
                 &current.profile,
-                &catalog,
+                current.catalog_groups(),
                 listed,
                 &|name| current.unpresent(name),
                 &held.as_ref().unwrap_or(&self.activated).get(),
@@ -107,8 +104,9 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         let own = !grouped && disclosure.is_none();
         let mut meta = stamp(cell, current, Listed::Tools, (!own).then_some(&listed[..]));
         if let Some(held) = held {
-            let meta = meta.get_or_insert_with(MetaObject::default);
-            meta.0.insert(ACTIVE_GROUPS_KEY.to_owned(), held.to_meta());
+            meta.get_or_insert_with(MetaObject::default)
+                .0
+                .extend(held.meta().0);
         }
         Ok((listed, meta))
     }
@@ -134,7 +132,7 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
             return Some(activation.map(|(added, held)| {
                 let mut answer = serde_json::json!({ "activated": added });
                 if let Some(held) = held {
-                    answer["_meta"] = serde_json::json!({ ACTIVE_GROUPS_KEY: held });
+                    answer["_meta"] = serde_json::json!(held);
                 }
                 CustomResult::new(answer)
             }));
@@ -166,9 +164,8 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
         current: &Current<S>,
         arguments: &serde_json::Value,
         context: &RequestContext<RoleServer>,
-    ) -> Result<(Vec<String>, Option<serde_json::Value>), ErrorData> {
-        let catalog = current.disclosable_catalog_groups();
-        let activatable = disclosure.activatable(&current.profile, &catalog);
+    ) -> Result<(Vec<String>, Option<MetaObject>), ErrorData> {
+        let activatable = disclosure.activatable(&current.profile, current.catalog_groups());
         let held = match self.session.get() {
             Some(_) => None,
             None => Some(Activated::held(&context.meta, &activatable)?.unwrap_or_default()),
@@ -201,6 +198,6 @@ impl<S: Vocabulary + ServerHandler> ProfiledServer<S> {
             }
             return Ok((added, None));
         };
-        Ok((added, Some(held.to_meta())))
+        Ok((added, Some(held.meta())))
     }
 }

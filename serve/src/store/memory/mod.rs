@@ -16,7 +16,7 @@ use mcp_profiles::{ProfileContext, Replacement, Vocabulary};
 use super::{StoreError, Written};
 use crate::ProfileStore;
 use crate::audit::{AuditEntry, AuditTrail, DecisionTrail, MemoryAuditLog};
-use crate::identity::{Principal, UnknownPrincipal};
+use crate::identity::UnknownPrincipal;
 
 /// A change checked and recorded: how to make it.
 type Making<'a, T> = Box<dyn FnOnce() -> Result<T, StoreError> + 'a>;
@@ -130,9 +130,9 @@ impl<S: Vocabulary> MemoryStore<S> {
 
     /// An application's own change of `principal`'s agent (a route of its
     /// own, a change another process saved), in the order of the store's
-    /// recorded changes: `change` is called with the agent's context while
-    /// every change through the store's [`AgentStore`](crate::AgentStore)
-    /// methods is held back; it makes and records the change in the
+    /// recorded changes: `change` is called with the agent's context and
+    /// version (the one it moves on from) while every change through the
+    /// store's [`AgentStore`](crate::AgentStore) methods is held back; it makes and records the change in the
     /// application's terms (its own audit record, in its own transaction)
     /// and answers what to serve next (`None`: the profile stays), which is
     /// put in force, bumping the version, before any other change: the
@@ -160,8 +160,8 @@ impl<S: Vocabulary> MemoryStore<S> {
     ///
     /// let store = MemoryStore::<Demo>::default();
     /// store.profiles().add_agent("alice", ProfileContext::new(Surface::Ticket));
-    /// let replaced = store.change_agent("alice", |current| {
-    ///     assert_eq!(current.surface(), Surface::Ticket);
+    /// let replaced = store.change_agent("alice", |current, version| {
+    ///     assert_eq!((current.surface(), version), (Surface::Ticket, 1));
     ///     // ... save and record the application's change, then:
     ///     Ok::<_, StoreError>(Some(ProfileContext::new(Surface::Billing)))
     /// })?;
@@ -172,14 +172,13 @@ impl<S: Vocabulary> MemoryStore<S> {
     pub fn change_agent<E: From<UnknownPrincipal>>(
         &self,
         principal: &str,
-        change: impl FnOnce(ProfileContext<S>) -> Result<Option<ProfileContext<S>>, E>,
+        change: impl FnOnce(ProfileContext<S>, u64) -> Result<Option<ProfileContext<S>>, E>,
     ) -> Result<Option<Replacement<S>>, E> {
         let _held = self.recording();
-        let controller = self
-            .profiles
-            .controller(&Principal::new(principal))
-            .ok_or_else(|| UnknownPrincipal::new(principal))?;
-        let Some(next) = change(*controller.current().context())? else {
+        let (Some((current, version)), _) = self.profiles.standing(principal) else {
+            return Err(UnknownPrincipal::new(principal).into());
+        };
+        let Some(next) = change(current, version)? else {
             return Ok(None);
         };
         match self.profiles.put_if(principal, next, None) {
