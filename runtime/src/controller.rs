@@ -856,16 +856,16 @@ impl<S: Vocabulary> ProfileController<S> {
         // Only a cell serving the grouping extension builds what its
         // grouping sessions are answered, and only they hear of it.
         let grouping = cell.groups();
-        let groups_changed = grouping && previous.grouped().groups != current.grouped().groups;
-        let membership_changed = grouping && previous.grouped().tools != current.grouped().tools;
+        let grouping_changes = match grouping {
+            true => grouping_changes(previous.grouped(), current.grouped()),
+            false => Kinds::NONE,
+        };
         drop(previous);
         cell.publish(current);
-        let kinds = Kinds::NONE
+        let kinds = grouping_changes
             .with(Kinds::TOOLS, tools_changed)
             .with(Kinds::PROMPTS, prompts_changed)
-            .with(Kinds::RESOURCES, resources_changed)
-            .with(Kinds::GROUPS, groups_changed)
-            .with(Kinds::MEMBERSHIP, membership_changed);
+            .with(Kinds::RESOURCES, resources_changed);
         let notified_sessions = if kinds == Kinds::NONE {
             telemetry::replacement(Outcome::Unchanged);
             0
@@ -1052,14 +1052,13 @@ impl<S: Vocabulary> ProfileController<S> {
         let tools_changed = previous.tools_changed(&current, !diff.is_empty());
         // A catalog's own groups come and go with it (see `swap`).
         let grouping = cell.groups();
-        let groups_changed = grouping && previous.grouped().groups != current.grouped().groups;
-        let membership_changed = grouping && previous.grouped().tools != current.grouped().tools;
+        let grouping_changes = match grouping {
+            true => grouping_changes(previous.grouped(), current.grouped()),
+            false => Kinds::NONE,
+        };
         cell.publish(current);
         drop(previous);
-        let kinds = Kinds::NONE
-            .with(Kinds::TOOLS, tools_changed)
-            .with(Kinds::GROUPS, groups_changed)
-            .with(Kinds::MEMBERSHIP, membership_changed);
+        let kinds = grouping_changes.with(Kinds::TOOLS, tools_changed);
         let notified_sessions = if kinds == Kinds::NONE {
             0
         } else {
@@ -1094,4 +1093,19 @@ impl<S: Vocabulary> ProfileController<S> {
     pub fn catalog(&self) -> Option<Catalog<S>> {
         self.cell.current().runtime.catalog().cloned()
     }
+}
+
+/// What a grouping client is told of the change from `previous` to `next`:
+/// [`Kinds::GROUPS`] when the group list changed, and each list whose
+/// marked answer changed as its membership kind (its `list_changed`, whether
+/// or not the list changed for other clients).
+fn grouping_changes(previous: &Grouped, next: &Grouped) -> Kinds {
+    Kinds::NONE
+        .with(Kinds::GROUPS, previous.groups != next.groups)
+        .with(Kinds::TOOL_MEMBERSHIP, previous.tools != next.tools)
+        .with(Kinds::PROMPT_MEMBERSHIP, previous.prompts != next.prompts)
+        .with(
+            Kinds::RESOURCE_MEMBERSHIP,
+            previous.resources != next.resources || previous.templates != next.templates,
+        )
 }

@@ -22,11 +22,14 @@
 //!   `runtime-tools`), each listed while the session lists one of its
 //!   tools, its tools marked with it;
 //! - `notifications/groups/list_changed` once per replacement (or catalog
-//!   install) that changes the enabled groups, none otherwise, to 2025-era
-//!   sessions. A 2026-07-28 `subscriptions/listen` stream hears a tool's membership
-//!   change as its tools' `list_changed` only: its filter has no key for
-//!   groups, rmcp 3.11's sink refuses custom notifications, and rmcp's
-//!   client fails a stream that carries one it did not accept.
+//!   install) that changes the enabled groups, none otherwise: to 2025-era
+//!   sessions, and to 2026-07-28 `subscriptions/listen` streams that ask
+//!   for it in their `_meta` ([`GROUPS_LIST_CHANGED_KEY`]; never to one
+//!   that does not: rmcp's client fails a stream that carries a
+//!   notification it did not ask for);
+//! - a listed tool's, prompt's or resource's membership change without a
+//!   change of its list told as that list's `list_changed`, as the
+//!   extension asks.
 //!
 //! A client that does not declare it sees exactly what it saw without:
 //! no capability, no `_meta` membership, `groups/list` unknown. Groups
@@ -52,6 +55,40 @@ pub const GROUPING_EXTENSION: &str = "io.modelcontextprotocol/grouping";
 
 /// The `_meta` key naming the groups a listed primitive belongs to.
 pub const GROUP_MEMBERSHIP_KEY: &str = "io.modelcontextprotocol/groups";
+
+/// The `_meta` key a 2026-07-28 `subscriptions/listen` request sets to
+/// `true` to hear `notifications/groups/list_changed` on its stream.
+///
+/// The request's filter is where a stream names what it hears, but MCP's
+/// filter has no key for groups (the extension defines none) and SDKs drop
+/// keys they do not know, so the stream asks in its `_meta`, which every
+/// SDK carries. Heard when the server serves the extension to the stream's
+/// client (it declares the extension in its request's capabilities); the
+/// acknowledgement cannot say so (its filter has no key either).
+///
+/// ```json
+/// {"method": "subscriptions/listen", "params": {
+///   "_meta": {"mcp-profiles/groups/listChanged": true, "...": "..."},
+///   "notifications": {"toolsListChanged": true}}}
+/// ```
+pub const GROUPS_LIST_CHANGED_KEY: &str = "mcp-profiles/groups/listChanged";
+
+/// Whether a `subscriptions/listen` request's `meta` asks for
+/// `groups/list_changed` ([`GROUPS_LIST_CHANGED_KEY`]); an error naming the
+/// value when it is neither `true` nor `false`.
+pub(crate) fn asks_for_groups(meta: &MetaObject) -> Result<bool, rmcp::ErrorData> {
+    match meta.0.get(GROUPS_LIST_CHANGED_KEY) {
+        None => Ok(false),
+        Some(Value::Bool(asks)) => Ok(*asks),
+        Some(other) => Err(rmcp::ErrorData::invalid_params(
+            format!(
+                "`_meta[\"{GROUPS_LIST_CHANGED_KEY}\"]` must be true or false, not {}",
+                crate::clipped::Clipped(&other.to_string())
+            ),
+            None,
+        )),
+    }
+}
 
 /// The request that lists the groups.
 pub(crate) const LIST_GROUPS: &str = "groups/list";

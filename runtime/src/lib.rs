@@ -114,7 +114,7 @@ pub use disclosure::{
 };
 pub use errors::Errors;
 pub use exposure::{EXPOSURE_META_KEY, Exposure, ListDigest};
-pub use grouping::{GROUP_MEMBERSHIP_KEY, GROUPING_EXTENSION};
+pub use grouping::{GROUP_MEMBERSHIP_KEY, GROUPING_EXTENSION, GROUPS_LIST_CHANGED_KEY};
 #[cfg(feature = "tokens")]
 pub use measure::TOKEN_ESTIMATOR;
 pub use measure::{ListCost, ToolCost};

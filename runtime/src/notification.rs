@@ -13,7 +13,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-use rmcp::model::{CustomNotification, ServerNotification};
+use rmcp::model::{CustomNotification, GetMeta, ServerNotification};
 use rmcp::service::{Peer, RoleServer, SubscriptionSink};
 use tokio::runtime::Handle;
 
@@ -21,8 +21,8 @@ use crate::grouping::GROUPS_LIST_CHANGED;
 use crate::telemetry::{self, Era, List};
 
 /// Which lists changed: a set of [`Kinds::TOOLS`], [`Kinds::PROMPTS`],
-/// [`Kinds::RESOURCES`] and [`Kinds::GROUPS`]; [`Kinds::MEMBERSHIP`] is a
-/// change only a grouping session sees in its tools (see
+/// [`Kinds::RESOURCES`] and [`Kinds::GROUPS`]; the `*_MEMBERSHIP` kinds are
+/// changes only a grouping session sees in its lists (see
 /// [`crate::grouping`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Kinds(u8);
@@ -36,11 +36,16 @@ impl Kinds {
     pub const GROUPS: Kinds = Kinds(8);
     /// A listed tool's groups changed, its name did not: a grouping
     /// session hears it as its tools' `list_changed`, others not at all.
-    pub const MEMBERSHIP: Kinds = Kinds(16);
+    pub const TOOL_MEMBERSHIP: Kinds = Kinds(16);
+    /// [`TOOL_MEMBERSHIP`](Self::TOOL_MEMBERSHIP), of a listed prompt.
+    pub const PROMPT_MEMBERSHIP: Kinds = Kinds(32);
+    /// [`TOOL_MEMBERSHIP`](Self::TOOL_MEMBERSHIP), of a listed resource
+    /// or resource template.
+    pub const RESOURCE_MEMBERSHIP: Kinds = Kinds(64);
     /// What every session hears of, grouping or not.
     pub const LISTS: Kinds = Kinds(7);
     /// What a session served the grouping extension also hears of.
-    pub const GROUPING: Kinds = Kinds(8 | 16);
+    pub const GROUPING: Kinds = Kinds(8 | 16 | 32 | 64);
     /// Each kind, in delivery order, with its counter's index.
     const EACH: [Kinds; KINDS] = [
         Kinds::TOOLS,
@@ -50,6 +55,12 @@ impl Kinds {
     ];
     /// [`EACH`](Self::EACH) as counted.
     const COUNTED: [List; KINDS] = [List::Tools, List::Prompts, List::Resources, List::Groups];
+    /// Each membership kind, with the list whose `list_changed` tells it.
+    const MEMBERSHIPS: [(Kinds, Kinds); 3] = [
+        (Kinds::TOOL_MEMBERSHIP, Kinds::TOOLS),
+        (Kinds::PROMPT_MEMBERSHIP, Kinds::PROMPTS),
+        (Kinds::RESOURCE_MEMBERSHIP, Kinds::RESOURCES),
+    ];
 
     /// `self`, plus `kind` when `on`.
     pub fn with(self, kind: Kinds, on: bool) -> Kinds {
@@ -64,12 +75,25 @@ impl Kinds {
         Kinds(self.0 & other.0)
     }
 
+    /// The membership kinds of the lists in `self`: what a grouping
+    /// target hearing of those lists also hears of.
+    pub fn memberships(self) -> Kinds {
+        Self::MEMBERSHIPS
+            .into_iter()
+            .fold(Kinds::NONE, |kinds, (membership, list)| {
+                kinds.with(membership, self.contains(list))
+            })
+    }
+
     /// What a target hearing of `self` is owed from a change of `change`:
-    /// a membership change owes it a tools notification (one, with or
-    /// without a tools change).
+    /// a membership change owes it its list's notification (one, with or
+    /// without a change of that list).
     fn owed_of(self, change: Kinds) -> Kinds {
         let heard = self.intersect(change);
-        Kinds(heard.0 & !Kinds::MEMBERSHIP.0).with(Kinds::TOOLS, heard.contains(Kinds::MEMBERSHIP))
+        Self::MEMBERSHIPS.into_iter().fold(
+            heard.intersect(Kinds(Kinds::LISTS.0 | Kinds::GROUPS.0)),
+            |owed, (membership, list)| owed.with(list, heard.contains(membership)),
+        )
     }
 }
 
@@ -85,7 +109,45 @@ enum Target {
     /// A 2026-07-28 `subscriptions/listen` stream, of the kinds it asked for
     /// and this server accepted (boxed: it is several times a peer's size,
     /// and every idle session pays for the larger variant).
-    Subscription(Box<SubscriptionSink>, Kinds),
+    Subscription(Box<Stream>, Kinds),
+}
+
+/// A `subscriptions/listen` stream's sink, and the peer its request came
+/// from.
+pub(crate) struct Stream {
+    pub sink: SubscriptionSink,
+    /// rmcp 3.11's sink sends the core notifications only (it refuses a
+    /// custom one), so `groups/list_changed` goes to the peer, marked with
+    /// the stream's id as the sink marks its own: the transport routes it
+    /// onto the same stream.
+    pub peer: Peer<RoleServer>,
+}
+
+impl Stream {
+    async fn notify(&self, kind: Kinds) -> Result<(), String> {
+        match kind {
+            Kinds::TOOLS => self.sink.notify_tool_list_changed().await,
+            Kinds::PROMPTS => self.sink.notify_prompt_list_changed().await,
+            Kinds::GROUPS => {
+                let mut changed = groups_list_changed();
+                changed
+                    .get_meta_mut()
+                    .set_subscription_id(self.sink.id().clone());
+                return self
+                    .peer
+                    .send_notification(changed)
+                    .await
+                    .map_err(|e| e.to_string());
+            }
+            _ => self.sink.notify_resource_list_changed().await,
+        }
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// `notifications/groups/list_changed`.
+fn groups_list_changed() -> ServerNotification {
+    ServerNotification::CustomNotification(CustomNotification::new(GROUPS_LIST_CHANGED, None))
 }
 
 impl Target {
@@ -109,22 +171,11 @@ impl Target {
             Target::Peer(peer, _) => match kind {
                 Kinds::TOOLS => peer.notify_tool_list_changed().await,
                 Kinds::PROMPTS => peer.notify_prompt_list_changed().await,
-                Kinds::GROUPS => {
-                    let changed = CustomNotification::new(GROUPS_LIST_CHANGED, None);
-                    peer.send_notification(ServerNotification::CustomNotification(changed))
-                        .await
-                }
+                Kinds::GROUPS => peer.send_notification(groups_list_changed()).await,
                 _ => peer.notify_resource_list_changed().await,
             }
             .map_err(|e| e.to_string()),
-            // Never asked for groups: rmcp 3.11's streams refuse custom
-            // notifications (see `crate::grouping`).
-            Target::Subscription(sink, _) => match kind {
-                Kinds::TOOLS => sink.notify_tool_list_changed().await,
-                Kinds::PROMPTS => sink.notify_prompt_list_changed().await,
-                _ => sink.notify_resource_list_changed().await,
-            }
-            .map_err(|e| e.to_string()),
+            Target::Subscription(stream, _) => stream.notify(kind).await,
         }
     }
 }
@@ -268,11 +319,11 @@ impl Sessions {
     /// falls in the gap.
     pub fn register_subscription(
         self: &Arc<Self>,
-        sink: SubscriptionSink,
+        stream: Stream,
         kinds: Kinds,
         since: u64,
     ) -> SessionGuard {
-        self.enrol(Target::Subscription(Box::new(sink), kinds), Some(since))
+        self.enrol(Target::Subscription(Box::new(stream), kinds), Some(since))
     }
 
     fn enrol(self: &Arc<Self>, target: Target, since: Option<u64>) -> SessionGuard {

@@ -24,7 +24,7 @@ use crate::exposure::Listed;
 use crate::forward::forward_to_handler;
 use crate::grouping;
 use crate::listening::Listening;
-use crate::notification::{Kinds, SessionGuard, changes_so_far};
+use crate::notification::{Kinds, SessionGuard, Stream, changes_so_far};
 use crate::search::{Meta, proxied_request};
 use crate::telemetry::{self, CallSpan, Refusal};
 use crate::{
@@ -623,30 +623,38 @@ impl<S: Vocabulary + ServerHandler> ServerHandler for ProfiledServer<S> {
         if ours.contains(Kinds::RESOURCES) {
             accepted.resources_list_changed = Some(true);
         }
-        if ours != Kinds::NONE {
-            // rmcp acknowledges next, then calls `listen`: note where the
-            // stream starts, so `listen` can make up a change in between.
-            self.listening.acknowledging(changes_so_far());
-        }
+        // rmcp acknowledges next, then calls `listen`: note where the
+        // stream starts, so `listen` can make up a change in between. Every
+        // stream, since one may ask for groups in its `_meta`, which only
+        // `listen` sees.
+        self.listening.acknowledging(changes_so_far());
         Some(accepted)
     }
 
     /// A stream that accepted `toolsListChanged` (or the prompt or resource
     /// list of a server with such groups) gets one list_changed of that kind
-    /// per effective replacement of its principal's profile until it closes;
-    /// the handler serves the rest of the stream.
+    /// per effective replacement of its principal's profile until it closes,
+    /// and, served the grouping extension and asking in its `_meta`
+    /// ([`GROUPS_LIST_CHANGED_KEY`](crate::GROUPS_LIST_CHANGED_KEY)), one
+    /// `groups/list_changed` per change of its groups; the handler serves
+    /// the rest of the stream.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let kinds = requested_kinds(context.accepted()).intersect(served_kinds::<S>());
-        let _subscription = if kinds != Kinds::NONE {
-            let cell = self.cell(&context.request_context().extensions)?;
-            let grouping =
-                kinds.contains(Kinds::TOOLS) && serves_grouping(&cell, context.request_context());
-            let kinds = kinds.with(Kinds::MEMBERSHIP, grouping);
-            let since = self.listening.registering(changes_so_far());
-            Some(
-                cell.sessions
-                    .register_subscription(context.sink().clone(), kinds, since),
-            )
+        let since = self.listening.registering(changes_so_far());
+        let request = context.request_context();
+        let asks_for_groups = grouping::asks_for_groups(&request.meta)?;
+        let lists = requested_kinds(context.accepted()).intersect(served_kinds::<S>());
+        let _subscription = if lists != Kinds::NONE || asks_for_groups {
+            let cell = self.cell(&request.extensions)?;
+            let grouping = serves_grouping(&cell, request);
+            let kinds = lists
+                .with(lists.memberships(), grouping)
+                .with(Kinds::GROUPS, grouping && asks_for_groups);
+            let stream = Stream {
+                sink: context.sink().clone(),
+                peer: request.peer.clone(),
+            };
+            (kinds != Kinds::NONE)
+                .then(|| cell.sessions.register_subscription(stream, kinds, since))
         } else {
             None
         };

@@ -1,5 +1,7 @@
-//! A 2025-era streamable-HTTP session driven by hand with reqwest, for tests
-//! that need its session id or hold its standalone SSE stream themselves.
+//! Streamable HTTP driven by hand with reqwest: a 2025-era session, for
+//! tests that need its session id or hold its standalone SSE stream
+//! themselves, and a 2026-07-28 `subscriptions/listen` stream, for tests
+//! that send what rmcp's client does not.
 
 /// How long it waits for something that must happen.
 use crate::waits::LIMIT;
@@ -132,20 +134,134 @@ impl RawSession {
     /// including the first event containing `needle`; panics if the stream
     /// ends or fails first.
     pub async fn events_until(&mut self, needle: &str) -> String {
-        let mut seen = String::new();
-        let found = async {
-            while !seen.contains(needle) {
+        events_until(&mut self.stream, needle).await
+    }
+}
+
+/// A 2026-07-28 `subscriptions/listen` stream opened by hand: one
+/// stateless POST whose SSE answer stays open.
+pub struct RawListen {
+    stream: reqwest::Response,
+    /// What the stream carried past the last message read.
+    unread: String,
+}
+
+impl RawListen {
+    /// The protocol version it speaks.
+    pub const VERSION: &str = "2026-07-28";
+
+    /// Opens a stream at `uri` with bearer `token` asking for
+    /// `notifications` (the filter), its client declaring `capabilities`,
+    /// with `meta` added to its request's `_meta`. Returns the stream once
+    /// acknowledged, with the acknowledgement's `params`; the JSON-RPC
+    /// error instead if the server answered one first.
+    pub async fn open(
+        uri: &str,
+        token: &str,
+        capabilities: serde_json::Value,
+        meta: serde_json::Value,
+        notifications: serde_json::Value,
+    ) -> Result<(Self, serde_json::Value), serde_json::Value> {
+        let mut request_meta = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": Self::VERSION,
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        });
+        for (key, value) in meta.as_object().into_iter().flatten() {
+            request_meta[key] = value.clone();
+        }
+        let body = serde_json::json!({
+            "jsonrpc": "2.0", "id": "listen", "method": "subscriptions/listen",
+            "params": {"_meta": request_meta, "notifications": notifications},
+        });
+        let stream = reqwest::Client::new()
+            .post(uri)
+            .bearer_auth(token)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", Self::VERSION)
+            .header("Mcp-Method", "subscriptions/listen")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        let mut listen = RawListen {
+            stream,
+            unread: String::new(),
+        };
+        let first = listen.next_message().await;
+        match first["method"].as_str() {
+            Some("notifications/subscriptions/acknowledged") => {
+                Ok((listen, first["params"].clone()))
+            }
+            _ => Err(first),
+        }
+    }
+
+    /// The next JSON-RPC message the stream carries; panics if it ends
+    /// first or nothing comes within [`LIMIT`].
+    pub async fn next_message(&mut self) -> serde_json::Value {
+        let next = async {
+            loop {
+                if let Some(end) = self.unread.find("\n\n") {
+                    let event: String = self.unread.drain(..end + 2).collect();
+                    // An event without data (a priming event's id) carries
+                    // no message.
+                    let data = event
+                        .lines()
+                        .filter_map(|line| line.strip_prefix("data:"))
+                        .map(str::trim)
+                        .find(|data| !data.is_empty());
+                    if let Some(data) = data {
+                        return serde_json::from_str(data)
+                            .unwrap_or_else(|error| panic!("{error}: {data}"));
+                    }
+                    continue;
+                }
                 match self.stream.chunk().await {
-                    Ok(Some(chunk)) => seen.push_str(&String::from_utf8_lossy(&chunk)),
-                    ended => panic!("the SSE stream ended before `{needle}`: {ended:?}"),
+                    Ok(Some(chunk)) => self.unread.push_str(&String::from_utf8_lossy(&chunk)),
+                    ended => panic!("the SSE stream ended: {ended:?}"),
                 }
             }
         };
-        tokio::time::timeout(LIMIT, found)
+        tokio::time::timeout(LIMIT, next)
             .await
-            .unwrap_or_else(|_| panic!("no `{needle}` event on the SSE stream"));
-        seen
+            .expect("a message on the SSE stream")
     }
+
+    /// The methods of the messages the stream carries within
+    /// [`QUIET`](crate::waits::QUIET).
+    pub async fn methods_within_quiet(&mut self) -> Vec<String> {
+        let mut methods = Vec::new();
+        let quiet = tokio::time::sleep(crate::waits::QUIET);
+        tokio::pin!(quiet);
+        loop {
+            tokio::select! {
+                _ = &mut quiet => return methods,
+                message = self.next_message() => {
+                    methods.push(message["method"].as_str().unwrap_or("(an answer)").to_owned());
+                }
+            }
+        }
+    }
+}
+
+/// Everything `stream` carried from here up to and including the first
+/// chunk containing `needle`; panics if the stream ends or fails first.
+async fn events_until(stream: &mut reqwest::Response, needle: &str) -> String {
+    let mut seen = String::new();
+    let found = async {
+        while !seen.contains(needle) {
+            match stream.chunk().await {
+                Ok(Some(chunk)) => seen.push_str(&String::from_utf8_lossy(&chunk)),
+                ended => panic!("the SSE stream ended before `{needle}`: {ended:?}"),
+            }
+        }
+    };
+    tokio::time::timeout(LIMIT, found)
+        .await
+        .unwrap_or_else(|_| panic!("no `{needle}` event on the SSE stream"));
+    seen
 }
 
 /// The JSON-RPC message a POST answered, as JSON or as the SSE event

@@ -1,13 +1,15 @@
 //! A small library server whose profile decides its prompts and resources
 //! (`#[prompt_group]`, `#[resource_group]`), with one call counter per
 //! prompt and resource so tests can prove a handler ran or did not; and
-//! `clash`, a server whose prompt and resource groups collide.
+//! `clash`, a server whose prompt and resource groups collide; and `shift`,
+//! one whose prompt and resource change groups and nothing else.
 
 // Not in this crate's own `cargo test`: `vocabulary!` adds a test there that
 // the registry is valid, and this one is invalid on purpose.
 #[cfg(not(test))]
 pub mod clash;
 mod content;
+pub mod shift;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -19,6 +19,7 @@ mod exposure_past;
 mod forwarding;
 mod grouping;
 mod grouping_catalog;
+mod grouping_streams;
 mod hostile;
 mod limits;
 mod linked;
