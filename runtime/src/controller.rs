@@ -438,11 +438,15 @@ pub struct Replacement<S: Vocabulary> {
     #[cfg(feature = "runtime-tools")]
     pub runtime: RuntimeDiff,
     /// Whether the visible prompts changed (of `#[prompt_group]`s):
-    /// sessions were sent one `notifications/prompts/list_changed`.
+    /// sessions were sent one `notifications/prompts/list_changed` (a
+    /// session served the grouping extension is also sent one when only a
+    /// prompt's groups changed).
     pub prompts_changed: bool,
     /// Whether the visible resources or templates changed (of
     /// `#[resource_group]`s): sessions were sent one
-    /// `notifications/resources/list_changed`.
+    /// `notifications/resources/list_changed` (a session served the
+    /// grouping extension is also sent one when only a resource's groups
+    /// changed).
     pub resources_changed: bool,
     /// How many sessions were sent a list_changed (of any kind).
     pub notified_sessions: usize,

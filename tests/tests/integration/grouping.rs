@@ -281,8 +281,9 @@ async fn rmcp_clients_of_both_eras_list_groups_and_memberships() {
         assert_eq!(groups, Some(json!(["billing", "records"])));
     }
     // The 2026-07-28 client's tools stream hears the change as its tools'
-    // list_changed only: its filter cannot ask for groups, and rmcp's client
-    // fails a stream that carries a notification it did not accept.
+    // list_changed only: rmcp's client does not ask for groups (in the
+    // stream's `_meta`), and fails a stream that carries a notification it
+    // did not ask for (`grouping_streams` asks by hand).
     let filter = rmcp::model::SubscriptionFilter::builder()
         .tools_list_changed()
         .build();
