@@ -97,3 +97,15 @@ impl Clinic {
         answer("page_doctor")
     }
 }
+
+/// The desk: `records`.
+pub fn desk() -> mcp_profiles::ProfileContext<Clinic> {
+    mcp_profiles::ProfileContext::new(Surface::Desk)
+}
+
+/// The desk with `billing`: `records` and `billing`.
+pub fn billing() -> mcp_profiles::ProfileContext<Clinic> {
+    desk()
+        .with_capability(Capability::Billing)
+        .expect("billing excludes nothing")
+}

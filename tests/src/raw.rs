@@ -6,6 +6,15 @@
 /// How long it waits for something that must happen.
 use crate::waits::LIMIT;
 
+/// The notification that the tools changed.
+pub const TOOLS_CHANGED: &str = "notifications/tools/list_changed";
+/// The notification that the prompts changed.
+pub const PROMPTS_CHANGED: &str = "notifications/prompts/list_changed";
+/// The notification that the resources (or templates) changed.
+pub const RESOURCES_CHANGED: &str = "notifications/resources/list_changed";
+/// The notification that the groups changed (MCP's grouping extension).
+pub const GROUPS_CHANGED: &str = "notifications/groups/list_changed";
+
 /// A 2025-era session driven by hand, so the test knows its session id and
 /// holds its standalone SSE stream.
 pub struct RawSession {

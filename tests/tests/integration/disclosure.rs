@@ -8,7 +8,7 @@ use mcp_profiles::{
     ACTIVATE_GROUPS, ACTIVATION_TOOL, Disclosure, ProfileContext, ProfileController,
 };
 use mcp_profiles_tests::client::serve_http;
-use mcp_profiles_tests::clinic::{Capability, Clinic, Surface};
+use mcp_profiles_tests::clinic::{Clinic, Surface, billing};
 use mcp_profiles_tests::raw::RawSession;
 use serde_json::{Value, json};
 
@@ -35,12 +35,6 @@ fn names(tools: &[String]) -> Vec<String> {
                 .to_owned()
         })
         .collect()
-}
-
-fn billing() -> ProfileContext<Clinic> {
-    ProfileContext::new(Surface::Desk)
-        .with_capability(Capability::Billing)
-        .unwrap()
 }
 
 /// A controller serving `context`, disclosing its tools with `records`

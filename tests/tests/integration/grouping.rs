@@ -8,21 +8,11 @@ use mcp_profiles::{
     DenyList, GROUP_MEMBERSHIP_KEY, GROUPING_EXTENSION, Policy, ProfileContext, ProfileController,
 };
 use mcp_profiles_tests::client::serve_http;
-use mcp_profiles_tests::clinic::{Capability, Clinic, Surface};
-use mcp_profiles_tests::raw::RawSession;
+use mcp_profiles_tests::clinic::{Clinic, Surface, billing, desk};
+use mcp_profiles_tests::raw::{GROUPS_CHANGED, RawSession, TOOLS_CHANGED};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "unused";
-const GROUPS_CHANGED: &str = "notifications/groups/list_changed";
-const TOOLS_CHANGED: &str = "notifications/tools/list_changed";
-
-fn desk() -> ProfileContext<Clinic> {
-    ProfileContext::new(Surface::Desk)
-}
-
-fn billing() -> ProfileContext<Clinic> {
-    desk().with_capability(Capability::Billing).unwrap()
-}
 
 /// Each listed tool's name and the groups its `_meta` names (`None`: no
 /// membership), in list order.

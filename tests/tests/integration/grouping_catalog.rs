@@ -6,21 +6,15 @@
 
 use mcp_profiles::rmcp::model::CallToolResult;
 use mcp_profiles::{
-    Catalog, GROUP_MEMBERSHIP_KEY, GROUPING_EXTENSION, ProfileContext, ProfileController, Rule,
-    RuntimeGroup, RuntimeTool,
+    Catalog, GROUP_MEMBERSHIP_KEY, GROUPING_EXTENSION, ProfileController, Rule, RuntimeGroup,
+    RuntimeTool,
 };
 use mcp_profiles_tests::client::serve_http;
-use mcp_profiles_tests::clinic::{Capability, Clinic, Surface};
-use mcp_profiles_tests::raw::RawSession;
+use mcp_profiles_tests::clinic::{Capability, Clinic, billing, desk};
+use mcp_profiles_tests::raw::{GROUPS_CHANGED, RawSession, TOOLS_CHANGED};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "unused";
-const GROUPS_CHANGED: &str = "notifications/groups/list_changed";
-const TOOLS_CHANGED: &str = "notifications/tools/list_changed";
-
-fn desk() -> ProfileContext<Clinic> {
-    ProfileContext::new(Surface::Desk)
-}
 
 fn tool(name: &str, rule: Rule<Clinic>) -> RuntimeTool<Clinic> {
     let schema = json!({"type": "object"}).as_object().unwrap().clone();
@@ -112,7 +106,7 @@ async fn a_catalogs_groups_are_listed_while_their_tools_are() {
     assert_eq!(membership(&plain, "page_oncall").await, Value::Null);
 
     // Billing on: the insurer's group is listed with its tool.
-    controller.replace(desk().with_capability(Capability::Billing).unwrap());
+    controller.replace(billing());
     aware.events_until(GROUPS_CHANGED).await;
     let names = group_names(&aware).await;
     assert_eq!(

@@ -9,23 +9,13 @@ use mcp_profiles::{
     ProfileContext, ProfileController,
 };
 use mcp_profiles_tests::client::serve_http;
-use mcp_profiles_tests::clinic::{Capability, Clinic, Surface};
-use mcp_profiles_tests::raw::{RawListen, RawSession};
+use mcp_profiles_tests::clinic::{Clinic, billing, desk};
+use mcp_profiles_tests::raw::{
+    GROUPS_CHANGED, PROMPTS_CHANGED, RESOURCES_CHANGED, RawListen, RawSession, TOOLS_CHANGED,
+};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "unused";
-const GROUPS_CHANGED: &str = "notifications/groups/list_changed";
-const TOOLS_CHANGED: &str = "notifications/tools/list_changed";
-const PROMPTS_CHANGED: &str = "notifications/prompts/list_changed";
-const RESOURCES_CHANGED: &str = "notifications/resources/list_changed";
-
-fn desk() -> ProfileContext<Clinic> {
-    ProfileContext::new(Surface::Desk)
-}
-
-fn billing() -> ProfileContext<Clinic> {
-    desk().with_capability(Capability::Billing).unwrap()
-}
 
 /// A client declaring the grouping extension.
 fn declaring() -> Value {
