@@ -159,3 +159,108 @@ async fn a_membership_change_alone_is_told_to_grouping_clients_only() {
     );
     http.shutdown().await.unwrap();
 }
+
+/// A real rmcp client over an in-process duplex that opens its stream by
+/// hand, asking in `_meta` as rmcp's `listen` cannot: it hears the groups'
+/// `list_changed` on that stream (routed by the stream's id; rmcp hands
+/// notifications of a stream it did not open through `listen` to the
+/// handler), as it hears its tools'.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rmcp_client_asking_by_hand_hears_groups_on_its_stream() {
+    use rmcp::model::{
+        ClientRequest, CustomNotification, NotificationMetaObject, ProtocolVersion,
+        RequestMetaObject, SubscriptionFilter, SubscriptionsListenRequest,
+        SubscriptionsListenRequestParams,
+    };
+    use rmcp::service::{NotificationContext, PeerRequestOptions, RoleClient};
+    use rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceExt};
+    use tokio::sync::mpsc;
+
+    /// Declares the extension and passes on each notification it hears:
+    /// its method and the stream it names.
+    struct Hearing(mpsc::UnboundedSender<(String, Value)>);
+
+    impl Hearing {
+        fn heard(&self, method: &str, context: &NotificationContext<RoleClient>) {
+            // rmcp 3.11 leaves a notification's `_meta` in `extensions`
+            // (`context.meta` comes empty).
+            let meta = context.extensions.get::<NotificationMetaObject>();
+            let stream = meta.and_then(NotificationMetaObject::subscription_id);
+            let _ = self.0.send((method.to_owned(), json!(stream)));
+        }
+    }
+
+    impl rmcp::ClientHandler for Hearing {
+        fn get_info(&self) -> rmcp::model::ClientConfig {
+            let mut config = rmcp::model::ClientConfig::default();
+            let mut extensions = rmcp::model::ExtensionCapabilities::new();
+            extensions.insert(GROUPING_EXTENSION.to_owned(), Default::default());
+            config.capabilities.extensions = Some(extensions);
+            config
+        }
+
+        async fn on_subscriptions_acknowledged(
+            &self,
+            _params: rmcp::model::SubscriptionsAcknowledgedNotificationParams,
+            context: NotificationContext<RoleClient>,
+        ) {
+            self.heard("acknowledged", &context);
+        }
+
+        async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+            self.heard(TOOLS_CHANGED, &context);
+        }
+
+        async fn on_custom_notification(
+            &self,
+            notification: CustomNotification,
+            context: NotificationContext<RoleClient>,
+        ) {
+            self.heard(&notification.method, &context);
+        }
+    }
+
+    let controller = ProfileController::<Clinic>::new(desk()).with_grouping();
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = controller.server(Clinic);
+    tokio::spawn(async move {
+        let running = server.serve(server_io).await.expect("server starts");
+        let _ = running.waiting().await;
+    });
+    let (heard, mut hearing) = mpsc::unbounded_channel();
+    let client = Hearing(heard)
+        .serve_with_lifecycle(
+            client_io,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .expect("2026-07-28");
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    let listen = SubscriptionsListenRequest::new(SubscriptionsListenRequestParams::new(filter));
+    let mut options = PeerRequestOptions::no_options();
+    let mut meta = RequestMetaObject::default();
+    meta.0
+        .insert(GROUPS_LIST_CHANGED_KEY.to_owned(), json!(true));
+    options.meta = Some(meta);
+    let stream = client
+        .peer()
+        .send_cancellable_request(ClientRequest::SubscriptionsListenRequest(listen), options)
+        .await
+        .expect("subscriptions/listen is sent");
+    let id = json!(stream.id);
+    let mut next = async || {
+        tokio::time::timeout(mcp_profiles_tests::waits::LIMIT, hearing.recv())
+            .await
+            .expect("a notification arrives")
+            .expect("the client runs")
+    };
+    assert_eq!(next().await, ("acknowledged".to_owned(), id.clone()));
+
+    controller.replace(billing());
+    assert_eq!(next().await, (TOOLS_CHANGED.to_owned(), id.clone()));
+    assert_eq!(next().await, (GROUPS_CHANGED.to_owned(), id));
+    stream.cancel(None).await.expect("the stream is cancelled");
+    client.cancel().await.expect("closes");
+}
