@@ -1,8 +1,9 @@
 //! Groups on the wire, told (issue 45 §1): `notifications/groups/list_changed`
 //! on the 2026-07-28 `subscriptions/listen` streams that ask for it in their
-//! `_meta` (raw JSON-RPC over streamable HTTP on 127.0.0.1: rmcp's client
-//! cannot ask), and a membership change that leaves a list as it was told
-//! to grouping clients of both eras as that list's `list_changed`.
+//! `_meta` (raw JSON-RPC over streamable HTTP on 127.0.0.1, and a real rmcp
+//! client over a duplex opening its stream by hand: rmcp's `listen` cannot
+//! ask), and a membership change that leaves a list as it was told to
+//! grouping clients of both eras as that list's `list_changed`.
 
 use mcp_profiles::{
     DenyList, GROUP_MEMBERSHIP_KEY, GROUPING_EXTENSION, GROUPS_LIST_CHANGED_KEY, Policy,
