@@ -259,6 +259,17 @@ pub fn found_tools(outcome: &CallOutcome) -> Vec<String> {
         .collect()
 }
 
+/// `config` with MCP's grouping extension declared, for an rmcp client.
+pub fn with_grouping_declared(mut config: rmcp::model::ClientConfig) -> rmcp::model::ClientConfig {
+    let mut extensions = config.capabilities.extensions.take().unwrap_or_default();
+    extensions.insert(
+        mcp_profiles::GROUPING_EXTENSION.to_owned(),
+        Default::default(),
+    );
+    config.capabilities.extensions = Some(extensions);
+    config
+}
+
 /// Serves `server` over an in-process duplex pipe and returns the client's
 /// end, for [`Session::connect`] (or any client) to take.
 pub fn serve_duplex<S>(server: mcp_profiles::ProfiledServer<S>) -> tokio::io::DuplexStream

@@ -216,12 +216,7 @@ impl RawListen {
                     let event: String = self.unread.drain(..end + 2).collect();
                     // An event without data (a priming event's id) carries
                     // no message.
-                    let data = event
-                        .lines()
-                        .filter_map(|line| line.strip_prefix("data:"))
-                        .map(str::trim)
-                        .find(|data| !data.is_empty());
-                    if let Some(data) = data {
+                    if let Some(data) = data_of(&event) {
                         return serde_json::from_str(data)
                             .unwrap_or_else(|error| panic!("{error}: {data}"));
                     }
@@ -282,13 +277,23 @@ async fn answer_of(response: reqwest::Response) -> serde_json::Value {
         .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
     let body = response.text().await.unwrap();
     let json = match sse {
-        true => body
-            .lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .map(str::trim)
-            .find(|data| !data.is_empty())
-            .unwrap_or_else(|| panic!("an SSE answer without data: {body}")),
+        true => data_of(&body).unwrap_or_else(|| panic!("an SSE answer without data: {body}")),
         false => body.as_str(),
     };
     serde_json::from_str(json).unwrap_or_else(|error| panic!("{error}: {json}"))
+}
+
+/// The first non-empty `data:` of an SSE event (or of a whole SSE body).
+fn data_of(event: &str) -> Option<&str> {
+    event
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(str::trim)
+        .find(|data| !data.is_empty())
+}
+
+/// The capabilities of a raw client that declares MCP's grouping
+/// extension.
+pub fn declaring_grouping() -> serde_json::Value {
+    serde_json::json!({"extensions": {mcp_profiles::GROUPING_EXTENSION: {}}})
 }

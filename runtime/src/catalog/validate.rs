@@ -233,14 +233,28 @@ impl CatalogError {
     }
 }
 
+/// A name from untrusted input, as an error echoes it: quoted, its first
+/// [`MAX_NAME`] characters, `…` when there were more.
+struct Untrusted<'a>(&'a str);
+
+impl fmt::Display for Untrusted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown: String = self.0.chars().take(MAX_NAME).collect();
+        let more = if shown.len() < self.0.len() {
+            "…"
+        } else {
+            ""
+        };
+        write!(f, "{shown:?}{more}")
+    }
+}
+
 impl fmt::Display for CatalogError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CatalogError::InvalidName { tool, reason } => {
-                // The name is untrusted input: echo a bounded prefix of it.
-                let shown: String = tool.chars().take(MAX_NAME).collect();
-                let more = if shown.len() < tool.len() { "…" } else { "" };
-                write!(f, "runtime tool name {shown:?}{more} is invalid: {reason}")
+                let shown = Untrusted(tool);
+                write!(f, "runtime tool name {shown} is invalid: {reason}")
             }
             CatalogError::DuplicateName { tool } => {
                 write!(f, "runtime tool `{tool}` is listed twice")
@@ -266,9 +280,8 @@ impl fmt::Display for CatalogError {
                 "the {schema} schema of runtime tool `{tool}` is invalid: {reason}"
             ),
             CatalogError::InvalidGroup { group, reason } => {
-                let shown: String = group.chars().take(MAX_NAME).collect();
-                let more = if shown.len() < group.len() { "…" } else { "" };
-                write!(f, "runtime group {shown:?}{more} is invalid: {reason}")
+                let shown = Untrusted(group);
+                write!(f, "runtime group {shown} is invalid: {reason}")
             }
             CatalogError::DuplicateGroup { group } => {
                 write!(f, "runtime group `{group}` is declared twice")

@@ -9,7 +9,7 @@ use mcp_profiles::{
 };
 use mcp_profiles_tests::client::serve_http;
 use mcp_profiles_tests::clinic::{Clinic, Surface, billing, desk};
-use mcp_profiles_tests::raw::{GROUPS_CHANGED, RawSession, TOOLS_CHANGED};
+use mcp_profiles_tests::raw::{GROUPS_CHANGED, RawSession, TOOLS_CHANGED, declaring_grouping};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "unused";
@@ -47,7 +47,7 @@ async fn hear(session: &mut RawSession, tools: usize, groups: usize) -> String {
 async fn a_grouping_client_sees_its_profiles_groups_and_others_see_todays_answers() {
     let controller = ProfileController::<Clinic>::new(desk()).with_grouping();
     let (http, uri) = serve_http(controller.server(Clinic)).await;
-    let declares = json!({"extensions": {GROUPING_EXTENSION: {}}});
+    let declares = declaring_grouping();
     let mut aware = RawSession::open_with(&uri, TOKEN, declares).await;
     let mut plain = RawSession::open(&uri, TOKEN).await;
 
@@ -140,7 +140,7 @@ async fn prompt_and_resource_groups_are_listed_and_name_their_members() {
     use mcp_profiles_tests::library::{Library, lending};
     let controller = ProfileController::<Library>::new(lending()).with_grouping();
     let (http, uri) = serve_http(controller.server(Library::default())).await;
-    let declares = json!({"extensions": {GROUPING_EXTENSION: {}}});
+    let declares = declaring_grouping();
     let aware = RawSession::open_with(&uri, TOKEN, declares).await;
     let plain = RawSession::open(&uri, TOKEN).await;
 
@@ -207,12 +207,10 @@ struct Declaring;
 
 impl rmcp::ClientHandler for Declaring {
     fn get_info(&self) -> rmcp::model::ClientConfig {
-        let mut config = rmcp::model::ClientConfig::default()
-            .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE);
-        let mut extensions = rmcp::model::ExtensionCapabilities::new();
-        extensions.insert(GROUPING_EXTENSION.to_owned(), Default::default());
-        config.capabilities.extensions = Some(extensions);
-        config
+        mcp_profiles_tests::client::with_grouping_declared(
+            rmcp::model::ClientConfig::default()
+                .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE),
+        )
     }
 }
 
@@ -296,7 +294,7 @@ async fn a_stamped_list_digests_what_each_client_was_answered() {
         .with_grouping()
         .with_exposure_stamp();
     let (http, uri) = serve_http(controller.server(Clinic)).await;
-    let declares = json!({"extensions": {GROUPING_EXTENSION: {}}});
+    let declares = declaring_grouping();
     let aware = RawSession::open_with(&uri, TOKEN, declares).await;
     let plain = RawSession::open(&uri, TOKEN).await;
     let mut digests = Vec::new();

@@ -6,12 +6,11 @@
 
 use mcp_profiles::rmcp::model::CallToolResult;
 use mcp_profiles::{
-    Catalog, GROUP_MEMBERSHIP_KEY, GROUPING_EXTENSION, ProfileController, Rule, RuntimeGroup,
-    RuntimeTool,
+    Catalog, GROUP_MEMBERSHIP_KEY, ProfileController, Rule, RuntimeGroup, RuntimeTool,
 };
 use mcp_profiles_tests::client::serve_http;
 use mcp_profiles_tests::clinic::{Capability, Clinic, billing, desk};
-use mcp_profiles_tests::raw::{GROUPS_CHANGED, RawSession, TOOLS_CHANGED};
+use mcp_profiles_tests::raw::{GROUPS_CHANGED, RawSession, TOOLS_CHANGED, declaring_grouping};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "unused";
@@ -70,7 +69,7 @@ async fn membership(session: &RawSession, tool: &str) -> Value {
 async fn a_catalogs_groups_are_listed_while_their_tools_are() {
     let controller = ProfileController::<Clinic>::new(desk()).with_grouping();
     let (http, uri) = serve_http(controller.server(Clinic)).await;
-    let declares = json!({"extensions": {GROUPING_EXTENSION: {}}});
+    let declares = declaring_grouping();
     let mut aware = RawSession::open_with(&uri, TOKEN, declares).await;
     let mut plain = RawSession::open(&uri, TOKEN).await;
 

@@ -6,22 +6,18 @@
 //! grouping clients of both eras as that list's `list_changed`.
 
 use mcp_profiles::{
-    DenyList, GROUP_MEMBERSHIP_KEY, GROUPING_EXTENSION, GROUPS_LIST_CHANGED_KEY, Policy,
-    ProfileContext, ProfileController,
+    DenyList, GROUP_MEMBERSHIP_KEY, GROUPS_LIST_CHANGED_KEY, Policy, ProfileContext,
+    ProfileController,
 };
-use mcp_profiles_tests::client::serve_http;
+use mcp_profiles_tests::client::{serve_duplex, serve_http, with_grouping_declared};
 use mcp_profiles_tests::clinic::{Clinic, billing, desk};
 use mcp_profiles_tests::raw::{
     GROUPS_CHANGED, PROMPTS_CHANGED, RESOURCES_CHANGED, RawListen, RawSession, TOOLS_CHANGED,
+    declaring_grouping,
 };
 use serde_json::{Value, json};
 
 const TOKEN: &str = "unused";
-
-/// A client declaring the grouping extension.
-fn declaring() -> Value {
-    json!({"extensions": {GROUPING_EXTENSION: {}}})
-}
 
 /// A stream's `_meta` asking for group changes.
 fn asking() -> Value {
@@ -58,14 +54,14 @@ async fn a_2026_stream_that_asks_hears_each_change_of_its_groups_once() {
     let controller = ProfileController::<Clinic>::new(desk()).with_grouping();
     let (http, uri) = serve_http(controller.server(Clinic)).await;
     let tools = json!({"toolsListChanged": true});
-    let mut asks = listen(&uri, declaring(), asking(), tools.clone()).await;
-    let mut groups_only = listen(&uri, declaring(), asking(), json!({})).await;
+    let mut asks = listen(&uri, declaring_grouping(), asking(), tools.clone()).await;
+    let mut groups_only = listen(&uri, declaring_grouping(), asking(), json!({})).await;
     // Asking nothing of groups, or not served the extension: tools only.
-    let mut silent = listen(&uri, declaring(), json!({}), tools.clone()).await;
+    let mut silent = listen(&uri, declaring_grouping(), json!({}), tools.clone()).await;
     let mut undeclared = listen(&uri, json!({}), asking(), tools.clone()).await;
     let mut declined = listen(
         &uri,
-        declaring(),
+        declaring_grouping(),
         json!({GROUPS_LIST_CHANGED_KEY: false}),
         tools,
     )
@@ -98,7 +94,7 @@ async fn a_stream_asking_in_a_malformed_key_is_refused_naming_the_value() {
     let (http, uri) = serve_http(controller.server(Clinic)).await;
     let meta = json!({GROUPS_LIST_CHANGED_KEY: "yes"});
     let filter = json!({"toolsListChanged": true});
-    let answer = match RawListen::open(&uri, TOKEN, declaring(), meta, filter).await {
+    let answer = match RawListen::open(&uri, TOKEN, declaring_grouping(), meta, filter).await {
         // rmcp acknowledges before the server reads `_meta`: the answer ends
         // the stream.
         Ok((mut stream, _)) => stream.next_message().await,
@@ -122,10 +118,10 @@ async fn a_membership_change_alone_is_told_to_grouping_clients_only() {
     let controller =
         ProfileController::<Shift>::new(ProfileContext::new(Surface::Day)).with_grouping();
     let (http, uri) = serve_http(controller.server(Shift)).await;
-    let mut aware = RawSession::open_with(&uri, TOKEN, declaring()).await;
+    let mut aware = RawSession::open_with(&uri, TOKEN, declaring_grouping()).await;
     let plain = RawSession::open(&uri, TOKEN).await;
     let lists = json!({"promptsListChanged": true, "resourcesListChanged": true});
-    let mut asks = listen(&uri, declaring(), asking(), lists.clone()).await;
+    let mut asks = listen(&uri, declaring_grouping(), asking(), lists.clone()).await;
     let mut plain_stream = listen(&uri, json!({}), json!({}), lists).await;
     let prompt_groups = |answer: Value| answer["result"]["prompts"][0]["_meta"].clone();
     let before = aware.request(TOKEN, "prompts/list", json!({})).await;
@@ -184,7 +180,7 @@ async fn an_rmcp_client_asking_by_hand_hears_groups_on_its_stream() {
         SubscriptionsListenRequestParams,
     };
     use rmcp::service::{NotificationContext, PeerRequestOptions, RoleClient};
-    use rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceExt};
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
     use tokio::sync::mpsc;
 
     /// Declares the extension and passes on each notification it hears:
@@ -203,11 +199,7 @@ async fn an_rmcp_client_asking_by_hand_hears_groups_on_its_stream() {
 
     impl rmcp::ClientHandler for Hearing {
         fn get_info(&self) -> rmcp::model::ClientConfig {
-            let mut config = rmcp::model::ClientConfig::default();
-            let mut extensions = rmcp::model::ExtensionCapabilities::new();
-            extensions.insert(GROUPING_EXTENSION.to_owned(), Default::default());
-            config.capabilities.extensions = Some(extensions);
-            config
+            with_grouping_declared(Default::default())
         }
 
         async fn on_subscriptions_acknowledged(
@@ -232,16 +224,10 @@ async fn an_rmcp_client_asking_by_hand_hears_groups_on_its_stream() {
     }
 
     let controller = ProfileController::<Clinic>::new(desk()).with_grouping();
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    let server = controller.server(Clinic);
-    tokio::spawn(async move {
-        let running = server.serve(server_io).await.expect("server starts");
-        let _ = running.waiting().await;
-    });
     let (heard, mut hearing) = mpsc::unbounded_channel();
     let client = Hearing(heard)
         .serve_with_lifecycle(
-            client_io,
+            serve_duplex(controller.server(Clinic)),
             ClientLifecycleMode::Discover {
                 preferred_versions: vec![ProtocolVersion::V_2026_07_28],
             },
